@@ -1,0 +1,43 @@
+# Every target creates the virtual environment and installs what it needs first,
+# so each works on a fresh clone with nothing but python3 (>= 3.11) and make.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+BSTAMP := $(VENV)/.installed-bench
+EXAMPLE ?= examples/three_targets.yaml
+
+.PHONY: run test lint goldens schemas bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+$(BSTAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/placement run $(EXAMPLE) --out-dir out
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+goldens: $(STAMP)
+	$(PY) -m tests.goldens --write
+
+schemas: $(STAMP)
+	$(BIN)/placement schema --out-dir schemas
+
+bench: $(BSTAMP)
+	$(PY) -m benchmarks.run
+
+clean:
+	rm -rf out .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,3 @@
+from placement_cli.cli import main
+
+main()

@@ -1,0 +1,59 @@
+"""Public input models: the plan file format of `spec/plan-format.md`, version 1.
+
+Strict, frozen, extra fields forbidden: YAML 1.1 surprises (`no` -> False, `012` -> 10)
+and typos surface as errors with a field path instead of silently changing meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Cost = Annotated[float, Field(ge=0)]
+TransMatrix = dict[str, dict[str, Cost]]
+TermKind = Literal["goto", "switch", "return", "unreachable", "graph_read"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, allow_inf_nan=False, validate_default=False
+    )
+
+
+class Statement(_Strict):
+    text: str | None = None
+    cost: dict[str, Cost | None]
+
+
+class Edge(_Strict):
+    block: str
+    args: list[str] = []
+    transitions: TransMatrix | None = None
+
+
+class Terminator(_Strict):
+    kind: TermKind
+    successors: list[Edge] = []
+    cost: dict[str, Cost | None] | None = None
+
+
+class Block(_Strict):
+    id: str = Field(min_length=1)
+    params: list[str] = []
+    statements: list[Statement] = []
+    domain: list[str] | None = None
+    cost: dict[str, Cost] | None = None
+    paths: list[str] = []
+    premium: dict[str, Cost] | None = None
+    terminator: Terminator
+
+
+class Plan(_Strict):
+    version: Literal[1]
+    name: str | None = None
+    targets: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, max_length=64)
+    entry: str | None = None
+    transitions: TransMatrix | None = None
+    paths: dict[str, list[str]] = {}
+    blocks: list[Block] = Field(min_length=1)

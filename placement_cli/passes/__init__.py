@@ -1,0 +1,1 @@
+"""One pass, one module: prune, scc, solve, fuse, islands, tree."""
