@@ -84,7 +84,18 @@ class Graph:
     block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]  # bitset of origin targets per path
-    normalized: dict[str, Any]  # the normalised plan, as written into artifacts
+    plan: Plan  # the validated public model, kept for `normalized`
+    default_matrix: Matrix
+    _memo: dict[str, Any]  # lazily built views (the normalised plan dict)
+
+    @property
+    def normalized(self) -> dict[str, Any]:
+        """The normalised plan as written into artifacts, built on first use: a stage
+        that only reads a plan to run an algorithm should not pay for it."""
+        got = self._memo.get("normalized")
+        if got is None:
+            got = self._memo["normalized"] = _normalize(self)
+        return got  # type: ignore[no-any-return]
 
     @property
     def n_blocks(self) -> int:
@@ -228,6 +239,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         path_origin.append(m)
 
     domain: list[int] = []
+    bases: list[list[float]] = []
     costs: list[tuple[float, ...]] = []
     edge_src: list[int] = []
     edge_dst: list[int] = []
@@ -235,7 +247,6 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     edge_mat: list[Matrix] = []
     succ: list[tuple[int, ...]] = []
     block_paths: list[tuple[int, ...]] = []
-    out_blocks: list[dict[str, Any]] = []
 
     for i, b in enumerate(plan.blocks):
         bp = f"{p}blocks[{i}]"
@@ -282,6 +293,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                     chk.add(f"{bp}.cost.{t}", f"unknown target '{t}'")
                 else:
                     base[ti] = c
+        bases.append(base)
         total = list(base)
         if b.premium is not None:
             for t, c in b.premium.items():
@@ -317,7 +329,6 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             if prm in seen_params:
                 chk.add(f"{bp}.params[{j}]", f"duplicate parameter '{prm}'")
             seen_params.add(prm)
-        out_succ = []
         mine = []
         for k, e in enumerate(term.successors):
             ep = f"{bp}.terminator.successors[{k}]"
@@ -337,25 +348,8 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             edge_dst.append(dst)
             edge_pos.append(k)
             edge_mat.append(mat)
-            out_succ.append({"block": e.block, "args": list(e.args), "transitions": mat})
         succ.append(tuple(mine))
 
-        nb: dict[str, Any] = {
-            "id": b.id,
-            "params": list(b.params),
-            "statements": [
-                {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
-                for s in b.statements
-            ],
-            "domain": [targets[t] for t in range(n) if dom >> t & 1],
-            "cost": {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1},
-            "paths": list(b.paths),
-            "premium": _nums(b.premium) if b.premium else {},
-            "terminator": {"kind": term.kind, "successors": out_succ},
-        }
-        if term.cost is not None:
-            nb["terminator"]["cost"] = _nums(term.cost)
-        out_blocks.append(nb)
 
     if chk.problems:
         raise InputError(chk.problems)
@@ -375,27 +369,6 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                 live[v] = True
                 stack.append(v)
 
-    # Matrices are written once each through a small memo: most edges share the default.
-    mat_json: dict[int, dict[str, dict[str, float | int]]] = {}
-    for nb in out_blocks:
-        for s in nb["terminator"]["successors"]:
-            m = s["transitions"]
-            js = mat_json.get(id(m))
-            if js is None:
-                js = mat_json[id(m)] = m.to_json(targets)
-            s["transitions"] = js
-
-    normalized: dict[str, Any] = {
-        "version": 1,
-        "targets": list(targets),
-        "entry": plan.blocks[entry].id,
-        "transitions": default.to_json(targets),
-        "paths": {k: list(v) for k, v in plan.paths.items()},
-        "blocks": out_blocks,
-    }
-    if plan.name is not None:
-        normalized["name"] = plan.name
-
     return Graph(
         name=plan.name,
         targets=targets,
@@ -414,5 +387,63 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         block_paths=tuple(block_paths),
         path_names=tuple(path_index),
         path_origin=tuple(path_origin),
-        normalized=normalized,
+        plan=plan,
+        default_matrix=default,
+        _memo={"base": bases},
     )
+
+
+def _normalize(g: Graph) -> dict[str, Any]:
+    """Defaults filled in: derived domain and block cost, every edge's matrix explicit."""
+    plan = g.plan
+    targets = g.targets
+    n = len(targets)
+    mat_json: dict[int, dict[str, dict[str, float | int]]] = {}
+
+    def mjson(m: Matrix) -> dict[str, dict[str, float | int]]:
+        js = mat_json.get(id(m))
+        if js is None:
+            js = mat_json[id(m)] = m.to_json(targets)
+        return js
+
+    out_blocks = []
+    for i, b in enumerate(plan.blocks):
+        dom = g.domain[i]
+        term = b.terminator
+        base = g._memo["base"][i]
+        prem = b.premium or {}
+        nb: dict[str, Any] = {
+            "id": b.id,
+            "params": list(b.params),
+            "statements": [
+                {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
+                for s in b.statements
+            ],
+            "domain": [targets[t] for t in range(n) if dom >> t & 1],
+            "cost": {
+                targets[t]: num(base[t]) for t in range(n) if dom >> t & 1
+            },
+            "paths": list(b.paths),
+            "premium": _nums(prem),
+            "terminator": {
+                "kind": term.kind,
+                "successors": [
+                    {"block": e.block, "args": list(e.args), "transitions": mjson(g.edge_mat[eid])}
+                    for e, eid in zip(term.successors, g.succ[i], strict=True)
+                ],
+            },
+        }
+        if term.cost is not None:
+            nb["terminator"]["cost"] = _nums(term.cost)
+        out_blocks.append(nb)
+    normalized: dict[str, Any] = {
+        "version": 1,
+        "targets": list(targets),
+        "entry": g.block_ids[g.entry],
+        "transitions": g.default_matrix.to_json(targets),
+        "paths": {k: list(v) for k, v in plan.paths.items()},
+        "blocks": out_blocks,
+    }
+    if plan.name is not None:
+        normalized["name"] = plan.name
+    return normalized

@@ -50,7 +50,7 @@ def read_bytes(path: str) -> bytes:
     return p.read_bytes()
 
 
-def _is_json(path: str, data: bytes) -> bool:
+def is_json(path: str, data: bytes) -> bool:
     if path != STDIN:
         suffix = Path(path).suffix.lower()
         if suffix == ".json":
@@ -63,7 +63,7 @@ def _is_json(path: str, data: bytes) -> bool:
 def parse_document(path: str, data: bytes) -> Any:
     """JSON or YAML bytes to Python objects; syntax errors become exit-3 problems."""
     source = source_name(path)
-    if _is_json(path, data):
+    if is_json(path, data):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:

@@ -28,23 +28,23 @@ class Statement(_Strict):
 
 class Edge(_Strict):
     block: str
-    args: list[str] = []
+    args: list[str] = Field(default_factory=list)
     transitions: TransMatrix | None = None
 
 
 class Terminator(_Strict):
     kind: TermKind
-    successors: list[Edge] = []
+    successors: list[Edge] = Field(default_factory=list)
     cost: dict[str, Cost | None] | None = None
 
 
 class Block(_Strict):
     id: str = Field(min_length=1)
-    params: list[str] = []
-    statements: list[Statement] = []
+    params: list[str] = Field(default_factory=list)
+    statements: list[Statement] = Field(default_factory=list)
     domain: list[str] | None = None
     cost: dict[str, Cost] | None = None
-    paths: list[str] = []
+    paths: list[str] = Field(default_factory=list)
     premium: dict[str, Cost] | None = None
     terminator: Terminator
 
@@ -55,5 +55,5 @@ class Plan(_Strict):
     targets: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, max_length=64)
     entry: str | None = None
     transitions: TransMatrix | None = None
-    paths: dict[str, list[str]] = {}
+    paths: dict[str, list[str]] = Field(default_factory=dict)
     blocks: list[Block] = Field(min_length=1)

@@ -16,7 +16,7 @@ from placement_cli import FORMAT_VERSION
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.errors import InputError, Problem, format_loc
 from placement_cli.graph import Graph, build_graph
-from placement_cli.io import gc_paused, read_document, source_name
+from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.model import Plan
 
 STAGES = ("prune", "scc", "solve", "fuse", "islands")
@@ -36,7 +36,9 @@ def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]
     for err in exc.errors(include_url=False):
         loc = format_loc(tuple(err["loc"]))
         msg = err["msg"]
-        if err["type"] == "missing":
+        if err["type"] == "json_invalid":
+            msg = f"invalid JSON: {err.get('ctx', {}).get('error', msg)}"
+        elif err["type"] == "missing":
             msg = "required field is missing"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
@@ -56,11 +58,26 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
         return build_graph(plan, prefix)
 
 
+def _plan_from_json(data: bytes) -> Graph:
+    with gc_paused():
+        try:
+            plan = Plan.model_validate_json(data)
+        except ValidationError as exc:
+            raise InputError(validation_problems(exc)) from None
+        return build_graph(plan)
+
+
 def load(path: str) -> Loaded:
     """Read a plan file or an artifact of any stage."""
     source = source_name(path)
     try:
-        doc = read_document(path)
+        data = read_bytes(path)
+        if is_json(path, data) and b'"format_version"' not in data:
+            # The common case, a JSON plan: pydantic's own JSON parser validates while
+            # parsing, about twice as fast as parsing to dicts and validating those.
+            return Loaded(source, _plan_from_json(data))
+        with gc_paused():
+            doc = parse_document(path, data)
         if isinstance(doc, dict) and "format_version" in doc:
             return _load_artifact(doc, source)
         if not isinstance(doc, dict):

@@ -144,7 +144,7 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             dom[x] = dx & ~lost
             if dom[x] == 0:
                 emptied.append(x)
-            for j, (z, _, _) in enumerate(nbrs[x]):
+            for z, _, _ in nbrs[x]:
                 if z != y:
                     back = slot_of[z][x]
                     if (z, back) not in queued:
