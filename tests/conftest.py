@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+settings.register_profile("default", deadline=None, max_examples=200)
+settings.register_profile("ci", deadline=None, max_examples=200, derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def run_cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `placement` as users do: a separate process, bytes in and out."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "placement_cli", *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env=full_env,
+        cwd=cwd or ROOT,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
