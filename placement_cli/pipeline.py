@@ -109,6 +109,11 @@ def _load_artifact(doc: dict[str, Any], source: str) -> Loaded:
     return Loaded(source, g, sections, list(diags), status)
 
 
+def _stage_of(diag: dict[str, Any]) -> int:
+    stage = diag.get("stage")
+    return STAGES.index(stage) if stage in STAGES else 0
+
+
 class Run:
     """Runs stages on demand, each at most once, reusing what the input carried."""
 
@@ -124,7 +129,10 @@ class Run:
 
     def _record(self, stage: str, section: dict[str, Any], diags: tuple[Diagnostic, ...], status: str) -> None:
         self.sections[stage] = section
-        self.diagnostics.extend(d.to_json() for d in diags)
+        for d in diags:
+            js = d.to_json()
+            js["stage"] = stage
+            self.diagnostics.append(js)
         if status == "infeasible":
             self.infeasible = True
 
@@ -200,7 +208,7 @@ class Run:
             "kind": kind,
             "status": "infeasible" if self.infeasible else "ok",
             "plan": self.g.normalized,
-            "diagnostics": self.diagnostics,
+            "diagnostics": [d for d in self.diagnostics if _stage_of(d) <= STAGES.index(kind)],
         }
         for stage in STAGES[: STAGES.index(kind) + 1]:
             if stage in self.sections:
