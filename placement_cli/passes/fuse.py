@@ -1,0 +1,363 @@
+"""`fuse`: merge same-target blocks joined by argument-free gotos (seed "Fusion and islands").
+
+Block B merges into its predecessor A when B is not the entry, A is B's only (live)
+predecessor, A ends in a `goto` to B with no arguments, B has no parameters, and both
+run on the same target. Chains collapse transitively: the fused block keeps the chain
+head's id and input position, the members' statements in execution order and the
+tail's terminator. The fused edges were same-target (cost 0), so the placement's
+objective does not change; the artifact checks and reports that.
+
+Dead (unreachable) blocks are not placed, so they are left out of the fused plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from placement_cli.diagnostics import Diagnostic
+from placement_cli.graph import INF, Graph, build_graph
+from placement_cli.io import gc_paused, num
+from placement_cli.model import Block, Edge, Plan, Terminator
+from placement_cli.solvers.objective import Cost, evaluate
+
+
+class FuseOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class FuseResult:
+    """The fused layout. `graph` and `assignment` are None when there was no placement."""
+
+    graph: Graph | None
+    assignment: tuple[int, ...]  # target per fused block
+    members: tuple[tuple[int, ...], ...]  # original blocks per fused block, execution order
+    block_of: tuple[int, ...]  # original block -> fused block (-1: dead, not placed)
+    dropped: tuple[int, ...]  # dead original blocks, input order
+    cost_before: Cost | None
+    cost_after: Cost | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def status(self) -> str:
+        return "infeasible" if any(d.severity == "error" for d in self.diagnostics) else "ok"
+
+    @property
+    def merged(self) -> int:
+        """How many blocks fusion removed (absorbed into a predecessor)."""
+        return sum(len(m) - 1 for m in self.members)
+
+    @property
+    def cost_preserved(self) -> bool:
+        a, b = self.cost_before, self.cost_after
+        if a is None or b is None:
+            return False
+        # Summing members per fused block regroups float additions; only rounding may differ.
+        return math.isclose(a.total, b.total, rel_tol=1e-9, abs_tol=1e-9)
+
+    def to_json(self, g: Graph) -> dict[str, Any]:
+        fg = self.graph
+        ids = g.block_ids
+        blocks = []
+        if fg is not None:
+            blocks = [
+                {"id": fg.block_ids[f], "target": g.targets[self.assignment[f]], "members": [ids[b] for b in ms]}
+                for f, ms in enumerate(self.members)
+            ]
+        return {
+            "blocks": blocks,
+            "plan": fg.normalized if fg is not None else None,
+            "merged": self.merged,
+            "dropped": [ids[b] for b in self.dropped],
+            "cost_preserved": self.cost_preserved,
+            "cost_before": _cost_json(self.cost_before),
+            "cost_after": _cost_json(self.cost_after),
+        }
+
+
+def _cost_json(c: Cost | None) -> dict[str, float | int] | None:
+    if c is None:
+        return None
+    return {"total": num(c.total), "blocks": num(c.blocks), "edges": num(c.edges)}
+
+
+def _no_placement(g: Graph, code: str, message: str, blocks: tuple[str, ...]) -> FuseResult:
+    diag = Diagnostic("error", code, message, blocks)
+    return FuseResult(None, (), (), tuple(-1 for _ in range(g.n_blocks)), (), None, None, (diag,))
+
+
+def check_assignment(g: Graph, assignment: tuple[int, ...] | None) -> tuple[str, str, tuple[str, ...]] | None:
+    """Why `assignment` is not a placement of every live block, or None when it is.
+
+    Returned as (code, message, block ids) so callers can turn it into their diagnostic.
+    """
+    if assignment is None or len(assignment) != g.n_blocks:
+        return ("no-assignment", "no placement to work on: the solve stage gave no assignment", ())
+    bad = tuple(
+        g.block_ids[b]
+        for b in range(g.n_blocks)
+        if g.live[b] and not 0 <= assignment[b] < g.n_targets
+    )
+    if bad:
+        shown = ", ".join(bad[:10]) + (", ..." if len(bad) > 10 else "")
+        return ("no-assignment", f"no placement to work on: {len(bad)} reachable block(s) have no target ({shown})", bad)
+    return None
+
+
+def fuse(g: Graph, assignment: tuple[int, ...], options: FuseOptions | None = None) -> FuseResult:
+    """Collapse same-target goto chains of a placed plan into single blocks.
+
+    >>> from placement_cli.model import Plan
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"], "blocks": [
+    ...     {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...     {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
+    ...     {"id": "z", "terminator": {"kind": "return"}}]}))
+    >>> r = fuse(g, (0, 0, 0))
+    >>> r.graph.block_ids, r.members, r.merged, r.cost_preserved
+    (('x',), ((0, 1, 2),), 2, True)
+    """
+    why = check_assignment(g, assignment)
+    if why is not None:
+        return _no_placement(g, *why)
+    before = evaluate(g, assignment)
+    if before is None:
+        return _no_placement(
+            g,
+            "assignment-infeasible",
+            "the assignment puts a block outside its domain or crosses a forbidden transition",
+            (),
+        )
+    with gc_paused():
+        return _fuse(g, assignment, before)
+
+
+def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
+    n = g.n_blocks
+    live = g.live
+    plan_blocks = g.plan.blocks
+    # parent[b]: the block b merges into; child[a]: the block merged into a.
+    parent = [-1] * n
+    child = [-1] * n
+    for b in range(n):
+        if not live[b] or b == g.entry or plan_blocks[b].params:
+            continue
+        # Dead predecessors do not count: they are dropped, so they never reach b.
+        only = -1
+        count = 0
+        for e in g.pred[b]:
+            if live[g.edge_src[e]]:
+                count += 1
+                only = e
+        if count != 1:
+            continue
+        a = g.edge_src[only]
+        if a == b or assignment[a] != assignment[b]:
+            continue
+        term = plan_blocks[a].terminator
+        if term.kind != "goto" or term.successors[0].args:
+            continue
+        parent[b] = a
+        child[a] = b
+
+    members: list[tuple[int, ...]] = []
+    block_of = [-1] * n
+    for h in range(n):
+        if not live[h] or parent[h] != -1:
+            continue
+        f = len(members)
+        chain = [h]
+        block_of[h] = f
+        c = child[h]
+        while c != -1:
+            chain.append(c)
+            block_of[c] = f
+            c = child[c]
+        members.append(tuple(chain))
+    # Every live block is reached from the entry, and the entry heads its chain, so a
+    # parent cycle (which would leave blocks unvisited) cannot occur among live blocks.
+    dropped = tuple(b for b in range(n) if not live[b])
+
+    fg, fassign = _fused_graph(g, assignment, members, block_of)
+    after = evaluate(fg, fassign)
+    diags: list[Diagnostic] = []
+    if dropped:
+        ids = tuple(g.block_ids[b] for b in dropped)
+        diags.append(
+            Diagnostic(
+                "info",
+                "unreachable-dropped",
+                f"{len(ids)} unreachable block(s) are not placed and left out of the fused plan",
+                ids,
+            )
+        )
+    res = FuseResult(fg, fassign, tuple(members), tuple(block_of), dropped, before, after, ())
+    if not res.cost_preserved:
+        now = "an infeasible placement" if after is None else f"{after.total:g}"
+        diags.append(
+            Diagnostic(
+                "warning",
+                "fuse-cost-changed",
+                f"fusion changed the placement's cost from {before.total:g} to {now}; this is a bug",
+            )
+        )
+    return dataclasses.replace(res, diagnostics=tuple(diags))
+
+
+def _fused_graph(
+    g: Graph, assignment: tuple[int, ...], members: list[tuple[int, ...]], block_of: list[int]
+) -> tuple[Graph, tuple[int, ...]]:
+    """The fused plan model and its indexed Graph, derived from `g` without re-checking it."""
+    targets = g.targets
+    nt = len(targets)
+    plan = g.plan
+    base_of = g._memo["base"]
+    ids = g.block_ids
+    tindex = {t: i for i, t in enumerate(targets)}
+    # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped
+    new_id = [None if f == -1 else ids[members[f][0]] for f in block_of]
+
+    blocks: list[Block] = []
+    domain: list[int] = []
+    cost: list[tuple[float, ...]] = []
+    bases: list[list[float]] = []
+    block_paths: list[tuple[int, ...]] = []
+    edge_src: list[int] = []
+    edge_dst: list[int] = []
+    edge_pos: list[int] = []
+    edge_mat: list[Any] = []
+    succ: list[tuple[int, ...]] = []
+    fassign: list[int] = []
+
+    for f, chain in enumerate(members):
+        head, tail = chain[0], chain[-1]
+        fassign.append(assignment[head])
+        pb_tail = plan.blocks[tail]
+        term = pb_tail.terminator
+        # A successor that was absorbed elsewhere is renamed to its chain head. (For live
+        # code this never triggers: an absorbed block's only predecessor is its head chain.)
+        if any(new_id[g.edge_dst[e]] != ids[g.edge_dst[e]] for e in g.succ[tail]):
+            term = Terminator.model_construct(
+                kind=term.kind,
+                successors=[
+                    Edge.model_construct(block=new_id[e], args=s.args, transitions=s.transitions)
+                    for s, e in zip(term.successors, (g.edge_dst[e] for e in g.succ[tail]), strict=True)
+                ],
+                cost=term.cost,
+            )
+        if len(chain) == 1:
+            pb = plan.blocks[head]
+            if term is not pb.terminator:
+                pb = pb.model_copy(update={"terminator": term})
+            blocks.append(pb)
+            domain.append(g.domain[head])
+            cost.append(g.cost[head])
+            bases.append(base_of[head])
+            block_paths.append(g.block_paths[head])
+        else:
+            dom = -1
+            for m in chain:
+                dom &= g.domain[m]
+            dom &= (1 << nt) - 1
+            base = [0.0] * nt
+            prem = [0.0] * nt
+            has_prem = [False] * nt
+            paths: list[int] = []
+            seen: set[int] = set()
+            names: list[str] = []
+            statements = []
+            for m in chain:
+                pb = plan.blocks[m]
+                statements.extend(pb.statements)
+                bm = base_of[m]
+                for t in range(nt):
+                    if dom >> t & 1:
+                        base[t] += bm[t]
+                if pb.premium:
+                    for tname, c in pb.premium.items():
+                        t = tindex[tname]
+                        prem[t] += c
+                        has_prem[t] = True
+                for p in g.block_paths[m]:
+                    if p not in seen:
+                        seen.add(p)
+                        paths.append(p)
+                        names.append(g.path_names[p])
+            total = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
+            hp = plan.blocks[head]
+            blocks.append(
+                Block.model_construct(
+                    id=hp.id,
+                    params=list(hp.params),
+                    statements=statements,
+                    domain=[targets[t] for t in range(nt) if dom >> t & 1],
+                    cost={targets[t]: base[t] for t in range(nt) if dom >> t & 1},
+                    paths=names,
+                    premium={targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None,
+                    terminator=term,
+                )
+            )
+            domain.append(dom)
+            cost.append(total)
+            bases.append(base)
+            block_paths.append(tuple(paths))
+        mine = []
+        for e in g.succ[tail]:
+            mine.append(len(edge_src))
+            edge_src.append(f)
+            edge_dst.append(block_of[g.edge_dst[e]])
+            edge_pos.append(g.edge_pos[e])
+            edge_mat.append(g.edge_mat[e])
+        succ.append(tuple(mine))
+
+    fplan = Plan.model_construct(
+        version=1,
+        name=plan.name,
+        targets=plan.targets,
+        entry=ids[g.entry],
+        transitions=plan.transitions,
+        paths=plan.paths,
+        blocks=blocks,
+    )
+    known = {
+        "name", "targets", "block_ids", "index", "entry", "domain", "cost", "edge_src", "edge_dst",
+        "edge_pos", "edge_mat", "succ", "pred", "live", "block_paths", "path_names", "path_origin",
+        "plan", "default_matrix", "_memo",
+    }  # fmt: skip
+    if {fld.name for fld in dataclasses.fields(Graph)} != known:
+        # The Graph grew fields this pass does not know how to derive: take the slow,
+        # always-right road through the checker rather than guess.
+        return build_graph(fplan), tuple(fassign)
+
+    nf = len(members)
+    pred_lists: list[list[int]] = [[] for _ in range(nf)]
+    for e, d in enumerate(edge_dst):
+        pred_lists[d].append(e)
+    block_ids = tuple(ids[ms[0]] for ms in members)
+    fg = Graph(
+        name=g.name,
+        targets=targets,
+        block_ids=block_ids,
+        index={b: i for i, b in enumerate(block_ids)},
+        entry=block_of[g.entry],
+        domain=tuple(domain),
+        cost=tuple(cost),
+        edge_src=tuple(edge_src),
+        edge_dst=tuple(edge_dst),
+        edge_pos=tuple(edge_pos),
+        edge_mat=tuple(edge_mat),
+        succ=tuple(succ),
+        pred=tuple(tuple(x) for x in pred_lists),
+        live=(True,) * nf,  # contraction of the live part keeps everything reachable
+        block_paths=tuple(block_paths),
+        path_names=g.path_names,
+        path_origin=g.path_origin,
+        plan=fplan,
+        default_matrix=g.default_matrix,
+        _memo={"base": bases},
+    )
+    return fg, tuple(fassign)
