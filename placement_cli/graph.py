@@ -350,21 +350,20 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             edge_mat.append(mat)
         succ.append(tuple(mine))
 
-
     if chk.problems:
         raise InputError(chk.problems)
 
     pred_lists: list[list[int]] = [[] for _ in plan.blocks]
-    for e, d in enumerate(edge_dst):
-        pred_lists[d].append(e)
+    for eid, d in enumerate(edge_dst):
+        pred_lists[d].append(eid)
 
     live = [False] * len(plan.blocks)
     live[entry] = True
     stack = [entry]
     while stack:
         u = stack.pop()
-        for e in succ[u]:
-            v = edge_dst[e]
+        for eid in succ[u]:
+            v = edge_dst[eid]
             if not live[v]:
                 live[v] = True
                 stack.append(v)
