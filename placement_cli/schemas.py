@@ -172,12 +172,9 @@ ARTIFACT_MODELS: dict[str, type[BaseModel]] = {
 def all_schemas() -> dict[str, dict[str, Any]]:
     """File name -> JSON Schema, in a fixed order."""
     out: dict[str, dict[str, Any]] = {"plan.schema.json": _schema(Plan, "placement plan file, version 1")}
-    try:
-        from placement_cli.passes.tree import TreeFile
-    except ImportError:  # the tree stage is optional in a partial checkout
-        TreeFile = None  # type: ignore[assignment]  # noqa: N806
-    if TreeFile is not None:
-        out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
+    from placement_cli.passes.tree import TreeFile
+
+    out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
     for kind, model in ARTIFACT_MODELS.items():
         out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact (stable core)")
     return out
