@@ -1,0 +1,396 @@
+"""`fuse`: same-target goto chains collapse, nothing else does, and the cost stays put."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from placement_cli.graph import Graph, build_graph
+from placement_cli.model import Plan
+from placement_cli.passes.fuse import fuse
+from placement_cli.schemas import FuseSection
+from placement_cli.solvers.objective import evaluate
+from tests.conftest import EXAMPLES
+
+HAS_SOLVE = importlib.util.find_spec("placement_cli.passes.solve") is not None
+needs_solve = pytest.mark.skipif(not HAS_SOLVE, reason="the solve stage is not there yet")
+
+
+# ---------------------------------------------------------------- small builders
+
+
+def blk(bid: str, *succ: str, kind: str | None = None, args: dict[str, list[str]] | None = None,
+        params: list[str] | None = None, paths: list[str] | None = None,
+        cost: dict[str, float] | None = None, text: str | None = None) -> dict[str, Any]:
+    """A block dict; `kind` defaults to goto (one successor), switch (more) or return."""
+    if kind is None:
+        kind = "return" if not succ else ("goto" if len(succ) == 1 else "switch")
+    args = args or {}
+    b: dict[str, Any] = {
+        "id": bid,
+        "statements": [{"text": text or f"stmt of {bid}", "cost": {"a": 1, "b": 2, "c": 3}}],
+        "terminator": {"kind": kind, "successors": [{"block": s, "args": args.get(s, [])} for s in succ]},
+    }
+    if params:
+        b["params"] = params
+    if paths:
+        b["paths"] = paths
+    if cost is not None:
+        b["cost"] = cost
+    return b
+
+
+FREE = {s: {d: (0 if s == d else 5) for d in "abc"} for s in "abc"}
+
+
+def plan(*blocks: dict[str, Any], paths: dict[str, list[str]] | None = None, entry: str | None = None,
+         transitions: Any = FREE) -> dict[str, Any]:
+    p: dict[str, Any] = {"version": 1, "targets": ["a", "b", "c"], "transitions": transitions, "blocks": list(blocks)}
+    if paths:
+        p["paths"] = paths
+    if entry:
+        p["entry"] = entry
+    return p
+
+
+def graph(p: dict[str, Any]) -> Graph:
+    return build_graph(Plan.model_validate(p))
+
+
+def place(g: Graph, targets: str) -> tuple[int, ...]:
+    """'a a b -' -> target indices per block in input order ('-' = unassigned)."""
+    return tuple(-1 if t == "-" else g.targets.index(t) for t in targets.split())
+
+
+def fused_members(g: Graph, res: Any) -> list[list[str]]:
+    return [[g.block_ids[b] for b in ms] for ms in res.members]
+
+
+# ---------------------------------------------------------------- the issue's cases
+
+
+def test_three_block_chain_becomes_one():
+    g = graph(plan(blk("x", "y"), blk("y", "z"), blk("z")))
+    r = fuse(g, place(g, "a a a"))
+    assert r.status == "ok"
+    assert fused_members(g, r) == [["x", "y", "z"]]
+    assert r.merged == 2
+    fb = r.graph.normalized["blocks"]
+    assert [b["id"] for b in fb] == ["x"]
+    assert [s["text"] for s in fb[0]["statements"]] == ["stmt of x", "stmt of y", "stmt of z"]
+    assert fb[0]["terminator"]["kind"] == "return"  # the tail's terminator
+    assert fb[0]["cost"] == {"a": 3, "b": 6, "c": 9}
+    js = r.to_json(g)
+    assert js["blocks"] == [{"id": "x", "target": "a", "members": ["x", "y", "z"]}]
+    assert js["cost_preserved"] is True
+    assert js["cost_before"] == js["cost_after"] == {"total": 3, "blocks": 3, "edges": 0}
+
+
+def test_different_targets_are_not_fused():
+    g = graph(plan(blk("x", "y"), blk("y", "z"), blk("z")))
+    r = fuse(g, place(g, "a b b"))
+    assert fused_members(g, r) == [["x"], ["y", "z"]]
+    assert r.to_json(g)["blocks"][1] == {"id": "y", "target": "b", "members": ["y", "z"]}
+
+
+def test_join_with_two_predecessors_is_not_fused():
+    g = graph(plan(blk("x", "l", "r"), blk("l", "j"), blk("r", "j"), blk("j")))
+    r = fuse(g, place(g, "a a a a"))
+    # l and r each have x as their only predecessor, but x ends in a switch
+    assert fused_members(g, r) == [["x"], ["l"], ["r"], ["j"]]
+
+
+def test_goto_with_arguments_is_not_fused():
+    g = graph(plan(blk("x", "y", args={"y": ["%1"]}), blk("y", params=["%p"])))
+    r = fuse(g, place(g, "a a"))
+    assert fused_members(g, r) == [["x"], ["y"]]
+
+
+def test_block_with_parameters_is_not_fused_but_a_head_with_parameters_is_kept():
+    # y takes a parameter (fed through the back edge from z): never absorbed
+    g = graph(plan(
+        blk("x", "y", args={"y": ["%0"]}),
+        blk("y", "z", params=["%p"]),
+        blk("z", "y", "w", args={"y": ["%1"]}),
+        blk("w"),
+    ))
+    r = fuse(g, place(g, "a a a a"))
+    assert fused_members(g, r) == [["x"], ["y", "z"], ["w"]]
+    fy = r.graph.normalized["blocks"][1]
+    assert fy["id"] == "y" and fy["params"] == ["%p"]  # the head's parameters survive
+    assert [s["block"] for s in fy["terminator"]["successors"]] == ["y", "w"]
+    assert fy["terminator"]["successors"][0]["args"] == ["%1"]
+
+
+def test_only_plain_goto_fuses_not_graph_read_or_one_armed_switch():
+    g = graph(plan(blk("x", "y", kind="graph_read"), blk("y", "z", kind="switch"), blk("z")))
+    r = fuse(g, place(g, "a a a"))
+    assert fused_members(g, r) == [["x"], ["y"], ["z"]]
+
+
+def test_entry_is_never_absorbed():
+    # e's only predecessor is t, via an argument-free goto on the same target, but e is the entry
+    g = graph(plan(blk("e", "t"), blk("t", "e")))
+    r = fuse(g, place(g, "a a"))
+    assert fused_members(g, r) == [["e", "t"]]
+    fb = r.graph.normalized["blocks"]
+    assert [s["block"] for s in fb[0]["terminator"]["successors"]] == ["e"]  # now a self-loop
+    assert r.cost_preserved
+
+
+def test_chain_head_later_in_input_order_than_what_it_absorbs():
+    g = graph(plan(blk("x", "h"), blk("m1", "m2"), blk("m2"), blk("h", "m1")))
+    r = fuse(g, place(g, "b a a a"))
+    assert fused_members(g, r) == [["x"], ["h", "m1", "m2"]]
+    fb = r.graph.normalized["blocks"]
+    assert [b["id"] for b in fb] == ["x", "h"]
+    assert [s["text"] for s in fb[1]["statements"]] == ["stmt of h", "stmt of m1", "stmt of m2"]
+    assert fb[1]["terminator"]["kind"] == "return"
+    assert r.to_json(g)["blocks"][1]["members"] == ["h", "m1", "m2"]
+
+
+def test_branch_targets_are_rewritten_to_surviving_blocks():
+    g = graph(plan(
+        blk("s", "p", "q"),
+        blk("p", "p2"), blk("p2", "j"),
+        blk("q", "q2"), blk("q2", "j"),
+        blk("j", "j2"), blk("j2"),
+        blk("dead", "p2"),  # unreachable, points at a block that gets absorbed
+    ))
+    r = fuse(g, place(g, "a b b c c a a -"))
+    assert fused_members(g, r) == [["s"], ["p", "p2"], ["q", "q2"], ["j", "j2"]]
+    fb = {b["id"]: b for b in r.graph.normalized["blocks"]}
+    assert list(fb) == ["s", "p", "q", "j"]
+    assert [x["block"] for x in fb["s"]["terminator"]["successors"]] == ["p", "q"]
+    assert [x["block"] for x in fb["p"]["terminator"]["successors"]] == ["j"]
+    assert [x["block"] for x in fb["q"]["terminator"]["successors"]] == ["j"]
+    # The fused plan is a valid plan on its own: every reference resolves.
+    g2 = graph(r.graph.normalized)
+    assert g2.block_ids == ("s", "p", "q", "j")
+    assert [(g2.edge_src[e], g2.edge_dst[e]) for e in range(g2.n_edges)] == [(0, 1), (0, 2), (1, 3), (2, 3)]
+    assert r.to_json(g)["dropped"] == ["dead"]
+    assert [d.code for d in r.diagnostics] == ["unreachable-dropped"]
+    assert r.diagnostics[0].blocks == ("dead",)
+
+
+def test_dead_predecessor_does_not_block_fusion():
+    g = graph(plan(blk("x", "y"), blk("y"), blk("dead", "y")))
+    r = fuse(g, place(g, "a a -"))
+    assert fused_members(g, r) == [["x", "y"]]
+
+
+def test_fused_costs_domain_paths_and_premium():
+    p = plan(
+        {"id": "x", "domain": ["a", "b"], "paths": ["p1", "p2"], "premium": {"a": 1.5},
+         "statements": [{"cost": {"a": 1, "b": 2, "c": 3}}],
+         "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+        {"id": "y", "paths": ["p2", "p0"], "premium": {"a": 2, "b": 4}, "cost": {"a": 10, "b": 20, "c": 30},
+         "terminator": {"kind": "return", "cost": {"a": 1, "b": 1}}},
+        paths={"p0": ["a"], "p1": ["b"], "p2": ["c"]},
+    )
+    g = graph(p)
+    r = fuse(g, place(g, "a a"))
+    (fb,) = r.graph.normalized["blocks"]
+    assert fb["domain"] == ["a", "b"]
+    assert fb["cost"] == {"a": 11, "b": 22}
+    assert fb["premium"] == {"a": 3.5, "b": 4}
+    assert fb["paths"] == ["p1", "p2", "p0"]
+    assert r.graph.cost[0][0] == g.cost[0][0] + g.cost[1][0]
+    assert r.graph.block_paths == ((1, 2, 0),)
+    assert r.cost_before.total == r.cost_after.total == g.cost[0][0] + g.cost[1][0]
+
+
+def test_missing_assignment_gives_an_infeasible_result_not_a_traceback():
+    g = graph(plan(blk("x", "y"), blk("y")))
+    for bad in (None, (), place(g, "a -"), (0, 7)):
+        r = fuse(g, bad)  # type: ignore[arg-type]
+        assert r.status == "infeasible"
+        assert [d.severity for d in r.diagnostics] == ["error"]
+        js = r.to_json(g)
+        assert js["blocks"] == [] and js["plan"] is None and js["cost_preserved"] is False
+        FuseSection.model_validate(js)
+
+
+def test_assignment_outside_the_domain_is_reported():
+    g = graph(plan({"id": "x", "domain": ["b"], "terminator": {"kind": "return"}}))
+    r = fuse(g, place(g, "a"))
+    assert r.status == "infeasible"
+    assert r.diagnostics[0].code == "assignment-infeasible"
+
+
+def test_pure_the_input_graph_is_not_changed():
+    p = plan(blk("x", "y"), blk("y", "z"), blk("z"))
+    g = graph(p)
+    before = g.normalized
+    snapshot = (g.block_ids, g.succ, g.pred, g.cost, repr(before))
+    fuse(g, place(g, "a a a"))
+    assert (g.block_ids, g.succ, g.pred, g.cost, repr(g.normalized)) == snapshot
+
+
+# ---------------------------------------------------------------- random plans
+
+
+@st.composite
+def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> tuple[dict[str, Any], list[str | None]]:
+    """A random plan with parameters, arguments, every terminator kind, dead blocks, paths,
+    and a random assignment (None for blocks the strategy leaves unplaced)."""
+    k = draw(st.integers(1, 3))
+    targets = ["a", "b", "c"][:k]
+    n = draw(st.integers(1, max_blocks))
+    ids = [f"b{i}" for i in range(n)]
+    params = [draw(st.sampled_from([[], [], ["%p"]])) for _ in range(n)]
+    path_names = ["x", "y", "z"]
+    origins = {p: draw(st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True)) for p in path_names}
+
+    def matrix() -> dict[str, dict[str, int]]:
+        return {s: {d: (0 if s == d else draw(st.integers(0, 9))) for d in targets
+                    if s == d or not forbid or draw(st.booleans())} for s in targets}
+
+    blocks = []
+    for i in range(n):
+        # mostly forward edges, so that chains and reachable blocks are common
+        succ = draw(st.lists(st.integers(0, n - 1), max_size=3))
+        if i + 1 < n and draw(st.integers(0, 3)):
+            succ = [i + 1] + succ[: draw(st.integers(0, 1))]
+        kind = "return" if not succ else draw(
+            st.sampled_from(["goto", "goto", "graph_read", "switch"]) if len(succ) == 1 else st.just("switch")
+        )
+        edges = []
+        for j in succ:
+            e: dict[str, Any] = {"block": ids[j], "args": [f"%a{i}"] * len(params[j])}
+            if draw(st.integers(0, 3)) == 0:
+                e["transitions"] = matrix()
+            edges.append(e)
+        b: dict[str, Any] = {
+            "id": ids[i],
+            "params": params[i],
+            "statements": [
+                {"text": f"{ids[i]}.{s}", "cost": {t: draw(st.integers(0, 9)) for t in targets}}
+                for s in range(draw(st.integers(0, 2)))
+            ],
+            "domain": targets if draw(st.booleans()) else draw(
+                st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True)
+            ),
+            "paths": draw(st.lists(st.sampled_from(path_names), max_size=3)),
+            "terminator": {"kind": kind, "successors": edges},
+        }
+        if draw(st.booleans()):
+            b["premium"] = {t: draw(st.integers(0, 5)) for t in targets if draw(st.booleans())}
+        if draw(st.integers(0, 3)) == 0:
+            b["cost"] = {t: draw(st.integers(0, 9)) for t in targets if draw(st.booleans())}
+        blocks.append(b)
+    p = {"version": 1, "targets": targets, "transitions": matrix(), "paths": origins, "blocks": blocks}
+    if n > 1 and draw(st.integers(0, 4)) == 0:
+        p["entry"] = ids[draw(st.integers(0, n - 1))]
+    # Mostly same targets on neighbours, so that fusion has something to do.
+    pick = draw(st.sampled_from(targets))
+    assign = [pick if draw(st.integers(0, 2)) else draw(st.sampled_from(targets)) for _ in range(n)]
+    # Stay inside each block's domain.
+    assign = [t if t in b["domain"] else b["domain"][0] for t, b in zip(assign, blocks, strict=True)]
+    return p, assign
+
+
+def as_assignment(g: Graph, names: list[str | None]) -> tuple[int, ...]:
+    return tuple(g.targets.index(t) if g.live[b] and t is not None else -1 for b, t in enumerate(names))
+
+
+def naive_fusion(p: dict[str, Any], assign: dict[str, str]) -> list[list[str]]:
+    """Merge one eligible pair at a time until none is left, on plain dicts."""
+    from tests.reference import live_blocks
+
+    live = live_blocks(p)
+    entry = p.get("entry", p["blocks"][0]["id"])
+    blocks = {b["id"]: {"members": [b["id"]], "params": b.get("params", []), "term": b["terminator"]}
+              for b in p["blocks"] if b["id"] in live}
+    changed = True
+    while changed:
+        changed = False
+        for bid, b in blocks.items():
+            if bid == entry or b["params"]:
+                continue
+            preds = [(a, s) for a, x in blocks.items() for s in x["term"].get("successors", []) if s["block"] == bid]
+            if len(preds) != 1:
+                continue
+            a, s = preds[0]
+            x = blocks[a]
+            if a == bid or x["term"]["kind"] != "goto" or s.get("args") or assign[a] != assign[bid]:
+                continue
+            x["members"] += b["members"]
+            x["term"] = b["term"]
+            del blocks[bid]
+            changed = True
+            break
+    order = [b["id"] for b in p["blocks"]]
+    return sorted((b["members"] for b in blocks.values()), key=lambda ms: order.index(ms[0]))
+
+
+@settings(deadline=None, max_examples=300)
+@given(placed_plans())
+def test_fusion_matches_a_naive_pairwise_merge(case):
+    p, names = case
+    g = graph(p)
+    a = as_assignment(g, names)
+    r = fuse(g, a)
+    if evaluate(g, a) is None:
+        assert r.status == "infeasible"
+        return
+    assert r.status == "ok"
+    assign = {bid: names[i] for i, bid in enumerate(g.block_ids)}
+    assert fused_members(g, r) == naive_fusion(p, assign)
+
+
+@settings(deadline=None, max_examples=300)
+@given(placed_plans())
+def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
+    p, names = case
+    g = graph(p)
+    a = as_assignment(g, names)
+    before = evaluate(g, a)
+    r = fuse(g, a)
+    if before is None:
+        return
+    # The fused plan, re-read from its own JSON through the checker, is the same graph.
+    fp = r.to_json(g)["plan"]
+    Plan.model_validate(fp)
+    g2 = graph(fp)
+    for f in ("block_ids", "entry", "domain", "edge_src", "edge_dst", "edge_pos", "succ", "pred",
+              "live", "block_paths", "path_origin"):
+        assert getattr(g2, f) == getattr(r.graph, f), f
+    for c1, c2 in zip(g2.cost, r.graph.cost, strict=True):
+        assert all(x == y or math.isclose(x, y) for x, y in zip(c1, c2, strict=True))
+    assert g2.normalized == fp
+    # Cost preserved, computed independently on the re-read plan.
+    after = evaluate(g2, r.assignment)
+    assert after is not None and math.isclose(after.total, before.total)
+    assert r.cost_preserved
+    # Members partition the live blocks; statements are the members' in execution order.
+    flat = sorted(b for ms in r.members for b in ms)
+    assert flat == [b for b in range(g.n_blocks) if g.live[b]]
+    for f, ms in enumerate(r.members):
+        texts = [s.get("text") for m in ms for s in g.normalized["blocks"][m]["statements"]]
+        assert [s.get("text") for s in fp["blocks"][f]["statements"]] == texts
+        assert {a[m] for m in ms} == {r.assignment[f]}
+    # Maximal: fusing again changes nothing.
+    assert fuse(r.graph, r.assignment).merged == 0
+    FuseSection.model_validate(r.to_json(g))
+
+
+# ---------------------------------------------------------------- through the command line
+
+
+@needs_solve
+def test_cli_fuse_on_the_example(cli):
+    import orjson
+
+    r = cli("fuse", str(EXAMPLES / "loop_alternating.yaml"))
+    assert r.returncode == 0, r.stderr
+    art = orjson.loads(r.stdout)
+    assert art["kind"] == "fuse"
+    assert art["fuse"]["cost_preserved"] is True
+    assert art["fuse"]["cost_after"]["total"] == art["solve"]["cost"]["total"]
+    assert {"id": "bb2", "target": "embedding", "members": ["bb2", "bb3"]} in art["fuse"]["blocks"]
