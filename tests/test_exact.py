@@ -1,0 +1,264 @@
+"""The exact method against brute force (tests/reference.py) on thousands of tiny plans,
+plus its bounds, budgets, time limits and determinism."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from placement_cli.passes.prune import prune
+from placement_cli.passes.scc import scc
+from placement_cli.pipeline import parse_plan
+from placement_cli.solvers import exact
+from placement_cli.solvers.exact import ExactOutcome, mini_bucket_bound, solve_exact
+from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
+from tests.reference import brute_force
+
+TARGETS = ["t0", "t1", "t2", "t3"]
+
+
+@st.composite
+def plans(draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4) -> dict[str, Any]:
+    """Tiny plans: random domains and costs, random allowed/forbidden pairs, self-loops,
+    parallel edges, dead blocks, a non-default entry; often infeasible."""
+    nt = draw(st.integers(1, max_targets))
+    targets = TARGETS[:nt]
+    nb = draw(st.integers(1, max_blocks))
+    ids = [f"b{i}" for i in range(nb)]
+    cost_val = st.integers(0, 9)
+
+    def matrix() -> dict[str, dict[str, int]]:
+        m: dict[str, dict[str, int]] = {}
+        for s in targets:
+            row = {}
+            for d in targets:
+                if draw(st.integers(0, 9)) < 7:
+                    row[d] = 0 if s == d else draw(cost_val)
+            if row:
+                m[s] = row
+        return m
+
+    plan: dict[str, Any] = {"version": 1, "targets": targets}
+    if draw(st.booleans()):
+        plan["transitions"] = matrix()
+    blocks = []
+    for i in range(nb):
+        b: dict[str, Any] = {"id": ids[i]}
+        if draw(st.integers(0, 3)) == 0:
+            b["domain"] = draw(st.lists(st.sampled_from(targets), unique=True, max_size=nt))
+        b["cost"] = {t: draw(cost_val) for t in targets if draw(st.integers(0, 4)) > 0}
+        succ = draw(st.lists(st.integers(0, nb - 1), max_size=3))
+        edges = []
+        for s in succ:
+            e: dict[str, Any] = {"block": ids[s]}
+            if draw(st.integers(0, 2)) > 0:
+                e["transitions"] = matrix()
+            edges.append(e)
+        if not edges:
+            b["terminator"] = {"kind": "return"}
+        elif len(edges) == 1 and draw(st.booleans()):
+            b["terminator"] = {"kind": "goto", "successors": edges}
+        else:
+            b["terminator"] = {"kind": "switch", "successors": edges}
+        blocks.append(b)
+    plan["blocks"] = blocks
+    if draw(st.integers(0, 4)) == 0:
+        plan["entry"] = ids[draw(st.integers(0, nb - 1))]
+    return plan
+
+
+def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, ...]) -> float:
+    """The invariants every outcome must satisfy; returns the brute-force optimum."""
+    best, _ = brute_force(plan)
+    assert out.lower_bound <= best
+    if out.assignment is not None:
+        a = out.assignment
+        assert len(a) == g.n_blocks
+        assert all((x == UNASSIGNED) == (not g.live[b]) for b, x in enumerate(a))
+        assert feasible_for(g, domains, a)
+        cost = evaluate(g, a)
+        assert cost is not None
+        assert out.lower_bound <= cost.total
+        if out.optimal:
+            assert cost.total == best
+            assert out.lower_bound == cost.total
+    if out.infeasible:
+        assert out.optimal and out.assignment is None and best == math.inf
+        assert out.lower_bound == math.inf
+    if out.optimal and out.assignment is None:
+        assert out.infeasible
+    return best
+
+
+@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans())
+def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    out = solve_exact(g, domains, scc(g), time_limit=30.0)
+    best = _check(plan, out, g, domains)
+    assert out.optimal
+    assert out.infeasible == (best == math.inf)
+    # Pruning is exact: the unpruned domains give the same optimum.
+    raw = solve_exact(g, g.domain, scc(g), time_limit=30.0)
+    _check(plan, raw, g, g.domain)
+    assert raw.optimal and raw.infeasible == out.infeasible
+    if not out.infeasible:
+        assert raw.lower_bound == out.lower_bound
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans(), st.integers(0, 2))
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
+    """With no table budget the whole problem is the core: the branch-and-eliminate
+    search and the mini-bucket bound must still prove the optimum."""
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    old = (exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE)
+    try:
+        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
+        out = solve_exact(g, domains, scc(g), time_limit=30.0)
+    finally:
+        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE = old
+    best = _check(plan, out, g, domains)
+    assert out.optimal
+    assert out.infeasible == (best == math.inf)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans(), st.randoms(use_true_random=False))
+def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> None:
+    """Out of time the answer is the incumbent (or better) with a true lower bound."""
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    best, best_assign = brute_force(plan)
+    inc = None
+    if best_assign is not None:
+        # A random feasible assignment, found by sampling; else the optimum itself.
+        live = [b for b in range(g.n_blocks) if g.live[b]]
+        for _ in range(20):
+            cand = [UNASSIGNED] * g.n_blocks
+            for b in live:
+                opts = [t for t in range(g.n_targets) if domains[b] >> t & 1]
+                cand[b] = rnd.choice(opts) if opts else 0
+            if feasible_for(g, domains, cand):
+                inc = tuple(cand)
+                break
+        if inc is None:
+            inc = tuple(
+                g.targets.index(best_assign[bid]) if g.live[b] else UNASSIGNED
+                for b, bid in enumerate(g.block_ids)
+            )
+    for limit in (0.0, 30.0):
+        old = exact.TABLE_BUDGET
+        try:
+            exact.TABLE_BUDGET = 1  # a core, so that the time limit matters
+            out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc)
+        finally:
+            exact.TABLE_BUDGET = old
+        _check(plan, out, g, domains)
+        if inc is not None:
+            c_inc = evaluate(g, inc)
+            assert c_inc is not None and out.assignment is not None
+            assert (evaluate(g, out.assignment) or c_inc).total <= c_inc.total
+        if limit > 0:
+            assert out.optimal
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(), st.integers(1, 64))
+def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    model = exact._build(g, domains)
+    best, _ = brute_force(plan)
+    if model is None:
+        assert best == math.inf
+        return
+    lb = mini_bucket_bound(model.ks, model.factors, model.constant, cap)
+    assert lb <= best
+    # With room for every bucket it is the optimum itself.
+    assert mini_bucket_bound(model.ks, model.factors, model.constant, 1 << 20) == best
+
+
+def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
+    """A chain with random chords (within `window` blocks when given): cycles, and a
+    treewidth that grows with `extra` and `window`."""
+    rng = random.Random(seed)
+    targets = TARGETS[:k]
+    blocks = []
+    for i in range(n):
+        succ = [i + 1] if i + 1 < n else []
+        for _ in range(extra):
+            if rng.random() < 0.5:
+                lo, hi = (0, n) if window is None else (max(0, i - window), min(n, i + window))
+                succ.append(rng.randrange(lo, hi))
+        blocks.append(
+            {
+                "id": f"b{i}",
+                "cost": {t: rng.randrange(10) for t in targets},
+                "terminator": {
+                    "kind": "switch" if succ else "return",
+                    "successors": [
+                        {
+                            "block": f"b{s}",
+                            "transitions": {
+                                a: {b: (0 if a == b else rng.randrange(1, 6)) for b in targets if rng.random() < 0.8 or a == b}
+                                for a in targets
+                            },
+                        }
+                        for s in succ
+                    ],
+                },
+            }
+        )
+    return {"version": 1, "targets": targets, "blocks": blocks}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_medium_plans_agree_across_methods(seed: int) -> None:
+    """On 9-block plans (still brute-forceable) with many chords, the elimination, the
+    search-only path and the mini-bucket bound agree with brute force."""
+    plan = _chain_plan(9, 3, seed, 2)
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    best, _ = brute_force(plan)
+    out = solve_exact(g, domains, scc(g), 30.0)
+    _check(plan, out, g, domains)
+    assert out.optimal
+    old = exact.TABLE_BUDGET
+    try:
+        exact.TABLE_BUDGET = 1
+        out2 = solve_exact(g, domains, scc(g), 30.0)
+    finally:
+        exact.TABLE_BUDGET = old
+    _check(plan, out2, g, domains)
+    assert out2.optimal
+
+
+def test_deterministic() -> None:
+    plan = _chain_plan(300, 4, 7, 2, window=6)
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    a = solve_exact(g, domains, scc(g), 30.0)
+    b = solve_exact(g, domains, scc(g), 30.0)
+    assert a == b
+    assert a.optimal
+
+
+def test_float_costs_bound_below_cost() -> None:
+    """Non-integer costs: a cut-short bound still sits at or below the cost."""
+    plan = _chain_plan(60, 3, 3, 2, window=6)
+    for b in plan["blocks"]:
+        b["cost"] = {t: c + 0.1 for t, c in b["cost"].items()}
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    full = solve_exact(g, domains, scc(g), 30.0)
+    assert full.optimal and full.assignment is not None
+    cut = solve_exact(g, domains, scc(g), 0.0, incumbent=full.assignment)
+    assert cut.lower_bound <= (evaluate(g, full.assignment) or evaluate(g, full.assignment)).total
