@@ -905,6 +905,17 @@ def _why_infeasible(tree: Tree, budget: int) -> list[Diagnostic]:
     ]
 
 
+def _plain(obj: Any) -> Any:
+    """The echo prints `rows: 12` back as 12, not 12.0 (the model stores floats)."""
+    if isinstance(obj, float):
+        return num(obj)
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_plain(v) for v in obj]
+    return obj
+
+
 def tree_artifact(problem: TreeInput, options: TreeOptions) -> tuple[dict[str, Any], str]:
     """The `tree` artifact and a one-line summary. Infeasible trees get status
     `infeasible` and error diagnostics (the CLI exits 4).
@@ -929,7 +940,7 @@ def tree_artifact(problem: TreeInput, options: TreeOptions) -> tuple[dict[str, A
         "budget": budget,
         "nodes": tree.n,
         "frontier": [{"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)],
-        "input": problem.file.model_dump(mode="json", by_alias=True, exclude_none=True),
+        "input": _plain(problem.file.model_dump(mode="json", by_alias=True, exclude_none=True)),
     }
     if res.latency == INF:
         why = _why_infeasible(tree, budget)
