@@ -1,0 +1,664 @@
+"""Systematic search for `solve`: the pairwise form of a plan, one branch-and-bound engine,
+and the complete fallback built on it.
+
+The engine serves two callers. The seed heuristic runs it inside each cyclic super block
+(forward checking, a node limit); the complete fallback runs it over every live block
+(maintained arc consistency, no limit on feasibility), so that `solve` says "infeasible"
+only when no feasible assignment exists, and so that small plans can be proven optimal.
+
+Everything works on `Instance`: the live part of the plan with parallel edges and both
+directions of a block pair folded into one cost table per pair. The objective is the same
+as `objective.evaluate` (each edge once), just grouped by block pair.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from placement_cli.graph import Graph
+
+INF = math.inf
+Table = tuple[float | None, ...]  # flat K*K: table[t_self * K + t_other], None = forbidden
+
+_BITS: dict[int, tuple[int, ...]] = {}
+
+
+def bits_of(mask: int) -> tuple[int, ...]:
+    """Set bit positions in ascending order, memoised (domains repeat a lot).
+
+    >>> bits_of(0b1011)
+    (0, 1, 3)
+    """
+    r = _BITS.get(mask)
+    if r is None:
+        r = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+        if len(_BITS) < 1 << 16:
+            _BITS[mask] = r
+    return r
+
+
+def slack(best: float) -> float:
+    """How much better than `best` a cost must be to count as an improvement. Float sums
+    in different orders differ in the last bits; a relative 1e-9 keeps B&B from chasing
+    (and proving) differences that are rounding noise."""
+    return 1e-9 * (1.0 + abs(best))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Instance:
+    """The live problem as a pairwise cost network.
+
+    `nbr[b]` are the distinct live blocks sharing at least one edge with `b` (self-loops
+    excluded: a self-loop is a unary constraint already folded into `dom`), ordered by
+    the pair's first edge id. `tab[b][i][tb * K + tn]` is the summed cost of every edge
+    between `b` and `nbr[b][i]` when b runs on tb and the neighbour on tn (None: some
+    edge forbids the pair); `allow[b][i][tb]` is the bitset of neighbour targets allowed.
+    Dead blocks have domain 0 and no neighbours.
+    """
+
+    K: int
+    n: int
+    live: tuple[int, ...]
+    dom: tuple[int, ...]
+    unary: tuple[tuple[float, ...], ...]
+    nbr: tuple[tuple[int, ...], ...]
+    tab: tuple[tuple[Table, ...], ...]
+    allow: tuple[tuple[tuple[int, ...], ...], ...]
+    tol: float  # strict-improvement threshold for local moves
+
+    @property
+    def empty(self) -> tuple[int, ...]:
+        """Live blocks without any target left."""
+        return tuple(b for b in self.live if self.dom[b] == 0)
+
+    def local_value(self, b: int, t: int, assign: Sequence[int]) -> float | None:
+        """Block cost of b on t plus every edge to its (assigned) neighbours."""
+        K = self.K
+        c = self.unary[b][t]
+        for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
+            x = tb[t * K + assign[n]]
+            if x is None:
+                return None
+            c += x
+        return c
+
+    def total(self, assign: Sequence[int]) -> float:
+        """The objective grouped by pairs (for comparisons; reports use `evaluate`)."""
+        K = self.K
+        s = 0.0
+        for b in self.live:
+            t = assign[b]
+            s += self.unary[b][t]
+            for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
+                if n > b:
+                    x = tb[t * K + assign[n]]
+                    s += INF if x is None else x
+        return s
+
+
+def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
+    """Fold the live edges of `g` into pair tables over the pruned `domains`.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 2}, "b": {"b": 0, "a": 1}},
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "switch",
+    ...                 "successors": [{"block": "y"}, {"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "x"}]}}]}))
+    >>> inst = build_instance(g, g.domain)
+    >>> inst.nbr[0], inst.tab[0][0]  # x->y twice plus y->x, seen from x
+    ((1,), (0.0, 5.0, 4.0, 0.0))
+    """
+    K = g.n_targets
+    n = g.n_blocks
+    live = g.live
+    src, dst, mats = g.edge_src, g.edge_dst, g.edge_mat
+    dom = [domains[b] if live[b] else 0 for b in range(n)]
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for e in range(g.n_edges):
+        u = src[e]
+        if not live[u]:
+            continue
+        v = dst[e]
+        if u == v:
+            m = mats[e]
+            keep = 0
+            for t in range(K):
+                if m.out[t] >> t & 1:
+                    keep |= 1 << t
+            dom[u] &= keep
+            continue
+        key = (u, v) if u < v else (v, u)
+        lst = pairs.get(key)
+        if lst is None:
+            pairs[key] = [e]
+        else:
+            lst.append(e)
+
+    transposed: dict[int, tuple[Table, tuple[int, ...]]] = {}
+
+    def transpose(m: object) -> tuple[Table, tuple[int, ...]]:
+        r = transposed.get(id(m))
+        if r is None:
+            cost = m.cost  # type: ignore[attr-defined]
+            r = (tuple(cost[d * K + s] for s in range(K) for d in range(K)), m.inc)  # type: ignore[attr-defined]
+            transposed[id(m)] = r
+        return r
+
+    nbr: list[list[int]] = [[] for _ in range(n)]
+    tab: list[list[Table]] = [[] for _ in range(n)]
+    allow: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+    for (a, b), es in pairs.items():
+        if len(es) == 1:
+            m = mats[es[0]]
+            fwd: tuple[Table, tuple[int, ...]] = (m.cost, m.out)
+            bwd = transpose(m)
+            ab, ba = (fwd, bwd) if src[es[0]] == a else (bwd, fwd)
+        else:
+            acc: list[float | None] = [0.0] * (K * K)
+            for e in es:
+                c = mats[e].cost
+                forward = src[e] == a
+                for s in range(K):
+                    for d in range(K):
+                        i = s * K + d
+                        x = acc[i]
+                        if x is None:
+                            continue
+                        y = c[i] if forward else c[d * K + s]
+                        acc[i] = None if y is None else x + y
+            t_ab = tuple(acc)
+            t_ba = tuple(t_ab[d * K + s] for s in range(K) for d in range(K))
+            ab = (t_ab, _allowed(t_ab, K))
+            ba = (t_ba, _allowed(t_ba, K))
+        nbr[a].append(b)
+        tab[a].append(ab[0])
+        allow[a].append(ab[1])
+        nbr[b].append(a)
+        tab[b].append(ba[0])
+        allow[b].append(ba[1])
+
+    cmax = 0.0
+    seen: set[int] = set()
+    for b in range(n):
+        if not live[b]:
+            continue
+        for c in g.cost[b]:
+            if c != INF and c > cmax:
+                cmax = c
+        for t in tab[b]:
+            if id(t) not in seen:
+                seen.add(id(t))
+                for x in t:
+                    if x is not None and x > cmax:
+                        cmax = x
+    return Instance(
+        K=K,
+        n=n,
+        live=tuple(b for b in range(n) if live[b]),
+        dom=tuple(dom),
+        unary=g.cost,
+        nbr=tuple(tuple(x) for x in nbr),
+        tab=tuple(tuple(x) for x in tab),
+        allow=tuple(tuple(x) for x in allow),
+        tol=1e-9 * (1.0 + cmax),
+    )
+
+
+def _allowed(t: Table, K: int) -> tuple[int, ...]:
+    out = []
+    for s in range(K):
+        m = 0
+        for d in range(K):
+            if t[s * K + d] is not None:
+                m |= 1 << d
+        out.append(m)
+    return tuple(out)
+
+
+def root_bound(inst: Instance) -> float:
+    """A proven lower bound on the optimum: each pair is charged to its lower-numbered
+    block, and each block takes its cheapest target counting its own cost plus, per
+    charged pair, the cheapest allowed partner. Every term of the objective is counted
+    at most once and never above its value, so no feasible assignment costs less.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> root_bound(build_instance(g, g.domain))
+    2.0
+    """
+    K = inst.K
+    total = 0.0
+    for b in inst.live:
+        d = inst.dom[b]
+        if not d:
+            return INF
+        best = INF
+        owned = [(tb, al, inst.dom[n]) for tb, al, n in zip(inst.tab[b], inst.allow[b], inst.nbr[b], strict=True) if n > b]
+        for t in bits_of(d):
+            c = inst.unary[b][t]
+            for tb, al, dn in owned:
+                m = INF
+                for tn in bits_of(al[t] & dn):
+                    x = tb[t * K + tn]
+                    if x < m:  # type: ignore[operator]
+                        m = x  # type: ignore[assignment]
+                c += m
+                if c >= best:
+                    break
+            if c < best:
+                best = c
+        total += best
+    return total
+
+
+class Sub:
+    """A search problem over local variables 0..m-1 (a cyclic super block, or every live
+    block): the static structure. Domains and unary costs are given per search, because
+    the seed re-solves a super block under many boundary contexts."""
+
+    __slots__ = ("K", "blocks", "nbr", "tab", "allow", "deg", "prio", "pid", "pairs")
+
+    def __init__(self, inst: Instance, blocks: Sequence[int], prio: Sequence[int] | None = None) -> None:
+        K = inst.K
+        local = {b: i for i, b in enumerate(blocks)}
+        self.K = K
+        self.blocks = tuple(blocks)
+        self.nbr: list[tuple[int, ...]] = []
+        self.tab: list[tuple[Table, ...]] = []
+        self.allow: list[tuple[tuple[int, ...], ...]] = []
+        self.deg: list[int] = []
+        for b in blocks:
+            ns, ts, als = [], [], []
+            for n, t, al in zip(inst.nbr[b], inst.tab[b], inst.allow[b], strict=True):
+                j = local.get(n)
+                if j is not None:
+                    ns.append(j)
+                    ts.append(t)
+                    als.append(al)
+            self.nbr.append(tuple(ns))
+            self.tab.append(tuple(ts))
+            self.allow.append(tuple(als))
+            # Constraint degree counts boundary neighbours too: they are constraints on
+            # this variable even when their side is fixed.
+            self.deg.append(len(inst.nbr[b]))
+        self.prio = list(prio) if prio is not None else [0] * len(self.blocks)
+        self.pairs: list[tuple[int, int]] = []  # (a, slot in a's nbr) with a < neighbour
+        self.pid: list[list[int]] = []
+        for a, ns in enumerate(self.nbr):
+            row = []
+            for i, b in enumerate(ns):
+                if a < b:
+                    row.append(len(self.pairs))
+                    self.pairs.append((a, i))
+                else:
+                    row.append(-1)
+            self.pid.append(row)
+        for a, ns in enumerate(self.nbr):
+            for i, b in enumerate(ns):
+                if a > b:
+                    self.pid[a][i] = self.pid[b][self.nbr[b].index(a)]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    values: tuple[int, ...] | None  # local targets of the best solution found
+    cost: float
+    exhausted: bool  # the whole tree was explored: `values` is optimal (or none exists)
+    nodes: int
+    failed: int  # infeasible at the root: the variable that ran out first (else -1)
+
+
+def search(
+    sub: Sub,
+    dom0: Sequence[int],
+    unary: Sequence[Sequence[float]],
+    *,
+    mac: bool,
+    bound: bool,
+    node_limit: int | None = None,
+    deadline: float | None = None,
+    upper: float = INF,
+    first_only: bool = False,
+) -> Found:
+    """Depth-first search with dynamic MRV (smallest domain, then highest degree, then
+    `sub.prio`, then index), cheapest-first values, forward checking or maintained arc
+    consistency, and optionally branch and bound.
+
+    The bound adds, for each unassigned variable, its cheapest value counting its unary
+    cost and the edges to assigned neighbours, and for each pair of unassigned
+    neighbours the cheapest allowed transition between their current domains. Each
+    objective term appears in exactly one of those parts, so the bound is admissible.
+    Only solutions cheaper than `upper` (by more than rounding `slack`) are returned.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> inst = build_instance(g, g.domain)
+    >>> f = search(Sub(inst, [0, 1]), inst.dom, inst.unary, mac=True, bound=True)
+    >>> f.values, f.cost, f.exhausted
+    ((0, 1), 5.0, True)
+    """
+    K = sub.K
+    m = len(sub.blocks)
+    nbr, tab, allow, pid = sub.nbr, sub.tab, sub.allow, sub.pid
+    deg, prio = sub.deg, sub.prio
+    dom = list(dom0)
+    val = [-1] * m
+    trail: list[tuple[int, int, float]] = []  # (kind 0 dom / 1 h / 2 pair, index, old)
+    heap: list[tuple[int, int, int, int]] = []
+    push = heapq.heappush
+
+    for v in range(m):
+        if dom[v] == 0:
+            return Found(None, INF, True, 0, v)
+        heap.append((dom[v].bit_count(), -deg[v], prio[v], v))
+    heapq.heapify(heap)
+
+    def revise_from(queue: list[int], inq: list[bool]) -> int:
+        """AC-3 from the variables in `queue`; -1, or the variable that emptied."""
+        while queue:
+            z = queue.pop()
+            inq[z] = False
+            dz = bits_of(dom[z])
+            for y, al in zip(nbr[z], allow[z], strict=True):
+                if val[y] >= 0:
+                    continue
+                sup = 0
+                for tz in dz:
+                    sup |= al[tz]
+                dy = dom[y]
+                nd = dy & sup
+                if nd != dy:
+                    if nd == 0:
+                        for q in queue:
+                            inq[q] = False
+                        return y
+                    trail.append((0, y, dy))
+                    dom[y] = nd
+                    push(heap, (nd.bit_count(), -deg[y], prio[y], y))
+                    if not inq[y]:
+                        inq[y] = True
+                        queue.append(y)
+        return -1
+
+    inq = [False] * m
+    if mac:
+        w = revise_from(list(range(m - 1, -1, -1)), [True] * m)
+        if w >= 0:
+            return Found(None, INF, True, 0, w)
+        trail.clear()
+
+    def h_of(v: int) -> float:
+        best = INF
+        fixed = [(tb, val[w]) for w, tb in zip(nbr[v], tab[v], strict=True) if val[w] >= 0]
+        u = unary[v]
+        for t in bits_of(dom[v]):
+            c = u[t]
+            base = t * K
+            for tb, tw in fixed:
+                c += tb[base + tw]  # type: ignore[operator]
+            if c < best:
+                best = c
+        return best
+
+    def pair_of(a: int, i: int) -> float:
+        tb = tab[a][i]
+        al = allow[a][i]
+        db = dom[nbr[a][i]]
+        best = INF
+        for ta in bits_of(dom[a]):
+            base = ta * K
+            for tn in bits_of(al[ta] & db):
+                c = tb[base + tn]
+                if c < best:  # type: ignore[operator]
+                    best = c  # type: ignore[assignment]
+        return best
+
+    hv = [0.0] * m
+    pv = [0.0] * len(sub.pairs)
+    lb = 0.0
+    if bound:
+        for v in range(m):
+            hv[v] = h_of(v)
+        for p, (a, i) in enumerate(sub.pairs):
+            pv[p] = pair_of(a, i)
+        lb = sum(hv) + sum(pv)
+
+    best = upper
+    thr = best - slack(best) if best < INF else INF
+    best_val: list[int] | None = None
+    g = 0.0
+    n_assigned = 0
+    nodes = 0
+    exhausted = True
+    frames: list[list] = []  # [v, candidates, next index, trail mark, g before, lb before]
+    wipes = [0] * m
+
+    def undo_to(mark: int) -> None:
+        while len(trail) > mark:
+            kind, x, old = trail.pop()
+            if kind == 0:
+                dom[x] = old  # type: ignore[assignment]
+                if val[x] < 0:
+                    push(heap, (old.bit_count(), -deg[x], prio[x], x))  # type: ignore[attr-defined]
+            elif kind == 1:
+                hv[x] = old
+            else:
+                pv[x] = old
+
+    while True:
+        if n_assigned == m:
+            if g < thr:
+                best = g
+                best_val = val[:]
+                thr = best - slack(best)
+                if first_only:
+                    exhausted = False
+                    break
+        else:
+            while True:
+                k, _, _, v = heapq.heappop(heap)
+                if val[v] < 0 and dom[v].bit_count() == k:
+                    break
+            u = unary[v]
+            fixed = [(tb, val[w]) for w, tb in zip(nbr[v], tab[v], strict=True) if val[w] >= 0]
+            cands = []
+            for t in bits_of(dom[v]):
+                c = u[t]
+                base = t * K
+                for tb, tw in fixed:
+                    c += tb[base + tw]  # type: ignore[operator]
+                cands.append((c, t))
+            cands.sort()
+            frames.append([v, cands, 0, len(trail), g, lb])
+
+        descended = False
+        while frames:
+            f = frames[-1]
+            v, cands, idx, mark, g0, lb0 = f
+            if val[v] >= 0:
+                undo_to(mark)
+                val[v] = -1
+                n_assigned -= 1
+                g = g0
+                lb = lb0
+            while idx < len(cands):
+                inc, t = cands[idx]
+                idx += 1
+                if bound and g0 + inc + lb0 - hv[v] >= thr:
+                    idx = len(cands)  # candidates are sorted: the rest cost more
+                    break
+                nodes += 1
+                if node_limit is not None and nodes > node_limit:
+                    exhausted = False
+                    break
+                if deadline is not None and nodes & 255 == 0 and time.monotonic() > deadline:
+                    exhausted = False
+                    break
+                trail.append((0, v, dom[v]))
+                dom[v] = 1 << t
+                val[v] = t
+                n_assigned += 1
+                ok = True
+                if mac:
+                    inq[v] = True
+                    w = revise_from([v], inq)
+                    if w >= 0:
+                        ok = False
+                        wipes[w] += 1
+                else:
+                    for y, al in zip(nbr[v], allow[v], strict=True):
+                        if val[y] < 0:
+                            dy = dom[y]
+                            nd = dy & al[t]
+                            if nd != dy:
+                                if nd == 0:
+                                    ok = False
+                                    wipes[y] += 1
+                                    break
+                                trail.append((0, y, dy))
+                                dom[y] = nd
+                                push(heap, (nd.bit_count(), -deg[y], prio[y], y))
+                if ok and bound:
+                    lb = lb0
+                    # v leaves the bound: its h and its pairs are now part of g.
+                    trail.append((1, v, hv[v]))
+                    lb -= hv[v]
+                    hv[v] = 0.0
+                    for p in pid[v]:
+                        if pv[p]:
+                            trail.append((2, p, pv[p]))
+                            lb -= pv[p]
+                            pv[p] = 0.0
+                    touched = set(nbr[v])
+                    narrowed = [x for kind, x, _ in trail[mark + 1 :] if kind == 0]
+                    touched.update(narrowed)
+                    for y in sorted(touched):
+                        if val[y] < 0:
+                            nh = h_of(y)
+                            if nh != hv[y]:
+                                trail.append((1, y, hv[y]))
+                                lb += nh - hv[y]
+                                hv[y] = nh
+                    for y in sorted(set(narrowed)):
+                        if val[y] >= 0:
+                            continue
+                        for i, z in enumerate(nbr[y]):
+                            if val[z] < 0:
+                                p = pid[y][i]
+                                a, j = sub.pairs[p]
+                                npv = pair_of(a, j)
+                                if npv != pv[p]:
+                                    trail.append((2, p, pv[p]))
+                                    lb += npv - pv[p]
+                                    pv[p] = npv
+                    ok = g0 + inc + lb < thr
+                if ok:
+                    g = g0 + inc
+                    f[2] = idx
+                    descended = True
+                    break
+                undo_to(mark)
+                val[v] = -1
+                n_assigned -= 1
+                lb = lb0
+            if not exhausted or descended:
+                break
+            frames.pop()
+            push(heap, (dom[v].bit_count(), -deg[v], prio[v], v))
+        if not exhausted or not descended:
+            break
+
+    failed = -1
+    if best_val is None and exhausted and m:
+        # The variable whose domain ran out most often is where the conflict lives.
+        failed = max(range(m), key=lambda x: (wipes[x], -x))
+    return Found(None if best_val is None else tuple(best_val), best, exhausted, nodes, failed)
+
+
+def whole(inst: Instance) -> Sub:
+    """The search problem over every live block."""
+    return Sub(inst, inst.live)
+
+
+@dataclass(frozen=True, slots=True)
+class Complete:
+    assignment: tuple[int, ...] | None  # global, UNASSIGNED (-1) for dead blocks
+    cost: float
+    exhausted: bool  # True: `assignment` is optimal, or (None) no feasible one exists
+    nodes: int
+    failed: tuple[int, ...]  # when proven infeasible at the root: the block that emptied
+
+
+def _globalise(inst: Instance, sub: Sub, values: tuple[int, ...]) -> tuple[int, ...]:
+    out = [-1] * inst.n
+    for i, b in enumerate(sub.blocks):
+        out[b] = values[i]
+    return tuple(out)
+
+
+def find_feasible(inst: Instance, deadline: float | None = None) -> Complete:
+    """The completeness guarantee: depth-first search with maintained arc consistency
+    over every live block until it finds a feasible assignment or proves there is none.
+    Values are tried cheapest first (against assigned neighbours), so the answer is a
+    reasonable start for local improvement. No node limit: this is the search that may
+    not give up; `deadline` exists only for callers that can live with "unknown".
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"b": 1}, "b": {"a": 1}},
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "x"}]}}]}))
+    >>> find_feasible(build_instance(g, g.domain)).assignment
+    (0, 1)
+    """
+    sub = whole(inst)
+    f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
+               mac=True, bound=False, deadline=deadline, first_only=True)
+    if f.values is None:
+        failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
+        return Complete(None, INF, f.exhausted, f.nodes, failed)
+    return Complete(_globalise(inst, sub, f.values), f.cost, False, f.nodes, ())
+
+
+def branch_and_bound(
+    inst: Instance, upper: float = INF, node_limit: int | None = None, deadline: float | None = None
+) -> Complete:
+    """Exhaustive branch and bound with maintained arc consistency over every live
+    block. `exhausted` means proven: the returned assignment is optimal, or when it is
+    None no assignment beats `upper` (none at all if `upper` is infinite).
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> r = branch_and_bound(build_instance(g, g.domain))
+    >>> r.assignment, r.cost, r.exhausted
+    ((0, 1), 5.0, True)
+    """
+    sub = whole(inst)
+    f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
+               mac=True, bound=True, node_limit=node_limit, deadline=deadline, upper=upper)
+    if f.values is None:
+        failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
+        return Complete(None, INF, f.exhausted, f.nodes, failed)
+    return Complete(_globalise(inst, sub, f.values), f.cost, f.exhausted, f.nodes, ())
