@@ -364,6 +364,7 @@ def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
     for c1, c2 in zip(g2.cost, r.graph.cost, strict=True):
         assert all(x == y or math.isclose(x, y) for x, y in zip(c1, c2, strict=True))
     assert g2.normalized == fp
+    assert r.graph.normalized == fp  # assembled from the original == normalised afresh
     # Cost preserved, computed independently on the re-read plan.
     after = evaluate(g2, r.assignment)
     assert after is not None and math.isclose(after.total, before.total)

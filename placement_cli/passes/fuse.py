@@ -71,13 +71,57 @@ class FuseResult:
             ]
         return {
             "blocks": blocks,
-            "plan": fg.normalized if fg is not None else None,
+            "plan": self.plan_json(g),
             "merged": self.merged,
             "dropped": [ids[b] for b in self.dropped],
             "cost_preserved": self.cost_preserved,
             "cost_before": _cost_json(self.cost_before),
             "cost_after": _cost_json(self.cost_after),
         }
+
+
+    def plan_json(self, g: Graph) -> dict[str, Any] | None:
+        """The fused plan, normalised: equal to `self.graph.normalized`, but assembled
+        from `g.normalized` (which the artifact carries anyway), so that only the fused
+        blocks are written afresh instead of normalising the whole plan a second time."""
+        fg = self.graph
+        if fg is None:
+            return None
+        memo = getattr(fg, "_memo", None)
+        if isinstance(memo, dict) and "normalized" in memo:
+            return memo["normalized"]  # type: ignore[no-any-return]
+        src = g.normalized
+        sblocks = src["blocks"]
+        out = []
+        for f, ms in enumerate(self.members):
+            tail = sblocks[ms[-1]]
+            term = tail["terminator"]
+            succ_ids = [fg.block_ids[fg.edge_dst[e]] for e in fg.succ[f]]
+            if succ_ids != [x["block"] for x in term["successors"]]:
+                term = dict(term)
+                term["successors"] = [dict(x, block=b) for x, b in zip(term["successors"], succ_ids, strict=True)]
+            if len(ms) == 1:
+                nb = sblocks[ms[0]]
+                if term is not nb["terminator"]:
+                    nb = dict(nb, terminator=term)
+            else:
+                head = sblocks[ms[0]]
+                pb = fg.plan.blocks[f]
+                nb = {
+                    "id": head["id"],
+                    "params": head["params"],
+                    "statements": [st for m in ms for st in sblocks[m]["statements"]],
+                    "domain": list(pb.domain or []),
+                    "cost": {t: num(c) for t, c in (pb.cost or {}).items()},
+                    "paths": list(pb.paths),
+                    "premium": {t: num(c) for t, c in (pb.premium or {}).items()},
+                    "terminator": term,
+                }
+            out.append(nb)
+        plan = {k: v for k, v in src.items() if k != "blocks"}
+        plan["entry"] = fg.block_ids[fg.entry]
+        plan["blocks"] = out
+        return plan
 
 
 def _cost_json(c: Cost | None) -> dict[str, float | int] | None:
