@@ -366,8 +366,11 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
             Diagnostic(
                 "info",
                 "cyclic-islands",
-                f"loops cross targets, so the island graph is cyclic; {len(schedule.groups)} strongly "
-                f"connected group(s) are scheduled as single units: {listed}",
+                # Not only loops: an island split around another one (i1 -> i2 -> i1 in an
+                # acyclic CFG whose branch and join share a target) forms a cycle too.
+                f"the island graph is cyclic (a loop crosses targets, or an island runs both "
+                f"before and after another); {len(schedule.groups)} strongly connected group(s) "
+                f"are scheduled as single units: {listed}",
                 tuple(fg.block_ids[b] for grp in schedule.groups for v in grp if v < k for b in blocks_of[v]),
             )
         )
