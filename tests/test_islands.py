@@ -73,6 +73,13 @@ def test_islands_list_fused_blocks_and_original_members():
     assert js["islands"][0]["members"] == ["x", "y", "z"]
 
 
+def test_island_numbering_follows_the_fused_heads_position():
+    # entry z absorbs x (z's goto to x, x's only predecessor): the island of z and x sits at z
+    js = run(plan(blk("x", "y"), blk("y"), blk("z", "x"), entry="z"), "a b a")
+    assert summary(js) == [("i0", "b", ["y"]), ("i1", "a", ["x", "z"])]
+    assert js["islands"][1]["blocks"] == ["z"]
+
+
 def test_one_control_flow_edge_per_ordered_pair():
     js = run(plan(blk("x", "y", "y"), blk("y", "x", "x")), "a b")
     assert edges(js, "control_flow") == [("i0", "i1"), ("i1", "i0")]
@@ -319,8 +326,11 @@ def check_invariants(g: Any, a: tuple[int, ...], res: Any) -> None:
     assert comps == sorted(sorted(i.members) for i in isl)
     for i in isl:
         assert {a[m] for m in i.members} == {i.target}
-    # numbered by the input position of their first block
-    assert [min(i.members) for i in isl] == sorted(min(i.members) for i in isl)
+    # numbered by the input position of their first block; a fused block sits where its
+    # chain head was (the head may come after a block it absorbed)
+    firsts = [min(fr.members[b][0] for b in i.blocks) for i in isl]
+    assert firsts == sorted(firsts)
+    assert [list(i.blocks) for i in isl] == [sorted(i.blocks) for i in isl]
     # 3. Control-flow edges: exactly the cross-island pairs.
     kinds: dict[int, list[Any]] = {0: [], 1: [], 2: []}
     for e in res.edges:
