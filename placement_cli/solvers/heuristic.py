@@ -220,6 +220,7 @@ class Seed:
     # ---------------------------------------------------------- forward pass
 
     def _size(self, s: int) -> int:
+        """MRV size of a super block: its smallest remaining member domain."""
         cur = self.cur
         bs = self.blocks[s]
         if len(bs) == 1:
@@ -233,6 +234,7 @@ class Seed:
         """Assign b and forward-check its unassigned neighbours (on the trail)."""
         inst = self.inst
         assign, cur, sb_of, trail, udeg, done = self.assign, self.cur, self.sb_of, self.trail, self.udeg, self.done
+        blocks, heap, first = self.blocks, self.heap, self.first
         assign[b] = t
         s = sb_of[b]
         for n, al in zip(inst.nbr[b], inst.allow[b], strict=True):
@@ -246,7 +248,9 @@ class Seed:
                     trail.append((n, cn))
                     cur[n] = nc
                 if sn != s and not done[sn]:
-                    self._push(sn)
+                    bs = blocks[sn]
+                    size = nc.bit_count() if len(bs) == 1 else min(cur[x].bit_count() for x in bs)
+                    heapq.heappush(heap, (size, -udeg[sn], first[sn], sn))
 
     def _undo(self, s: int, mark: int) -> None:
         inst = self.inst
@@ -278,6 +282,14 @@ class Seed:
         inst = self.inst
         K = inst.K
         assign, cur, unary = self.assign, self.cur, inst.unary
+        d = cur[b]
+        if d & (d - 1) == 0:
+            # One candidate: only the forward check matters, not its estimate.
+            t = d.bit_length() - 1
+            for n, al in zip(inst.nbr[b], inst.allow[b], strict=True):
+                if assign[n] < 0 and not al[t] & cur[n]:
+                    return []
+            return [(0.0, t)] if d else []
         fixed = []
         free = []
         for n, tb, al in zip(inst.nbr[b], inst.tab[b], inst.allow[b], strict=True):
@@ -407,11 +419,14 @@ class Seed:
         stats = self.stats
         stats["passes"] += 1
         stats["rounds"] += 1
-        heap = self.heap
+        heap, done, udeg, cur, blocks = self.heap, self.done, self.udeg, self.cur, self.blocks
         while self.n_done < S:
             while True:
                 k, nd, _, s = heapq.heappop(heap)
-                if not self.done[s] and k == self._size(s) and nd == -self.udeg[s]:
+                if done[s] or nd != -udeg[s]:
+                    continue
+                bs = blocks[s]
+                if k == (cur[bs[0]].bit_count() if len(bs) == 1 else min(cur[x].bit_count() for x in bs)):
                     break
             if self._first(s):
                 continue
