@@ -119,12 +119,13 @@ def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
     search and the mini-bucket bound must still prove the optimum."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = (exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE)
+    old = (exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS)
     try:
         exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
+        exact.REDUCTIONS = False
         out = solve_exact(g, domains, scc(g), time_limit=30.0)
     finally:
-        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE = old
+        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS = old
     best = _check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -155,12 +156,12 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
                 for b, bid in enumerate(g.block_ids)
             )
     for limit in (0.0, 30.0):
-        old = exact.TABLE_BUDGET
+        old = exact.TABLE_BUDGET, exact.REDUCTIONS
         try:
-            exact.TABLE_BUDGET = 1  # a core, so that the time limit matters
+            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False  # a core, so that the time limit matters
             out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc)
         finally:
-            exact.TABLE_BUDGET = old
+            exact.TABLE_BUDGET, exact.REDUCTIONS = old
         _check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
@@ -180,10 +181,10 @@ def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     if model is None:
         assert best == math.inf
         return
-    lb = mini_bucket_bound(model.ks, model.factors, model.constant, cap)
+    lb = mini_bucket_bound(model.ks, model.factors(), model.constant, cap)
     assert lb <= best
     # With room for every bucket it is the optimum itself.
-    assert mini_bucket_bound(model.ks, model.factors, model.constant, 1 << 20) == best
+    assert mini_bucket_bound(model.ks, model.factors(), model.constant, 1 << 20) == best
 
 
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
@@ -231,12 +232,12 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     out = solve_exact(g, domains, scc(g), 30.0)
     _check(plan, out, g, domains)
     assert out.optimal
-    old = exact.TABLE_BUDGET
+    old = exact.TABLE_BUDGET, exact.REDUCTIONS
     try:
-        exact.TABLE_BUDGET = 1
+        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
         out2 = solve_exact(g, domains, scc(g), 30.0)
     finally:
-        exact.TABLE_BUDGET = old
+        exact.TABLE_BUDGET, exact.REDUCTIONS = old
     _check(plan, out2, g, domains)
     assert out2.optimal
 

@@ -27,8 +27,10 @@ import time
 from array import array
 from dataclasses import dataclass
 from heapq import heappop, heappush
+from operator import add as _add
 
 from placement_cli.graph import Graph, bits
+from placement_cli.io import gc_paused
 from placement_cli.passes.scc import SccResult
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
 
@@ -45,6 +47,9 @@ TOTAL_BUDGET = 1 << 26
 SEARCH_TABLE = 1 << 12
 # Mini-bucket lower bound: the largest table one mini-bucket may build.
 MINI_BUCKET_TABLE = 1 << 14
+# The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
+# send whole plans through the generic elimination and the search).
+REDUCTIONS = True
 
 Factor = tuple[tuple[int, ...], list[float]]
 
@@ -69,45 +74,75 @@ class _Timeout(Exception):
 
 @dataclass
 class _Model:
-    """The live part of the plan as a min-sum factor model over local value indices."""
+    """The live part of the plan as a min-sum model over local value indices."""
 
     values: list[list[int]]  # per block: its domain's target indices, ascending (empty if dead)
     ks: dict[int, int]  # variable -> domain size (only blocks with 2+ targets)
-    factors: list[Factor]  # scopes ascending by block index, tables row-major
+    unary: list[list[float] | None]  # per variable its cost vector (None for others)
+    pairs: dict[tuple[int, int], list[float]]  # (a, b), a < b: table with a's values as rows
     constant: float
-    fixed: dict[int, int]  # block -> local value, for single-target blocks
+    fixed: dict[int, int]  # block -> local value (0), for single-target blocks
     integral: bool  # every cost is an integer: float sums are exact
     n_terms: int
 
+    def factors(self) -> list[Factor]:
+        out: list[Factor] = [(ab, tab) for ab, tab in self.pairs.items()]
+        for b in self.ks:
+            u = self.unary[b]
+            assert u is not None
+            out.append(((b,), u))
+        return out
+
+
+def _integral(xs: list[float] | tuple[float, ...]) -> bool:
+    for c in xs:
+        if c != INF and c != int(c):
+            return False
+    return True
+
 
 def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
-    """The factor model, or None when some live block has an empty domain."""
+    """The model, or None when some live block has an empty domain or two single-target
+    blocks are joined by a forbidden transition."""
     n = g.n_blocks
     live = g.live
     values: list[list[int]] = [[] for _ in range(n)]
-    unary: list[list[float]] = [[] for _ in range(n)]
+    unary: list[list[float] | None] = [None] * n
+    single = [-1] * n  # the target of a live single-target block
+    ks: dict[int, int] = {}
+    fixed: dict[int, int] = {}
     integral = True
+    constant = 0.0
+    cost = g.cost
     for b in range(n):
         if not live[b]:
             continue
-        vs = bits(domains[b])
-        if not vs:
-            return None
-        values[b] = vs
-        row = g.cost[b]
-        u = [row[t] for t in vs]
-        unary[b] = u
-        if integral:
-            for c in u:
-                if c != INF and c != int(c):
-                    integral = False
-                    break
+        dom = domains[b]
+        if dom & (dom - 1) == 0:
+            if dom == 0:
+                return None
+            t = dom.bit_length() - 1
+            values[b] = [t]
+            single[b] = t
+            fixed[b] = 0
+            unary[b] = [cost[b][t]]
+        else:
+            vs = bits(dom)
+            values[b] = vs
+            ks[b] = len(vs)
+            row = cost[b]
+            unary[b] = [row[t] for t in vs]
+    for b in range(n):
+        u = unary[b]
+        if u is not None and integral and not _integral(u):
+            integral = False
 
     # Tables depend only on (matrix, source domain, destination domain, orientation), and
-    # matrices are interned by the graph, so most edges hit this memo.
-    memo: dict[tuple[int, int, int, bool], tuple[float, ...]] = {}
-    pair: dict[tuple[int, int], list[float]] = {}
-    order: list[tuple[int, int]] = []
+    # matrices are interned by the graph, so most edges hit this memo. Single-target
+    # blocks are conditioned away at once: their edges become unary terms of the other
+    # side (or constants), in edge order so that the sums are reproducible.
+    memo: dict[tuple[int, int, int, int], list[float]] = {}
+    pairs: dict[tuple[int, int], list[float]] = {}
     edge_src, edge_dst, edge_mat = g.edge_src, g.edge_dst, g.edge_mat
     for e in range(g.n_edges):
         u = edge_src[e]
@@ -115,72 +150,174 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             continue
         v = edge_dst[e]
         m = edge_mat[e]
+        su, sv = single[u], single[v]
         if u == v:
-            vs = values[u]
             un = unary[u]
-            for i, t in enumerate(vs):
-                c = m.get(t, t)
+            assert un is not None
+            for i, t in enumerate(values[u]):
+                c = m.cost[t * m.n + t]
                 un[i] = INF if c is None else un[i] + c
             continue
-        flip = u > v
-        key = (id(m), domains[u], domains[v], flip)
+        if su >= 0 and sv >= 0:
+            c = m.cost[su * m.n + sv]
+            if c is None:
+                return None
+            constant += c
+            if integral and c != int(c):
+                integral = False
+            continue
+        # mode: 0 pair u-rows, 1 pair v-rows, 2 unary on v (u fixed), 3 unary on u (v fixed)
+        mode = 2 if su >= 0 else 3 if sv >= 0 else (1 if u > v else 0)
+        key = (id(m), domains[u], domains[v], mode)
         tab = memo.get(key)
         if tab is None:
             nm = m.n
-            cost = m.cost
-            if flip:
-                tab = tuple(
-                    INF if (c := cost[s * nm + d]) is None else c for d in values[v] for s in values[u]
-                )
+            mc = m.cost
+            if mode == 0:
+                raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
+            elif mode == 1:
+                raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
+            elif mode == 2:
+                raw = [mc[su * nm + d] for d in values[v]]
             else:
-                tab = tuple(
-                    INF if (c := cost[s * nm + d]) is None else c for s in values[u] for d in values[v]
-                )
+                raw = [mc[s * nm + sv] for s in values[u]]
+            tab = [INF if c is None else c for c in raw]
             memo[key] = tab
-            if integral:
-                for c in tab:
-                    if c != INF and c != int(c):
-                        integral = False
-                        break
-        pk = (v, u) if flip else (u, v)
-        old = pair.get(pk)
-        if old is None:
-            pair[pk] = list(tab)
-            order.append(pk)
-        else:
-            pair[pk] = [a + b for a, b in zip(old, tab, strict=True)]
-
-    ks: dict[int, int] = {}
-    fixed: dict[int, int] = {}
-    constant = 0.0
-    for b in range(n):
-        if live[b]:
-            if len(values[b]) == 1:
-                fixed[b] = 0
-            else:
-                ks[b] = len(values[b])
-    factors: list[Factor] = []
-    n_terms = len(ks) + len(order)
-    # Single-target blocks are conditioned away: their pairs become unary terms of the
-    # other side, added in edge-pair order so the sums are reproducible.
-    for a, b in order:
-        tab = pair[(a, b)]
-        fa, fb = a in fixed, b in fixed
-        if fa and fb:
-            constant += tab[0]
-        elif fa:
-            ub = unary[b]
-            unary[b] = [x + y for x, y in zip(ub, tab, strict=True)]
-        elif fb:
-            ua = unary[a]
-            unary[a] = [x + y for x, y in zip(ua, tab, strict=True)]
-        else:
-            factors.append(((a, b), tab))
+            if integral and not _integral(tab):
+                integral = False
+        if mode >= 2:
+            w = v if mode == 2 else u
+            old = unary[w]
+            assert old is not None
+            unary[w] = [a + b for a, b in zip(old, tab, strict=True)]
+            continue
+        pk = (v, u) if mode == 1 else (u, v)
+        old = pairs.get(pk)
+        pairs[pk] = tab if old is None else [a + b for a, b in zip(old, tab, strict=True)]
     for b in fixed:
-        constant += unary[b][0]
+        u = unary[b]
+        assert u is not None
+        constant += u[0]
+        unary[b] = None
+    n_terms = len(ks) + len(pairs) + len(fixed)
+    return _Model(values, ks, unary, pairs, constant, fixed, integral, n_terms)
+
+
+def _reduce(model: _Model, n: int) -> tuple[float, list[tuple[int, int, int, list[int]]], list[Factor], list[int]]:
+    """PBQP reductions R0, R1, R2 on the pairwise model until every block left has three
+    or more neighbours: exact under min-sum algebra, and far cheaper than the generic
+    elimination for the bulk of a structured plan (trees and series-parallel parts).
+
+    Returns the constant, the reduction log ((x, y, z, argmin table); y, z = -1 when
+    absent), the factors over the blocks left (the core) and the counts (R0, R1, R2).
+    Degrees never grow under these three rules, so a block enters the queue once.
+    """
+    ks = model.ks
+    unary = model.unary
+    nbr: list[dict[int, list[float]] | None] = [None] * n
     for b in ks:
-        factors.append(((b,), unary[b]))
-    return _Model(values, ks, factors, constant, fixed, integral, n_terms)
+        nbr[b] = {}
+    for (a, b), tab in model.pairs.items():
+        nbr[a][b] = tab  # type: ignore[index]
+        nbr[b][a] = tab  # type: ignore[index]
+    queued = bytearray(n)
+    queue = [b for b in ks if len(nbr[b]) <= 2]  # type: ignore[arg-type]
+    for b in queue:
+        queued[b] = 1
+    log: list[tuple[int, int, int, list[int]]] = []
+    const = model.constant
+    counts = [0, 0, 0]
+    add = _add
+    for x in queue:
+        nx = nbr[x]
+        assert nx is not None
+        ux = unary[x]
+        assert ux is not None
+        kx = len(ux)
+        d = len(nx)
+        nbr[x] = None
+        unary[x] = None
+        if d == 0:
+            m = min(ux)
+            const += m
+            log.append((x, -1, -1, [ux.index(m)]))
+            counts[0] += 1
+            if m == INF:
+                break
+            continue
+        if d == 1:
+            ((y, t),) = nx.items()
+            ky = ks[y]
+            uy = unary[y]
+            assert uy is not None
+            arg = []
+            for j in range(ky):
+                s = list(map(add, ux, t[j::ky] if x < y else t[j * kx : j * kx + kx]))
+                m = min(s)
+                uy[j] += m
+                arg.append(s.index(m))
+            ny = nbr[y]
+            assert ny is not None
+            del ny[x]
+            log.append((x, y, -1, arg))
+            counts[1] += 1
+            if len(ny) <= 2 and not queued[y]:
+                queued[y] = 1
+                queue.append(y)
+            continue
+        (y, ty), (z, tz) = sorted(nx.items())
+        ky, kz = ks[y], ks[z]
+        a_rows = [list(map(add, ux, ty[j::ky] if x < y else ty[j * kx : j * kx + kx])) for j in range(ky)]
+        cols = [tz[c::kz] if x < z else tz[c * kx : c * kx + kx] for c in range(kz)]
+        tab: list[float] = []
+        arg = []
+        for a in a_rows:
+            for c in cols:
+                s = list(map(add, a, c))
+                m = min(s)
+                tab.append(m)
+                arg.append(s.index(m))
+        ny, nz = nbr[y], nbr[z]
+        assert ny is not None and nz is not None
+        del ny[x]
+        del nz[x]
+        old = ny.get(z)
+        if old is None:
+            ny[z] = tab
+            nz[y] = tab
+        else:
+            new = list(map(add, old, tab))
+            ny[z] = new
+            nz[y] = new
+        log.append((x, y, z, arg))
+        counts[2] += 1
+        for w, nw in ((y, ny), (z, nz)):
+            if len(nw) <= 2 and not queued[w]:
+                queued[w] = 1
+                queue.append(w)
+    rest = [b for b in ks if nbr[b] is not None]
+    factors: list[Factor] = []
+    for a in rest:
+        na = nbr[a]
+        assert na is not None
+        for b, tab in na.items():
+            if a < b:
+                factors.append(((a, b), tab))
+    for a in rest:
+        u = unary[a]
+        assert u is not None
+        factors.append(((a,), u))
+    return const, log, factors, counts
+
+
+def _undo_reductions(log: list[tuple[int, int, int, list[int]]], ks: dict[int, int], val: dict[int, int]) -> None:
+    for x, y, z, arg in reversed(log):
+        if y < 0:
+            val[x] = arg[0]
+        elif z < 0:
+            val[x] = arg[val[y]]
+        else:
+            val[x] = arg[val[y] * ks[z] + val[z]]
 
 
 # ------------------------------------------------------------------ table algebra
@@ -615,6 +752,12 @@ def solve_exact(
     ((0, 1), True, 5.0)
     """
     del comps
+    # Elimination allocates many small acyclic lists: the cyclic GC only costs time here.
+    with gc_paused():
+        return _solve(g, domains, time_limit, incumbent)
+
+
+def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tuple[int, ...] | None) -> ExactOutcome:
     t0 = time.monotonic()
     deadline = t0 + max(0.0, time_limit)
     stats: dict[str, int | float] = {}
@@ -627,7 +770,7 @@ def solve_exact(
     ks = model.ks
     stats["variables"] = len(ks)
     stats["fixed_blocks"] = len(model.fixed)
-    stats["pair_factors"] = sum(1 for sc, _ in model.factors if len(sc) == 2)
+    stats["pair_factors"] = len(model.pairs)
 
     inc_cost = INF
     inc_val: dict[int, int] = {}
@@ -638,17 +781,26 @@ def solve_exact(
             for b in ks:
                 inc_val[b] = model.values[b].index(incumbent[b])
 
-    el = _Eliminator(ks, model.factors, model.constant)
+    if REDUCTIONS:
+        const, rlog, core_factors, counts = _reduce(model, g.n_blocks)
+    else:
+        const, rlog, core_factors, counts = model.constant, [], model.factors(), [0, 0, 0]
+    el = _Eliminator(ks, core_factors, const)
     timed_out = False
-    try:
-        el.run(TABLE_BUDGET, TOTAL_BUDGET, deadline)
-    except _Timeout:
-        timed_out = True
-    stats["r0"], stats["r1"], stats["r2"], stats["rn"] = el.counts
-    stats["treewidth"] = el.width
+    if const < INF:
+        try:
+            el.run(TABLE_BUDGET, TOTAL_BUDGET, deadline)
+        except _Timeout:
+            timed_out = True
+    stats["r0"] = counts[0] + el.counts[0]
+    stats["r1"] = counts[1] + el.counts[1]
+    stats["r2"] = counts[2] + el.counts[2]
+    stats["rn"] = el.counts[3]
+    stats["treewidth"] = max(el.width, 2 if counts[2] else 1 if counts[1] else 0)
     stats["dp_cells"] = el.cells
 
     def finish(val: dict[int, int]) -> tuple[int, ...]:
+        _undo_reductions(rlog, ks, val)
         for b, a in model.fixed.items():
             val[b] = a
         out = [UNASSIGNED] * g.n_blocks

@@ -1,0 +1,487 @@
+"""Benchmark of the exact method against HiGHS (ILP) and toulbar2 (weighted CSP), and of the
+seed heuristic's gap to the proven optimum.
+
+    .venv/bin/python -m benchmarks.bench_exact            # every family, 100k blocks included
+    .venv/bin/python -m benchmarks.bench_exact --quick    # small sizes only
+    .venv/bin/python -m benchmarks.bench_exact --no-big   # skip the 100k-block plans
+
+Instances come from `benchmarks/families.py` (seeded). For each one, in the same run and
+on the same pruned domains:
+
+* `ours`: `solve_exact` wall time, building its model from the indexed graph included;
+* `highs`: HiGHS on the standard ILP (binary one-hot block variables, continuous
+  edge-pair variables for the allowed pairs of each neighbouring block pair, marginal
+  constraints tying them to both endpoints; `mip_rel_gap` 0 so that it proves the optimum);
+* `tb2`: toulbar2 through pytoulbar2 with its default options (a unary cost function per
+  block, a binary one per neighbouring pair, forbidden pairs at infinite cost);
+* `heuristic`: the seed algorithm (`placement_cli.solvers.heuristic`), when present.
+
+The reference solvers are timed on their `run()` / `Solve()` call only; the Python time to
+hand them the model is reported separately (`*_build`) and not counted, which favours
+them. Every time is the best of `--repeat` runs on instances where one run takes under a
+second. Ratios are ours / reference (below 1: ours is faster). Every solver's optimum
+is checked against ours. Results go to `benchmarks/results/exact.json`.
+
+HiGHS and toulbar2 are benchmark-only dependencies (`pip install -e .[bench]`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarks.families import FAMILIES
+from placement_cli.graph import Graph
+from placement_cli.passes.prune import prune
+from placement_cli.passes.scc import SccResult, scc
+from placement_cli.pipeline import parse_plan
+from placement_cli.solvers.exact import solve_exact
+from placement_cli.solvers.objective import evaluate
+
+RESULTS = Path(__file__).resolve().parent / "results" / "exact.json"
+INF = math.inf
+
+Instance = tuple[str, int, int | None, int]  # family, blocks, targets (None: the family picks), seed
+
+
+def instances(quick: bool, big: bool) -> list[Instance]:
+    out: list[Instance] = []
+    if quick:
+        out += [("structured", n, k, s) for n in (1000,) for k in (3, 4) for s in range(2)]
+        out += [("dense_loop", 100, k, s) for k in (3, 4) for s in range(2)]
+        out += [("random", n, None, s) for n in (20, 30) for s in range(3)]
+        return out
+    out += [("structured", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)]
+    out += [("dense_loop", n, k, s) for n in (100, 300, 1000) for k in (3, 4) for s in range(3)]
+    out += [("random", n, None, s) for n in (20, 40, 60, 100) for s in range(5)]
+    if big:
+        out += [("structured", 100_000, k, 0) for k in (3, 4)]
+    return out
+
+
+# ------------------------------------------------------------------ the pairwise model
+
+
+def pair_model(g: Graph, domains: tuple[int, ...]) -> tuple[
+    list[int], dict[int, list[int]], dict[int, list[float]], dict[tuple[int, int], list[float]]
+]:
+    """Live blocks, their values, unary costs (self-loops folded in) and one table per
+    neighbouring pair (rows: the lower block index), built independently of the solver."""
+    live = [b for b in range(g.n_blocks) if g.live[b]]
+    vals = {b: [t for t in range(g.n_targets) if domains[b] >> t & 1] for b in live}
+    unary = {b: [g.cost[b][t] for t in vals[b]] for b in live}
+    pairs: dict[tuple[int, int], list[float]] = {}
+    for e in range(g.n_edges):
+        u, v, m = g.edge_src[e], g.edge_dst[e], g.edge_mat[e]
+        if not g.live[u]:
+            continue
+        if u == v:
+            for i, t in enumerate(vals[u]):
+                c = m.get(t, t)
+                unary[u][i] = INF if c is None else unary[u][i] + c
+            continue
+        a, b = (u, v) if u < v else (v, u)
+        tab = []
+        for ta in vals[a]:
+            for tb in vals[b]:
+                c = m.get(ta, tb) if a == u else m.get(tb, ta)
+                tab.append(INF if c is None else c)
+        old = pairs.get((a, b))
+        pairs[(a, b)] = tab if old is None else [x + y for x, y in zip(old, tab, strict=True)]
+    return live, vals, unary, pairs
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence C-level stdout/stderr (HiGHS prints a banner when constructed)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(null)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
+    import highspy
+    import numpy as np
+
+    t0 = time.perf_counter()
+    live, vals, unary, pairs = model
+    col_cost: list[float] = []
+    col_upper: list[float] = []
+    integ: list[int] = []
+    xcol: dict[int, int] = {}
+    for b in live:
+        xcol[b] = len(col_cost)
+        for c in unary[b]:
+            col_cost.append(0.0 if c == INF else c)
+            col_upper.append(0.0 if c == INF else 1.0)
+            integ.append(1)
+    starts = [0]
+    index: list[int] = []
+    value: list[float] = []
+    lower: list[float] = []
+    upper: list[float] = []
+    for b in live:  # one-hot
+        index.extend(range(xcol[b], xcol[b] + len(vals[b])))
+        value.extend([1.0] * len(vals[b]))
+        starts.append(len(index))
+        lower.append(1.0)
+        upper.append(1.0)
+    for (a, b), tab in pairs.items():
+        ka, kb = len(vals[a]), len(vals[b])
+        ycol: dict[int, int] = {}
+        for cell, c in enumerate(tab):
+            if c != INF:
+                ycol[cell] = len(col_cost)
+                col_cost.append(c)
+                col_upper.append(1.0)
+                integ.append(0)
+        for i in range(ka):  # sum_j y[i, j] = x[a, i]
+            for j in range(kb):
+                y = ycol.get(i * kb + j)
+                if y is not None:
+                    index.append(y)
+                    value.append(1.0)
+            index.append(xcol[a] + i)
+            value.append(-1.0)
+            starts.append(len(index))
+            lower.append(0.0)
+            upper.append(0.0)
+        for j in range(kb):  # sum_i y[i, j] = x[b, j]
+            for i in range(ka):
+                y = ycol.get(i * kb + j)
+                if y is not None:
+                    index.append(y)
+                    value.append(1.0)
+            index.append(xcol[b] + j)
+            value.append(-1.0)
+            starts.append(len(index))
+            lower.append(0.0)
+            upper.append(0.0)
+    lp = highspy.HighsLp()
+    lp.num_col_ = len(col_cost)
+    lp.num_row_ = len(lower)
+    lp.col_cost_ = np.array(col_cost, dtype=np.float64)
+    lp.col_lower_ = np.zeros(len(col_cost))
+    lp.col_upper_ = np.array(col_upper, dtype=np.float64)
+    lp.row_lower_ = np.array(lower, dtype=np.float64)
+    lp.row_upper_ = np.array(upper, dtype=np.float64)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value, dtype=np.float64)
+    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integ]
+    with _quiet():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-7)
+        h.setOptionValue("time_limit", float(time_limit))
+        h.passModel(lp)
+        t1 = time.perf_counter()
+        h.run()
+        t2 = time.perf_counter()
+    status = h.getModelStatus()
+    ms = highspy.HighsModelStatus
+    info = h.getInfo()
+    return {
+        "build": t1 - t0,
+        "time": t2 - t1,
+        "optimal": status == ms.kOptimal,
+        "infeasible": status == ms.kInfeasible,
+        "cost": info.objective_function_value if status == ms.kOptimal else None,
+        "cols": len(col_cost),
+        "rows": len(lower),
+    }
+
+
+def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
+    import pytoulbar2
+
+    t0 = time.perf_counter()
+    live, vals, unary, pairs = model
+    integral = all(c == INF or c == int(c) for b in live for c in unary[b]) and all(
+        c == INF or c == int(c) for tab in pairs.values() for c in tab
+    )
+    cfn = pytoulbar2.CFN(resolution=0 if integral else 6, verbose=-1)
+    name = {}
+    for b in live:
+        name[b] = f"x{b}"
+        cfn.AddVariable(name[b], [f"v{t}" for t in vals[b]])
+    for b in live:
+        if len(vals[b]) == 1:
+            if unary[b][0] == INF:
+                cfn.AddFunction([name[b]], [INF])
+            else:
+                cfn.AddFunction([], unary[b][0])
+        else:
+            cfn.AddFunction([name[b]], unary[b])
+    for (a, b), tab in pairs.items():
+        cfn.AddFunction([name[a], name[b]], tab)
+    t1 = time.perf_counter()
+    res = cfn.Solve(timeLimit=max(1, int(math.ceil(time_limit))))
+    t2 = time.perf_counter()
+    proven = t2 - t1 < time_limit
+    return {
+        "build": t1 - t0,
+        "time": t2 - t1,
+        "optimal": res is not None and proven,
+        "infeasible": res is None and proven,
+        "cost": float(res[1]) if res is not None else None,
+    }
+
+
+def _heuristic() -> Callable[[Graph, tuple[int, ...], SccResult], tuple[Any, Any]] | None:
+    """The seed heuristic, if the module exists yet: returns (assignment, forward-only)."""
+    try:
+        from placement_cli.solvers.complete import build_instance
+        from placement_cli.solvers.heuristic import solve_heuristic
+    except ImportError:
+        return None
+
+    def run(g: Graph, domains: tuple[int, ...], comps: SccResult) -> tuple[Any, Any]:
+        out = solve_heuristic(build_instance(g, domains), comps)
+        return out.assignment, out.forward
+
+    return run
+
+
+def _best_of(fn: Callable[[], dict[str, Any]], repeat: int) -> dict[str, Any]:
+    best = fn()
+    if best["time"] < 1.0:
+        for _ in range(repeat - 1):
+            r = fn()
+            if r["time"] < best["time"]:
+                best = r
+    return best
+
+
+def _gap(cost: float | None, opt: float | None) -> float | None:
+    if cost is None or opt is None or opt == INF:
+        return None
+    if opt == 0:
+        return 0.0 if cost == 0 else INF
+    return (cost - opt) / opt
+
+
+def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[str, Any]:
+    fam, n, k, seed = inst
+    gen = FAMILIES[fam]
+    plan = gen(n, seed) if k is None else gen(n, seed, k)
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    comps = scc(g)
+    row: dict[str, Any] = {
+        "family": fam,
+        "blocks": g.n_blocks,
+        "live": sum(g.live),
+        "targets": g.n_targets,
+        "seed": seed,
+        "multi_target": sum(1 for b in range(g.n_blocks) if g.live[b] and domains[b].bit_count() > 1),
+    }
+
+    def ours() -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out = solve_exact(g, domains, comps, args.time_limit)
+        t = time.perf_counter() - t0
+        return {"time": t, "out": out}
+
+    r = _best_of(ours, args.repeat)
+    out = r["out"]
+    opt = out.lower_bound if out.optimal else None
+    cost = None
+    if out.assignment is not None:
+        c = evaluate(g, out.assignment)
+        cost = c.total if c is not None else None
+    row["ours"] = {
+        "time": r["time"],
+        "optimal": out.optimal,
+        "infeasible": out.infeasible,
+        "cost": cost,
+        "lower_bound": out.lower_bound,
+        "stats": out.stats,
+    }
+    if heuristic is not None:
+        t0 = time.perf_counter()
+        try:
+            h, fwd = heuristic(g, domains, comps)
+            err = None
+        except Exception as exc:  # a work in progress elsewhere must not stop the benchmark
+            h = fwd = None
+            err = f"{type(exc).__name__}: {exc}"
+        th = time.perf_counter() - t0
+        hc = evaluate(g, h) if h is not None else None
+        fc = evaluate(g, fwd) if fwd is not None else None
+        row["heuristic"] = {
+            "time": th,
+            "cost": hc.total if hc else None,
+            "gap": _gap(hc.total if hc else None, opt),
+            "forward_gap": _gap(fc.total if fc else None, opt),
+            "error": err,
+        }
+    model = pair_model(g, domains) if (args.highs or args.toulbar2) else None
+    if args.highs:
+        row["highs"] = _best_of(lambda: run_highs(model, args.time_limit), args.repeat)
+    if args.toulbar2:
+        row["tb2"] = _best_of(lambda: run_toulbar2(model, args.time_limit), args.repeat)
+    for ref in ("highs", "tb2"):
+        if ref in row and row[ref]["optimal"] and opt is not None:
+            rc = row[ref]["cost"]
+            row[ref]["agrees"] = abs(rc - opt) <= 1e-6 * max(1.0, abs(opt))
+        if ref in row and row[ref]["time"] > 0:
+            row[f"ratio_{ref}"] = row["ours"]["time"] / row[ref]["time"]
+    return row
+
+
+def _ms(t: float | None) -> str:
+    return "-" if t is None else f"{t * 1000:.0f}" if t >= 0.1 else f"{t * 1000:.1f}"
+
+
+def _fmt_ratio(r: float | None) -> str:
+    return "-" if r is None else f"{r:.2f}"
+
+
+def print_row(row: dict[str, Any]) -> None:
+    o = row["ours"]
+    st = o["stats"]
+    status = "opt" if o["optimal"] and not o["infeasible"] else "infeas" if o["infeasible"] else "gap"
+    h = row.get("highs")
+    t = row.get("tb2")
+    heur = row.get("heuristic")
+    hg = "n/a"
+    if heur is not None:
+        g = heur["gap"]
+        hg = "fail" if heur["cost"] is None else ("-" if g is None else f"{100 * g:.2f}%")
+    print(
+        f"{row['family']:<10} {row['live']:>7} {row['targets']:>2} {row['seed']:>2} {row['multi_target']:>6}"
+        f" {st.get('treewidth', 0):>3} {st.get('core_blocks', 0):>4} {status:>6} {_ms(o['time']):>8}"
+        f" {_ms(h['time']) if h else '-':>8} {_ms(t['time']) if t else '-':>8}"
+        f" {_fmt_ratio(row.get('ratio_highs')):>6} {_fmt_ratio(row.get('ratio_tb2')):>6} {hg:>8}"
+        + ("" if not h or h.get("agrees", True) else "  HIGHS-DISAGREES")
+        + ("" if not t or t.get("agrees", True) else "  TB2-DISAGREES"),
+        flush=True,
+    )
+
+
+def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        size = r["blocks"]
+        bucket = 1000 if size < 1500 and r["family"] == "structured" else size
+        if r["family"] == "structured":
+            bucket = min((1000, 2000, 3000, 100_000), key=lambda s: abs(s - size))
+        elif r["family"] == "dense_loop":
+            bucket = min((100, 300, 1000), key=lambda s: abs(s - size))
+        key = (r["family"], bucket, r["targets"] if r["family"] != "random" else 0)
+        groups.setdefault(key, []).append(r)
+    out = []
+    for (fam, size, k), rs in groups.items():
+        s: dict[str, Any] = {"family": fam, "size": size, "targets": k or "2-8", "instances": len(rs)}
+        s["proven"] = sum(1 for r in rs if r["ours"]["optimal"])
+        s["ours_median_ms"] = 1000 * statistics.median(r["ours"]["time"] for r in rs)
+        for ref in ("highs", "tb2"):
+            rat = [r[f"ratio_{ref}"] for r in rs if f"ratio_{ref}" in r and r[ref]["optimal"] and r["ours"]["optimal"]]
+            if rat:
+                s[f"{ref}_median_ms"] = 1000 * statistics.median(r[ref]["time"] for r in rs)
+                s[f"ratio_{ref}_geomean"] = math.exp(statistics.fmean(math.log(x) for x in rat))
+                s[f"ratio_{ref}_max"] = max(rat)
+                s[f"{ref}_unproven"] = sum(1 for r in rs if not r[ref]["optimal"])
+        hs = [r["heuristic"] for r in rs if "heuristic" in r and r["ours"]["optimal"] and not r["ours"]["infeasible"]]
+        if hs:
+            gaps = [h["gap"] for h in hs if h["gap"] is not None]
+            s["heuristic_runs"] = len(hs)
+            s["heuristic_failed"] = sum(1 for h in hs if h["cost"] is None)
+            s["heuristic_optimal"] = sum(1 for x in gaps if x <= 1e-12)
+            s["heuristic_mean_gap"] = statistics.fmean(gaps) if gaps else None
+            s["heuristic_max_gap"] = max(gaps) if gaps else None
+            fg = [h["forward_gap"] for h in hs if h["forward_gap"] is not None]
+            s["forward_optimal"] = sum(1 for x in fg if x <= 1e-12)
+            s["forward_mean_gap"] = statistics.fmean(fg) if fg else None
+        out.append(s)
+    return out
+
+
+def print_summary(summary: list[dict[str, Any]]) -> None:
+    print()
+    print("family       size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)")
+    for s in summary:
+        def pair(ref: str) -> str:
+            g = s.get(f"ratio_{ref}_geomean")
+            return "-" if g is None else f"{g:.2f}, {s[f'ratio_{ref}_max']:.2f}"
+
+        hopt = "n/a"
+        hgap = "n/a"
+        if "heuristic_runs" in s:
+            hopt = f"{s['heuristic_optimal']}/{s['heuristic_runs']}"
+            if s["heuristic_mean_gap"] is not None:
+                hgap = f"{100 * s['heuristic_mean_gap']:.2f}%, {100 * s['heuristic_max_gap']:.2f}%"
+        print(
+            f"{s['family']:<10} {s['size']:>7} {s['targets']!s:>3} {s['instances']:>3} {s['proven']:>4}/{s['instances']:<2}"
+            f" {s['ours_median_ms']:>8.1f} {s.get('highs_median_ms', float('nan')):>9.1f} {s.get('tb2_median_ms', float('nan')):>7.1f}"
+            f" {pair('highs'):>20} {pair('tb2'):>18} {hopt:>9} {hgap:>19}"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes only")
+    ap.add_argument("--no-big", dest="big", action="store_false", help="skip the 100k-block plans")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="per solver and instance (s)")
+    ap.add_argument("--repeat", type=int, default=3, help="best of N runs where a run takes < 1 s")
+    ap.add_argument("--no-highs", dest="highs", action="store_false")
+    ap.add_argument("--no-toulbar2", dest="toulbar2", action="store_false")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these families")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    heuristic = _heuristic()
+    print(
+        "family        live  K sd  multi  tw core status  ours_ms highs_ms   tb2_ms  o/hig  o/tb2 heur_gap"
+    )
+    rows = []
+    for inst in instances(args.quick, args.big):
+        if args.family and inst[0] not in args.family:
+            continue
+        row = bench_one(inst, args, heuristic)
+        print_row(row)
+        rows.append(row)
+    summary = summarise(rows)
+    print_summary(summary)
+    doc = {
+        "command": "python -m benchmarks.bench_exact " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
+        "heuristic_available": heuristic is not None,
+        "summary": summary,
+        "instances": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1, sort_keys=False, default=_json_default) + "\n")
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    raise TypeError(type(x))
+
+
+if __name__ == "__main__":
+    main()
