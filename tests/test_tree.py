@@ -14,6 +14,8 @@ import json
 import math
 import random
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,22 +151,38 @@ def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
     return tp.build_tree(tp.parse_tree(spec), expand_dag)[0]
 
 
+@contextmanager
+def lift_strategy(by_budget_max: int) -> Iterator[None]:
+    """`lift` switches from a per-budget to a per-engine-pair loop above this length;
+    small test budgets would otherwise only ever take the first."""
+    old = tp._BY_BUDGET_MAX
+    tp._BY_BUDGET_MAX = by_budget_max
+    try:
+        yield
+    finally:
+        tp._BY_BUDGET_MAX = old
+
+
+STRATEGY = st.sampled_from([0, 2, 8])
+
+
 # --------------------------------------------------------------------------- properties
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.randoms(use_true_random=False), st.integers(0, 6))
-def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int) -> None:
+@given(st.randoms(use_true_random=False), st.integers(0, 6), STRATEGY)
+def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int, strategy: int) -> None:
     spec = random_spec(rng)
     tree = build(spec)
-    fast = tp.fast_dp(tree, budget)
+    with lift_strategy(strategy):
+        fast = tp.fast_dp(tree, budget)
+        res = tp.place(tree, budget)
     literal = tp.reference_dp(tree, budget)
     for v in range(tree.n):
         for e in range(len(tree.engines)):
             assert [tp.at(fast[v][e], k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
     brute = brute_frontier(spec, budget)
     assert [min(literal[tree.root][e][k] for e in range(len(tree.engines))) for k in range(budget + 1)] == brute
-    res = tp.place(tree, budget)
     assert list(res.frontier) == brute[: len(res.frontier)]
     # Budgets past the number of edges buy nothing, which is why the frontier stops there.
     assert len(res.frontier) == min(budget, tree.n - 1) + 1
@@ -172,10 +190,11 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Ran
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.randoms(use_true_random=False), st.integers(0, 6))
-def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int) -> None:
+@given(st.randoms(use_true_random=False), st.integers(0, 6), STRATEGY)
+def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int, strategy: int) -> None:
     spec = random_spec(rng)
-    art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions(budget=budget))
+    with lift_strategy(strategy):
+        art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions(budget=budget))
     sec = art["tree"]
     front = [f["latency"] for f in sec["frontier"]]
     assert [f["budget"] for f in sec["frontier"]] == list(range(len(front)))
@@ -234,10 +253,11 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)
-    for _ in range(3000):
+    for i in range(3000):
         spec = random_spec(rng, max_nodes=7, max_engines=3 if rng.random() < 0.5 else 2)
         budget = rng.randint(0, 4)
-        res = tp.place(build(spec), budget)
+        with lift_strategy(i % 3):
+            res = tp.place(build(spec), budget)
         assert list(res.frontier) == brute_frontier(spec, budget)[: len(res.frontier)], spec
 
 

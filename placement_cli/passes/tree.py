@@ -21,6 +21,7 @@ Time O(sum over edges (v,u) of min(K, |subtree(u)|) * E^2); see `docs/tree.md`.
 from __future__ import annotations
 
 import math
+from operator import add
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ from placement_cli.tree_model import LinearTransfer, TreeFile
 INF = math.inf
 MAX_EXPANDED_NODES = 1_000_000
 _INF_ROW: list[float] = [INF]  # shared by every (node, engine) that cannot run; never mutated
+_BY_BUDGET_MAX = 8  # `lift` strategy crossover, measured with benchmarks/bench_tree.py
 
 
 class TreeOptions(BaseModel):
@@ -294,7 +296,8 @@ class Tree:
     time: tuple[tuple[float, ...], ...]  # per tree node, INF where the engine cannot run it
     rows: tuple[float, ...]  # per input node (0 where unknown, which the checks allow only when unused)
     nbytes: tuple[float, ...]  # rows * row_width per input node
-    coef: tuple[tuple[float, float, float], ...]  # (fixed, per_row, per_byte) per src*E+dst; INF fixed: no transfer
+    coef: tuple[tuple[float, float, float], ...]  # (fixed, per_row, per_byte) at src * E + dst; INF fixed: no transfer
+    sized: bool  # some per_row or per_byte is non-zero, so the cost depends on the child
     explicit: dict[int, tuple[tuple[int, int, float], ...]]  # input node -> (src, dst, cost)
 
     @property
@@ -311,6 +314,26 @@ class Tree:
         for s, d, c in self.explicit.get(o, ()):
             t[s * len(self.engines) + d] = c
         return t
+
+    def columns(self, u: int, dests: Sequence[int]) -> list[list[float]]:
+        """`cols[e][src] = T(u, src, e)` for each e in dests (the DP reads a column per
+        parent engine); the same numbers as `transfer`, computed the same way."""
+        n_e = len(self.engines)
+        o = self.origin[u]
+        cols: list[list[float]] = [[]] * n_e  # the shared empty list is never written
+        coef = self.coef
+        if self.sized:
+            r = self.rows[o]
+            b = self.nbytes[o]
+            for e in dests:
+                cols[e] = [f + pr * r + pb * b for f, pr, pb in coef[e::n_e]]
+        else:
+            for e in dests:
+                cols[e] = [f for f, _, _ in coef[e::n_e]]
+        for s, d, c in self.explicit.get(o, ()):
+            if cols[d]:
+                cols[d][s] = c
+        return cols
 
 
 def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Diagnostic, ...]]:
@@ -453,6 +476,7 @@ def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Di
         rows=rows,
         nbytes=nbytes,
         coef=tuple(coef),
+        sized=any(c[1] > 0 or c[2] > 0 for c in coef),
         explicit={k: tuple(v) for k, v in explicit.items()},
     )
     return tree, tuple(diags)
@@ -561,36 +585,62 @@ def split_minmax(a: list[float], b: list[float], k: int) -> tuple[int, int]:
     return i, j
 
 
-def lift(du: list[list[float]], t: list[float], dests: Sequence[int], size: int) -> list[list[float]]:
+def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], size: int) -> list[list[float]]:
     """Seed lines 10-19 for one child u and each parent engine e in `dests`:
-    `B[k] = min(du[e][k], min over e' != e of du[e'][k-1] + T(u, e', e))`, k < size.
-    Other positions of the result are `[INF]`.
+    `B[k] = min(du[e][k], min over e' != e of du[e'][k-1] + T(u, e', e))`, k < size,
+    with `cols[e][e'] = T(u, e', e)`. Other positions of the result are `[INF]`.
 
-    >>> lift([[5.0, 4.0], [1.0]], [0.0, 2.0, 1.0, 0.0], [0], 10)
+    >>> lift([[5.0, 4.0], [1.0]], [[0.0, 1.0], [2.0, 0.0]], [0], 10)
     [[5.0, 2.0], [inf]]
     """
     n_e = len(du)
-    srcs = [s for s in range(n_e) if du[s][-1] < INF]
     out: list[list[float]] = [_INF_ROW] * n_e
-    if not srcs:
+    longest = 0
+    for row in du:
+        if row[-1] < INF and len(row) > longest:
+            longest = len(row)
+    if longest == 0:  # the child's subtree cannot be placed at all
         return out
-    n = max(len(du[s]) for s in srcs) + 1
-    if n > size:
-        n = size
-    m = n - 1  # entries k = 1..n-1, which read du[.][k-1]
+    n = longest + 1 if longest < size else size
+    m = n - 1  # entries k = 1..m read du[.][k-1]
+    if m == 0:
+        for e in dests:
+            out[e] = du[e][:1]
+        return out
+    if m <= _BY_BUDGET_MAX:
+        # Short sequences (most children): one min over all source engines per budget.
+        # The diagonal (T = 0) adds du[e][k-1] >= du[e][k], so it never wins and needs
+        # no exclusion; engines without a transfer contribute INF.
+        xs = [[row[k] if k < len(row) else row[-1] for row in du] for k in range(m)]
+        for e in dests:
+            own = du[e]
+            col = cols[e]
+            alt = [min(map(add, x, col)) for x in xs]
+            if len(own) > 1:
+                tail = own[1:n]
+                if len(tail) < m:
+                    tail += [own[-1]] * (m - len(tail))
+                b = [own[0]]
+                b.extend(map(min, tail, alt))
+            else:
+                c = own[0]
+                b = [c]
+                b.extend([x if x < c else c for x in alt])
+            out[e] = _trim(b) if b[-1] == b[-2] else b
+        return out
+    # Long sequences: one shifted list per allowed engine pair, then an elementwise min.
+    srcs = [s for s in range(n_e) if du[s][-1] < INF]
     pads: list[list[float]] = [_INF_ROW] * n_e
     for s in srcs:
         row = du[s]
         pads[s] = row[:m] if len(row) >= m else row + [row[-1]] * (m - len(row))
     for e in dests:
         own = du[e]
-        if m == 0:
-            out[e] = own[:1]
-            continue
+        col = cols[e]
         cands = []
         for s in srcs:
             if s != e:
-                c = t[s * n_e + e]
+                c = col[s]
                 if c < INF:
                     cands.append([x + c for x in pads[s]])
         if not cands:
@@ -601,7 +651,7 @@ def lift(du: list[list[float]], t: list[float], dests: Sequence[int], size: int)
             tail += [own[-1]] * (m - len(tail))
         b = [own[0]]
         b.extend(map(min, tail, *cands))
-        out[e] = _trim(b)
+        out[e] = _trim(b) if b[-1] == b[-2] else b
     return out
 
 
@@ -629,7 +679,7 @@ def fast_dp(tree: Tree, budget: int) -> list[list[list[float]]]:
         if dests:
             acc: list[list[float] | None] = [None] * n_e
             for u in ch:
-                bs = lift(dp[u], tree.transfer(u), dests, size)
+                bs = lift(dp[u], tree.columns(u, dests), dests, size)
                 for e in dests:
                     b = bs[e]
                     a = acc[e]
@@ -639,7 +689,9 @@ def fast_dp(tree: Tree, budget: int) -> list[list[list[float]]]:
                 assert a is not None
                 if a[-1] < INF:
                     c = tv[e]
-                    row[e] = _trim([c + x for x in a])
+                    r = [c + x for x in a]
+                    # adding c can round two tail values together
+                    row[e] = _trim(r) if len(r) > 1 and r[-1] == r[-2] else r
         dp[v] = row
     return dp
 
@@ -754,8 +806,9 @@ def _rebuild(tree: Tree, dp: list[list[list[float]]], size: int, e0: int, k0: in
         ch = tree.children[v]
         if not ch:
             continue
-        trans = [tree.transfer(u) for u in ch]
-        bs = [lift(dp[u], trans[i], (e,), size)[e] for i, u in enumerate(ch)]
+        colsets = [tree.columns(u, (e,)) for u in ch]
+        cols = [c[e] for c in colsets]
+        bs = [lift(dp[u], colsets[i], (e,), size)[e] for i, u in enumerate(ch)]
         folds = [bs[0]]
         for b in bs[1:]:
             folds.append(merge_minmax(folds[-1], b, size))
@@ -770,7 +823,7 @@ def _rebuild(tree: Tree, dp: list[list[list[float]]], size: int, e0: int, k0: in
                 stack.append((u, e, j))
                 continue
             for s in range(n_e):
-                if s != e and j >= 1 and at(dp[u][s], j - 1) + trans[i][s * n_e + e] == want:
+                if s != e and j >= 1 and at(dp[u][s], j - 1) + cols[i][s] == want:
                     stack.append((u, s, j - 1))
                     break
             else:  # pragma: no cover - the DP values always have a witness
