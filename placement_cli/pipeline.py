@@ -195,7 +195,8 @@ class Run:
             fused = self.fused()
             res = mod.islands(self.g, self.assignment(), fused, self.options.get("islands"))  # type: ignore[arg-type]
             self.results["islands"] = res
-            self._record("islands", res.to_json(self.g), res.diagnostics, res.status)
+            if "islands" not in self.sections:
+                self._record("islands", res.to_json(self.g), res.diagnostics, res.status)
             self._cache["islands"] = res
         return self._cache["islands"]
 
