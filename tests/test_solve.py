@@ -3,6 +3,7 @@ brute force (`tests/reference.py`) and on hand-built plans for each mechanism.""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from typing import Any
@@ -56,6 +57,27 @@ def total_of(plan: dict[str, Any], assignment: dict[str, str]) -> float:
     return b + e
 
 
+def total_or_inf(plan: dict[str, Any], assignment: dict[str, str]) -> float:
+    try:
+        return total_of(plan, assignment)
+    except KeyError:  # a target outside the domain or a forbidden transition
+        return math.inf
+
+
+def assert_fixpoint(plan: dict[str, Any], g: Any, assignment: dict[str, str], loops: bool = True) -> None:
+    """What the sweeps promise when they stop: no single block and no whole loop can be
+    moved to strictly lower the objective, all else fixed (enumerated on the plan).
+    Loops only when their CSP is exhaustive (no node limit in the way)."""
+    total = total_of(plan, assignment)
+    for comp in scc(g).components:
+        if not comp.live or (comp.cyclic and not loops):
+            continue
+        members = [g.block_ids[b] for b in comp.blocks]
+        for combo in itertools.product(plan["targets"], repeat=len(members)):
+            trial = dict(assignment, **dict(zip(members, combo, strict=True)))
+            assert total_or_inf(plan, trial) >= total, (members, combo)
+
+
 def edge(block: str, m: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
     return {"block": block} if m is None else {"block": block, "transitions": m}
 
@@ -104,6 +126,7 @@ def check_against_brute_force(plan: dict[str, Any], method: str, **opts: Any) ->
         assert total <= st_["forward_cost"]
     if method == "auto":
         assert total == optimum
+    assert_fixpoint(plan, g, a, loops=opts.get("csp_node_limit", 2) > 1)
     assert from_json(sec, g) == res.assignment
 
 
@@ -224,6 +247,25 @@ def test_scc_whose_first_solution_makes_a_later_block_infeasible() -> None:
     _, _, sec = run(plan, method="heuristic")
     assert sec["assignment"] == {"l1": "q", "l2": "p", "x": "q"}
     assert sec["cost"]["total"] == brute_force(plan)[0] == 1
+
+
+def test_loop_csp_charges_boundary_edges_and_caches_by_context() -> None:
+    # Inside, the loop is cheapest on p; the edge from s (fixed on q) makes p cost 10
+    # more. The boundary context carries s's target into the CSP, which must choose q.
+    # The backward sweep meets the same context again and takes it from the cache.
+    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
+        {"id": "s", "domain": ["q"], "terminator": {"kind": "goto", "successors": [
+            edge("l1", {"q": {"p": 10, "q": 0}})]}},
+        {"id": "l1", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "goto", "successors": [edge("l2", SAME)]}},
+        {"id": "l2", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "switch", "successors": [
+            edge("l1", SAME), edge("x", {"p": {"p": 0}, "q": {"p": 1}})]}},
+        {"id": "x", "domain": ["p"], "terminator": {"kind": "return"}},
+    ]}
+    h = seed_only(plan)
+    assert h.forward == h.assignment == (1, 1, 1, 0)
+    assert h.stats["csp_solves"] == 1 and h.stats["cache_hits"] >= 1
+    _, _, sec = run(plan, method="heuristic")
+    assert sec["cost"]["total"] == brute_force(plan)[0] == 3 and sec["optimal"] is True
 
 
 def test_backward_pass_improves_on_the_forward_pass() -> None:
