@@ -424,6 +424,8 @@ INVALID = [
     ("unknown-root", _mut("root", "zzz"), "root", "unknown node 'zzz'"),
     ("shared", _mut("nodes[2]", {"id": "join", "children": ["agg", "scan"], "time": {"pg": 1}}), "nodes[2].children[1]",
      "node 'scan' is shared: it is a child of 'agg' and of 'join'; an operator tree cannot share a sub-plan (pass --expand-dag to duplicate it)"),
+    ("listed-twice", _mut("nodes[0].children", ["scan", "scan"]), "nodes[0].children[1]",
+     "node 'scan' is shared: it is listed twice among the children of 'agg'; an operator tree cannot share a sub-plan"),
     ("no-budget", _mut("budget", None), "budget", "no cut budget: set `budget` in the file or pass --budget K"),
     ("not-a-mapping", [1, 2], "", "a tree file is a mapping at the top level"),
     ("artifact-kind", {"format_version": 1, "kind": "prune"}, "kind", "not a tree file or tree artifact: kind 'prune'"),

@@ -21,9 +21,9 @@ Time O(sum over edges (v,u) of min(K, |subtree(u)|) * E^2); see `docs/tree.md`.
 from __future__ import annotations
 
 import math
-from operator import add
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -372,10 +372,11 @@ def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Di
         problems = []
         for x in shared:
             (p1, _), (p2, j2) = parents[x][0], parents[x][1]
+            where = f"listed twice among the children of '{inp.ids[p1]}'" if p1 == p2 else f"a child of '{inp.ids[p1]}' and of '{inp.ids[p2]}'"
             problems.append(
                 Problem(
                     f"{pre}nodes[{p2}].children[{j2}]",
-                    f"node '{inp.ids[x]}' is shared: it is a child of '{inp.ids[p1]}' and of '{inp.ids[p2]}'; "
+                    f"node '{inp.ids[x]}' is shared: it is {where}; "
                     "an operator tree cannot share a sub-plan (pass --expand-dag to duplicate it)",
                 )
             )
@@ -459,8 +460,8 @@ def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Di
             else:
                 coef.append((float(m.fixed), float(m.per_row), float(m.per_byte)))
     explicit: dict[int, list[tuple[int, int, float]]] = {}
-    for x in tr.explicit:
-        explicit.setdefault(index[x.child], []).append((eidx[x.from_], eidx[x.to], float(x.cost)))
+    for item in tr.explicit:
+        explicit.setdefault(index[item.child], []).append((eidx[item.from_], eidx[item.to], float(item.cost)))
     rows = tuple(float(nd.rows) if nd.rows is not None else 0.0 for nd in f.nodes)
     nbytes = tuple(
         float(nd.rows) * float(nd.row_width) if nd.rows is not None and nd.row_width is not None else 0.0 for nd in f.nodes
