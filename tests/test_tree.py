@@ -368,9 +368,10 @@ def test_cli_stdin_yaml_and_format_yaml() -> None:
 
 
 def test_cli_reads_its_own_artifact_back(tmp_path: Path) -> None:
-    res, _ = run_cli(tmp_path, BASE)
+    res, _ = run_cli(tmp_path, BASE, "--budget", "0")
     again, _ = run_cli(tmp_path, res.stdout, name="art.json")
     assert again.exit_code == 0 and again.stdout == res.stdout
+    assert json.loads(again.stdout)["tree"]["budget"] == 0
 
 
 def _mut(path: str, value: Any) -> Any:

@@ -391,7 +391,7 @@ def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Di
     while stack:
         x, p = stack.pop()
         t = len(visit_origin)
-        if t >= MAX_EXPANDED_NODES:
+        if shared and t >= MAX_EXPANDED_NODES:
             raise InputError([Problem(f"{pre}nodes", f"expanding the shared sub-plans would create more than {MAX_EXPANDED_NODES} nodes")], inp.source)
         visit_origin.append(x)
         visit_kids.append([])
@@ -996,6 +996,8 @@ def tree_artifact(problem: TreeInput, options: TreeOptions) -> tuple[dict[str, A
         "frontier": [{"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)],
         "input": _plain(problem.file.model_dump(mode="json", by_alias=True, exclude_none=True)),
     }
+    # The echo carries the budget actually used, so the artifact re-reads to this result.
+    section["input"]["budget"] = budget
     if res.latency == INF:
         why = _why_infeasible(tree, budget)
         diagnostics += [d.to_json() for d in why]
