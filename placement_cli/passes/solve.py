@@ -51,7 +51,7 @@ class SolveOptions(BaseModel):
     time_limit: float = Field(5.0, ge=0)
     max_rounds: int = Field(100, ge=0, description="forward/backward rounds of the fixpoint (0: forward pass only)")
     max_backtracks: int = Field(10_000, ge=0, description="backtracks before the seed gives up")
-    csp_node_limit: int = Field(20_000, ge=1, description="B&B nodes per CSP solve of a loop")
+    csp_node_limit: int = Field(5_000, ge=1, description="B&B nodes per CSP solve of a loop")
     prove_max_blocks: int = Field(200, ge=0, description="live blocks up to which B&B tries to prove optimality")
     prove_node_limit: int = Field(200_000, ge=0, description="nodes of that proof attempt")
 

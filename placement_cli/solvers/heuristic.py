@@ -80,7 +80,7 @@ class Seed:
         comps: SccResult,
         max_rounds: int = 100,
         max_backtracks: int = 10_000,
-        csp_node_limit: int = 20_000,
+        csp_node_limit: int = 5_000,
     ) -> None:
         self.inst = inst
         self.max_rounds = max_rounds
@@ -516,7 +516,7 @@ def solve_heuristic(
     *,
     max_rounds: int = 100,
     max_backtracks: int = 10_000,
-    csp_node_limit: int = 20_000,
+    csp_node_limit: int = 5_000,
 ) -> HeuristicOutcome:
     """The seed algorithm: forward pass with backtracking, then sweeps to a fixpoint.
 
@@ -543,7 +543,7 @@ def solve_heuristic(
 
 
 def refine(
-    inst: Instance, comps: SccResult, assignment: tuple[int, ...], *, max_rounds: int = 100, csp_node_limit: int = 20_000
+    inst: Instance, comps: SccResult, assignment: tuple[int, ...], *, max_rounds: int = 100, csp_node_limit: int = 5_000
 ) -> tuple[tuple[int, ...], dict[str, int]]:
     """The seed's sweeps applied to an assignment found elsewhere (the complete fallback)."""
     seed = Seed(inst, comps, max_rounds, 0, csp_node_limit)
