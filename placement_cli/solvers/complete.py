@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from placement_cli.graph import Graph
 
@@ -188,13 +189,13 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     for b in range(n):
         if not live[b]:
             continue
-        for c in g.cost[b]:
-            if c != INF and c > cmax:
-                cmax = c
-        for t in tab[b]:
-            if id(t) not in seen:
-                seen.add(id(t))
-                for x in t:
+        for uc in g.cost[b]:
+            if uc != INF and uc > cmax:
+                cmax = uc
+        for table in tab[b]:
+            if id(table) not in seen:
+                seen.add(id(table))
+                for x in table:
                     if x is not None and x > cmax:
                         cmax = x
     return Instance(
@@ -295,19 +296,19 @@ class Sub:
         self.prio = list(prio) if prio is not None else [0] * len(self.blocks)
         self.pairs: list[tuple[int, int]] = []  # (a, slot in a's nbr) with a < neighbour
         self.pid: list[list[int]] = []
-        for a, ns in enumerate(self.nbr):
+        for a, others in enumerate(self.nbr):
             row = []
-            for i, b in enumerate(ns):
-                if a < b:
+            for i, o in enumerate(others):
+                if a < o:
                     row.append(len(self.pairs))
                     self.pairs.append((a, i))
                 else:
                     row.append(-1)
             self.pid.append(row)
-        for a, ns in enumerate(self.nbr):
-            for i, b in enumerate(ns):
-                if a > b:
-                    self.pid[a][i] = self.pid[b][self.nbr[b].index(a)]
+        for a, others in enumerate(self.nbr):
+            for i, o in enumerate(others):
+                if a > o:
+                    self.pid[a][i] = self.pid[o][self.nbr[o].index(a)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +360,7 @@ def search(
     deg, prio = sub.deg, sub.prio
     dom = list(dom0)
     val = [-1] * m
-    trail: list[tuple[int, int, float]] = []  # (kind 0 dom / 1 h / 2 pair, index, old)
+    trail: list[tuple[int, int, Any]] = []  # (kind 0 dom / 1 h / 2 pair, index, old value)
     heap: list[tuple[int, int, int, int]] = []
     push = heapq.heappush
 
@@ -453,9 +454,9 @@ def search(
         while len(trail) > mark:
             kind, x, old = trail.pop()
             if kind == 0:
-                dom[x] = old  # type: ignore[assignment]
+                dom[x] = old
                 if val[x] < 0:
-                    push(heap, (old.bit_count(), -deg[x], prio[x], x))  # type: ignore[attr-defined]
+                    push(heap, (old.bit_count(), -deg[x], prio[x], x))
             elif kind == 1:
                 hv[x] = old
             else:
