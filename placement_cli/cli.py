@@ -210,8 +210,18 @@ def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
     return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
 
 
-MethodOpt = Annotated[Method, typer.Option("--method", help="auto: exact when it fits the limit, else heuristic with a bound.")]
-TimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.0, help="Seconds the exact method may spend.")]
+MethodOpt = Annotated[
+    Method,
+    typer.Option(
+        "--method",
+        help="heuristic: the seed algorithm; exact: proven optimum (or best bound within the limit); "
+        "auto: heuristic first, then exact with the time left, keeping the better answer.",
+    ),
+]
+TimeLimitOpt = Annotated[
+    float,
+    typer.Option("--time-limit", min=0.0, help="Seconds the exact method (and so the optimality proof) may spend."),
+]
 
 
 @app.command()
