@@ -807,19 +807,34 @@ def _rebuild(tree: Tree, dp: list[list[list[float]]], size: int, e0: int, k0: in
         ch = tree.children[v]
         if not ch:
             continue
-        colsets = [tree.columns(u, (e,)) for u in ch]
-        cols = [c[e] for c in colsets]
-        bs = [lift(dp[u], colsets[i], (e,), size)[e] for i, u in enumerate(ch)]
-        folds = [bs[0]]
-        for b in bs[1:]:
-            folds.append(merge_minmax(folds[-1], b, size))
-        share = [0] * len(ch)
-        for i in range(len(ch) - 1, 0, -1):
-            k, share[i] = split_minmax(folds[i - 1], bs[i], k)
-        share[0] = k
+        cols = [tree.columns(u, (e,))[e] for u in ch]
+        if len(ch) == 1:
+            # One child takes the whole budget; only B[k] itself is needed, not the sequence.
+            du = dp[ch[0]]
+            want = at(du[e], k)
+            if k >= 1:
+                col = cols[0]
+                for s in range(n_e):
+                    c = at(du[s], k - 1) + col[s]
+                    if c < want:
+                        want = c
+            share = [k]
+            wants = [want]
+        else:
+            # Replay the fold on prefixes up to k: the walk to budget k reads nothing later.
+            cut = min(size, k + 1)
+            bs = [lift(dp[u], [cols[i] if x == e else [] for x in range(n_e)], (e,), cut)[e] for i, u in enumerate(ch)]
+            folds = [bs[0]]
+            for b in bs[1:]:
+                folds.append(merge_minmax(folds[-1], b, cut))
+            share = [0] * len(ch)
+            for i in range(len(ch) - 1, 0, -1):
+                k, share[i] = split_minmax(folds[i - 1], bs[i], k)
+            share[0] = k
+            wants = [at(b, j) for b, j in zip(bs, share, strict=True)]
         for i, u in enumerate(ch):
             j = share[i]
-            want = at(bs[i], j)
+            want = wants[i]
             if at(dp[u][e], j) == want:
                 stack.append((u, e, j))
                 continue
