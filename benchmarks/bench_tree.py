@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from placement_cli.io import gc_paused
 from placement_cli.passes import tree as tp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tree.json"
@@ -128,7 +129,8 @@ def main(argv: list[str] | None = None) -> None:
                     lit = lit_cpu = None
                     if literal_work(tree, k) <= args.literal_limit:
                         t0, c0 = time.perf_counter(), time.process_time()
-                        ref = tp.reference_dp(tree, k)
+                        with gc_paused():  # as `place` does, so both run alike
+                            ref = tp.reference_dp(tree, k)
                         lit, lit_cpu = time.perf_counter() - t0, time.process_time() - c0
                         want = min(ref[tree.root][e][k] for e in range(n_e))
                         if want != res.latency:
