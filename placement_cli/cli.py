@@ -188,28 +188,6 @@ def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False) -
     guarded(debug, body)
 
 
-@app.command()
-def prune(
-    path: InputArg, output: OutputOpt = None, format: FormatOpt = Format.json, quiet: QuietOpt = False, debug: DebugOpt = False
-) -> None:
-    """AC-3 arc consistency: the domains left and why each target went."""
-    guarded(debug, lambda: _stage("prune", path, output, format, quiet, {}))
-
-
-@app.command()
-def scc(
-    path: InputArg, output: OutputOpt = None, format: FormatOpt = Format.json, quiet: QuietOpt = False, debug: DebugOpt = False
-) -> None:
-    """Strongly connected components in topological order, with boundary edges."""
-    guarded(debug, lambda: _stage("scc", path, output, format, quiet, {}))
-
-
-def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
-    from placement_cli.passes.solve import SolveOptions
-
-    return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
-
-
 MethodOpt = Annotated[
     Method,
     typer.Option(
@@ -223,47 +201,48 @@ TimeLimitOpt = Annotated[
     typer.Option("--time-limit", min=0.0, help="Seconds the exact method (and so the optimality proof) may spend."),
 ]
 
+def _register_stage(stage: str, summary: str, solves: bool) -> None:
+    """One command per pipeline stage; all share the same options. The stages from
+    `solve` on also take the solver's options, since they run it when it is missing."""
+    if solves:
 
-@app.command()
-def solve(
-    path: InputArg,
-    output: OutputOpt = None,
-    format: FormatOpt = Format.json,
-    method: MethodOpt = Method.auto,
-    time_limit: TimeLimitOpt = 5.0,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
-) -> None:
-    """The cheapest feasible assignment of a target to every block."""
-    guarded(debug, lambda: _stage("solve", path, output, format, quiet, _solve_options(method, time_limit)))
+        def command(
+            path: InputArg,
+            output: OutputOpt = None,
+            format: FormatOpt = Format.json,
+            method: MethodOpt = Method.auto,
+            time_limit: TimeLimitOpt = 5.0,
+            quiet: QuietOpt = False,
+            debug: DebugOpt = False,
+        ) -> None:
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet, _solve_options(method, time_limit)))
+
+    else:
+
+        def command(  # type: ignore[misc]
+            path: InputArg,
+            output: OutputOpt = None,
+            format: FormatOpt = Format.json,
+            quiet: QuietOpt = False,
+            debug: DebugOpt = False,
+        ) -> None:
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet, {}))
+
+    command.__doc__ = summary
+    app.command(name=stage)(command)
 
 
-@app.command()
-def fuse(
-    path: InputArg,
-    output: OutputOpt = None,
-    format: FormatOpt = Format.json,
-    method: MethodOpt = Method.auto,
-    time_limit: TimeLimitOpt = 5.0,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
-) -> None:
-    """Merge same-target blocks joined by argument-free gotos."""
-    guarded(debug, lambda: _stage("fuse", path, output, format, quiet, _solve_options(method, time_limit)))
+def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
+    from placement_cli.passes.solve import SolveOptions
+
+    return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
 
 
-@app.command()
-def islands(
-    path: InputArg,
-    output: OutputOpt = None,
-    format: FormatOpt = Format.json,
-    method: MethodOpt = Method.auto,
-    time_limit: TimeLimitOpt = 5.0,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
-) -> None:
-    """Execution islands, their dependency graph and a schedule."""
-    guarded(debug, lambda: _stage("islands", path, output, format, quiet, _solve_options(method, time_limit)))
+_register_stage("prune", "AC-3 arc consistency: the domains left and why each target went.", solves=False)
+_register_stage("scc", "Strongly connected components in topological order, with boundary edges.", solves=False)
+_register_stage("solve", "The cheapest feasible assignment of a target to every block.", solves=True)
+_register_stage("fuse", "Merge same-target blocks joined by argument-free gotos.", solves=True)
+_register_stage("islands", "Execution islands, their dependency graph and a schedule.", solves=True)
 
 
 @app.command()
