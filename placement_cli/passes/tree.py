@@ -433,7 +433,7 @@ def build_tree(inp: TreeInput, expand_dag: bool = False) -> tuple[Tree, tuple[Di
                     "info",
                     "dag-expanded",
                     f"node '{inp.ids[x]}' is shared by {len(parents[x])} parents ({ps}); "
-                    f"--expand-dag placed {len(cs)} copies of its sub-plan: {', '.join(cs)}",
+                    f"--expand-dag duplicated its sub-plan, so it appears {len(cs)} times: {', '.join(cs)}",
                     tuple(cs),
                 )
             )
