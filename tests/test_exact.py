@@ -23,14 +23,15 @@ TARGETS = ["t0", "t1", "t2", "t3"]
 
 
 @st.composite
-def plans(draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4) -> dict[str, Any]:
+def plans(draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4, frac: bool = False) -> dict[str, Any]:
     """Tiny plans: random domains and costs, random allowed/forbidden pairs, self-loops,
-    parallel edges, dead blocks, a non-default entry; often infeasible."""
+    parallel edges, dead blocks, a non-default entry; often infeasible. `frac`: costs
+    with one decimal, which floats cannot represent exactly."""
     nt = draw(st.integers(1, max_targets))
     targets = TARGETS[:nt]
     nb = draw(st.integers(1, max_blocks))
     ids = [f"b{i}" for i in range(nb)]
-    cost_val = st.integers(0, 9)
+    cost_val = st.integers(0, 90).map(lambda c: c / 10) if frac else st.integers(0, 9)
 
     def matrix() -> dict[str, dict[str, int]]:
         m: dict[str, dict[str, int]] = {}
@@ -72,10 +73,15 @@ def plans(draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4) -> dict[st
     return plan
 
 
+def _same(a: float, b: float) -> bool:
+    """Equal, up to the last bits that different summation orders of decimals move."""
+    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
 def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, ...]) -> float:
     """The invariants every outcome must satisfy; returns the brute-force optimum."""
     best, _ = brute_force(plan)
-    assert out.lower_bound <= best
+    assert out.lower_bound <= best or _same(out.lower_bound, best)
     if out.assignment is not None:
         a = out.assignment
         assert len(a) == g.n_blocks
@@ -85,7 +91,7 @@ def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, 
         assert cost is not None
         assert out.lower_bound <= cost.total
         if out.optimal:
-            assert cost.total == best
+            assert _same(cost.total, best)
             assert out.lower_bound == cost.total
     if out.infeasible:
         assert out.optimal and out.assignment is None and best == math.inf
@@ -112,6 +118,23 @@ def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
         assert raw.lower_bound == out.lower_bound
 
 
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans(frac=True), st.booleans())
+def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
+    """Costs floats cannot represent exactly, through the elimination or the search."""
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    old = exact.TABLE_BUDGET, exact.REDUCTIONS
+    try:
+        if search:
+            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
+        out = solve_exact(g, domains, scc(g), time_limit=30.0)
+    finally:
+        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    best = _check(plan, out, g, domains)
+    assert out.optimal and out.infeasible == (best == math.inf)
+
+
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.integers(0, 2))
 def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
@@ -119,13 +142,13 @@ def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
     search and the mini-bucket bound must still prove the optimum."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = (exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS)
+    old = (exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS)
     try:
-        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
+        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
         exact.REDUCTIONS = False
         out = solve_exact(g, domains, scc(g), time_limit=30.0)
     finally:
-        exact.TABLE_BUDGET, exact.SEARCH_TABLE, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS = old
+        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS = old
     best = _check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -263,3 +286,29 @@ def test_float_costs_bound_below_cost() -> None:
     assert full.optimal and full.assignment is not None
     cut = solve_exact(g, domains, scc(g), 0.0, incumbent=full.assignment)
     assert cut.lower_bound <= (evaluate(g, full.assignment) or evaluate(g, full.assignment)).total
+
+
+@pytest.mark.parametrize("family,n,seed", [("random", 40, s) for s in range(4)] + [("dense_loop", 150, 0), ("structured", 400, 1)])
+def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) -> None:
+    """Beyond brute-force sizes: the elimination alone, the search alone (with its
+    diffusion bounds) and the default mix prove the same optimum."""
+    from benchmarks.families import FAMILIES
+
+    g = parse_plan(FAMILIES[family](n, seed))
+    domains = prune(g).domains
+    comps = scc(g)
+    default = solve_exact(g, domains, comps, 60.0)
+    old = exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS
+    try:
+        exact.TABLE_BUDGET, exact.DP_BUDGET = 1 << 22, 1 << 24
+        dp = solve_exact(g, domains, comps, 60.0)
+        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
+        search = solve_exact(g, domains, comps, 60.0)
+    finally:
+        exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS = old
+    assert default.optimal and dp.optimal and search.optimal
+    assert default.lower_bound == dp.lower_bound == search.lower_bound
+    for out in (default, dp, search):
+        if out.assignment is not None:
+            c = evaluate(g, out.assignment)
+            assert c is not None and c.total == out.lower_bound

@@ -42,9 +42,16 @@ TABLE_BUDGET = 1 << 21
 # All elimination steps together: beyond this the work alone exceeds any sensible
 # time limit, and the argmin tables (one byte per cell) stay bounded.
 TOTAL_BUDGET = 1 << 26
-# Inside the search each node eliminates only what is cheap: nodes stay fast, and
-# branching does the rest.
-SEARCH_TABLE = 1 << 12
+# The core goes to dynamic programming when its whole elimination builds at most this
+# many cells (a second or two of pure Python); wider cores go to the search.
+DP_BUDGET = 1 << 18
+# A search node whose remaining elimination builds at most this many cells is solved by
+# dynamic programming on the spot instead of branching further.
+LEAF_DP = 1 << 12
+# Min-sum diffusion sweeps: at most this many at the root of the search (fewer once the
+# bound stalls), and this many at every node.
+ROOT_SWEEPS = 200
+NODE_SWEEPS = 2
 # Mini-bucket lower bound: the largest table one mini-bucket may build.
 MINI_BUCKET_TABLE = 1 << 14
 # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
@@ -82,7 +89,6 @@ class _Model:
     pairs: dict[tuple[int, int], list[float]]  # (a, b), a < b: table with a's values as rows
     constant: float
     fixed: dict[int, int]  # block -> local value (0), for single-target blocks
-    integral: bool  # every cost is an integer: float sums are exact
     n_terms: int
 
     def factors(self) -> list[Factor]:
@@ -94,10 +100,19 @@ class _Model:
         return out
 
 
-def _integral(xs: list[float] | tuple[float, ...]) -> bool:
-    for c in xs:
-        if c != INF and c != int(c):
-            return False
+def _integral(g: Graph) -> bool:
+    """Every block cost and transition cost is an integer, so float sums are exact."""
+    for row in g.cost:
+        for c in row:
+            if c != INF and c != int(c):
+                return False
+    seen: set[int] = set()
+    for m in g.edge_mat:
+        if id(m) not in seen:
+            seen.add(id(m))
+            for c in m.cost:
+                if c is not None and c != int(c):
+                    return False
     return True
 
 
@@ -111,9 +126,9 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     single = [-1] * n  # the target of a live single-target block
     ks: dict[int, int] = {}
     fixed: dict[int, int] = {}
-    integral = True
     constant = 0.0
     cost = g.cost
+    dom_memo: dict[int, list[int]] = {}
     for b in range(n):
         if not live[b]:
             continue
@@ -127,15 +142,13 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             fixed[b] = 0
             unary[b] = [cost[b][t]]
         else:
-            vs = bits(dom)
+            vs = dom_memo.get(dom)
+            if vs is None:
+                vs = dom_memo[dom] = bits(dom)
             values[b] = vs
             ks[b] = len(vs)
             row = cost[b]
             unary[b] = [row[t] for t in vs]
-    for b in range(n):
-        u = unary[b]
-        if u is not None and integral and not _integral(u):
-            integral = False
 
     # Tables depend only on (matrix, source domain, destination domain, orientation), and
     # matrices are interned by the graph, so most edges hit this memo. Single-target
@@ -153,18 +166,15 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
         su, sv = single[u], single[v]
         if u == v:
             un = unary[u]
-            assert un is not None
             for i, t in enumerate(values[u]):
                 c = m.cost[t * m.n + t]
-                un[i] = INF if c is None else un[i] + c
+                un[i] = INF if c is None else un[i] + c  # type: ignore[index]
             continue
         if su >= 0 and sv >= 0:
             c = m.cost[su * m.n + sv]
             if c is None:
                 return None
             constant += c
-            if integral and c != int(c):
-                integral = False
             continue
         # mode: 0 pair u-rows, 1 pair v-rows, 2 unary on v (u fixed), 3 unary on u (v fixed)
         mode = 2 if su >= 0 else 3 if sv >= 0 else (1 if u > v else 0)
@@ -181,36 +191,32 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
                 raw = [mc[su * nm + d] for d in values[v]]
             else:
                 raw = [mc[s * nm + sv] for s in values[u]]
-            tab = [INF if c is None else c for c in raw]
-            memo[key] = tab
-            if integral and not _integral(tab):
-                integral = False
+            tab = memo[key] = [INF if c is None else c for c in raw]
         if mode >= 2:
             w = v if mode == 2 else u
-            old = unary[w]
-            assert old is not None
-            unary[w] = [a + b for a, b in zip(old, tab, strict=True)]
+            unary[w] = list(map(_add, unary[w], tab))  # type: ignore[arg-type]
             continue
         pk = (v, u) if mode == 1 else (u, v)
         old = pairs.get(pk)
-        pairs[pk] = tab if old is None else [a + b for a, b in zip(old, tab, strict=True)]
+        pairs[pk] = tab if old is None else list(map(_add, old, tab))
     for b in fixed:
-        u = unary[b]
-        assert u is not None
-        constant += u[0]
+        constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
-    return _Model(values, ks, unary, pairs, constant, fixed, integral, n_terms)
+    return _Model(values, ks, unary, pairs, constant, fixed, n_terms)
 
 
-def _reduce(model: _Model, n: int) -> tuple[float, list[tuple[int, int, int, list[int]]], list[Factor], list[int]]:
+# A reduction log entry: (x, y, z, x's unary, table x-y, table x-z); y, z = -1 if absent.
+Reduction = tuple[int, int, int, list[float], list[float] | None, list[float] | None]
+
+
+def _reduce(model: _Model, n: int) -> tuple[float, list[Reduction], list[Factor], list[int]]:
     """PBQP reductions R0, R1, R2 on the pairwise model until every block left has three
     or more neighbours: exact under min-sum algebra, and far cheaper than the generic
     elimination for the bulk of a structured plan (trees and series-parallel parts).
 
-    Returns the constant, the reduction log ((x, y, z, argmin table); y, z = -1 when
-    absent), the factors over the blocks left (the core) and the counts (R0, R1, R2).
-    Degrees never grow under these three rules, so a block enters the queue once.
+    Returns the constant, the reduction log, the factors over the blocks left (the core)
+    and the counts (R0, R1, R2).
     """
     ks = model.ks
     unary = model.unary
@@ -220,104 +226,233 @@ def _reduce(model: _Model, n: int) -> tuple[float, list[tuple[int, int, int, lis
     for (a, b), tab in model.pairs.items():
         nbr[a][b] = tab  # type: ignore[index]
         nbr[b][a] = tab  # type: ignore[index]
+    counts = [0, 0, 0]
+    const, log = _reduce_core(ks, unary, nbr, list(ks), n, model.constant, counts)
+    rest = [b for b in ks if nbr[b] is not None]
+    factors: list[Factor] = []
+    for a in rest:
+        for b, tab in nbr[a].items():  # type: ignore[union-attr]
+            if a < b:
+                factors.append(((a, b), tab))
+    for a in rest:
+        factors.append(((a,), unary[a]))  # type: ignore[arg-type]
+    return const, log, factors, counts
+
+
+def _reduce_core(
+    ks: dict[int, int] | list[int],
+    unary: list[list[float] | None],
+    nbr: list[dict[int, list[float]] | None],
+    cand: list[int],
+    n: int,
+    const: float,
+    counts: list[int],
+) -> tuple[float, list[Reduction]]:
+    """R0/R1/R2 in place on per-block unaries and neighbour tables (a pair's table has
+    the lower block's values as rows and is shared by both ends); eliminated blocks get
+    None. Degrees never grow under these three rules, so a block enters the queue once.
+    The log keeps the eliminated block's unary and tables rather than argmin tables:
+    back-substitution recomputes the one argmin it needs, with the same sums in the same
+    order, so the forward pass only takes minima. Stops early at an infinite constant.
+    """
     queued = bytearray(n)
-    queue = [b for b in ks if len(nbr[b]) <= 2]  # type: ignore[arg-type]
+    queue = [b for b in cand if len(nbr[b]) <= 2]  # type: ignore[arg-type]
     for b in queue:
         queued[b] = 1
-    log: list[tuple[int, int, int, list[int]]] = []
-    const = model.constant
-    counts = [0, 0, 0]
+    log: list[Reduction] = []
     add = _add
     for x in queue:
         nx = nbr[x]
-        assert nx is not None
         ux = unary[x]
-        assert ux is not None
-        kx = len(ux)
-        d = len(nx)
+        kx = len(ux)  # type: ignore[arg-type]
+        d = len(nx)  # type: ignore[arg-type]
         nbr[x] = None
         unary[x] = None
         if d == 0:
-            m = min(ux)
+            m = min(ux)  # type: ignore[type-var]
             const += m
-            log.append((x, -1, -1, [ux.index(m)]))
+            log.append((x, -1, -1, ux, None, None))  # type: ignore[arg-type]
             counts[0] += 1
             if m == INF:
                 break
             continue
         if d == 1:
-            ((y, t),) = nx.items()
+            ((y, t),) = nx.items()  # type: ignore[union-attr]
             ky = ks[y]
             uy = unary[y]
-            assert uy is not None
-            arg = []
-            for j in range(ky):
-                s = list(map(add, ux, t[j::ky] if x < y else t[j * kx : j * kx + kx]))
-                m = min(s)
-                uy[j] += m
-                arg.append(s.index(m))
+            if x < y:
+                for j in range(ky):
+                    uy[j] += min(map(add, ux, t[j::ky]))  # type: ignore[index, arg-type]
+            else:
+                for j in range(ky):
+                    uy[j] += min(map(add, ux, t[j * kx : j * kx + kx]))  # type: ignore[index, arg-type]
             ny = nbr[y]
-            assert ny is not None
-            del ny[x]
-            log.append((x, y, -1, arg))
+            del ny[x]  # type: ignore[union-attr]
+            log.append((x, y, -1, ux, t, None))  # type: ignore[arg-type]
             counts[1] += 1
-            if len(ny) <= 2 and not queued[y]:
+            if len(ny) <= 2 and not queued[y]:  # type: ignore[arg-type]
                 queued[y] = 1
                 queue.append(y)
             continue
-        (y, ty), (z, tz) = sorted(nx.items())
+        (y, ty), (z, tz) = sorted(nx.items())  # type: ignore[union-attr]
         ky, kz = ks[y], ks[z]
-        a_rows = [list(map(add, ux, ty[j::ky] if x < y else ty[j * kx : j * kx + kx])) for j in range(ky)]
-        cols = [tz[c::kz] if x < z else tz[c * kx : c * kx + kx] for c in range(kz)]
-        tab: list[float] = []
-        arg = []
-        for a in a_rows:
-            for c in cols:
-                s = list(map(add, a, c))
-                m = min(s)
-                tab.append(m)
-                arg.append(s.index(m))
+        if x < y:
+            a_rows = [list(map(add, ux, ty[j::ky])) for j in range(ky)]  # type: ignore[arg-type]
+        else:
+            a_rows = [list(map(add, ux, ty[j * kx : j * kx + kx])) for j in range(ky)]  # type: ignore[arg-type]
+        if x < z:
+            cols = [tz[c::kz] for c in range(kz)]
+        else:
+            cols = [tz[c * kx : c * kx + kx] for c in range(kz)]
+        tab = [min(map(add, a, c)) for a in a_rows for c in cols]
         ny, nz = nbr[y], nbr[z]
-        assert ny is not None and nz is not None
-        del ny[x]
-        del nz[x]
-        old = ny.get(z)
-        if old is None:
-            ny[z] = tab
-            nz[y] = tab
-        else:
-            new = list(map(add, old, tab))
-            ny[z] = new
-            nz[y] = new
-        log.append((x, y, z, arg))
+        del ny[x]  # type: ignore[union-attr]
+        del nz[x]  # type: ignore[union-attr]
+        old = ny.get(z)  # type: ignore[union-attr]
+        if old is not None:
+            tab = list(map(add, old, tab))
+        ny[z] = tab  # type: ignore[index]
+        nz[y] = tab  # type: ignore[index]
+        log.append((x, y, z, ux, ty, tz))  # type: ignore[arg-type]
         counts[2] += 1
-        for w, nw in ((y, ny), (z, nz)):
-            if len(nw) <= 2 and not queued[w]:
-                queued[w] = 1
-                queue.append(w)
-    rest = [b for b in ks if nbr[b] is not None]
-    factors: list[Factor] = []
-    for a in rest:
-        na = nbr[a]
-        assert na is not None
-        for b, tab in na.items():
-            if a < b:
-                factors.append(((a, b), tab))
-    for a in rest:
-        u = unary[a]
-        assert u is not None
-        factors.append(((a,), u))
-    return const, log, factors, counts
+        if len(ny) <= 2 and not queued[y]:  # type: ignore[arg-type]
+            queued[y] = 1
+            queue.append(y)
+        if len(nz) <= 2 and not queued[z]:  # type: ignore[arg-type]
+            queued[z] = 1
+            queue.append(z)
+    return const, log
 
 
-def _undo_reductions(log: list[tuple[int, int, int, list[int]]], ks: dict[int, int], val: dict[int, int]) -> None:
-    for x, y, z, arg in reversed(log):
+def _undo_reductions(log: list[Reduction], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
+    """Back-substitute the reductions in reverse, each block taking the lowest value
+    that reaches the minimum given its (already decided) neighbours."""
+    add = _add
+    for x, y, z, ux, ty, tz in reversed(log):
+        kx = len(ux)
         if y < 0:
-            val[x] = arg[0]
-        elif z < 0:
-            val[x] = arg[val[y]]
+            s = ux
         else:
-            val[x] = arg[val[y] * ks[z] + val[z]]
+            j = val[y]
+            col = ty[j :: ks[y]] if x < y else ty[j * kx : j * kx + kx]  # type: ignore[index]
+            s = list(map(add, ux, col))
+            if z >= 0:
+                c = val[z]
+                col = tz[c :: ks[z]] if x < z else tz[c * kx : c * kx + kx]  # type: ignore[index]
+                s = list(map(add, s, col))
+        val[x] = s.index(min(s))
+
+
+def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]) -> bool:
+    """Value a can go: value b costs no more in every context of the neighbours (and is
+    feasible wherever a is). rows: per neighbour, a's and b's costs over its live values."""
+    if ua == INF:
+        return True
+    if ub == INF:
+        return False
+    total = ua - ub
+    for ra, rb in rows:
+        m = INF
+        for x, y in zip(ra, rb, strict=True):
+            if x == INF:
+                continue  # a is infeasible there: nothing to compare
+            if y == INF:
+                return False  # b is infeasible where a is not
+            if x - y < m:
+                m = x - y
+        if m == INF:
+            return True  # a is infeasible with every value of this neighbour
+        total += m
+    return total >= 0
+
+
+def _dominance(
+    ks: dict[int, int], factors: list[Factor], n: int
+) -> tuple[_Model, dict[int, list[int]], list[int], int] | None:
+    """Dead-end elimination on a pairwise core: drop every value that another value of
+    the same block matches or beats in every context (soft neighbourhood substitution).
+    Each removal keeps at least one optimal assignment, so the optimum is unchanged; of
+    two interchangeable values the higher target goes. Blocks left with one value are
+    conditioned into their neighbours.
+
+    Returns the new model (constant: what the single-value blocks contribute), the kept
+    old values per block, the blocks fixed to their only value, and how many values went;
+    None when nothing can go.
+    """
+    unary: dict[int, list[float]] = {}
+    pair: list[tuple[int, int, list[float]]] = []
+    ks = {v: ks[v] for v in sorted({v for sc, _ in factors for v in sc})}
+    nb: dict[int, list[tuple[int, list[float], bool]]] = {v: [] for v in ks}
+    for sc, tab in factors:
+        if len(sc) == 1:
+            unary[sc[0]] = tab
+        else:
+            a, b = sc
+            pair.append((a, b, tab))
+            nb[a].append((b, tab, True))
+            nb[b].append((a, tab, False))
+    alive = {v: list(range(k)) for v, k in ks.items()}
+    removed = 0
+    for _ in range(4):
+        changed = False
+        for x in ks:
+            ax = alive[x]
+            if len(ax) < 2:
+                continue
+            kx = ks[x]
+            ux = unary[x]
+
+            def row(i: int, x: int = x, kx: int = kx) -> list[list[float]]:
+                out = []
+                for y, tab, x_rows in nb[x]:
+                    ky = ks[y]
+                    if x_rows:
+                        out.append([tab[i * ky + j] for j in alive[y]])
+                    else:
+                        out.append([tab[j * kx + i] for j in alive[y]])
+                return out
+
+            rows = {i: row(i) for i in ax}
+            for a in reversed(list(ax)):
+                for b in ax:
+                    if b != a and _dominated(ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))):
+                        ax.remove(a)
+                        removed += 1
+                        changed = True
+                        break
+        if not changed:
+            break
+    if not removed:
+        return None
+    new_ks: dict[int, int] = {}
+    new_unary: list[list[float] | None] = [None] * n
+    fixed: list[int] = []
+    constant = 0.0
+    for v in ks:
+        av = alive[v]
+        u = unary[v]
+        if len(av) == 1:
+            fixed.append(v)
+        else:
+            new_ks[v] = len(av)
+        new_unary[v] = [u[i] for i in av]
+    pairs: dict[tuple[int, int], list[float]] = {}
+    for a, b, tab in pair:
+        kb = ks[b]
+        t = [tab[i * kb + j] for i in alive[a] for j in alive[b]]
+        if a in new_ks and b in new_ks:
+            pairs[(a, b)] = t
+        elif a in new_ks:  # b has one value: a column
+            new_unary[a] = list(map(_add, new_unary[a], t))  # type: ignore[arg-type]
+        elif b in new_ks:
+            new_unary[b] = list(map(_add, new_unary[b], t))  # type: ignore[arg-type]
+        else:
+            constant += t[0]
+    for v in fixed:
+        constant += new_unary[v][0]  # type: ignore[index]
+        new_unary[v] = None
+    model = _Model([], new_ks, new_unary, pairs, constant, {}, 0)
+    return model, alive, fixed, removed
 
 
 # ------------------------------------------------------------------ table algebra
@@ -387,22 +522,6 @@ def _combine(
         arg = [a if c < m else p for c, m, p in zip(col, mins, arg, strict=True)]
         mins = [c if c < m else m for c, m in zip(col, mins, strict=True)]
     return scope, mins, arg
-
-
-def _condition(f: Factor, v: int, a: int, ks: dict[int, int]) -> Factor:
-    """The factor with block v fixed to local value a."""
-    sc, tab = f
-    p = sc.index(v)
-    inner = 1
-    for w in sc[p + 1 :]:
-        inner *= ks[w]
-    kv = ks[v]
-    block = kv * inner
-    off = a * inner
-    out: list[float] = []
-    for start in range(off, len(tab), block):
-        out.extend(tab[start : start + inner])
-    return sc[:p] + sc[p + 1 :], out
 
 
 # ------------------------------------------------------------------ elimination
@@ -632,89 +751,385 @@ def mini_bucket_bound(
 # ------------------------------------------------------------------ search
 
 
-class _Search:
-    """Depth-first branch and eliminate over the core: condition the block with the most
-    neighbours on each of its values (cheapest child bound first, the incumbent's value
-    before all), eliminate whatever became cheap, and prune on constant + the sum of the
-    remaining factors' minima."""
+def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_cap: int, total_cap: int) -> int:
+    """Cells the generic elimination would build on this interaction graph (the same
+    order `_Eliminator.run` takes), or -1 when a table or the total exceeds its cap."""
+    adj = {v: set(a) for v, a in adj.items()}
 
-    def __init__(self, ks: dict[int, int], deadline: float, best: float, hint: dict[int, int]) -> None:
-        self.ks = ks
-        self.deadline = deadline
+    def key(x: int) -> int:
+        c = ks[x]
+        for y in adj[x]:
+            c *= ks[y]
+            if c > table_cap:
+                return table_cap + 1
+        return c
+
+    cur = {v: key(v) for v in sorted(adj)}
+    heap = [(k, v) for v, k in cur.items()]
+    heap.sort()
+    total = 0
+    while heap:
+        k, x = heappop(heap)
+        if cur.get(x) != k:
+            continue
+        total += k
+        if k > table_cap or total > total_cap:
+            return -1
+        del cur[x]
+        nbx = adj.pop(x)
+        for y in nbx:
+            ay = adj[y]
+            ay.discard(x)
+            ay.update(nbx)
+            ay.discard(y)
+        for y in sorted(nbx):
+            ky = key(y)
+            if cur[y] != ky:
+                cur[y] = ky
+                heappush(heap, (ky, y))
+    return total
+
+
+def _mask_dominated(
+    K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int]
+) -> list[tuple[int, int]] | None:
+    """Dead-end elimination in place (a dominated value's unary becomes infinite) for the
+    blocks `xs`; returns the blocks left with one live value, or None if one has none."""
+    forced = []
+    for x in xs:
+        ux = un[x]
+        if ux is None:
+            continue
+        kx = K[x]
+        vals = [i for i in range(kx) if ux[i] < INF]
+        if not vals:
+            return None
+        if len(vals) > 1:
+            ctx = []
+            for y, t in nb[x].items():  # type: ignore[union-attr]
+                ky = K[y]
+                uy = un[y]
+                live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                ctx.append((t, ky, live_y, x < y))
+            rows = {}
+            for i in vals:
+                r = []
+                for t, ky, live_y, x_rows in ctx:
+                    if x_rows:
+                        r.append([t[i * ky + j] for j in live_y])
+                    else:
+                        r.append([t[j * kx + i] for j in live_y])
+                rows[i] = r
+            for a in reversed(list(vals)):
+                for b in vals:
+                    if b != a and _dominated(ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))):
+                        ux[a] = INF
+                        vals.remove(a)
+                        break
+        if len(vals) == 1:
+            forced.append((x, vals[0]))
+    return forced
+
+
+def _project(
+    K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float
+) -> float:
+    """Soft arc consistency in place (an equivalence-preserving reparametrisation): move
+    each pair table's row minima into the unary of the row's block, then each unary's
+    minimum into the constant. Every assignment keeps its cost; the constant, a lower
+    bound, only grows. Integer costs stay integers, so nothing is rounded."""
+    add = _add
+    for x in xs:
+        nx = nb[x]
+        ux = un[x]
+        if nx is None or ux is None:
+            continue
+        kx = K[x]
+        for y, t in list(nx.items()):
+            ky = K[y]
+            if x < y:
+                mins = [min(t[i * ky : i * ky + ky]) for i in range(kx)]
+            else:
+                mins = [min(t[i::kx]) for i in range(kx)]
+            if not any(0 < c < INF for c in mins):
+                continue
+            ux = [a + c for a, c in zip(ux, mins, strict=True)]
+            sub = [c if c < INF else 0.0 for c in mins]
+            if x < y:
+                t2 = [t[i * ky + j] - sub[i] for i in range(kx) for j in range(ky)]
+            else:
+                t2 = [t[j * kx + i] - sub[i] for j in range(ky) for i in range(kx)]
+            nx[y] = t2
+            nb[y][x] = t2  # type: ignore[index]
+        c = min(ux)
+        if 0 < c < INF:
+            const += c
+            ux = [a - c for a in ux]
+        un[x] = ux
+    del add
+    return const
+
+
+def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int]) -> None:
+    """One sweep of min-sum diffusion (block-coordinate ascent on the dual of the LP
+    relaxation), in place: at each block, its unary and the projections of its pair
+    tables onto it are averaged. Equivalence-preserving, and it never lowers the bound
+    `_harvest` reads off; a few dozen sweeps get close to the LP bound."""
+    add = _add
+    for x in xs:
+        nx = nb[x]
+        if not nx:
+            continue
+        kx = K[x]
+        share_n = len(nx) + 1
+        phis = []
+        tot = un[x]
+        for y, t in nx.items():
+            ky = K[y]
+            if x < y:
+                ph = [min(t[i * ky : i * ky + ky]) for i in range(kx)]
+            else:
+                ph = [min(t[i::kx]) for i in range(kx)]
+            phis.append(ph)
+            tot = list(map(add, tot, ph))  # type: ignore[arg-type]
+        share = [a / share_n for a in tot]  # type: ignore[union-attr]
+        un[x] = share
+        for (y, t), ph in zip(list(nx.items()), phis, strict=True):
+            ky = K[y]
+            delta = [sh - p if p < INF else 0.0 for sh, p in zip(share, ph, strict=True)]
+            if x < y:
+                t2 = [t[i * ky + j] + delta[i] for i in range(kx) for j in range(ky)]
+            else:
+                t2 = [t[j * kx + i] + delta[i] for j in range(ky) for i in range(kx)]
+            nx[y] = t2
+            nb[y][x] = t2  # type: ignore[index]
+
+
+def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float) -> float:
+    """constant + each block's minimum over its values of its unary plus, for each pair
+    it is the lower block of, the pair's row minimum (live partner values only)."""
+    lb = const
+    for x in xs:
+        h = un[x]
+        for y, t in nb[x].items():  # type: ignore[union-attr]
+            if y > x:
+                ky = K[y]
+                uy = un[y]
+                live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                if len(live_y) == ky:
+                    h = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(h)]  # type: ignore[arg-type]
+                else:
+                    h = [a + min(t[i * ky + j] for j in live_y) for i, a in enumerate(h)]  # type: ignore[arg-type]
+        lb += min(h)  # type: ignore[type-var]
+    return lb
+
+
+class _PairSearch:
+    """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
+    backtracking).
+
+    The root is reparametrised by min-sum diffusion until its bound stalls (close to the
+    LP relaxation, which is tight or nearly so on most placement cores). A node conditions
+    the block with the most neighbours on each live value (the incumbent's value first,
+    then by reparametrised cost), applies R0/R1/R2 again, drops newly dominated values
+    around the conditioned block, diffuses a few sweeps, and is solved by dynamic
+    programming once its remaining elimination fits `leaf_cells`. With integer costs a
+    node is pruned once its bound exceeds the incumbent minus one.
+    """
+
+    def __init__(
+        self,
+        ks: dict[int, int],
+        factors: list[Factor],
+        constant: float,
+        best: float,
+        hint: dict[int, int],
+        deadline: float,
+        leaf_cells: int,
+        integral: bool,
+    ) -> None:
+        self.vars = sorted({v for sc, _ in factors for v in sc})
+        loc = {v: i for i, v in enumerate(self.vars)}
+        m = len(self.vars)
+        self.m = m
+        self.K = [ks[v] for v in self.vars]
+        self.integral = integral
+        un: list[list[float] | None] = [None] * m
+        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        for sc, tab in factors:
+            if len(sc) == 1:
+                un[loc[sc[0]]] = list(tab)
+            else:
+                a, b = loc[sc[0]], loc[sc[1]]
+                nb[a][b] = tab  # type: ignore[index]
+                nb[b][a] = tab  # type: ignore[index]
         self.best = best
         self.best_val: dict[int, int] | None = None
-        self.hint = hint
+        self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
+        self.deadline = deadline
+        self.leaf_cells = leaf_cells
         self.nodes = 0
         self.open_lb = INF
         self.aborted = False
+        self.counts = [0, 0, 0]
+        self.sweeps = 0
+        xs = list(range(m))
+        lb = _bound(self.K, un, nb, xs, constant)
+        for _ in range(ROOT_SWEEPS // 8):
+            if self.prune(lb) or time.monotonic() > deadline:
+                break
+            for _ in range(8):
+                _diffuse(self.K, un, nb, xs)
+            self.sweeps += 8
+            new = _bound(self.K, un, nb, xs, constant)
+            if new - lb <= 1e-4 * max(1.0, abs(new)):
+                lb = max(lb, new)
+                break
+            lb = max(lb, new)
+        self.root_lb = lb
+        self.root = (un, nb, xs, constant)
 
-    def run(self, factors: list[Factor], constant: float) -> None:
+    def prune(self, lb: float) -> bool:
+        """No completion of this node can beat the incumbent."""
+        if self.integral:
+            return math.ceil(lb - 1e-6) >= self.best
+        return lb >= self.best
+
+    def run(self) -> None:
+        un, nb, alive, const = self.root
         try:
-            self._node(factors, constant, [], -INF)
+            self._node(un, nb, alive, const, [], self.root_lb, [])
         except _Timeout:
             self.aborted = True
 
+    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+        # Reparametrised sums of an integer objective carry rounding noise: round it off.
+        value = float(round(const)) if self.integral else const
+        if value >= self.best:
+            return
+        self.best = value
+        K = self.K
+        for op in reversed(ops):
+            if op[0] == "r":
+                _undo_reductions(op[1], K, val)
+            else:
+                val[op[1]] = op[2]
+        for pops, v, a in reversed(path):
+            val[v] = a
+            for op in reversed(pops):
+                if op[0] == "r":
+                    _undo_reductions(op[1], K, val)
+                else:
+                    val[op[1]] = op[2]
+        self.best_val = {self.vars[i]: x for i, x in val.items()}
+
     def _node(
         self,
-        factors: list[Factor],
-        constant: float,
-        path: list[tuple[list, int, int]],
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
         lb_hint: float,
+        dirty: list[int],
     ) -> None:
         if time.monotonic() > self.deadline:
             self.open_lb = min(self.open_lb, lb_hint)
             raise _Timeout
         self.nodes += 1
-        ks = self.ks
-        el = _Eliminator(ks, factors, constant)
-        el.run(SEARCH_TABLE, TOTAL_BUDGET, None)
-        if el.constant >= self.best:
+        K = self.K
+        m = self.m
+        add = _add
+        ops: list = []
+        while True:
+            const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+            if rlog:
+                ops.append(("r", rlog))
+            if self.prune(const):
+                return
+            alive = [x for x in alive if nb[x] is not None]
+            if not alive or not dirty:
+                break
+            forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+            if forced is None:
+                return
+            dirty = []
+            for x, a in forced:
+                nx = nb[x]
+                if nx is None:
+                    continue
+                ux = un[x]
+                const += ux[a]  # type: ignore[index]
+                kx = K[x]
+                for y, t in nx.items():
+                    ky = K[y]
+                    row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
+                    un[y] = list(map(add, un[y], row))  # type: ignore[arg-type]
+                    del nb[y][x]  # type: ignore[union-attr]
+                    dirty.append(y)
+                nb[x] = None
+                un[x] = None
+                ops.append(("f", x, a))
+            alive = [x for x in alive if nb[x] is not None]
+            if self.prune(const):
+                return
+            if not dirty:
+                break
+        if not alive:
+            self._leaf(const, {}, ops, path)
             return
-        rest = el.remaining()
-        if not rest:
-            self.best = el.constant
+        adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
+        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells) >= 0:
+            factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
+            for x in alive:
+                for y, t in nb[x].items():  # type: ignore[union-attr]
+                    if x < y:
+                        factors.append(((x, y), t))
+            el = _Eliminator(K, factors, const)  # type: ignore[arg-type]
+            el.run(self.leaf_cells, self.leaf_cells, None)
             val: dict[int, int] = {}
-            _decode(el.log, ks, val)
-            for log, v, a in reversed(path):
-                val[v] = a
-                _decode(log, ks, val)
-            self.best_val = val
+            _decode(el.log, K, val)  # type: ignore[arg-type]
+            self._leaf(el.constant, val, ops, path)
             return
-        mins = {f: min(t) for f, t in el.tab.items()}
-        # Branch on the block with the most neighbours: it shrinks the width fastest.
-        v = max(rest, key=lambda y: (len(el.adj[y]), -y))
-        facs = el.factors()
-        with_v = [f for f in facs if v in f[0]]
-        base = el.constant + math.fsum(m for f, m in mins.items() if v not in el.scope[f])
-        kv = ks[v]
-        child_lb = []
-        for a in range(kv):
-            s = base
-            for f in with_v:
-                s += min(_condition(f, v, a, ks)[1]) if len(f[0]) > 1 else f[1][a]
-            child_lb.append(s)
+        for _ in range(NODE_SWEEPS):
+            _diffuse(K, un, nb, alive)
+        self.sweeps += NODE_SWEEPS
+        lb = _bound(K, un, nb, alive, const)
+        if self.prune(lb):
+            return
+        v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
+        uv = un[v]
+        kv = K[v]
+        est = list(uv)  # type: ignore[arg-type]
+        for y, t in nb[v].items():  # type: ignore[union-attr]
+            ky = K[y]
+            if v < y:
+                est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
+            else:
+                est = [a + min(t[i::kv]) for i, a in enumerate(est)]
         first = self.hint.get(v)
-        order = sorted(range(kv), key=lambda a: (a != first, child_lb[a], a))
-        for i, a in enumerate(order):
-            if child_lb[a] >= self.best:
-                continue
-            sub: list[Factor] = []
-            extra = 0.0
-            for f in facs:
-                if v in f[0]:
-                    c = _condition(f, v, a, ks)
-                    if c[0]:
-                        sub.append(c)
-                    else:
-                        extra += c[1][0]
-                else:
-                    sub.append(f)
+        order = sorted((a for a in range(kv) if est[a] < INF), key=lambda a: (a != first, est[a], a))
+        rest = [x for x in alive if x != v]
+        for idx, a in enumerate(order):
+            if self.prune(lb):
+                return
+            un2 = [u if u is None else u[:] for u in un]
+            nb2 = [d if d is None else dict(d) for d in nb]
+            c2 = const + uv[a]  # type: ignore[index]
+            dirty2 = []
+            for y, t in nb[v].items():  # type: ignore[union-attr]
+                ky = K[y]
+                row = t[a * ky : a * ky + ky] if v < y else t[a::kv]
+                un2[y] = list(map(add, un2[y], row))  # type: ignore[arg-type]
+                del nb2[y][v]  # type: ignore[union-attr]
+                dirty2.append(y)
+            nb2[v] = None
+            un2[v] = None
             try:
-                self._node(sub, el.constant + extra, path + [(el.log, v, a)], child_lb[a])
+                self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
             except _Timeout:
-                for b in order[i + 1 :]:
-                    if child_lb[b] < self.best:
-                        self.open_lb = min(self.open_lb, child_lb[b])
+                if idx + 1 < len(order) and not self.prune(lb):
+                    self.open_lb = min(self.open_lb, lb)
                 raise
 
 
@@ -781,69 +1196,109 @@ def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tup
             for b in ks:
                 inc_val[b] = model.values[b].index(incumbent[b])
 
+    # Stages of exact simplification, each in its own value numbering: the reductions,
+    # then (while it removes anything) dead-end elimination on the core followed by the
+    # reductions again. stages: (reduction log, domain sizes, kept values, fixed blocks).
+    n = g.n_blocks
+    stages: list[tuple[list[Reduction], dict[int, int], dict[int, list[int]] | None, list[int]]] = []
+    counts = [0, 0, 0]
     if REDUCTIONS:
-        const, rlog, core_factors, counts = _reduce(model, g.n_blocks)
+        const, rlog, core_factors, counts = _reduce(model, n)
     else:
-        const, rlog, core_factors, counts = model.constant, [], model.factors(), [0, 0, 0]
-    el = _Eliminator(ks, core_factors, const)
-    timed_out = False
-    if const < INF:
-        try:
-            el.run(TABLE_BUDGET, TOTAL_BUDGET, deadline)
-        except _Timeout:
-            timed_out = True
-    stats["r0"] = counts[0] + el.counts[0]
-    stats["r1"] = counts[1] + el.counts[1]
-    stats["r2"] = counts[2] + el.counts[2]
-    stats["rn"] = el.counts[3]
-    stats["treewidth"] = max(el.width, 2 if counts[2] else 1 if counts[1] else 0)
-    stats["dp_cells"] = el.cells
+        const, rlog, core_factors = model.constant, [], model.factors()
+    stages.append((rlog, ks, None, []))
+    cur_ks = ks
+    removed = 0
+    while REDUCTIONS and core_factors and const < INF:
+        d = _dominance(cur_ks, core_factors, n)
+        if d is None:
+            break
+        m2, keep, fixed2, r = d
+        removed += r
+        m2.constant += const
+        const, rlog, core_factors, c2 = _reduce(m2, n)
+        counts = [a + b for a, b in zip(counts, c2, strict=True)]
+        stages.append((rlog, m2.ks, keep, fixed2))
+        cur_ks = m2.ks
+        for b in list(inc_val):
+            if b in keep:
+                old = inc_val.pop(b)
+                if old in keep[b] and b in cur_ks:
+                    inc_val[b] = keep[b].index(old)
+            else:
+                inc_val.pop(b)
+    stats["dominated_values"] = removed
+    stats["r0"], stats["r1"], stats["r2"] = counts
+    stats["treewidth"] = 2 if counts[2] else 1 if counts[1] else 0
 
     def finish(val: dict[int, int]) -> tuple[int, ...]:
-        _undo_reductions(rlog, ks, val)
+        for rlog, ks_s, keep, fixed_s in reversed(stages):
+            _undo_reductions(rlog, ks_s, val)
+            for b in fixed_s:
+                val[b] = 0
+            if keep is not None:
+                for b, kept in keep.items():
+                    val[b] = kept[val[b]]
         for b, a in model.fixed.items():
             val[b] = a
-        out = [UNASSIGNED] * g.n_blocks
-        for b in range(g.n_blocks):
+        out = [UNASSIGNED] * n
+        for b in range(n):
             if g.live[b]:
                 out[b] = model.values[b][val[b]]
         return tuple(out)
 
-    if el.constant == INF:
+    if const == INF:
         return ExactOutcome(None, True, True, INF, stats)
-
-    core = el.remaining()
-    stats["core_blocks"] = len(core)
-    if not core:
-        val: dict[int, int] = {}
-        _decode(el.log, ks, val)
-        a = finish(val)
+    if not core_factors:
+        a = finish({})
         return ExactOutcome(a, True, False, _total(g, a), stats)
 
-    # The core: an exact prefix was eliminated; what remains is too wide (or too late).
-    core_factors = el.factors()
-    lb = el.bound()
-    if not timed_out and time.monotonic() < deadline:
-        mb = mini_bucket_bound(ks, core_factors, el.constant)
-        stats["mini_bucket"] = 1
-        lb = max(lb, mb)
+    # The core: every block has three or more neighbours. Dynamic programming over the
+    # tree decomposition its elimination order induces, when that fits the budget.
+    adj: dict[int, set[int]] = {}
+    for sc, _ in core_factors:
+        for v in sc:
+            adj.setdefault(v, set()).update(w for w in sc if w != v)
+    stats["core_blocks"] = len(adj)
+    timed_out = False
+    lb = const + math.fsum(min(t) for _, t in core_factors)
+    if _elim_cost(cur_ks, adj, TABLE_BUDGET, DP_BUDGET) >= 0:
+        el = _Eliminator(cur_ks, core_factors, const)
+        try:
+            el.run(TABLE_BUDGET, TOTAL_BUDGET, deadline)
+        except _Timeout:
+            timed_out = True
+        stats["rn"] = el.counts[3]
+        stats["treewidth"] = max(stats["treewidth"], el.width)
+        stats["dp_cells"] = el.cells
+        if el.constant == INF:
+            return ExactOutcome(None, True, True, INF, stats)
+        if not timed_out:
+            val: dict[int, int] = {}
+            _decode(el.log, cur_ks, val)
+            a = finish(val)
+            return ExactOutcome(a, True, False, _total(g, a), stats)
+        lb = max(lb, el.bound())
+
+    # Too wide (or out of time): bounds, then branch and reduce while time remains.
     best_a: tuple[int, ...] | None = None
     best_cost = inc_cost
-    if inc_cost < INF:
-        best_a = tuple(incumbent) if incumbent is not None else None
+    if inc_cost < INF and incumbent is not None:
+        best_a = tuple(incumbent)
     proven = False
+    if not timed_out and time.monotonic() < deadline:
+        lb = max(lb, mini_bucket_bound(cur_ks, core_factors, const))
+        stats["mini_bucket"] = 1
     if lb == INF:
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
-        # Relative slack so that float rounding in the model cannot make the search
-        # discard the incumbent's own cost as "not better".
-        search = _Search(ks, deadline, best_cost, inc_val)
-        search.run(core_factors, el.constant)
+        search = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, LEAF_DP, _integral(g))
+        lb = max(lb, search.root_lb)
+        search.run()
         stats["search_nodes"] = search.nodes
+        stats["diffusion_sweeps"] = search.sweeps
         if search.best_val is not None:
-            val = dict(search.best_val)
-            _decode(el.log, ks, val)
-            a = finish(val)
+            a = finish(dict(search.best_val))
             c = _total(g, a)
             if c < best_cost or best_a is None:
                 best_a, best_cost = a, c
@@ -857,7 +1312,7 @@ def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tup
         if best_a is None:
             return ExactOutcome(None, True, True, INF, stats)
         return ExactOutcome(best_a, True, False, best_cost, stats)
-    lb = _safe(lb, model)
+    lb = _safe(lb, model, g)
     if best_a is not None and lb >= best_cost:
         return ExactOutcome(best_a, True, False, best_cost, stats)
     return ExactOutcome(best_a, False, False, lb, stats)
@@ -869,9 +1324,12 @@ def _total(g: Graph, a: tuple[int, ...]) -> float:
     return c.total
 
 
-def _safe(lb: float, model: _Model) -> float:
-    """Integer costs sum exactly in floats; otherwise step below any rounding the
-    different summation orders of the bound and the objective could introduce."""
-    if model.integral or lb in (INF, -INF):
+def _safe(lb: float, model: _Model, g: Graph) -> float:
+    """A bound safe against float rounding: the diffusion's averages and the different
+    summation orders of the bound and the objective may be off in the last bits."""
+    if lb in (INF, -INF):
         return lb
+    if _integral(g):
+        # The optimum is an integer: round the bound up (past any float noise).
+        return float(math.ceil(lb - 1e-6))
     return lb - abs(lb) * 1e-12 * (model.n_terms + 1)
