@@ -58,12 +58,14 @@ def instances(quick: bool, big: bool) -> list[Instance]:
     out: list[Instance] = []
     if quick:
         out += [("structured", n, k, s) for n in (1000,) for k in (3, 4) for s in range(2)]
+        out += [("structured_open", n, k, s) for n in (1000,) for k in (3, 4) for s in range(2)]
         out += [("dense_loop", 100, k, s) for k in (3, 4) for s in range(2)]
         out += [("random", n, None, s) for n in (20, 30) for s in range(3)]
         return out
     out += [("structured", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)]
+    out += [("structured_open", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)]
     out += [("dense_loop", n, k, s) for n in (100, 300, 1000) for k in (3, 4) for s in range(3)]
-    out += [("random", n, None, s) for n in (20, 40, 60, 100) for s in range(5)]
+    out += [("random", n, None, s) for n in (20, 50, 100, 200) for s in range(5)]
     if big:
         out += [("structured", 100_000, k, 0) for k in (3, 4)]
     return out
@@ -373,7 +375,7 @@ def print_row(row: dict[str, Any]) -> None:
         g = heur["gap"]
         hg = "fail" if heur["cost"] is None else ("-" if g is None else f"{100 * g:.2f}%")
     print(
-        f"{row['family']:<10} {row['live']:>7} {row['targets']:>2} {row['seed']:>2} {row['multi_target']:>6}"
+        f"{row['family']:<16} {row['live']:>7} {row['targets']:>2} {row['seed']:>2} {row['multi_target']:>6}"
         f" {st.get('treewidth', 0):>3} {st.get('core_blocks', 0):>4} {status:>6} {_ms(o['time']):>8}"
         f" {_ms(h['time']) if h else '-':>8} {_ms(t['time']) if t else '-':>8}"
         f" {_fmt_ratio(row.get('ratio_highs')):>6} {_fmt_ratio(row.get('ratio_tb2')):>6} {hg:>8}"
@@ -387,8 +389,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for r in rows:
         size = r["blocks"]
-        bucket = 1000 if size < 1500 and r["family"] == "structured" else size
-        if r["family"] == "structured":
+        bucket = size
+        if r["family"].startswith("structured"):
             bucket = min((1000, 2000, 3000, 100_000), key=lambda s: abs(s - size))
         elif r["family"] == "dense_loop":
             bucket = min((100, 300, 1000), key=lambda s: abs(s - size))
@@ -423,12 +425,12 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def print_summary(summary: list[dict[str, Any]]) -> None:
     print()
-    print("family       size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)")
-    for s in summary:
-        def pair(ref: str) -> str:
-            g = s.get(f"ratio_{ref}_geomean")
-            return "-" if g is None else f"{g:.2f}, {s[f'ratio_{ref}_max']:.2f}"
+    print("family             size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)")
+    def pair(s: dict[str, Any], ref: str) -> str:
+        g = s.get(f"ratio_{ref}_geomean")
+        return "-" if g is None else f"{g:.2f}, {s[f'ratio_{ref}_max']:.2f}"
 
+    for s in summary:
         hopt = "n/a"
         hgap = "n/a"
         if "heuristic_runs" in s:
@@ -436,9 +438,9 @@ def print_summary(summary: list[dict[str, Any]]) -> None:
             if s["heuristic_mean_gap"] is not None:
                 hgap = f"{100 * s['heuristic_mean_gap']:.2f}%, {100 * s['heuristic_max_gap']:.2f}%"
         print(
-            f"{s['family']:<10} {s['size']:>7} {s['targets']!s:>3} {s['instances']:>3} {s['proven']:>4}/{s['instances']:<2}"
+            f"{s['family']:<16} {s['size']:>7} {s['targets']!s:>3} {s['instances']:>3} {s['proven']:>4}/{s['instances']:<2}"
             f" {s['ours_median_ms']:>8.1f} {s.get('highs_median_ms', float('nan')):>9.1f} {s.get('tb2_median_ms', float('nan')):>7.1f}"
-            f" {pair('highs'):>20} {pair('tb2'):>18} {hopt:>9} {hgap:>19}"
+            f" {pair(s, 'highs'):>20} {pair(s, 'tb2'):>18} {hopt:>9} {hgap:>19}"
         )
 
 
@@ -455,7 +457,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     heuristic = _heuristic()
     print(
-        "family        live  K sd  multi  tw core status  ours_ms highs_ms   tb2_ms  o/hig  o/tb2 heur_gap"
+        "family              live  K sd  multi  tw core status  ours_ms highs_ms   tb2_ms  o/hig  o/tb2 heur_gap"
     )
     rows = []
     for inst in instances(args.quick, args.big):
@@ -474,13 +476,18 @@ def main(argv: list[str] | None = None) -> None:
         "instances": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1, sort_keys=False, default=_json_default) + "\n")
+    args.out.write_text(json.dumps(_finite(doc), indent=1) + "\n")
 
 
-def _json_default(x: Any) -> Any:
+def _finite(x: Any) -> Any:
+    """JSON has no infinity: write it as the string "inf"."""
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
-    raise TypeError(type(x))
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    return x
 
 
 if __name__ == "__main__":

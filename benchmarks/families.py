@@ -7,6 +7,8 @@
   target free; interpreter fallback; goto/switch allow every pair; graph reads are
   interpreter-only; nothing enters postgres; postgres is not used inside loops; fixed
   backend-switch overheads plus the live-data size of the destination.
+* `structured_open`: the same control flow with every target allowed almost everywhere,
+  so the solver faces the control flow's full treewidth.
 * `random_cyclic`: random digraphs with cycles, 2 to 8 targets, random domains, costs and
   forbidden pairs (some instances are infeasible).
 * `dense_loop`: state machines: a dispatcher loop over many cases that jump to each other,
@@ -46,9 +48,10 @@ class _Cfg:
     """A CFG under construction: per block its statement support and costs, its
     terminator kind and successors."""
 
-    def __init__(self, rng: random.Random, k: int) -> None:
+    def __init__(self, rng: random.Random, k: int, weights: tuple[int, ...] = (3, 4, 2, 1)) -> None:
         self.rng = rng
         self.k = k
+        self.weights = weights
         self.support: list[int] = []  # bitset of targets that can run the block
         self.stmt_cost: list[list[float]] = []
         self.premium: list[dict[int, int]] = []
@@ -60,7 +63,7 @@ class _Cfg:
         rng = self.rng
         k = self.k
         i = len(self.kind)
-        flavour = flavour or rng.choices(("pg", "mixed", "vector", "interp"), (3, 4, 2, 1))[0]
+        flavour = flavour or rng.choices(("pg", "mixed", "vector", "interp"), self.weights)[0]
         n_stmt = rng.randrange(1, 5)
         support = (1 << k) - 1
         cost = [0.0] * k
@@ -184,6 +187,62 @@ def structured(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, An
     """
     rng = random.Random(f"structured-{n_blocks}-{seed}-{n_targets}")
     cfg = _Cfg(rng, n_targets)
+    entry = _structured_cfg(cfg, n_blocks)
+    plan = _hashql_plan(cfg, f"structured-{n_blocks}-{n_targets}-{seed}")
+    plan["entry"] = f"bb{entry}"
+    return plan
+
+
+def structured_open(n_blocks: int, seed: int = 0, n_targets: int = 4) -> dict[str, Any]:
+    """The same structured control flow with none of HashQL's restrictions: every target
+    runs most blocks and most transitions are allowed, so pruning leaves the control
+    flow's own treewidth (up to about 6) for the solver.
+
+    >>> p = structured_open(100, seed=1)
+    >>> len(p["blocks"]) >= 100, len(p["targets"])
+    (True, 4)
+    """
+    rng = random.Random(f"open-{n_blocks}-{seed}-{n_targets}")
+    cfg = _Cfg(rng, n_targets)
+    entry = _structured_cfg(cfg, n_blocks)
+    targets = [f"t{i}" for i in range(n_targets)]
+    over = [[0 if s == t else rng.randrange(2, 9) for t in range(n_targets)] for s in range(n_targets)]
+    blocks = []
+    for u in range(len(cfg.kind)):
+        dom = [t for t in targets if t == "t0" or rng.random() < 0.85]
+        succs = []
+        for v in cfg.succ[u]:
+            transfer = cfg.live_size[v]
+            rows = {
+                targets[s]: {
+                    targets[t]: (0 if s == t else over[s][t] + transfer)
+                    for t in range(n_targets)
+                    if s == t or rng.random() < 0.9
+                }
+                for s in range(n_targets)
+            }
+            succs.append({"block": f"bb{v}", "transitions": rows})
+        kind = "switch" if cfg.kind[u] == "graph_read" else cfg.kind[u]
+        blocks.append(
+            {
+                "id": f"bb{u}",
+                "domain": dom,
+                "cost": {t: rng.randrange(0, 30) for t in dom},
+                "terminator": {"kind": kind, "successors": succs},
+            }
+        )
+    return {
+        "version": 1,
+        "name": f"structured-open-{n_blocks}-{n_targets}-{seed}",
+        "targets": targets,
+        "entry": f"bb{entry}",
+        "blocks": blocks,
+    }
+
+
+def _structured_cfg(cfg: _Cfg, n_blocks: int) -> int:
+    """Fill `cfg` with a structured program of about `n_blocks` blocks; returns the entry."""
+    rng = cfg.rng
     exit_block = cfg.block("interp")
 
     def region(budget: int, depth: int, loop: tuple[int, int] | None) -> tuple[int, int]:
@@ -249,9 +308,7 @@ def structured(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, An
 
     entry, tail = region(n_blocks - 1, 0, None)
     cfg.link(tail, [exit_block])
-    plan = _hashql_plan(cfg, f"structured-{n_blocks}-{n_targets}-{seed}")
-    plan["entry"] = f"bb{entry}"
-    return plan
+    return entry
 
 
 def dense_loop(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, Any]:
@@ -263,7 +320,8 @@ def dense_loop(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, An
     True
     """
     rng = random.Random(f"dense-{n_blocks}-{seed}-{n_targets}")
-    cfg = _Cfg(rng, n_targets)
+    # Loop bodies that the stores can run: postgres is barred from loops anyway.
+    cfg = _Cfg(rng, n_targets, (0, 5, 4, 1))
     entry = cfg.block("pg")
     exit_block = cfg.block("interp")
     prev = entry
@@ -271,7 +329,7 @@ def dense_loop(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, An
         disp = cfg.block()
         after = cfg.block()
         cases = []
-        for _ in range(rng.randrange(4, 12)):
+        for _ in range(rng.randrange(6, 16)):
             c_in = cfg.block()
             c_out = c_in
             for _ in range(rng.randrange(0, 3)):
@@ -290,7 +348,7 @@ def dense_loop(n_blocks: int, seed: int = 0, n_targets: int = 3) -> dict[str, An
         cfg.link(disp, [c for c, _ in cases] + [after], "switch")
         for _c_in, c_out in cases:
             jumps = [disp]
-            for _ in range(rng.randrange(0, 3)):
+            for _ in range(rng.randrange(1, 4)):
                 jumps.append(rng.choice(cases)[0])
             if rng.random() < 0.2:
                 jumps.append(after)
@@ -339,7 +397,12 @@ def random_cyclic(n_blocks: int, seed: int = 0, n_targets: int | None = None) ->
     return {"version": 1, "name": f"random-{n_blocks}-{k}-{seed}", "targets": targets, "blocks": blocks}
 
 
-FAMILIES = {"structured": structured, "random": random_cyclic, "dense_loop": dense_loop}
+FAMILIES = {
+    "structured": structured,
+    "structured_open": structured_open,
+    "random": random_cyclic,
+    "dense_loop": dense_loop,
+}
 
 
 def main(argv: list[str] | None = None) -> None:
