@@ -15,7 +15,7 @@ from placement_cli.passes.prune import prune
 from placement_cli.passes.scc import scc
 from placement_cli.pipeline import parse_plan
 from placement_cli.solvers import exact
-from placement_cli.solvers.exact import ExactOutcome, mini_bucket_bound, solve_exact
+from placement_cli.solvers.exact import ExactOutcome, lower_bound, mini_bucket_bound, solve_exact
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
 from tests.reference import brute_force
 
@@ -208,6 +208,26 @@ def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     assert lb <= best
     # With room for every bucket it is the optimum itself.
     assert mini_bucket_bound(model.ks, model.factors(), model.constant, 1 << 20) == best
+
+
+@settings(max_examples=400, deadline=None)
+@given(plans(), st.booleans())
+def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
+    """The search-free bound (for a heuristic answer's gap) never exceeds the optimum,
+    and is the optimum when the dynamic programming fits."""
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    best, _ = brute_force(plan)
+    old = exact.TABLE_BUDGET, exact.REDUCTIONS
+    try:
+        if wide:
+            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
+        lb = lower_bound(g, domains, time_limit=10.0)
+    finally:
+        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    assert lb <= best
+    if not wide:
+        assert lb == best
 
 
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:

@@ -52,6 +52,9 @@ LEAF_DP = 1 << 12
 # bound stalls), and this many at every node.
 ROOT_SWEEPS = 200
 NODE_SWEEPS = 2
+# The search keeps one copy of the core per level of its path: at most this many blocks
+# and pair entries in all (a few hundred MiB), beyond which it stops as if out of time.
+SEARCH_MEMORY = 4_000_000
 # Mini-bucket lower bound: the largest table one mini-bucket may build.
 MINI_BUCKET_TABLE = 1 << 14
 # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
@@ -367,7 +370,7 @@ def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]
 
 
 def _dominance(
-    ks: dict[int, int], factors: list[Factor], n: int
+    ks: dict[int, int], factors: list[Factor], n: int, deadline: float = INF
 ) -> tuple[_Model, dict[int, list[int]], list[int], int] | None:
     """Dead-end elimination on a pairwise core: drop every value that another value of
     the same block matches or beats in every context (soft neighbourhood substitution).
@@ -394,6 +397,8 @@ def _dominance(
     alive = {v: list(range(k)) for v, k in ks.items()}
     removed = 0
     for _ in range(4):
+        if time.monotonic() > deadline:
+            break
         changed = False
         for x in ks:
             ax = alive[x]
@@ -973,6 +978,8 @@ class _PairSearch:
         self.aborted = False
         self.counts = [0, 0, 0]
         self.sweeps = 0
+        self.held = 0  # table entries held by the states on the current path
+        self.out_of_memory = False
         xs = list(range(m))
         lb = _bound(self.K, un, nb, xs, constant)
         for _ in range(ROOT_SWEEPS // 8):
@@ -1037,6 +1044,27 @@ class _PairSearch:
             self.open_lb = min(self.open_lb, lb_hint)
             raise _Timeout
         self.nodes += 1
+        # Every node on the path holds its own copy of the state: bound their total.
+        size = len(alive) + sum(len(nb[x]) for x in alive)  # type: ignore[arg-type]
+        if self.held + size > SEARCH_MEMORY:
+            self.out_of_memory = True
+            self.open_lb = min(self.open_lb, lb_hint)
+            raise _Timeout
+        self.held += size
+        try:
+            self._expand(un, nb, alive, const, path, dirty)
+        finally:
+            self.held -= size
+
+    def _expand(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        dirty: list[int],
+    ) -> None:
         K = self.K
         m = self.m
         add = _add
@@ -1172,7 +1200,29 @@ def solve_exact(
         return _solve(g, domains, time_limit, incumbent)
 
 
-def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tuple[int, ...] | None) -> ExactOutcome:
+def lower_bound(g: Graph, domains: tuple[int, ...], time_limit: float) -> float:
+    """A proven lower bound on the optimum, without the search: the reductions and the
+    dynamic programming when the core fits (then it is the optimum itself), else the
+    best of the mini-bucket and min-sum diffusion bounds on the core. For a heuristic
+    answer's certified gap; `inf` when the plan is infeasible.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0, "a": 1}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> lower_bound(g, g.domain, time_limit=1.0)
+    5.0
+    """
+    with gc_paused():
+        return _solve(g, domains, time_limit, None, search=False).lower_bound
+
+
+def _solve(
+    g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tuple[int, ...] | None, search: bool = True
+) -> ExactOutcome:
     t0 = time.monotonic()
     deadline = t0 + max(0.0, time_limit)
     stats: dict[str, int | float] = {}
@@ -1210,7 +1260,7 @@ def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tup
     cur_ks = ks
     removed = 0
     while REDUCTIONS and core_factors and const < INF:
-        d = _dominance(cur_ks, core_factors, n)
+        d = _dominance(cur_ks, core_factors, n, deadline)
         if d is None:
             break
         m2, keep, fixed2, r = d
@@ -1292,20 +1342,24 @@ def _solve(g: Graph, domains: tuple[int, ...], time_limit: float, incumbent: tup
     if lb == INF:
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
-        search = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, LEAF_DP, _integral(g))
-        lb = max(lb, search.root_lb)
-        search.run()
-        stats["search_nodes"] = search.nodes
-        stats["diffusion_sweeps"] = search.sweeps
-        if search.best_val is not None:
-            a = finish(dict(search.best_val))
-            c = _total(g, a)
-            if c < best_cost or best_a is None:
-                best_a, best_cost = a, c
-        if not search.aborted:
-            proven = True
-        else:
-            lb = max(lb, min(search.best, search.open_lb))
+        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, LEAF_DP, _integral(g))
+        lb = max(lb, ps.root_lb)
+        stats["diffusion_sweeps"] = ps.sweeps
+        if search:
+            ps.run()
+            stats["search_nodes"] = ps.nodes
+            stats["diffusion_sweeps"] = ps.sweeps
+            if ps.out_of_memory:
+                stats["search_out_of_memory"] = 1
+            if ps.best_val is not None:
+                a = finish(dict(ps.best_val))
+                c = _total(g, a)
+                if c < best_cost or best_a is None:
+                    best_a, best_cost = a, c
+            if not ps.aborted:
+                proven = True
+            else:
+                lb = max(lb, min(ps.best, ps.open_lb))
     elif lb >= best_cost:
         proven = True
     if proven:
