@@ -209,7 +209,7 @@ def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
     return {
         "build": t1 - t0,
         "time": t2 - t1,
-        "optimal": status == ms.kOptimal,
+        "optimal": status in (ms.kOptimal, ms.kInfeasible),  # proven, either way
         "infeasible": status == ms.kInfeasible,
         "cost": info.objective_function_value if status == ms.kOptimal else None,
         "cols": len(col_cost),
@@ -227,21 +227,32 @@ def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
     )
     cfn = pytoulbar2.CFN(resolution=0 if integral else 6, verbose=-1)
     name = {}
-    for b in live:
-        name[b] = f"x{b}"
-        cfn.AddVariable(name[b], [f"v{t}" for t in vals[b]])
-    for b in live:
-        if len(vals[b]) == 1:
-            if unary[b][0] == INF:
+    try:
+        for b in live:
+            name[b] = f"x{b}"
+            # An empty domain (pruning proved the plan infeasible) becomes one forbidden value.
+            cfn.AddVariable(name[b], [f"v{t}" for t in vals[b]] or ["none"])
+        for b in live:
+            if not vals[b]:
                 cfn.AddFunction([name[b]], [INF])
+            elif len(vals[b]) == 1:
+                if unary[b][0] == INF:
+                    cfn.AddFunction([name[b]], [INF])
+                else:
+                    cfn.AddFunction([], unary[b][0])
             else:
-                cfn.AddFunction([], unary[b][0])
-        else:
-            cfn.AddFunction([name[b]], unary[b])
-    for (a, b), tab in pairs.items():
-        cfn.AddFunction([name[a], name[b]], tab)
+                cfn.AddFunction([name[b]], unary[b])
+        for (a, b), tab in pairs.items():
+            if tab:
+                cfn.AddFunction([name[a], name[b]], tab)
+    except cfn.Contradiction:  # toulbar2 proves infeasibility while reading the model
+        t1 = time.perf_counter()
+        return {"build": t1 - t0, "time": 0.0, "optimal": True, "infeasible": True, "cost": None}
     t1 = time.perf_counter()
-    res = cfn.Solve(timeLimit=max(1, int(math.ceil(time_limit))))
+    try:
+        res = cfn.Solve(timeLimit=max(1, int(math.ceil(time_limit))))
+    except cfn.Contradiction:
+        res = None
     t2 = time.perf_counter()
     proven = t2 - t1 < time_limit
     return {
@@ -347,11 +358,14 @@ def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[
     if args.toulbar2:
         row["tb2"] = _best_of(lambda: run_toulbar2(model, args.time_limit), args.repeat)
     for ref in ("highs", "tb2"):
-        if ref in row and row[ref]["optimal"] and opt is not None:
-            rc = row[ref]["cost"]
-            row[ref]["agrees"] = abs(rc - opt) <= 1e-6 * max(1.0, abs(opt))
-        if ref in row and row[ref]["time"] > 0:
-            row[f"ratio_{ref}"] = row["ours"]["time"] / row[ref]["time"]
+        if ref not in row or not row[ref]["optimal"] or not out.optimal:
+            continue
+        if out.infeasible or row[ref]["infeasible"]:
+            row[ref]["agrees"] = out.infeasible == row[ref]["infeasible"]
+            continue  # no ratio: proving infeasibility is a different race
+        rc = row[ref]["cost"]
+        row[ref]["agrees"] = abs(rc - opt) <= 1e-6 * max(1.0, abs(opt))
+        row[f"ratio_{ref}"] = row["ours"]["time"] / max(row[ref]["time"], 1e-9)
     return row
 
 
@@ -400,9 +414,10 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (fam, size, k), rs in groups.items():
         s: dict[str, Any] = {"family": fam, "size": size, "targets": k or "2-8", "instances": len(rs)}
         s["proven"] = sum(1 for r in rs if r["ours"]["optimal"])
+        s["infeasible"] = sum(1 for r in rs if r["ours"]["infeasible"])
         s["ours_median_ms"] = 1000 * statistics.median(r["ours"]["time"] for r in rs)
         for ref in ("highs", "tb2"):
-            rat = [r[f"ratio_{ref}"] for r in rs if f"ratio_{ref}" in r and r[ref]["optimal"] and r["ours"]["optimal"]]
+            rat = [r[f"ratio_{ref}"] for r in rs if f"ratio_{ref}" in r]
             if rat:
                 s[f"{ref}_median_ms"] = 1000 * statistics.median(r[ref]["time"] for r in rs)
                 s[f"ratio_{ref}_geomean"] = math.exp(statistics.fmean(math.log(x) for x in rat))
