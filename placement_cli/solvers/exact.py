@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import time
-from array import array
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from operator import add as _add
@@ -45,6 +44,9 @@ TOTAL_BUDGET = 1 << 26
 # The core goes to dynamic programming when its whole elimination builds at most this
 # many cells (a second or two of pure Python); wider cores go to the search.
 DP_BUDGET = 1 << 18
+# Below this many cells the core goes straight to dynamic programming, without first
+# looking for dominated values.
+CHEAP_DP = 1 << 14
 # A search node whose remaining elimination builds at most this many cells is solved by
 # dynamic programming on the spot instead of branching further.
 LEAF_DP = 1 << 12
@@ -493,16 +495,12 @@ def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int]) 
     return idx
 
 
-def _combine(
-    x: int, facs: list[Factor], ks: dict[int, int]
-) -> tuple[tuple[int, ...], list[float], array | list[int]]:
-    """min over x of the sum of `facs` (all contain x): the new scope, its table, and for
-    each of its cells the smallest local value of x reaching the minimum."""
+def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int]) -> tuple[tuple[int, ...], list[float]]:
+    """min over x of the sum of `facs` (all contain x): the new scope and its table.
+    Back-substitution (`_decode`) recomputes the argmin of the one cell it needs."""
     kx = ks[x]
     if len(facs) == 1 and len(facs[0][0]) == 1:
-        tab = facs[0][1]
-        m = min(tab)
-        return (), [m], [tab.index(m)]
+        return (), [min(facs[0][1])]
     vs: set[int] = set()
     for sc, _ in facs:
         vs.update(sc)
@@ -512,21 +510,20 @@ def _combine(
     total: list[float] | None = None
     for sc, tab in facs:
         if sc == order:
-            total = list(tab) if total is None else [a + b for a, b in zip(total, tab, strict=True)]
+            total = list(tab) if total is None else list(map(_add, total, tab))
             continue
-        idx = _expand(sc, order, ks)
+        idx = _expand(sc, order, ks)  # type: ignore[arg-type]
         if total is None:
             total = [tab[i] for i in idx]
         else:
             total = [a + tab[i] for a, i in zip(total, idx, strict=True)]
     assert total is not None
+    if kx == 2:
+        return scope, [a if a <= b else b for a, b in zip(total[0::2], total[1::2], strict=True)]
     mins = total[0::kx]
-    arg: list[int] = [0] * len(mins)
     for a in range(1, kx):
-        col = total[a::kx]
-        arg = [a if c < m else p for c, m, p in zip(col, mins, arg, strict=True)]
-        mins = [c if c < m else m for c, m in zip(col, mins, strict=True)]
-    return scope, mins, arg
+        mins = [c if c < m else m for c, m in zip(total[a::kx], mins, strict=True)]
+    return scope, mins
 
 
 # ------------------------------------------------------------------ elimination
@@ -548,7 +545,7 @@ class _Eliminator:
         self.by_scope: dict[tuple[int, ...], int] = {}
         self.var_facs: dict[int, dict[int, None]] = {}
         self.adj: dict[int, set[int]] = {}
-        self.log: list[tuple[int, tuple[int, ...], array | list[int]]] = []
+        self.log: list[tuple[int, list[Factor]]] = []
         self.next_id = 0
         self.width = 0
         self.cells = 0
@@ -607,17 +604,17 @@ class _Eliminator:
         if not facs:
             # A block whose factors all vanished (cannot happen for model blocks, which
             # always carry a unary): any value will do, take the first.
-            self.log.append((x, (), [0]))
+            self.log.append((x, [((x,), [0.0] * self.ks[x])]))
             self.adj.pop(x)
             return
-        scope, mins, arg = _combine(x, facs, self.ks)
+        scope, mins = _combine(x, facs, self.ks)
         kx = self.ks[x]
         cells = len(mins) * kx
         self.cells += cells
         if len(scope) > self.width:
             self.width = len(scope)
         self.counts[min(len(scope), 3)] += 1
-        self.log.append((x, scope, array("B", arg) if kx <= 256 else arg))
+        self.log.append((x, facs))
         nb = self.adj.pop(x)
         adj = self.adj
         for y in nb:
@@ -669,13 +666,27 @@ class _Eliminator:
         return self.constant + math.fsum(min(t) for t in self.tab.values())
 
 
-def _decode(log: list[tuple[int, tuple[int, ...], array | list[int]]], ks: dict[int, int], val: dict[int, int]) -> None:
-    """Back-substitute in reverse elimination order (every scope is decided by then)."""
-    for x, sc, arg in reversed(log):
-        i = 0
-        for v in sc:
-            i = i * ks[v] + val[v]
-        val[x] = arg[i]
+def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
+    """Back-substitute in reverse elimination order (every other block of a bucket is
+    decided by then): each block takes the lowest value minimising its bucket's sum,
+    summed in the order the elimination summed it, so the minimum is the same float."""
+    for x, facs in reversed(log):
+        kx = ks[x]
+        s: list[float] | None = None
+        for sc, tab in facs:
+            base = 0
+            step = 0
+            stride = 1
+            for v in reversed(sc):
+                if v == x:
+                    step = stride
+                else:
+                    base += val[v] * stride
+                stride *= ks[v]
+            col = tab[base : base + step * kx : step] if step else [tab[base]] * kx
+            s = col if s is None else list(map(_add, s, col))
+        assert s is not None
+        val[x] = s.index(min(s))
 
 
 # ------------------------------------------------------------------ bounds
@@ -746,7 +757,7 @@ def mini_bucket_bound(
             if not placed:
                 minis.append((set(f[0]), [f]))
         for _, members in minis:
-            sc, mins, _ = _combine(x, members, ks)
+            sc, mins = _combine(x, members, ks)
             el.add(sc, mins)
         if el.constant == INF:
             return INF
@@ -754,6 +765,14 @@ def mini_bucket_bound(
 
 
 # ------------------------------------------------------------------ search
+
+
+def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
+    adj: dict[int, set[int]] = {}
+    for sc, _ in factors:
+        for v in sc:
+            adj.setdefault(v, set()).update(w for w in sc if w != v)
+    return adj
 
 
 def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_cap: int, total_cap: int) -> int:
@@ -1259,7 +1278,12 @@ def _solve(
     stages.append((rlog, ks, None, []))
     cur_ks = ks
     removed = 0
+    dp_cost = -1
     while REDUCTIONS and core_factors and const < INF:
+        dp_cost = _elim_cost(cur_ks, _adjacency(core_factors), TABLE_BUDGET, DP_BUDGET)
+        if 0 <= dp_cost <= CHEAP_DP:
+            break  # dynamic programming is cheap already: dominance would cost more
+        dp_cost = -1
         d = _dominance(cur_ks, core_factors, n, deadline)
         if d is None:
             break
@@ -1305,14 +1329,13 @@ def _solve(
 
     # The core: every block has three or more neighbours. Dynamic programming over the
     # tree decomposition its elimination order induces, when that fits the budget.
-    adj: dict[int, set[int]] = {}
-    for sc, _ in core_factors:
-        for v in sc:
-            adj.setdefault(v, set()).update(w for w in sc if w != v)
+    adj = _adjacency(core_factors)
     stats["core_blocks"] = len(adj)
     timed_out = False
     lb = const + math.fsum(min(t) for _, t in core_factors)
-    if _elim_cost(cur_ks, adj, TABLE_BUDGET, DP_BUDGET) >= 0:
+    if dp_cost < 0:
+        dp_cost = _elim_cost(cur_ks, adj, TABLE_BUDGET, DP_BUDGET)
+    if dp_cost >= 0:
         el = _Eliminator(cur_ks, core_factors, const)
         try:
             el.run(TABLE_BUDGET, TOTAL_BUDGET, deadline)
