@@ -55,6 +55,11 @@ Instance = tuple[str, int, int | None, int]  # family, blocks, targets (None: th
 
 
 def instances(quick: bool, big: bool) -> list[Instance]:
+    """The benchmark's instances, in the order they run.
+
+    >>> len(instances(quick=True, big=False)), instances(quick=True, big=False)[0]
+    (18, ('structured', 1000, 3, 0))
+    """
     out: list[Instance] = []
     if quick:
         out += [("structured", n, k, s) for n in (1000,) for k in (3, 4) for s in range(2)]
@@ -78,7 +83,17 @@ def pair_model(g: Graph, domains: tuple[int, ...]) -> tuple[
     list[int], dict[int, list[int]], dict[int, list[float]], dict[tuple[int, int], list[float]]
 ]:
     """Live blocks, their values, unary costs (self-loops folded in) and one table per
-    neighbouring pair (rows: the lower block index), built independently of the solver."""
+    neighbouring pair (rows: the lower block index), built independently of the solver.
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]})
+    >>> pair_model(g, g.domain)
+    ([0, 1], {0: [0, 1], 1: [0, 1]}, {0: [1.0, 5.0], 1: [9.0, 1.0]}, {(0, 1): [0.0, 3.0, inf, 0.0]})
+    """
     live = [b for b in range(g.n_blocks) if g.live[b]]
     vals = {b: [t for t in range(g.n_targets) if domains[b] >> t & 1] for b in live}
     unary = {b: [g.cost[b][t] for t in vals[b]] for b in live}
@@ -123,6 +138,11 @@ def _quiet() -> Iterator[None]:
 
 
 def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
+    """HiGHS on the standard ILP of a `pair_model`: times, status and optimum.
+
+    >>> run_highs(([0], {0: [0, 1]}, {0: [2.0, 1.0]}, {}), 10.0)["cost"]
+    1.0
+    """
     import highspy
     import numpy as np
 
@@ -218,6 +238,11 @@ def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
 
 
 def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
+    """toulbar2 on the weighted CSP of a `pair_model`: times, status and optimum.
+
+    >>> run_toulbar2(([0], {0: [0, 1]}, {0: [2.0, 1.0]}, {}), 10.0)["cost"]
+    1.0
+    """
     import pytoulbar2
 
     t0 = time.perf_counter()
@@ -298,6 +323,13 @@ def _gap(cost: float | None, opt: float | None) -> float | None:
 
 
 def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[str, Any]:
+    """One instance through every solver: a row of the results (times in seconds).
+
+    >>> a = argparse.Namespace(time_limit=10.0, repeat=1, highs=False, toulbar2=False)
+    >>> row = bench_one(("random", 12, 3, 0), a, None)
+    >>> row["ours"]["optimal"], row["targets"]
+    (True, 3)
+    """
     fam, n, k, seed = inst
     gen = FAMILIES[fam]
     plan = gen(n, seed) if k is None else gen(n, seed, k)
@@ -378,6 +410,7 @@ def _fmt_ratio(r: float | None) -> str:
 
 
 def print_row(row: dict[str, Any]) -> None:
+    """One line of the per-instance table."""
     o = row["ours"]
     st = o["stats"]
     status = "opt" if o["optimal"] and not o["infeasible"] else "infeas" if o["infeasible"] else "gap"
@@ -400,6 +433,8 @@ def print_row(row: dict[str, Any]) -> None:
 
 
 def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per family, size and target count: proven counts, median times, the ratios to the
+    reference solvers (geometric mean and worst) and the heuristic's gaps."""
     groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for r in rows:
         size = r["blocks"]
@@ -439,6 +474,7 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def print_summary(summary: list[dict[str, Any]]) -> None:
+    """The ratio table."""
     print()
     print("family             size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)")
     def pair(s: dict[str, Any], ref: str) -> str:
@@ -460,6 +496,7 @@ def print_summary(summary: list[dict[str, Any]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark, print the tables, write `benchmarks/results/exact.json`."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes only")
     ap.add_argument("--no-big", dest="big", action="store_false", help="skip the 100k-block plans")

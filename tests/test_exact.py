@@ -332,3 +332,12 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
         if out.assignment is not None:
             c = evaluate(g, out.assignment)
             assert c is not None and c.total == out.lower_bound
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from benchmarks import families
+
+    for mod in (exact, families):
+        assert doctest.testmod(mod).failed == 0
