@@ -112,11 +112,11 @@ def _integral(g: Graph) -> bool:
             if c != INF and c != int(c):
                 return False
     seen: set[int] = set()
-    for m in g.edge_mat:
-        if id(m) not in seen:
-            seen.add(id(m))
-            for c in m.cost:
-                if c is not None and c != int(c):
+    for mat in g.edge_mat:
+        if id(mat) not in seen:
+            seen.add(id(mat))
+            for e in mat.cost:
+                if e is not None and e != int(e):
                     return False
     return True
 
@@ -274,7 +274,7 @@ def _reduce_core(
         nbr[x] = None
         unary[x] = None
         if d == 0:
-            m = min(ux)  # type: ignore[type-var]
+            m = min(ux)  # type: ignore[arg-type]
             const += m
             log.append((x, -1, -1, ux, None, None))  # type: ignore[arg-type]
             counts[0] += 1
@@ -742,20 +742,20 @@ def mini_bucket_bound(
         # First-fit of the bucket's factors, largest first, into mini-buckets that fit.
         facs.sort(key=lambda f: (-len(f[0]), f[0]))
         minis: list[tuple[set[int], list[Factor]]] = []
-        for f in facs:
+        for fac in facs:
             placed = False
             for vs, members in minis:
-                u = vs | set(f[0])
+                u = vs | set(fac[0])
                 size = 1
                 for v in u:
                     size *= ks[v]
                 if size <= table_cap:
-                    vs.update(f[0])
-                    members.append(f)
+                    vs.update(fac[0])
+                    members.append(fac)
                     placed = True
                     break
             if not placed:
-                minis.append((set(f[0]), [f]))
+                minis.append((set(fac[0]), [fac]))
         for _, members in minis:
             sc, mins = _combine(x, members, ks)
             el.add(sc, mins)
@@ -944,7 +944,7 @@ def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[f
                     h = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(h)]  # type: ignore[arg-type]
                 else:
                     h = [a + min(t[i * ky + j] for j in live_y) for i, a in enumerate(h)]  # type: ignore[arg-type]
-        lb += min(h)  # type: ignore[type-var]
+        lb += min(h)  # type: ignore[arg-type]
     return lb
 
 
@@ -1064,7 +1064,7 @@ class _PairSearch:
             raise _Timeout
         self.nodes += 1
         # Every node on the path holds its own copy of the state: bound their total.
-        size = len(alive) + sum(len(nb[x]) for x in alive)  # type: ignore[arg-type]
+        size = len(alive) + sum(len(nb[x] or ()) for x in alive)
         if self.held + size > SEARCH_MEMORY:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
@@ -1376,9 +1376,9 @@ def _solve(
                 stats["search_out_of_memory"] = 1
             if ps.best_val is not None:
                 a = finish(dict(ps.best_val))
-                c = _total(g, a)
-                if c < best_cost or best_a is None:
-                    best_a, best_cost = a, c
+                total = _total(g, a)
+                if total < best_cost or best_a is None:
+                    best_a, best_cost = a, total
             if not ps.aborted:
                 proven = True
             else:
