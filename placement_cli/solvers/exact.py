@@ -1,23 +1,29 @@
-"""Exact placement: PBQP reductions, variable elimination and a branch-and-eliminate search,
-with lower bounds that hold whether or not the optimum is proven.
+"""Exact placement: PBQP reductions, dynamic programming over a tree decomposition, and a
+branch-and-reduce search, with lower bounds that hold whether or not the optimum is proven.
 
 The placement objective is a min-sum problem over pairwise cost functions (PBQP, weighted
-CSP). Over the live blocks it is rewritten as a factor model:
+CSP). Over the live blocks and their pruned domains it becomes:
 
-* a unary factor per block: its cost vector over its pruned domain, self-loop diagonals
-  folded in (a forbidden diagonal forbids that target);
-* one pairwise factor per pair of neighbouring blocks: every parallel edge in both
-  directions summed into one table, infinite where any of them forbids the pair;
-* blocks left with a single target are conditioned away into their neighbours' unaries.
+* a cost vector per block, self-loop diagonals folded in (a forbidden diagonal forbids
+  that target);
+* one table per pair of neighbouring blocks: every parallel edge in both directions
+  summed, infinite where any of them forbids the pair;
+* blocks with a single target conditioned away into their neighbours' vectors.
 
-Blocks are then eliminated one at a time, cheapest joint table first (ties: block input
-order). Eliminating a block with 0, 1 or 2 neighbours is exactly the PBQP reduction R0, R1
-or R2; a block with more neighbours produces a higher-order factor over them (dynamic
-programming over the tree decomposition the order induces). Every elimination is exact
-under min-sum algebra and keeps an argmin table for back-substitution, so a finished
-elimination is a proven optimum. Only tables within a cell budget are built; what the
-budget or the time limit leaves over (the core) goes to a depth-first branch and bound that
-conditions on one block at a time and eliminates again, with a mini-bucket lower bound.
+Then, each step exact under min-sum algebra and logged for back-substitution:
+
+1. the PBQP reductions R0, R1, R2 (a block with 0, 1 or 2 neighbours is decided alone,
+   folded into its neighbour, or turned into a table between its two neighbours);
+2. on what is left (the core), dead-end elimination of dominated values, and the
+   reductions again, unless the core is already cheap for step 3;
+3. variable elimination, cheapest joint table first (ties by block order): dynamic
+   programming over the tree decomposition that order induces, when all its tables fit
+   the cell budgets (checked symbolically first);
+4. otherwise a depth-first branch and reduce over the core (condition one block, reduce
+   again, solve small nodes by step 3), pruned by min-sum diffusion bounds.
+
+A finished run is a proof. Cut short by the time limit or a budget, it returns the best
+assignment known with the best proven bound. docs/exact.md has the details and numbers.
 """
 
 from __future__ import annotations
@@ -693,14 +699,19 @@ def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int],
 
 
 def mini_bucket_bound(
-    ks: dict[int, int], factors: list[Factor], constant: float, table_cap: int = MINI_BUCKET_TABLE
+    ks: dict[int, int],
+    factors: list[Factor],
+    constant: float,
+    table_cap: int = MINI_BUCKET_TABLE,
+    deadline: float = INF,
 ) -> float:
     """A lower bound on min over all assignments of `constant` + sum of `factors`.
 
     Mini-bucket elimination: a bucket whose joint table would exceed `table_cap` is split
     into mini-buckets that each fit, and each is minimised over the block on its own.
     Since min(f + g) >= min f + min g this can only under-estimate; with a cap large
-    enough for every bucket it is exact.
+    enough for every bucket it is exact. Past `deadline` the remaining factors count at
+    their minima.
 
     >>> ks = {0: 2, 1: 2}
     >>> mini_bucket_bound(ks, [((0,), [1.0, 2.0]), ((0, 1), [5.0, 0.0, 0.0, 5.0])], 0.0)
@@ -729,7 +740,9 @@ def mini_bucket_bound(
             if cur[y] != len(adj[y]):
                 cur[y] = len(adj[y])
                 heappush(heap, (cur[y], y))
-    for x in order:
+    for step, x in enumerate(order):
+        if step & 63 == 0 and time.monotonic() > deadline:
+            return el.bound()  # what is left, at its minima: still a bound
         fids = list(el.var_facs.pop(x))
         facs = []
         for f in fids:
@@ -1006,7 +1019,9 @@ class _PairSearch:
                 break
             for _ in range(8):
                 _diffuse(self.K, un, nb, xs)
-            self.sweeps += 8
+                self.sweeps += 1
+                if time.monotonic() > deadline:
+                    break
             new = _bound(self.K, un, nb, xs, constant)
             if new - lb <= 1e-4 * max(1.0, abs(new)):
                 lb = max(lb, new)
@@ -1359,9 +1374,6 @@ def _solve(
     if inc_cost < INF and incumbent is not None:
         best_a = tuple(incumbent)
     proven = False
-    if not timed_out and time.monotonic() < deadline:
-        lb = max(lb, mini_bucket_bound(cur_ks, core_factors, const))
-        stats["mini_bucket"] = 1
     if lb == INF:
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
@@ -1383,6 +1395,10 @@ def _solve(
                 proven = True
             else:
                 lb = max(lb, min(ps.best, ps.open_lb))
+        elif time.monotonic() < deadline:
+            # Bound only: the diffusion stalled early, the mini-bucket bound may add.
+            lb = max(lb, mini_bucket_bound(cur_ks, core_factors, const, MINI_BUCKET_TABLE, deadline))
+            stats["mini_bucket"] = 1
     elif lb >= best_cost:
         proven = True
     if proven:
