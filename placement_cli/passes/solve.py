@@ -239,8 +239,10 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     lb_by = "bound"
     warnings: list[Diagnostic] = []
     a: tuple[int, ...] | None
-    if method == "exact":
-        assert exact is not None
+    if exact is not None:
+        # exact and auto: the exact method first. Where it proves the optimum (the usual
+        # case on structured plans, and faster than the heuristic) that is the answer;
+        # otherwise `auto` also runs the heuristic and keeps the cheaper assignment.
         out = exact.solve_exact(g, domains, comps, opts.time_limit, None)
         stats["exact"] = _clean_stats(out.stats)
         a = _checked(g, domains, out.assignment, warnings)
@@ -261,29 +263,27 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                 return _infeasible(g, domains, failed, "search", method, used, stats)
         elif out.optimal:
             lb, lb_by = max(lb, evaluate(g, a).total), "exact"  # type: ignore[union-attr]
+        elif method == "auto":
+            h_a, _failed, h_used = _heuristic(c)
+            if h_a is not None and evaluate(g, h_a).total < evaluate(g, a).total:  # type: ignore[union-attr]
+                a, used = h_a, h_used
         if not out.infeasible and out.lower_bound > lb:
             lb, lb_by = out.lower_bound, "exact"
     else:
         a, failed, used = _heuristic(c)
         if a is None:
             return _infeasible(g, domains, failed, "search", method, used, stats)
-        if exact is not None:
+        bound_module = _exact_module()
+        if bound_module is not None:
+            # The seed's own answer stays as it is; the exact machinery only certifies how
+            # far from optimal it can be (far tighter than the root bound on large plans).
             remaining = max(0.0, opts.time_limit - (time.monotonic() - start))
-            out = exact.solve_exact(g, domains, comps, remaining, a)
-            stats["exact"] = _clean_stats(out.stats)
-            b = _checked(g, domains, out.assignment, warnings)
-            if b is not None and evaluate(g, b).total < evaluate(g, a).total:  # type: ignore[union-attr]
-                a, used = b, "exact"
-            if out.optimal and b is not None and evaluate(g, b).total > lb:  # type: ignore[union-attr]
-                lb, lb_by = evaluate(g, b).total, "exact"  # type: ignore[union-attr]
-            if not out.infeasible and out.lower_bound > lb:
-                lb, lb_by = out.lower_bound, "exact"
-        else:
-            proven, better = _prove(c, a)
-            if proven is not None and proven > lb:
-                lb, lb_by = proven, "complete"
-            if better is not None and method == "auto":
-                a, used = better, "complete"
+            proven_lb = bound_module.lower_bound(g, domains, remaining)
+            if proven_lb != INF and proven_lb > lb:
+                lb, lb_by = proven_lb, "exact"
+        proven, _better = _prove(c, a)
+        if proven is not None and proven > lb:
+            lb, lb_by = proven, "complete"
 
     cost = evaluate(g, a)
     if cost is None or not feasible_for(g, domains, a):

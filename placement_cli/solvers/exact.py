@@ -1032,6 +1032,8 @@ class _PairSearch:
 
     def prune(self, lb: float) -> bool:
         """No completion of this node can beat the incumbent."""
+        if lb == math.inf:
+            return True  # an infeasible node: nothing below it completes
         if self.integral:
             return math.ceil(lb - 1e-6) >= self.best
         return lb >= self.best
