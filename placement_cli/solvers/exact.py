@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from operator import add as _add
+from typing import Any
 
 from placement_cli.graph import Graph, bits
 from placement_cli.io import gc_paused
@@ -597,16 +598,20 @@ class _Eliminator:
                 return cap + 1 + len(self.adj[x])
         return c
 
-    def eliminate(self, x: int) -> None:
-        fids = list(self.var_facs.pop(x))
+    def take_factors(self, x: int) -> list[Any]:
+        """Remove every factor that mentions x and return them as (scope, table)."""
         facs = []
-        for f in fids:
+        for f in list(self.var_facs.pop(x)):
             sc = self.scope.pop(f)
             facs.append((sc, self.tab.pop(f)))
             del self.by_scope[sc]
             for v in sc:
                 if v != x:
                     del self.var_facs[v][f]
+        return facs
+
+    def eliminate(self, x: int) -> None:
+        facs = self.take_factors(x)
         if not facs:
             # A block whose factors all vanished (cannot happen for model blocks, which
             # always carry a unary): any value will do, take the first.
@@ -743,15 +748,7 @@ def mini_bucket_bound(
     for step, x in enumerate(order):
         if step & 63 == 0 and time.monotonic() > deadline:
             return el.bound()  # what is left, at its minima: still a bound
-        fids = list(el.var_facs.pop(x))
-        facs = []
-        for f in fids:
-            sc = el.scope.pop(f)
-            facs.append((sc, el.tab.pop(f)))
-            del el.by_scope[sc]
-            for v in sc:
-                if v != x:
-                    del el.var_facs[v][f]
+        facs = el.take_factors(x)
         # First-fit of the bucket's factors, largest first, into mini-buckets that fit.
         facs.sort(key=lambda f: (-len(f[0]), f[0]))
         minis: list[tuple[set[int], list[Factor]]] = []
