@@ -201,7 +201,12 @@ class Run:
         return self._cache["islands"]
 
     def run(self, stage: str) -> None:
-        {"prune": self.domains, "scc": self.scc, "solve": self.assignment, "fuse": self.fused, "islands": self.islands}[stage]()
+        step = {"prune": self.domains, "scc": self.scc, "solve": self.assignment, "fuse": self.fused, "islands": self.islands}
+        try:
+            step[stage]()
+        except InputError as exc:
+            # An earlier stage's section of the input artifact was invalid: name the file.
+            raise exc.with_source(self.loaded.source) from None
 
     def artifact(self, kind: str) -> dict[str, Any]:
         art: dict[str, Any] = {

@@ -252,3 +252,27 @@ def test_version_and_help():
     out = r.stdout.decode()
     for word in ("prune", "scc", "solve", "fuse", "islands", "run", "tree", "Exit codes", "placement prune plan.yaml | placement scc -"):
         assert word in out
+
+
+@pytest.mark.parametrize(
+    "patch,expected",
+    [
+        (lambda s: s["assignment"].update(bb2="postgres"), "solve.assignment.bb2"),
+        (lambda s: s["assignment"].update(bb9="interpreter"), "solve.assignment.bb9"),
+        (lambda s: s["assignment"].pop("bb3"), "solve.assignment.bb3"),
+    ],
+    ids=["target outside the domain", "unknown block", "missing block"],
+)
+def test_bad_solve_section_in_artifact(tmp_path, patch, expected):
+    art = orjson.loads(run_cli("solve", str(ROOT / "examples/three_targets.yaml")).stdout)
+    patch(art["solve"])
+    f = tmp_path / "a.json"
+    f.write_bytes(orjson.dumps(art))
+    r = run_cli("fuse", str(f))
+    assert r.returncode == 3, r.stderr
+    assert f"{f}: {expected}" in r.stderr.decode()
+
+
+def test_negative_time_limit_is_usage_error():
+    r = run_cli("solve", "examples/three_targets.yaml", "--time-limit", "-1")
+    assert r.returncode == 2
