@@ -1,4 +1,4 @@
-"""Load, verify, prune and scc on generated plans of 1k, 10k and 100k blocks.
+"""Load, verify, prune and scc on generated plans of 1k, 10k, 50k and 100k blocks.
 
     python -m benchmarks.bench_foundation [--quick]
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.child:
         sys.stdout.write(json.dumps(_measure(a.child)))
         return
-    sizes = [1000, 10000] if a.quick else [1000, 10000, 100000]
+    sizes = [1000, 10000] if a.quick else [1000, 10000, 50000, 100000]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:

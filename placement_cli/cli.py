@@ -193,7 +193,7 @@ MethodOpt = Annotated[
     typer.Option(
         "--method",
         help="heuristic: the seed algorithm; exact: proven optimum (or best bound within the limit); "
-        "auto: heuristic first, then exact with the time left, keeping the better answer.",
+        "auto: exact first, and the heuristic too when the optimum is not proven in time.",
     ),
 ]
 TimeLimitOpt = Annotated[
