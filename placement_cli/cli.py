@@ -1,6 +1,6 @@
 """The command line: parse arguments, read, call a pass, write. Nothing else lives here.
 
-Heavy modules (pydantic, networkx, the passes) are imported inside the commands so that
+Heavy modules (pydantic, yaml, the passes) are imported inside the commands so that
 `placement --help` starts fast.
 """
 
