@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from operator import add, lt
 from typing import Any
 
@@ -588,7 +587,6 @@ def split_minmax(a: list[float], b: list[float], k: int) -> tuple[int, int]:
 
 
 _WINDOW_MIN = 48  # `lift` windows long sequences from this length on (shorter: plain elementwise min)
-_SPARSE_RATIO = 4  # per-budget mins when at most 1/this of the budgets need one
 
 
 def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], size: int) -> list[list[float]]:
@@ -634,11 +632,12 @@ def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], s
                 b.extend([x if x < c else c for x in alt])
             out[e] = _trim(b) if b[-1] == b[-2] else b
         return out
-    # Long sequences: one shifted list per allowed engine pair, then an elementwise min,
-    # only over the window of budgets where some candidate can beat `own`. A lower bound
-    # of every candidate at k is env[k] + cmin (env: the least source value at k, cmin:
-    # the cheapest transfer into e); float addition rounds monotonically, so where that
-    # bound is >= own's value no candidate is smaller and B[k] is own's value exactly.
+    # Long sequences: per destination, own's values with each allowed source's shifted
+    # list folded in by an elementwise min. From _WINDOW_MIN on, only over the window of
+    # budgets where some candidate can beat `own`: every candidate at k is at least
+    # env[k] + cmin (env: the least source value at k, cmin: the cheapest transfer
+    # between two engines into any destination); float addition rounds monotonically, so
+    # where that bound is >= own's value no candidate is smaller and B[k] is own's value.
     srcs = [s for s in range(n_e) if du[s][-1] < INF]
     pads: list[list[float]] = [_INF_ROW] * n_e
     for s in srcs:
@@ -647,7 +646,9 @@ def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], s
     windowed = m >= _WINDOW_MIN
     if windowed:
         env = pads[srcs[0]] if len(srcs) == 1 else list(map(min, *[pads[s] for s in srcs]))
-        at_k = list(zip(*[pads[s] for s in srcs], strict=True))  # per budget, the source values
+        # one bound for every destination: the cheapest transfer into any of them
+        cmin = min([min(cols[e][:e] + cols[e][e + 1 :], default=INF) for e in dests], default=INF)
+        envc = [x + cmin for x in env]
     for e in dests:
         own = du[e]
         col = cols[e]
@@ -668,42 +669,29 @@ def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], s
             b.extend(map(min, tail, *cands))
             out[e] = _trim(b) if b[-1] == b[-2] else b
             continue
-        cmin = min(col[:e] + col[e + 1 :], default=INF)  # every other source: still a lower bound
         if cmin == INF:
             out[e] = own[:n]
             continue
         tail = own[1:n]
         if len(tail) < m:
             tail += [own[-1]] * (m - len(tail))
-        beats = list(map(lt, [x + cmin for x in env], tail))
+        beats = list(map(lt, envc, tail))
         if True not in beats:
             out[e] = own[:n]
             continue
-        hits = beats.count(True)
+        k0 = beats.index(True)
+        k1 = m - beats[::-1].index(True)  # window k0 <= k < k1 of tail positions
+        seg = tail[k0:k1]
+        for s in srcs:
+            c = col[s]
+            if s != e and c < INF:
+                p = pads[s]
+                if p[k1 - 1] + c < seg[0]:  # else even its least value cannot win (seg does not increase)
+                    # x + c as the plain elementwise min's candidate, so the same sums win
+                    seg = [y if (y := x + c) < a else a for a, x in zip(seg, p[k0:k1], strict=True)]
         b = [own[0]]
         b += tail
-        if hits * _SPARSE_RATIO <= m:
-            # Few budgets to check: one min over the sources at each of them.
-            colx = [col[s] for s in srcs]
-            if e in srcs:
-                colx[srcs.index(e)] = INF
-            for k in compress(range(m), beats):
-                c = min(map(add, at_k[k], colx))
-                if c < tail[k]:
-                    b[k + 1] = c
-        else:
-            k0 = beats.index(True)
-            k1 = m - beats[::-1].index(True)  # window k0 <= k < k1 of tail positions
-            top = tail[k0]
-            cands = []
-            for s in srcs:
-                c = col[s]
-                if s != e and c < INF:
-                    p = pads[s]
-                    if p[k1 - 1] + c < top:
-                        cands.append([x + c for x in p[k0:k1]])
-            if cands:
-                b[k0 + 1 : k1 + 1] = map(min, tail[k0:k1], *cands)
+        b[k0 + 1 : k1 + 1] = seg
         out[e] = _trim(b) if b[-1] == b[-2] else b
     return out
 
