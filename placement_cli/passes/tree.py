@@ -635,20 +635,21 @@ def lift(du: list[list[float]], cols: list[list[float]], dests: Sequence[int], s
     # Long sequences: per destination, own's values with each allowed source's shifted
     # list folded in by an elementwise min. From _WINDOW_MIN on, only over the window of
     # budgets where some candidate can beat `own`: every candidate at k is at least
-    # env[k] + cmin (env: the least source value at k, cmin: the cheapest transfer
-    # between two engines into any destination); float addition rounds monotonically, so
-    # where that bound is >= own's value no candidate is smaller and B[k] is own's value.
+    # env[k] + cmin (env: the least source value at k, cmin: the least entry of any
+    # destination's column); float addition rounds monotonically, so where that bound
+    # is >= own's value no candidate is smaller and B[k] is own's value.
     srcs = [s for s in range(n_e) if du[s][-1] < INF]
     pads: list[list[float]] = [_INF_ROW] * n_e
     for s in srcs:
         row = du[s]
-        pads[s] = row[:m] if len(row) >= m else row + [row[-1]] * (m - len(row))
+        pads[s] = row if len(row) >= m else row + [row[-1]] * (m - len(row))  # maybe longer: read up to m
     windowed = m >= _WINDOW_MIN
     if windowed:
         env = pads[srcs[0]] if len(srcs) == 1 else list(map(min, *[pads[s] for s in srcs]))
-        # one bound for every destination: the cheapest transfer into any of them
-        cmin = min([min(cols[e][:e] + cols[e][e + 1 :], default=INF) for e in dests], default=INF)
-        envc = [x + cmin for x in env]
+        # one bound for every destination: the cheapest entry of their columns (the
+        # diagonal included, so usually 0 and env itself)
+        cmin = min([min(cols[e]) for e in dests], default=INF)
+        envc = env if cmin == 0 else [x + cmin for x in env]
     for e in dests:
         own = du[e]
         col = cols[e]
