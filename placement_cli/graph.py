@@ -353,11 +353,52 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     if chk.problems:
         raise InputError(chk.problems)
 
-    pred_lists: list[list[int]] = [[] for _ in plan.blocks]
+    return assemble(
+        plan=plan,
+        block_ids=tuple(b.id for b in plan.blocks),
+        entry=entry,
+        domain=domain,
+        cost=costs,
+        bases=bases,
+        edge_src=edge_src,
+        edge_dst=edge_dst,
+        edge_pos=edge_pos,
+        edge_mat=edge_mat,
+        succ=succ,
+        block_paths=block_paths,
+        path_names=tuple(path_index),
+        path_origin=tuple(path_origin),
+        default_matrix=default,
+    )
+
+
+def assemble(
+    *,
+    plan: Plan,
+    block_ids: tuple[str, ...],
+    entry: int,
+    domain: list[int],
+    cost: list[tuple[float, ...]],
+    bases: list[list[float]],
+    edge_src: list[int],
+    edge_dst: list[int],
+    edge_pos: list[int],
+    edge_mat: list[Matrix],
+    succ: list[tuple[int, ...]],
+    block_paths: list[tuple[int, ...]],
+    path_names: tuple[str, ...],
+    path_origin: tuple[int, ...],
+    default_matrix: Matrix,
+) -> Graph:
+    """A Graph from already-checked per-block and per-edge lists: derives the id index,
+    the predecessor lists and reachability. `build_graph` and passes that derive a new
+    plan from a checked one (fusion) share it, so the derived fields have one definition."""
+    n = len(block_ids)
+    pred_lists: list[list[int]] = [[] for _ in range(n)]
     for eid, d in enumerate(edge_dst):
         pred_lists[d].append(eid)
 
-    live = [False] * len(plan.blocks)
+    live = [False] * n
     live[entry] = True
     stack = [entry]
     while stack:
@@ -370,12 +411,12 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
 
     return Graph(
         name=plan.name,
-        targets=targets,
-        block_ids=tuple(b.id for b in plan.blocks),
-        index=index,
+        targets=tuple(plan.targets),
+        block_ids=block_ids,
+        index={b: i for i, b in enumerate(block_ids)},
         entry=entry,
         domain=tuple(domain),
-        cost=tuple(costs),
+        cost=tuple(cost),
         edge_src=tuple(edge_src),
         edge_dst=tuple(edge_dst),
         edge_pos=tuple(edge_pos),
@@ -384,10 +425,10 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         pred=tuple(tuple(x) for x in pred_lists),
         live=tuple(live),
         block_paths=tuple(block_paths),
-        path_names=tuple(path_index),
-        path_origin=tuple(path_origin),
+        path_names=path_names,
+        path_origin=path_origin,
         plan=plan,
-        default_matrix=default,
+        default_matrix=default_matrix,
         _memo={"base": bases},
     )
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from placement_cli.diagnostics import Diagnostic
-from placement_cli.graph import INF, Graph, build_graph
+from placement_cli.graph import INF, Graph, assemble
 from placement_cli.io import gc_paused, num
 from placement_cli.model import Block, Edge, Plan, Terminator
 from placement_cli.solvers.objective import Cost, evaluate
@@ -157,6 +157,7 @@ def fuse(g: Graph, assignment: tuple[int, ...], options: FuseOptions | None = No
     """Collapse same-target goto chains of a placed plan into single blocks.
 
     >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"], "blocks": [
     ...     {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
     ...     {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
@@ -367,41 +368,22 @@ def _fused_graph(
         paths=plan.paths,
         blocks=blocks,
     )
-    known = {
-        "name", "targets", "block_ids", "index", "entry", "domain", "cost", "edge_src", "edge_dst",
-        "edge_pos", "edge_mat", "succ", "pred", "live", "block_paths", "path_names", "path_origin",
-        "plan", "default_matrix", "_memo",
-    }  # fmt: skip
-    if {fld.name for fld in dataclasses.fields(Graph)} != known:
-        # The Graph grew fields this pass does not know how to derive: take the slow,
-        # always-right road through the checker rather than guess.
-        return build_graph(fplan), tuple(fassign)
-
-    nf = len(members)
-    pred_lists: list[list[int]] = [[] for _ in range(nf)]
-    for e, d in enumerate(edge_dst):
-        pred_lists[d].append(e)
     block_ids = tuple(ids[ms[0]] for ms in members)
-    fg = Graph(
-        name=g.name,
-        targets=targets,
+    fg = assemble(
+        plan=fplan,
         block_ids=block_ids,
-        index={b: i for i, b in enumerate(block_ids)},
         entry=block_of[g.entry],
-        domain=tuple(domain),
-        cost=tuple(cost),
-        edge_src=tuple(edge_src),
-        edge_dst=tuple(edge_dst),
-        edge_pos=tuple(edge_pos),
-        edge_mat=tuple(edge_mat),
-        succ=tuple(succ),
-        pred=tuple(tuple(x) for x in pred_lists),
-        live=(True,) * nf,  # contraction of the live part keeps everything reachable
-        block_paths=tuple(block_paths),
+        domain=domain,
+        cost=cost,
+        bases=bases,
+        edge_src=edge_src,
+        edge_dst=edge_dst,
+        edge_pos=edge_pos,
+        edge_mat=edge_mat,
+        succ=succ,
+        block_paths=block_paths,
         path_names=g.path_names,
         path_origin=g.path_origin,
-        plan=fplan,
         default_matrix=g.default_matrix,
-        _memo={"base": bases},
     )
     return fg, tuple(fassign)
