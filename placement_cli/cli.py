@@ -324,6 +324,9 @@ def schema(
     guarded(debug, body)
 
 
+__import__("placement_cli.views.commands", fromlist=["register"]).register(app)  # show, explain, diff
+
+
 def main() -> None:
     app(prog_name="placement")
 

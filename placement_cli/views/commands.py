@@ -1,0 +1,103 @@
+"""The `show`, `explain` and `diff` commands; `register(app)` adds them to the CLI.
+
+Only typer is imported here at module level, so `placement --help` stays fast; the
+views load when a command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+
+class View(StrEnum):
+    cfg = "cfg"
+    islands = "islands"
+    graph = "graph"
+
+
+class ShowFormat(StrEnum):
+    dot = "dot"
+    mermaid = "mermaid"
+    text = "text"
+
+
+class ReportFormat(StrEnum):
+    json = "json"
+    text = "text"
+
+
+ArtifactArg = Annotated[
+    str, typer.Argument(metavar="ARTIFACT", help="Plan file or artifact (JSON/YAML), or - for stdin; missing stages are run.")
+]
+OutputOpt = Annotated[str | None, typer.Option("-o", "--output", help="Write here (atomically) instead of stdout.")]
+TimeLimitOpt = Annotated[
+    float, typer.Option("--time-limit", min=0.0, help="Seconds for each solve this command has to run.")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No warnings on stderr.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _options(time_limit: float) -> dict[str, object]:
+    from placement_cli.passes.solve import SolveOptions
+
+    return {"solve": SolveOptions(time_limit=time_limit)}
+
+
+def _warn(lines: list[str], quiet: bool) -> None:
+    if not quiet:
+        for line in lines:
+            sys.stderr.write(f"warning: {line}\n")
+
+
+def _write(text: str, output: str | None) -> None:
+    from placement_cli.io import write_output
+
+    write_output(text.encode(), output)
+
+
+def show(
+    path: ArtifactArg,
+    view: Annotated[View, typer.Option("--view", help="cfg: blocks by target, islands as clusters; "
+                                       "islands: one node per island; graph: the island dependency graph.")] = View.cfg,
+    format: Annotated[ShowFormat, typer.Option("--format", help="dot (Graphviz), mermaid, or text "
+                                               "(a table; rich on a terminal).")] = ShowFormat.dot,
+    output: OutputOpt = None,
+    time_limit: TimeLimitOpt = 5.0,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Draw a placement: the CFG by target, the islands, or the island graph."""
+    from placement_cli.cli import guarded
+
+    def body() -> int:
+        from placement_cli.views.data import prepare
+        from placement_cli.views.show import TABLES, render
+        from placement_cli.views.text import plain, rich_print
+
+        v = prepare(path, _options(time_limit))
+        warnings = []
+        if v.status == "infeasible":
+            warnings.append("the plan has no feasible placement: blocks are drawn without targets")
+        if format == ShowFormat.text:
+            table = TABLES[view.value](v)
+            if output is None and sys.stdout.isatty():
+                rich_print(table)
+            else:
+                _write(plain(table), output)
+        else:
+            text, more = render(v, view.value, format.value)
+            warnings += more
+            _write(text, output)
+        _warn(warnings, quiet)
+        return 0
+
+    guarded(debug, body)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `show`, `explain` and `diff` to the application."""
+    app.command(name="show")(show)
