@@ -98,6 +98,72 @@ def show(
     guarded(debug, body)
 
 
+def explain(
+    path: ArtifactArg,
+    block: Annotated[str, typer.Argument(metavar="BLOCK", help="The block id to explain.")],
+    format: Annotated[ReportFormat, typer.Option("--format", help="json or text.")] = ReportFormat.text,
+    output: OutputOpt = None,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=0.0, help="Seconds for all the pinned solves together "
+                            "(and for the solve itself when the input has none).")
+    ] = 10.0,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
+    from placement_cli.cli import guarded
+
+    def body() -> int:
+        from pathlib import PurePath
+
+        from placement_cli.io import dumps
+        from placement_cli.pipeline import load
+        from placement_cli.views.data import run_to
+        from placement_cli.views.explain import ExplainOptions, to_text
+        from placement_cli.views.explain import explain as explain_block
+
+        loaded = load(path)
+        run = run_to(loaded, "solve", _options(time_limit))
+        ex = explain_block(run, block, ExplainOptions(time_limit=time_limit))
+        if format == ReportFormat.json:
+            _write(dumps(ex).decode(), output)
+        else:
+            _write(to_text(ex, run.g.name or PurePath(loaded.source).name), output)
+        if any(r["pinned"] and not r["pinned"]["proven"] for r in ex["targets"]):
+            _warn(["some pinned optima are not proven within --time-limit; raise it for a proof"], quiet)
+        return 0
+
+    guarded(debug, body)
+
+
+def diff(
+    a: Annotated[str, typer.Argument(metavar="A", help="An artifact (JSON/YAML), or - for stdin.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="An artifact of the same stage.")],
+    format: Annotated[ReportFormat, typer.Option("--format", help="json (for scripts) or text.")] = ReportFormat.text,
+    output: OutputOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input."""
+    from placement_cli.cli import guarded
+
+    def body() -> int:
+        from placement_cli.errors import EXIT_DIFFERS, UsageError
+        from placement_cli.io import dumps
+        from placement_cli.pipeline import load
+        from placement_cli.views.diff import diff as diff_artifacts
+        from placement_cli.views.diff import to_text
+
+        if a == "-" and b == "-":
+            raise UsageError("only one of A and B can be standard input")
+        d = diff_artifacts(load(a), load(b))
+        _write(dumps(d).decode() if format == ReportFormat.json else to_text(d), output)
+        return 0 if d["same"] else EXIT_DIFFERS
+
+    guarded(debug, body)
+
+
 def register(app: typer.Typer) -> None:
     """Add `show`, `explain` and `diff` to the application."""
     app.command(name="show")(show)
+    app.command(name="explain")(explain)
+    app.command(name="diff")(diff)

@@ -1,0 +1,220 @@
+"""`explain BLOCK`: why each target is or is not possible for a block, and what pinning
+the block there would cost, with a proof or an honest "not proven".
+
+For every target of the plan, in target order:
+
+* why it is impossible, if it is: not in the block's declared `domain`; a statement or
+  the terminator has no cost there (so that target cannot run it, exactly as
+  `graph.build_graph` derives the domain); removed by prune, naming the edge from
+  `prune.removed`; or the block is unreachable and takes no target at all;
+* the block's cost there (base cost plus premium);
+* the optimal total if the block were pinned there: the pruned domains with the block's
+  domain narrowed to that one target, solved by `solvers.exact.solve_exact` within a
+  share of the time limit. Only a finished proof is called "optimal"; otherwise the
+  best total found and the proven lower bound are reported as "not proven";
+* the difference to the chosen placement's total.
+
+And the block's edges (in and out) with their transition cost under the chosen assignment.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from placement_cli.errors import UsageError
+from placement_cli.graph import INF, Graph
+from placement_cli.io import num
+from placement_cli.pipeline import Run
+from placement_cli.solvers.objective import UNASSIGNED, evaluate
+
+
+@dataclass(frozen=True)
+class ExplainOptions:
+    """`time_limit`: seconds for all the pinned solves together, shared equally."""
+
+    time_limit: float = 10.0
+
+
+def _n(x: float | None) -> float | int | None:
+    return None if x is None or x == INF else num(float(x))
+
+
+def impossible_reasons(g: Graph, b: int, t: int, domains: tuple[int, ...], removed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Why block `b` cannot run on target `t` (empty: it can), most basic reason first."""
+    block = g.plan.blocks[b]
+    name = g.targets[t]
+    out: list[dict[str, Any]] = []
+    if not g.live[b]:
+        out.append({"code": "unreachable", "message": "the block is unreachable from the entry and takes no target"})
+    if block.domain is not None and name not in block.domain:
+        out.append({"code": "not-in-domain", "message": f"'{name}' is not in the block's declared domain {list(block.domain)}"})
+    for j, st in enumerate(block.statements):
+        if st.cost.get(name) is None:
+            what = f"statements[{j}]" + (f" ({st.text})" if st.text else "")
+            out.append({"code": "unsupported-statement", "message": f"{what} has no cost on '{name}': it cannot run there", "statement": j})
+    term = block.terminator
+    if term.cost is not None and term.cost.get(name) is None:
+        out.append({"code": "unsupported-terminator", "message": f"the '{term.kind}' terminator has no cost on '{name}': it cannot run there"})
+    if g.domain[b] >> t & 1 and not domains[b] >> t & 1:
+        bid = g.block_ids[b]
+        edges = [r.get("edge") for r in removed if r.get("block") == bid and r.get("target") == name]
+        if edges and isinstance(edges[0], dict):
+            e = edges[0]
+            out.append({
+                "code": "pruned",
+                "message": f"removed by prune: edge {e.get('from')}[{e.get('index')}] -> {e.get('to')} allows '{name}' "
+                           "with none of the targets left at its other end",
+                "edge": e,
+            })
+        else:
+            out.append({"code": "pruned", "message": "removed from the block's domain by the prune section given", "edge": None})
+    return out
+
+
+def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] | None) -> dict[str, Any]:
+    from placement_cli.solvers.exact import solve_exact
+
+    g = run.g
+    doms = list(run.domains())
+    doms[b] = 1 << t
+    out = solve_exact(g, tuple(doms), run.scc(), limit, incumbent)
+    if out.infeasible:
+        return {"status": "infeasible", "proven": True, "total": None, "lower_bound": None}
+    total = None
+    if out.assignment is not None:
+        cost = evaluate(g, out.assignment)
+        total = None if cost is None else cost.total
+    if out.optimal and total is not None:
+        return {"status": "optimal", "proven": True, "total": _n(total), "lower_bound": _n(total)}
+    return {"status": "not proven", "proven": False, "total": _n(total), "lower_bound": _n(out.lower_bound)}
+
+
+def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict[str, Any]:
+    """The explanation of `block` as a JSON-ready dict (see the module docstring).
+
+    >>> from placement_cli.pipeline import Loaded, parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0, "a": 1}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]})
+    >>> ex = explain(Run(Loaded("<doc>", g)), "x")
+    >>> [(r["target"], r["cost"], r["pinned"]["total"], r["difference"]) for r in ex["targets"]]
+    [('a', 1, 5, 0), ('b', 5, 6, 1)]
+    """
+    opts = options or ExplainOptions()
+    g = run.g
+    b = g.index.get(block)
+    if b is None:
+        shown = ", ".join(g.block_ids[:10]) + (", ..." if g.n_blocks > 10 else "")
+        raise UsageError(f"unknown block '{block}' (the plan's blocks: {shown})")
+    domains = run.domains()
+    assignment = run.assignment()
+    solve = run.sections.get("solve", {})
+    removed = run.sections.get("prune", {}).get("removed", [])
+    feasible = not run.infeasible
+    chosen = assignment[b] if feasible and g.live[b] else UNASSIGNED
+    chosen_cost = evaluate(g, assignment) if feasible else None
+    total = None if chosen_cost is None else chosen_cost.total
+    possible = [t for t in range(g.n_targets) if g.live[b] and domains[b] >> t & 1]
+    deadline = time.monotonic() + opts.time_limit
+    rows = []
+    for t in range(g.n_targets):
+        reasons = impossible_reasons(g, b, t, domains, removed)
+        row: dict[str, Any] = {
+            "target": g.targets[t],
+            "chosen": t == chosen,
+            "possible": not reasons,
+            "reasons": reasons,
+            "cost": _n(g.cost[b][t]) if g.domain[b] >> t & 1 else None,
+            "pinned": None,
+            "difference": None,
+        }
+        if t in possible:
+            left = possible[possible.index(t):]
+            share = max(0.0, deadline - time.monotonic()) / len(left)
+            pinned = _pinned(run, b, t, share, assignment if t == chosen else None)
+            row["pinned"] = pinned
+            if pinned["total"] is not None and total is not None:
+                row["difference"] = _n(pinned["total"] - total)
+        rows.append(row)
+    edges = []
+    seen: set[int] = set()
+    for e in (*g.pred[b], *g.succ[b]):
+        if e in seen:
+            continue
+        seen.add(e)
+        u, v = g.edge_src[e], g.edge_dst[e]
+        tu, tv = assignment[u] if feasible else UNASSIGNED, assignment[v] if feasible else UNASSIGNED
+        cost = g.edge_mat[e].get(tu, tv) if tu != UNASSIGNED and tv != UNASSIGNED else None
+        edges.append({
+            "edge": g.edge_json(e),
+            "direction": "self" if u == v else ("in" if v == b else "out"),
+            "from_target": None if tu == UNASSIGNED else g.targets[tu],
+            "to_target": None if tv == UNASSIGNED else g.targets[tv],
+            "cost": _n(cost),
+            "cut": tu != UNASSIGNED and tv != UNASSIGNED and tu != tv,
+            "counted": g.live[u],
+        })
+    return {
+        "block": block,
+        "reachable": g.live[b],
+        "chosen": None if chosen == UNASSIGNED else g.targets[chosen],
+        "chosen_cost": _n(g.cost[b][chosen]) if chosen != UNASSIGNED else None,
+        "total": _n(total),
+        "optimal": bool(solve.get("optimal")) and feasible,
+        "status": "infeasible" if run.infeasible else "ok",
+        "targets": rows,
+        "edges": edges,
+    }
+
+
+def _signed(x: Any) -> str:
+    if x is None:
+        return "-"
+    return f"+{x}" if x >= 0 else str(x)
+
+
+def to_text(ex: dict[str, Any], title: str) -> str:
+    """The explanation for people: one line per target, the reasons under it, the edges."""
+    head = f"block {ex['block']} in {title}: "
+    if not ex["reachable"]:
+        head += "unreachable from the entry, so it runs nowhere and costs nothing"
+    elif ex["status"] == "infeasible":
+        head += "the plan has no feasible placement"
+    else:
+        proof = "proven optimal" if ex["optimal"] else "not proven optimal"
+        head += f"chosen {ex['chosen']} (cost {ex['chosen_cost']}); plan total {ex['total']}, {proof}"
+    lines = [head, ""]
+    rows = [("target", "possible", "cost", "optimum if pinned here", "vs chosen")]
+    for r in ex["targets"]:
+        p = r["pinned"]
+        if p is None:
+            pin = "-"
+        elif p["status"] == "optimal":
+            pin = f"{p['total']} (proven)"
+        elif p["status"] == "infeasible":
+            pin = "infeasible (proven)"
+        else:
+            pin = f"{'-' if p['total'] is None else p['total']} (not proven; lower bound {p['lower_bound']})"
+        possible = "chosen" if r["chosen"] else ("yes" if r["possible"] else "no")
+        rows.append((r["target"], possible, "-" if r["cost"] is None else str(r["cost"]), pin, _signed(r["difference"])))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    why = [(r["target"], x["message"]) for r in ex["targets"] for x in r["reasons"]]
+    if why:
+        lines += ["", "why not:"]
+        lines += [f"  {t}: {m}" for t, m in why]
+    if ex["edges"]:
+        lines += ["", "edges under the chosen assignment:" if ex["status"] == "ok" else "edges (no assignment, so no costs):"]
+        for e in ex["edges"]:
+            ed = e["edge"]
+            move = f"{e['from_target'] or '-'} -> {e['to_target'] or '-'}"
+            note = " (cut)" if e["cut"] else ""
+            if not e["counted"]:
+                note += " (not counted: unreachable source)"
+            lines.append(f"  {ed['from']}[{ed['index']}] -> {ed['to']}  {move}  {'-' if e['cost'] is None else e['cost']}{note}")
+    return "\n".join(lines) + "\n"
