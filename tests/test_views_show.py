@@ -1,0 +1,181 @@
+"""`placement show`: goldens byte for byte, Graphviz accepts the DOT, and the drawing
+says what the placement says (every block once, its target's colour, cut edges exactly
+the cross-target edges), on the examples and on random plans."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+import yaml
+from hypothesis import given, settings
+
+from placement_cli.views.data import FILLS, NO_TARGET_FILL
+from placement_cli.views.dot import to_dot
+from placement_cli.views.mermaid import MAX_EDGES, to_mermaid
+from placement_cli.views.show_cfg import cfg_diagram
+from placement_cli.views.show_graph import graph_diagram
+from tests.goldens import ROOT, plan_examples
+from tests.strategies import plans
+from tests.views_goldens import golden_path, invoke, produce, produce_subprocess
+from tests.views_helpers import cross_target_edges, read_dot, view_of
+
+EXAMPLES = plan_examples()
+
+
+@pytest.fixture(scope="module")
+def produced():
+    return {ex: produce(ex) for ex in EXAMPLES}
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_show_goldens(example, produced):
+    outputs = produced[example]
+    assert len(outputs) == 9
+    for name, data in outputs.items():
+        gp = golden_path(example, name)
+        assert gp.exists(), f"missing golden {gp}; run `python -m tests.views_goldens --write`"
+        assert data == gp.read_bytes(), f"{gp} differs; if intended, run `python -m tests.views_goldens --write`"
+
+
+def test_show_independent_of_hash_seed_and_process(produced):
+    ex = ROOT / "examples" / "loop_alternating.yaml"
+    for seed in ("1", "4242"):
+        assert produce_subprocess(ex, "cfg", "dot", seed) == produced[ex]["show-cfg.dot"]
+
+
+def _dot() -> str:
+    exe = shutil.which("dot")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("Graphviz `dot` is missing on CI (.ci/run installs it)")
+        pytest.skip("Graphviz `dot` is not installed (apt-get install graphviz)")
+    return exe
+
+
+def _graphviz_accepts(text: str) -> None:
+    r = subprocess.run([_dot(), "-Tsvg"], input=text.encode(), capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stderr == b"", r.stderr.decode()  # not even a warning
+    assert b"<svg" in r.stdout
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_graphviz_accepts_every_view(example, produced):
+    for view in ("cfg", "islands", "graph"):
+        _graphviz_accepts(produced[example][f"show-{view}.dot"].decode())
+
+
+def _check_cfg(plan, v, text):
+    nodes, edges = read_dot(text)
+    solve = v.sections["solve"]
+    assignment = solve["assignment"]
+    targets = plan["targets"]
+    blocks = [a["id"][len("block:"):] for a in nodes.values() if a["id"].startswith("block:")]
+    assert sorted(blocks) == sorted(b["id"] for b in plan["blocks"])  # every block exactly once
+    for a in nodes.values():
+        if a["id"].startswith("block:"):
+            t = assignment.get(a["id"][len("block:"):])
+            want = NO_TARGET_FILL if t is None else FILLS[targets.index(t) % len(FILLS)]
+            assert a["fillcolor"] == want, a
+    cfg_edges = [e for e in edges if e[2].get("id", "").startswith("edge:")]
+    assert len(cfg_edges) == sum(len(b["terminator"].get("successors", [])) for b in plan["blocks"])
+    bold = {e[2]["id"][len("edge:"):] for e in cfg_edges if e[2].get("style") == "bold"}
+    assert bold == cross_target_edges(plan, assignment)
+    for e in cfg_edges:
+        if e[2].get("style") == "bold":
+            assert e[2]["label"] != ""  # cut edges carry their transition cost
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_cfg_structure_of_examples(example, produced):
+    plan = yaml.safe_load(example.read_text())
+    _check_cfg(plan, view_of(plan), produced[example]["show-cfg.dot"].decode())
+
+
+@settings(max_examples=60)
+@given(plans(max_blocks=7, max_targets=4))
+def test_cfg_structure_of_random_plans(plan):
+    v = view_of(plan)
+    _check_cfg(plan, v, to_dot(cfg_diagram(v)))
+    # Mermaid says the same: each block node gets its target's class.
+    text, _ = to_mermaid(cfg_diagram(v))
+    assert text.count('["') + text.count('[["') >= len(plan["blocks"])
+
+
+def test_cfg_islands_are_clusters_and_loops_marked(produced):
+    text = produced[ROOT / "examples" / "loop_alternating.yaml"]["show-cfg.dot"].decode()
+    assert 'id="island:i1"; label="i1 · interpreter' in text
+    nodes, _ = read_dot(text)
+    loops = {a["id"] for a in nodes.values() if a.get("peripheries") == "2"}
+    assert loops == {"block:bb1", "block:bb2", "block:bb3", "block:bb4"}
+
+
+def test_graph_view_kinds_and_levels(produced):
+    text = produced[ROOT / "examples" / "loop_alternating.yaml"]["show-graph.dot"].decode()
+    nodes, edges = read_dot(text)
+    by_name = {n: a["id"] for n, a in nodes.items()}
+    data = [a for a in nodes.values() if a.get("shape") == "cylinder"]
+    assert [a["id"] for a in data] == ["node:d0"]
+    flows = {(by_name[s], by_name[d]): a for s, d, a in edges}
+    assert flows[("node:d0", "node:i1")]["style"] == "dotted"
+    assert flows[("node:d0", "node:i1")]["label"] == "vertex.encodings.vectors"
+    assert "style" not in flows[("node:i0", "node:i1")]  # control flow: plain
+    assert "{ rank=same; n4; n0; n3; }" in text  # level 0 = i0, d0
+
+
+def test_weird_ids_are_escaped_for_graphviz_and_mermaid():
+    plan = {"version": 1, "targets": ['t "a"', "t\\b"], "blocks": [
+        {"id": 'x"1', "cost": {'t "a"': 1, "t\\b": 9}, "terminator": {"kind": "goto", "successors": [{"block": "<y>#"}]}},
+        {"id": "<y>#", "cost": {'t "a"': 9, "t\\b": 1}, "terminator": {"kind": "return"}}],
+        "transitions": {'t "a"': {'t "a"': 0, "t\\b": 1}, "t\\b": {"t\\b": 0}}}
+    v = view_of(plan)
+    _check_cfg(plan, v, to_dot(cfg_diagram(v)))
+    _graphviz_accepts(to_dot(cfg_diagram(v)))
+    _graphviz_accepts(to_dot(graph_diagram(v)))
+    text, _ = to_mermaid(cfg_diagram(v))
+    for line in text.splitlines():
+        if '["' in line:
+            inner = line.split('["', 1)[1].rsplit('"]', 1)[0]
+            assert '"' not in inner and "<y>" not in inner, line
+
+
+def _chain(n: int) -> dict:
+    blocks = [{"id": f"b{i}", "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5},
+               "terminator": {"kind": "goto", "successors": [{"block": f"b{i + 1}"}]}} for i in range(n - 1)]
+    i = n - 1
+    blocks.append({"id": f"b{i}", "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5}, "terminator": {"kind": "return"}})
+    return {"version": 1, "targets": ["a", "b"], "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0, "a": 1}}, "blocks": blocks}
+
+
+def test_mermaid_falls_back_with_a_warning(tmp_path):
+    import orjson
+
+    # Alternating costs: every block its own island, so the islands view is too large too.
+    path = tmp_path / "chain.json"
+    path.write_bytes(orjson.dumps(_chain(MAX_EDGES + 20)))
+    code, out, err = invoke(["show", str(path), "--format", "mermaid"])
+    assert code == 0
+    assert b"above Mermaid's default limits" in err
+    assert out.startswith(b"%% chain.json: targets"), out[:80]
+    assert out.count(b"==>") == 2  # a -> b and b -> a
+    code, out, err = invoke(["show", str(path), "--format", "dot"])
+    assert code == 0 and err == b""
+    assert out.count(b"penwidth=2.5") == MAX_EDGES + 19  # DOT has no limit: every cut edge
+
+
+def test_text_format_is_plain_when_piped(produced):
+    text = produced[ROOT / "examples" / "three_targets.yaml"]["show-islands.txt"].decode()
+    lines = text.splitlines()
+    assert lines[2].split() == ["island", "target", "blocks", "cost", "requires", "provides"]
+    assert lines[3].split()[:4] == ["i0", "postgres", "bb0", "bb1"]
+    assert "\x1b[" not in text
+
+
+def test_infeasible_plan_is_drawn_with_a_warning():
+    code, out, err = invoke(["show", "examples/no_target.yaml"])
+    assert code == 0
+    assert b"no feasible placement" in err
+    assert out.count(b'fillcolor="' + NO_TARGET_FILL.encode() + b'"') >= 3
