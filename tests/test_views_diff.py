@@ -1,0 +1,78 @@
+"""`placement diff`: empty against itself, exit 7 with moved blocks and the cost split
+when a plan change moves a block, exit 3 for inputs that are not comparable."""
+
+from __future__ import annotations
+
+import copy
+
+import orjson
+import pytest
+import yaml
+
+from placement_cli.io import dumps
+from placement_cli.pipeline import STAGES, Loaded, Run, parse_plan
+from tests.goldens import ROOT, plan_examples
+from tests.views_goldens import invoke
+
+
+@pytest.mark.parametrize("example", plan_examples(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("stage", STAGES)
+def test_diff_with_itself_is_empty(example, stage):
+    art = ROOT / "tests" / "goldens" / example.stem / f"{stage}.json"
+    code, out, err = invoke(["diff", str(art), str(art), "--format", "json"])
+    assert code == 0, err
+    d = orjson.loads(out)
+    assert d["same"] is True
+    assert set(d) == {"kind", "a", "b", "same"}
+
+
+def _artifact(plan, stage, path):
+    run = Run(Loaded("<test>", parse_plan(plan)))
+    run.run(stage)
+    path.write_bytes(dumps(run.artifact(stage)))
+    return run
+
+
+def test_diff_reports_moved_blocks_and_cost_split(tmp_path):
+    plan = yaml.safe_load((ROOT / "examples" / "three_targets.yaml").read_text())
+    changed = copy.deepcopy(plan)
+    bb4 = next(b for b in changed["blocks"] if b["id"] == "bb4")
+    bb4["premium"] = {"interpreter": 40}  # now the embedding store is cheaper for bb4
+    ra = _artifact(plan, "islands", tmp_path / "a.json")
+    rb = _artifact(changed, "islands", tmp_path / "b.json")
+    code, out, err = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"])
+    assert code == 7, err
+    d = orjson.loads(out)
+    assert d["same"] is False
+    assert d["plan"]["blocks_changed"] == [{"block": "bb4", "fields": ["premium"]}]
+    sa, sb = ra.sections["solve"]["assignment"], rb.sections["solve"]["assignment"]
+    want = [{"block": k, "from": sa[k], "to": sb[k]} for k in sa if sa[k] != sb[k]]
+    assert want and d["solve"]["moved"] == want
+    ca, cb = ra.sections["solve"]["cost"], rb.sections["solve"]["cost"]
+    delta = d["solve"]["cost"]["delta"]
+    assert delta == {k: cb[k] - ca[k] for k in ("total", "blocks", "edges")}
+    assert delta["blocks"] + delta["edges"] == delta["total"]
+    assert "islands" in d
+    code, text, _ = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    assert code == 7
+    assert b"moved: bb4 interpreter -> embedding" in text
+    assert b"blocks changed: bb4 (premium)" in text
+
+
+def test_diff_of_different_stages_is_invalid_input():
+    a = "tests/goldens/three_targets/solve.json"
+    b = "tests/goldens/three_targets/islands.json"
+    code, _, err = invoke(["diff", a, b])
+    assert code == 3
+    assert err.decode().startswith(f"{b}: kind: ")
+
+
+def test_diff_of_a_plan_is_invalid_input():
+    code, _, err = invoke(["diff", "examples/three_targets.yaml", "tests/goldens/three_targets/solve.json"])
+    assert code == 3
+    assert b"examples/three_targets.yaml: kind: a plan file, not an artifact" in err
+
+
+def test_diff_missing_file_is_a_usage_error():
+    code, _, _ = invoke(["diff", "nope.json", "tests/goldens/three_targets/solve.json"])
+    assert code == 2

@@ -1,0 +1,109 @@
+"""`placement explain`: every target's verdict, and the pinned optimum checked against a
+brute-force solve of the plan with the block's domain narrowed to that target."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from placement_cli.pipeline import Loaded, Run, parse_plan
+from placement_cli.views.explain import explain
+from tests.reference import block_domain_and_cost, brute_force, live_blocks
+from tests.strategies import plans
+from tests.views_goldens import invoke
+
+
+def _pinned_reference(plan, bid, t):
+    """The brute-force optimum with block `bid` pinned to `t` (inf: no placement)."""
+    b = next(x for x in plan["blocks"] if x["id"] == bid)
+    if t not in block_domain_and_cost(plan, b):
+        return math.inf
+    pinned = copy.deepcopy(plan)
+    next(x for x in pinned["blocks"] if x["id"] == bid)["domain"] = [t]
+    return brute_force(pinned)[0]
+
+
+@settings(max_examples=80)
+@given(plans(max_blocks=5, max_targets=3), st.integers(0, 4))
+def test_pinned_optimum_matches_brute_force(plan, k):
+    bid = plan["blocks"][k % len(plan["blocks"])]["id"]
+    run = Run(Loaded("<test>", parse_plan(plan)))
+    ex = explain(run, bid)
+    live = bid in live_blocks(plan)
+    best = brute_force(plan)[0]
+    assert [r["target"] for r in ex["targets"]] == plan["targets"]
+    for r in ex["targets"]:
+        ref = _pinned_reference(plan, bid, r["target"])
+        if not live:
+            assert not r["possible"] and r["pinned"] is None
+            assert r["reasons"][0]["code"] == "unreachable"
+            continue
+        if r["pinned"] is None:
+            # impossible for a stated reason, and truly so
+            assert r["reasons"] and not r["possible"]
+            assert ref == math.inf, (r, ref)
+            continue
+        p = r["pinned"]
+        assert p["proven"], p  # tiny plans: always proven within the limit
+        if p["status"] == "infeasible":
+            assert ref == math.inf
+        else:
+            assert p["status"] == "optimal"
+            assert p["total"] == pytest.approx(ref), (r, ref)
+            assert p["total"] >= best - 1e-9
+            if ex["total"] is not None:
+                assert r["difference"] == pytest.approx(p["total"] - ex["total"])
+    if live and best < math.inf:
+        # the chosen target's pinned optimum is the plan's optimum
+        chosen = [r for r in ex["targets"] if r["chosen"]]
+        assert len(chosen) == 1 and chosen[0]["pinned"]["total"] == pytest.approx(best)
+        assert min(r["pinned"]["total"] for r in ex["targets"] if r["pinned"] and r["pinned"]["total"] is not None) == pytest.approx(best)
+
+
+def test_explain_three_targets_text():
+    code, out, err = invoke(["explain", "examples/three_targets.yaml", "bb4"])
+    assert code == 0, err
+    text = out.decode()
+    assert "chosen interpreter (cost 8); plan total 102, proven optimal" in text
+    assert "postgres: removed by prune: edge bb2[0] -> bb4" in text
+    lines = {line.split()[0]: line.split() for line in text.splitlines()[3:6]}
+    assert lines["embedding"][:5] == ["embedding", "yes", "4", "114", "(proven)"]
+    assert lines["embedding"][5] == "+12"
+    assert "bb0[0] -> bb4  postgres -> interpreter  10 (cut)" in text
+
+
+def test_explain_json_names_the_reasons():
+    code, out, _ = invoke(["explain", "examples/three_targets.yaml", "bb3", "--format", "json"])
+    assert code == 0
+    ex = orjson.loads(out)
+    pg = next(r for r in ex["targets"] if r["target"] == "postgres")
+    assert {x["code"] for x in pg["reasons"]} == {"unsupported-statement"}
+    assert pg["pinned"] is None and pg["cost"] is None
+    interp = next(r for r in ex["targets"] if r["target"] == "interpreter")
+    assert interp["pinned"]["status"] == "optimal" and interp["difference"] == 40
+
+
+def test_explain_declared_domain_and_not_proven(tmp_path):
+    plan = {"version": 1, "targets": ["a", "b"], "blocks": [
+        {"id": "x", "domain": ["a"], "cost": {"a": 1, "b": 0}, "terminator": {"kind": "return"}}]}
+    run = Run(Loaded("<test>", parse_plan(plan)))
+    ex = explain(run, "x")
+    b = ex["targets"][1]
+    assert [x["code"] for x in b["reasons"]] == ["not-in-domain"]
+
+
+def test_explain_unknown_block_is_a_usage_error():
+    code, _, err = invoke(["explain", "examples/three_targets.yaml", "nope"])
+    assert code == 2
+    assert b"unknown block 'nope'" in err
+
+
+def test_explain_infeasible_plan():
+    code, out, _ = invoke(["explain", "examples/no_target.yaml", "bb1"])
+    assert code == 0
+    assert b"the plan has no feasible placement" in out
