@@ -107,3 +107,31 @@ def test_explain_infeasible_plan():
     code, out, _ = invoke(["explain", "examples/no_target.yaml", "bb1"])
     assert code == 0
     assert b"the plan has no feasible placement" in out
+
+
+def test_explain_says_not_proven_when_the_limit_stops_the_proof():
+    import random
+
+    from placement_cli.passes.solve import SolveOptions
+    from placement_cli.views.explain import ExplainOptions, to_text
+
+    # A dense random CFG (high treewidth): no proof in zero seconds.
+    rng = random.Random(1)
+    targets = ["t0", "t1", "t2", "t3", "t4"]
+    n = 120
+    blocks = []
+    for i in range(n):
+        succ = [{"block": f"b{rng.randrange(n)}"} for _ in range(3)] + ([{"block": f"b{i + 1}"}] if i + 1 < n else [])
+        blocks.append({"id": f"b{i}", "cost": {t: rng.randrange(20) for t in targets},
+                       "terminator": {"kind": "switch", "successors": succ}})
+    matrix = {s: {d: 0 if s == d else rng.randrange(1, 9) for d in targets} for s in targets}
+    plan = {"version": 1, "targets": targets, "transitions": matrix, "blocks": blocks}
+    run = Run(Loaded("<test>", parse_plan(plan)), {"solve": SolveOptions(method="heuristic", time_limit=1.0)})
+    ex = explain(run, "b5", ExplainOptions(time_limit=0.0))
+    for r in ex["targets"]:
+        p = r["pinned"]
+        assert p["status"] == "not proven" and p["proven"] is False
+        # the moved chosen placement is always a feasible start here (complete matrices)
+        assert p["total"] is not None and p["lower_bound"] <= p["total"]
+    assert "not proven: best found" in to_text(ex, "dense")
+    assert "(proven)" not in to_text(ex, "dense")

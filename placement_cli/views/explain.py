@@ -27,7 +27,7 @@ from placement_cli.errors import UsageError
 from placement_cli.graph import INF, Graph
 from placement_cli.io import num
 from placement_cli.pipeline import Run
-from placement_cli.solvers.objective import UNASSIGNED, evaluate
+from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,10 @@ def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] |
     g = run.g
     doms = list(run.domains())
     doms[b] = 1 << t
-    out = solve_exact(g, tuple(doms), run.scc(), limit, incumbent)
+    pinned = tuple(doms)
+    if incumbent is not None and not feasible_for(g, pinned, incumbent):
+        incumbent = None
+    out = solve_exact(g, pinned, run.scc(), limit, incumbent)
     if out.infeasible:
         return {"status": "infeasible", "proven": True, "total": None, "lower_bound": None}
     total = None
@@ -135,7 +138,10 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         if t in possible:
             left = possible[possible.index(t):]
             share = max(0.0, deadline - time.monotonic()) / len(left)
-            pinned = _pinned(run, b, t, share, assignment if t == chosen else None)
+            # A first incumbent: the chosen placement with only this block moved, when
+            # that is feasible (a search stopped early still has an answer to give).
+            start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1:]
+            pinned = _pinned(run, b, t, share, start)
             row["pinned"] = pinned
             if pinned["total"] is not None and total is not None:
                 row["difference"] = _n(pinned["total"] - total)
@@ -198,7 +204,8 @@ def to_text(ex: dict[str, Any], title: str) -> str:
         elif p["status"] == "infeasible":
             pin = "infeasible (proven)"
         else:
-            pin = f"{'-' if p['total'] is None else p['total']} (not proven; lower bound {p['lower_bound']})"
+            found = "nothing found" if p["total"] is None else f"best found {p['total']}"
+            pin = f"not proven: {found}, lower bound {p['lower_bound']}"
         possible = "chosen" if r["chosen"] else ("yes" if r["possible"] else "no")
         rows.append((r["target"], possible, "-" if r["cost"] is None else str(r["cost"]), pin, _signed(r["difference"])))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
