@@ -35,7 +35,7 @@ ArtifactArg = Annotated[
 ]
 OutputOpt = Annotated[str | None, typer.Option("-o", "--output", help="Write here (atomically) instead of stdout.")]
 TimeLimitOpt = Annotated[
-    float, typer.Option("--time-limit", min=0.0, help="Seconds for each solve this command has to run.")
+    float, typer.Option("--time-limit", min=0.0, help="Seconds the solve may spend when the input has no solve section.")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No warnings on stderr.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]

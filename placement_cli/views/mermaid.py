@@ -105,7 +105,7 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
         count += 1
     targets = sorted({n.target for n in d.nodes if n.shape != LEVEL})
     for t in targets:
-        cls = "none" if t < 0 else f"t{t}"
+        cls = "notarget" if t < 0 else f"t{t}"
         out.append(f"  classDef {cls} fill:{fill_of(t)},stroke:{border_of(t)},color:#000000")
     if any(n.shape in (DEAD, DATA) for n in d.nodes):
         out.append("  classDef dashed stroke-dasharray:4 3")
@@ -115,7 +115,7 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
         if n.shape == LEVEL:
             out.append(f"  class {name[n.key]} level")
             continue
-        out.append(f"  class {name[n.key]} {'none' if n.target < 0 else f't{n.target}'}")
+        out.append(f"  class {name[n.key]} {'notarget' if n.target < 0 else f't{n.target}'}")
         if n.shape in (DEAD, DATA):
             out.append(f"  class {name[n.key]} dashed")
     out += link_styles
