@@ -5,6 +5,7 @@ the cross-target edges), on the examples and on random plans."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -92,7 +93,9 @@ def _check_cfg(plan, v, text):
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_cfg_structure_of_examples(example, produced):
     plan = yaml.safe_load(example.read_text())
-    _check_cfg(plan, view_of(plan), produced[example]["show-cfg.dot"].decode())
+    v = view_of(plan)
+    _check_cfg(plan, v, produced[example]["show-cfg.dot"].decode())
+    _check_mermaid_cfg(plan, v, produced[example]["show-cfg.mmd"].decode())
 
 
 @settings(max_examples=60)
@@ -100,9 +103,35 @@ def test_cfg_structure_of_examples(example, produced):
 def test_cfg_structure_of_random_plans(plan):
     v = view_of(plan)
     _check_cfg(plan, v, to_dot(cfg_diagram(v)))
-    # Mermaid says the same: each block node gets its target's class.
-    text, _ = to_mermaid(cfg_diagram(v))
-    assert text.count('["') + text.count('[["') >= len(plan["blocks"])
+    _check_mermaid_cfg(plan, v, to_mermaid(cfg_diagram(v))[0])
+
+
+def _check_mermaid_cfg(plan, v, text):
+    """Mermaid says the same: each block once, with its target's class; `==>` (bold)
+    links exactly for the cross-target edges."""
+    assignment = v.sections["solve"]["assignment"]
+    label: dict[str, str] = {}
+    classes: dict[str, list[str]] = {}
+    thick = 0
+    in_legend = False
+    for line in text.splitlines():
+        if line.strip().startswith("subgraph legend"):
+            in_legend = True
+        elif line.strip() == "end":
+            in_legend = False
+        elif m := re.match(r'^\s*(n\d+)\[\[?"([^"<]*)(<br/>|")', line):
+            if not in_legend:
+                label[m.group(1)] = m.group(2)
+        elif m := re.match(r"^\s*class (n\d+) (\w+)$", line):
+            classes.setdefault(m.group(1), []).append(m.group(2))
+        elif " ==>" in line:
+            thick += 1
+    assert sorted(label.values()) == sorted(b["id"] for b in plan["blocks"])
+    for n, bid in label.items():
+        t = assignment.get(bid)
+        want = "notarget" if t is None else f"t{plan['targets'].index(t)}"
+        assert classes[n][0] == want, (bid, classes[n])
+    assert thick == len(cross_target_edges(plan, assignment))
 
 
 def test_cfg_islands_are_clusters_and_loops_marked(produced):
