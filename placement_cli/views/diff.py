@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph
 from placement_cli.io import num
@@ -25,9 +27,18 @@ def _n(x: Any) -> Any:
     return num(float(x)) if isinstance(x, (int, float)) and not isinstance(x, bool) else x
 
 
+def _key(x: Any) -> bytes:
+    return orjson.dumps(x, option=orjson.OPT_SORT_KEYS)
+
+
 def _ordered_diff(a: list[Any], b: list[Any]) -> tuple[list[Any], list[Any]]:
-    """(in b only, in a only), each in its own list's order."""
-    return [x for x in b if x not in a], [x for x in a if x not in b]
+    """(in b only, in a only), each in its own list's order; linear, by value.
+
+    >>> _ordered_diff([1, {"x": 2}], [{"x": 2}, 3])
+    ([3], [1])
+    """
+    ka, kb = {_key(x) for x in a}, {_key(x) for x in b}
+    return [x for x in b if _key(x) not in ka], [x for x in a if _key(x) not in kb]
 
 
 def check_kinds(a: Loaded, b: Loaded) -> str:
@@ -56,6 +67,8 @@ def _edges(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     """The plan's changes in brief: targets, blocks, edges, and the top-level fields."""
+    if ga.plan == gb.plan:
+        return {}  # the common case, without building both normalised plans
     pa, pb = ga.normalized, gb.normalized
     out: dict[str, Any] = {}
     top = [k for k in ("name", "targets", "entry", "transitions", "paths") if pa.get(k) != pb.get(k)]
