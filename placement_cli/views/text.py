@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from placement_cli.views.data import UNASSIGNED, ViewData, fmt_num
+from placement_cli.views.data import UNASSIGNED, ViewData, border_of, fmt_num
 from placement_cli.views.show_cfg import cost_note, plan_title
 
 
@@ -15,12 +15,18 @@ class TextTable:
     columns: tuple[str, ...]
     rows: list[tuple[str, ...]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    colours: dict[str, str] = field(default_factory=dict)  # target name -> colour, on a terminal
+
+
+def _colours(v: ViewData) -> dict[str, str]:
+    return {name: border_of(t) for t, name in enumerate(v.g.targets)}
 
 
 def islands_table(v: ViewData) -> TextTable:
     """Per island: target, blocks, cost, requires, provides."""
     t = TextTable(f"{plan_title(v)}: islands, {cost_note(v)}", ("island", "target", "blocks", "cost", "requires", "provides"))
     g = v.g
+    t.colours = _colours(v)
     for isl in v.islands:
         t.rows.append((
             isl.id,
@@ -40,6 +46,7 @@ def cfg_table(v: ViewData) -> TextTable:
     """Per block: target, cost, island, loop, and the cut edges leaving it."""
     g, a = v.g, v.assignment
     t = TextTable(f"{plan_title(v)}: cfg, {cost_note(v)}", ("block", "target", "cost", "island", "loop", "cut edges out"))
+    t.colours = _colours(v)
     for b in range(g.n_blocks):
         tb = a[b]
         cuts = [
@@ -103,7 +110,8 @@ def rich_print(t: TextTable) -> None:
     for c in t.columns:
         table.add_column(Text(c))
     for r in t.rows:
-        table.add_row(*(Text(c) for c in r))
+        # The target cell in the target's colour, as in the diagrams.
+        table.add_row(*(Text(c, style=f"bold {t.colours[c]}" if c in t.colours else "") for c in r))
     console = Console(highlight=False)
     console.print(table)
     for n in t.notes:
