@@ -108,7 +108,7 @@ def rich_print(t: TextTable) -> None:
     # Cells are Text, not markup: a block id such as `bb[1]` must print as it is.
     table = Table(title=Text(t.title), title_justify="left")
     for c in t.columns:
-        table.add_column(Text(c))
+        table.add_column(Text(c), overflow="fold")  # wrap, never cut a path name
     for r in t.rows:
         # The target cell in the target's colour, as in the diagrams.
         table.add_row(*(Text(c, style=f"bold {t.colours[c]}" if c in t.colours else "") for c in r))
