@@ -208,3 +208,25 @@ def test_infeasible_plan_is_drawn_with_a_warning():
     assert code == 0
     assert b"no feasible placement" in err
     assert out.count(b'fillcolor="' + NO_TARGET_FILL.encode() + b'"') >= 3
+
+
+def test_show_reads_stdin_and_writes_a_file(tmp_path, produced):
+    art = (ROOT / "tests" / "goldens" / "three_targets" / "islands.json").read_bytes()
+    out = tmp_path / "v.mmd"
+    code, stdout, err = invoke(["show", "-", "--format", "mermaid", "-o", str(out)], stdin=art)
+    assert code == 0, err
+    assert stdout == b""
+    # the artifact carries the same placement as the plan: the same view
+    assert out.read_bytes() == produced[ROOT / "examples" / "three_targets.yaml"]["show-cfg.mmd"]
+
+
+@pytest.mark.parametrize("stem", ["three_targets", "nested_loops", "loop_alternating"])
+def test_docs_images_show_the_current_examples(stem, produced):
+    """docs/img holds Graphviz's SVG of each example's cfg and graph view (re-render with
+    `placement show examples/X.yaml [--view graph] | dot -Tsvg`); every node of the current
+    view must be in it (Graphviz copies the node ids into the SVG)."""
+    for view in ("cfg", "graph"):
+        svg = (ROOT / "docs" / "img" / f"{stem}-{view}.svg").read_text()
+        nodes, _ = read_dot(produced[ROOT / "examples" / f"{stem}.yaml"][f"show-{view}.dot"].decode())
+        for a in nodes.values():
+            assert f'id="{a["id"]}"' in svg, (view, a["id"])

@@ -28,7 +28,7 @@ def show_args(example: Path, view: str, fmt: str) -> list[str]:
     return ["show", str(example.relative_to(ROOT)), "--view", view, "--format", fmt, "--quiet"]
 
 
-def invoke(args: list[str]) -> tuple[int, bytes, bytes]:
+def invoke(args: list[str], stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
     """Run the CLI in this process: (exit code, stdout, stderr)."""
     import gc
 
@@ -39,7 +39,7 @@ def invoke(args: list[str]) -> tuple[int, bytes, bytes]:
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        r = CliRunner().invoke(app, args, catch_exceptions=False)
+        r = CliRunner().invoke(app, args, input=stdin, catch_exceptions=False)
     finally:
         os.chdir(cwd)
         gc.enable()  # the CLI turns the collector off for its short-lived process
