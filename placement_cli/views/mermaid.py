@@ -71,7 +71,7 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
     """
     name = {n.key: f"n{i}" for i, n in enumerate(d.nodes)}
     by_key = {n.key: n for n in d.nodes}
-    out = [f"%% {d.title}", f"flowchart {d.direction}"]
+    out = [f"%% {' '.join(d.title.split())}", f"flowchart {d.direction}"]  # a comment is one line
     in_cluster = {k for c in d.clusters for k in c.nodes}
     for ci, c in enumerate(d.clusters):
         out.append(f'  subgraph c{ci}["{esc(c.label)}"]')
