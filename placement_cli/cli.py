@@ -376,7 +376,9 @@ def tree(
 
         problem = load_tree(path)
         art, summary = tree_artifact(problem, TreeOptions(budget=budget, expand_dag=expand_dag))
-        _emit(art, output, format)
+        from placement_cli.io import dumps, write_output
+
+        write_output(dumps(art, format.value), output)  # the tree artifact keeps its indented layout
         _warn_diagnostics(art.get("diagnostics", []), quiet)
         _say(summary, quiet)
         return _exit_for(art["status"])
