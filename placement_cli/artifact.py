@@ -42,32 +42,44 @@ def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
         out.append(orjson.dumps(v, default=_default, option=_OPTS))
         return
     pad = b"  " * (depth + 1)
+    sep = b",\n" + pad
+    end = b"\n" + b"  " * depth
     if isinstance(v, dict):
-        out.append(b"{\n")
         items = sorted(v.items())
-        last = len(items) - 1
+        if not any(_expand(x, depth + 1, False) for _, x in items):
+            # Every value one line: one C-level dumps per entry, no Python frame each.
+            out += (b"{\n", pad, sep.join([_dumps(k) + b": " + _dumps(x) for k, x in items]), end, b"}")
+            return
+        out.append(b"{\n")
         for i, (k, x) in enumerate(items):
-            out.append(pad + orjson.dumps(k) + b": ")
+            out.append((sep if i else pad) + _dumps(k) + b": ")
             _emit(x, depth + 1, False, out)
-            out.append(b",\n" if i < last else b"\n")
-        out.append(b"  " * depth + b"}")
+        out += (end, b"}")
     else:
+        if not any(_expand(x, depth + 1, True) for x in v):
+            out += (b"[\n", pad, sep.join(map(_dumps, v)), end, b"]")
+            return
         out.append(b"[\n")
-        last = len(v) - 1
         for i, x in enumerate(v):
-            out.append(pad)
+            out.append(sep if i else pad)
             _emit(x, depth + 1, True, out)
-            out.append(b",\n" if i < last else b"\n")
-        out.append(b"  " * depth + b"]")
+        out += (end, b"]")
+
+
+def _dumps(v: Any) -> bytes:
+    return orjson.dumps(v, default=_default, option=_OPTS)
 
 
 def render(art: dict[str, Any], fmt: str = "json") -> bytes:
     """An artifact's bytes: JSON in the layout above, or YAML.
 
-    >>> print(render({"b": [{"x": 1}, {"y": [2]}], "a": {"k": {"z": 1, "w": 2}}}).decode(), end="")
+    >>> print(render({"b": [{"x": 1}, {"y": [2]}], "a": {"k": {"z": 1, "w": [2]}}}).decode(), end="")
     {
       "a": {
-        "k": {"w":2,"z":1}
+        "k": {
+          "w": [2],
+          "z": 1
+        }
       },
       "b": [
         {"x":1},

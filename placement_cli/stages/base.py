@@ -102,6 +102,15 @@ def first_difference(given: Any, expected: Any, path: str = "") -> tuple[str, st
     return path, f"is {given!r:.60}, but the plan gives {expected!r:.60}"
 
 
+def compare(pr: Problems, sec: BaseModel, expected: dict[str, Any]) -> None:
+    """Add the first difference between a read section and the recomputed one."""
+    given = dump(sec)
+    if given == expected:  # strict models: no 1 == True confusion in declared fields
+        return
+    diff = first_difference(given, expected)
+    pr.add(*(diff or ("", "does not match the section recomputed from the plan")))
+
+
 def dump(model: BaseModel) -> dict[str, Any]:
     """A read section back as JSON data (only the fields it had, aliases restored)."""
     return model.model_dump(by_alias=True, exclude_unset=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from placement_cli.passes.fuse import FuseOptions, FuseResult, fuse
 from placement_cli.sections import FuseSection
-from placement_cli.stages.base import Output, Problems, Stage, dump, first_difference
+from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
 def section(res: FuseResult, g: Any) -> dict[str, Any]:
@@ -55,9 +55,7 @@ def check(run: Any, sec: FuseSection) -> Output:
     if sec.merged != sum(len(fb.members) - 1 for fb in sec.blocks if fb.members):
         pr.add("merged", f"{sec.merged} does not match the fused blocks' members")
     pr.raise_if_any()
-    diff = first_difference(dump(sec), expected := section(res, g))
-    if diff is not None:
-        pr.add(*diff)
+    compare(pr, sec, expected := section(res, g))
     pr.raise_if_any()
     return Output(res, expected)
 

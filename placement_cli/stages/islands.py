@@ -11,7 +11,7 @@ from typing import Any
 
 from placement_cli.passes.islands import IslandsOptions, islands
 from placement_cli.sections import IslandsSection
-from placement_cli.stages.base import Output, Problems, Stage, dump, first_difference
+from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
 def compute(run: Any, options: IslandsOptions | None) -> Output:
@@ -53,9 +53,7 @@ def check(run: Any, sec: IslandsSection) -> Output:
                 if len(reached) != len(inside):
                     pr.add(f"islands[{i}].blocks", "not connected: an island is one group of same-target blocks joined by edges")
         pr.raise_if_any()
-    diff = first_difference(dump(sec), expected := res.to_json(g))
-    if diff is not None:
-        pr.add(*diff)
+    compare(pr, sec, expected := res.to_json(g))
     pr.raise_if_any()
     return Output(res, expected)
 

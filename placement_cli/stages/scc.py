@@ -14,7 +14,7 @@ from typing import Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
 from placement_cli.sections import SccSection
-from placement_cli.stages.base import Output, Problems, Stage, dump, first_difference
+from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
 def section(res: SccResult, g: Any) -> dict[str, Any]:
@@ -61,9 +61,7 @@ def check(run: Any, sec: SccSection) -> Output:
         elif len(comp.blocks) != len(res.components[real].blocks):
             pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
     pr.raise_if_any()
-    diff = first_difference(dump(sec), expected := section(res, g))
-    if diff is not None:
-        pr.add(*diff)
+    compare(pr, sec, expected := section(res, g))
     pr.raise_if_any()
     return Output(res, expected)
 
