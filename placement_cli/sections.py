@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement_cli import FORMAT_VERSION  # noqa: F401 - re-exported
 from placement_cli.model import Plan
 
-from placement_cli import FORMAT_VERSION  # noqa: F401 - re-exported
 STATUSES = ("ok", "infeasible", "unsolved")
 Status = Literal["ok", "infeasible", "unsolved"]
 Num = Annotated[int | float, Field(allow_inf_nan=False)]

@@ -41,12 +41,20 @@ class Stage:
     name: str
     requires: tuple[str, ...]
     options: type[BaseModel]
-    section: type[BaseModel]
+    section_model: str  # the section's model in `placement_cli.sections` (imported on use)
     compute: Callable[[Run, Any], Output]
     # check(run, section model) -> Output: verify a read section against the plan and
     # the checked earlier stages; raise InputError (paths under `name.`) when it fails.
     check: Callable[[Run, Any], Output]
     doc: str = field(default="")
+
+    @property
+    def section(self) -> type[BaseModel]:
+        """The pydantic model of the section. Imported lazily: a stage given a plan
+        file never reads a section, and building the models costs start-up time."""
+        from placement_cli import sections
+
+        return getattr(sections, self.section_model)  # type: ignore[no-any-return]
 
 
 class Problems:

@@ -9,10 +9,12 @@ and `fuse.blocks` give it (`FuseResult.plan_json` builds it for whoever wants it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.passes.fuse import FuseOptions, FuseResult, fuse
-from placement_cli.sections import FuseSection
+
+if TYPE_CHECKING:
+    from placement_cli.sections import FuseSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -64,7 +66,7 @@ STAGE = Stage(
     name="fuse",
     requires=("solve",),
     options=FuseOptions,
-    section=FuseSection,
+    section_model="FuseSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",

@@ -7,10 +7,12 @@ island's target and connected to each other by same-target edges, then field by 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.passes.islands import IslandsOptions, islands
-from placement_cli.sections import IslandsSection
+
+if TYPE_CHECKING:
+    from placement_cli.sections import IslandsSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -62,7 +64,7 @@ STAGE = Stage(
     name="islands",
     requires=("solve", "fuse"),
     options=IslandsOptions,
-    section=IslandsSection,
+    section_model="IslandsSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",

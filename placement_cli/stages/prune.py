@@ -9,10 +9,12 @@ block.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.passes.prune import PruneOptions, prune
-from placement_cli.sections import PruneSection
+
+if TYPE_CHECKING:
+    from placement_cli.sections import PruneSection
 from placement_cli.stages.base import Output, Problems, Stage, dump
 
 
@@ -54,29 +56,29 @@ def check(run: Any, sec: PruneSection) -> Output:
     pr.raise_if_any()
     gone: set[tuple[int, int]] = set()
     for j, r in enumerate(sec.removed):
-        b = g.index.get(r.block)
-        t = tindex.get(r.target)
-        if b is None:
+        rb = g.index.get(r.block)
+        rt = tindex.get(r.target)
+        if rb is None:
             pr.add(f"removed[{j}].block", f"unknown block '{r.block}'")
             continue
-        if t is None:
+        if rt is None:
             pr.add(f"removed[{j}].target", f"unknown target '{r.target}'")
             continue
-        if not g.domain[b] >> t & 1 or domains[b] >> t & 1:
+        if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
             pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' was not removed: not in the plan domain, or still in prune.domains")
-        elif (b, t) in gone:
+        elif (rb, rt) in gone:
             pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' listed twice")
-        gone.add((b, t))
+        gone.add((rb, rt))
         u, v = g.index.get(r.edge.from_), g.index.get(r.edge.to)
         if u is None or v is None or r.edge.index >= len(g.succ[u]) or g.edge_dst[g.succ[u][r.edge.index]] != v:
             pr.add(f"removed[{j}].edge", f"no edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} in the plan")
-        elif b not in (u, v):
+        elif rb not in (u, v):
             pr.add(f"removed[{j}].edge", f"edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} does not touch '{r.block}'")
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~domains[b]
-        for t in range(g.n_targets):
-            if lost >> t & 1 and (b, t) not in gone:
-                pr.add("removed", f"'{g.targets[t]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
+        for lt in range(g.n_targets):
+            if lost >> lt & 1 and (b, lt) not in gone:
+                pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
     pr.raise_if_any()
     # The status a read section implies: a live block with nothing left cannot be placed.
     status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
@@ -87,7 +89,7 @@ STAGE = Stage(
     name="prune",
     requires=(),
     options=PruneOptions,
-    section=PruneSection,
+    section_model="PruneSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",

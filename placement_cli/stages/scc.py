@@ -10,10 +10,12 @@ give them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
-from placement_cli.sections import SccSection
+
+if TYPE_CHECKING:
+    from placement_cli.sections import SccSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -70,7 +72,7 @@ STAGE = Stage(
     name="scc",
     requires=("prune",),
     options=SccOptions,
-    section=SccSection,
+    section_model="SccSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",

@@ -10,10 +10,12 @@ fields agreeing with `status`. The per-block cost table is not written: the plan
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.sections import SolveSection
+
+if TYPE_CHECKING:
+    from placement_cli.sections import SolveSection
 from placement_cli.solvers.objective import UNASSIGNED, evaluate
 from placement_cli.stages.base import Output, Problems, Stage, dump
 
@@ -93,7 +95,7 @@ STAGE = Stage(
     name="solve",
     requires=("prune", "scc"),
     options=SolveOptions,
-    section=SolveSection,
+    section_model="SolveSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
