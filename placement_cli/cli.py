@@ -111,6 +111,10 @@ def _say(message: str, quiet: bool, always: bool = False) -> None:
     """Human text goes to stderr, through rich, and only when someone is looking."""
     if quiet or not (always or _stderr_is_terminal()):
         return
+    if not _stderr_is_terminal():
+        # Plain text for logs and pipes; rich (a tenth of a second to import) only for people.
+        sys.stderr.write(message.rstrip("\n") + "\n")
+        return
     from rich.console import Console
 
     Console(stderr=True, highlight=False, soft_wrap=True).print(message, markup=False)
