@@ -313,6 +313,15 @@ def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
 for _info in REGISTRY:
     _register_stage(_info.name, _info.summary, _info.solver_options)
 
+# Commands of other modules register themselves here (`show`, `explain`, `diff`).
+try:
+    from placement_cli.views import commands as _views  # type: ignore[attr-defined,unused-ignore]
+except ModuleNotFoundError as _exc:
+    if _exc.name not in ("placement_cli.views", "placement_cli.views.commands"):
+        raise
+else:
+    _views.register(app)
+
 
 @app.command()
 def run(
