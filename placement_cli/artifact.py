@@ -56,7 +56,8 @@ def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
             _emit(x, depth + 1, False, out)
         out += (end, b"}")
     else:
-        if not any(_expand(x, depth + 1, True) for x in v):
+        # Records of a list below the top are always one line each: no need to look.
+        if depth >= 1 or not any(_expand(x, depth + 1, True) for x in v):
             out += (b"[\n", pad, sep.join(map(_dumps, v)), end, b"]")
             return
         out.append(b"[\n")
