@@ -298,7 +298,29 @@ class Run:
         self.run(stage)
         return self.values[stage]
 
+    # The per-stage accessors of the earlier driver, kept for library callers.
+    def domains(self) -> tuple[int, ...]:
+        """Pruned domains (target bitsets per block)."""
+        return self.value("prune")  # type: ignore[no-any-return]
+
+    def scc(self) -> Any:
+        """The `SccResult`."""
+        return self.value("scc")
+
+    def assignment(self) -> tuple[int, ...] | None:
+        """Target per block (None when solve found no placement)."""
+        return self.value("solve")  # type: ignore[no-any-return]
+
+    def fused(self) -> Any:
+        """The `FuseResult`."""
+        return self.value("fuse")
+
+    def islands(self) -> Any:
+        """The `IslandsResult`."""
+        return self.value("islands")
+
     def run(self, stage: str) -> None:
+        """Run `stage` (and what it requires) once: check the input's section, or compute."""
         if stage in self.values:
             return
         st = get(stage)
