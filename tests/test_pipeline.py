@@ -256,3 +256,40 @@ def test_timings_on_stderr():
     err = r.stderr.decode()
     for phase in ("load", "prune", "scc", "solve", "write"):
         assert f"time: {phase}" in err, err
+
+
+def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
+    """A mapping with `bodies` is lowered by `placement_cli.lower.lower_to_plan` (another
+    module; faked here) and the pipeline continues with its plan and section."""
+    import sys
+    import types
+
+    from placement_cli.diagnostics import Diagnostic
+
+    seen = []
+
+    def lower_to_plan(doc: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any], list[Diagnostic]]:
+        seen.append((doc, source))
+        plan = {"version": 1, "targets": ["a"], "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}
+        return plan, {"bodies": len(doc["bodies"])}, [Diagnostic("warning", "lowered", "lowered it")]
+
+    fake = types.ModuleType("placement_cli.lower")
+    fake.lower_to_plan = lower_to_plan  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "placement_cli.lower", fake)
+    f = tmp_path / "body.json"
+    f.write_bytes(orjson.dumps({"bodies": [{}, {}]}))
+    r = CliRunner().invoke(app, ["solve", str(f)])
+    assert r.exit_code == 0, r.output
+    assert seen and seen[0][1] == str(f)
+    art = orjson.loads(r.stdout)
+    assert art["lower"] == {"bodies": 2}
+    assert art["solve"]["assignment"] == {"x": "a"}
+    assert [d["code"] for d in art["diagnostics"]] == ["lowered"]
+    assert "warning: lowered: lowered it" in r.stderr
+    # The artifact reads back, lower section and all, and the warning is not repeated.
+    g = tmp_path / "solve.json"
+    g.write_bytes(r.stdout_bytes)
+    r = CliRunner().invoke(app, ["islands", str(g)])
+    assert r.exit_code == 0, r.output
+    assert orjson.loads(r.stdout)["lower"] == {"bodies": 2}
+    assert "lowered" not in r.stderr
