@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from placement_cli import FORMAT_VERSION
+from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.errors import InputError, Problem, format_loc
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from placement_cli import FORMAT_VERSION  # noqa: F401 - re-exported
+from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
 from placement_cli.model import Plan
 
 STATUSES = ("ok", "infeasible", "unsolved")
