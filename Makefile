@@ -5,6 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+RSTAMP := $(VENV)/.installed-run
 BSTAMP := $(VENV)/.installed-bench
 EXAMPLE ?= examples/three_targets.yaml
 
@@ -16,11 +17,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
+# `make run` needs only the package itself, not the test and lint tools.
+$(RSTAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
 $(BSTAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[dev,bench]'
 	touch $@
 
-run: $(STAMP)
+run: $(RSTAMP)
 	$(BIN)/placement run $(EXAMPLE) --out-dir out
 
 test: $(STAMP)

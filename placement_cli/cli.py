@@ -20,18 +20,23 @@ from placement_cli.errors import (
     EXIT_INFEASIBLE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_IO,
     EXIT_OK,
+    EXIT_UNSOLVED,
     InputError,
     PlacementError,
 )
+from placement_cli.stages import REGISTRY, STAGES
 
+# `\b` keeps click from reflowing the paragraph after it (one stage per line).
 HELP = """\
 Decide where each block of a compiled query program runs.
 
-Stages (each reads a plan file or any earlier stage's artifact, runs what is missing,
-and writes its JSON artifact to stdout or -o FILE):
+Stages (each reads a plan file or any earlier stage's artifact, checks the artifact's
+sections, runs what is missing, and writes its JSON artifact to stdout or -o FILE):
 
-  validate  check a plan and print a one-line summary
+\b
+  validate  check a plan, or an artifact and every section in it
   prune     AC-3 arc consistency over the transition matrices
   scc       strongly connected components and the condensation
   solve     the cheapest feasible assignment (exact where proven, heuristic otherwise)
@@ -43,10 +48,14 @@ and writes its JSON artifact to stdout or -o FILE):
 
 Example pipeline:
 
+\b
   placement prune plan.yaml | placement scc - | placement solve - | placement fuse - | placement islands -
 
+\b
 Exit codes: 0 ok, 1 internal error, 2 usage error, 3 invalid input,
-4 no feasible placement (artifact still written), 130 interrupted.
+4 no feasible placement, 5 stopped by the time or memory limit unsolved
+(artifact still written for 4 and 5), 6 file-system error, 7 diff found
+differences, 130 interrupted.
 """
 
 app = typer.Typer(
@@ -75,6 +84,8 @@ OutputOpt = Annotated[str | None, typer.Option("-o", "--output", help="Write the
 FormatOpt = Annotated[Format, typer.Option("--format", help="Artifact format.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No summary or warnings on stderr.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+TimingsOpt = Annotated[bool, typer.Option("--timings", help="Print each phase's wall time on stderr.")]
+TreeArg = Annotated[str, typer.Argument(metavar="INPUT", help="Tree file (JSON/YAML), or - for stdin.")]
 
 
 def _version(value: bool) -> None:
@@ -100,17 +111,45 @@ def _say(message: str, quiet: bool, always: bool = False) -> None:
     """Human text goes to stderr, through rich, and only when someone is looking."""
     if quiet or not (always or _stderr_is_terminal()):
         return
+    if not _stderr_is_terminal():
+        # Plain text for logs and pipes; rich (a tenth of a second to import) only for people.
+        sys.stderr.write(message.rstrip("\n") + "\n")
+        return
     from rich.console import Console
 
     Console(stderr=True, highlight=False, soft_wrap=True).print(message, markup=False)
 
 
-def _warn_diagnostics(art: dict[str, Any], quiet: bool) -> None:
+def _warn_diagnostics(diagnostics: list[dict[str, Any]], quiet: bool) -> None:
+    """Errors and warnings this process raised (not those an input artifact carried:
+    the stage that raised them already printed them)."""
     if quiet:
         return
-    for d in art.get("diagnostics", []):
+    for d in diagnostics:
         if d.get("severity") in ("error", "warning"):
             sys.stderr.write(f"{d['severity']}: {d['code']}: {d['message']}\n")
+
+
+def _exit_for(status: str) -> int:
+    return {"infeasible": EXIT_INFEASIBLE, "unsolved": EXIT_UNSOLVED}.get(status, EXIT_OK)
+
+
+def _summary(make: Callable[[], str], quiet: bool) -> None:
+    """The human summary: computed only when shown, and never fatal (the artifact is
+    already written by then)."""
+    if quiet or not _stderr_is_terminal():
+        return
+    try:
+        text = make()
+    except Exception as exc:  # noqa: BLE001 - a summary must not fail a finished command
+        text = f"(no summary: {type(exc).__name__})"
+    _say(text, quiet)
+
+
+def _print_timings(timings: list[tuple[str, float]], enabled: bool) -> None:
+    if enabled:
+        for phase, secs in timings:
+            sys.stderr.write(f"time: {phase:<16} {secs * 1000:9.1f} ms\n")
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -139,6 +178,10 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
         raise typer.Exit(EXIT_OK) from None
     except KeyboardInterrupt:
         _fail("placement: interrupted", EXIT_INTERRUPTED)
+    except OSError as exc:
+        # Reading the input or writing the output failed in the file system.
+        where = exc.filename if exc.filename is not None else "<file>"
+        _fail(f"placement: {where}: {exc.strerror or exc}", EXIT_IO)
     except typer.Exit:
         raise
     except Exception as exc:  # a bug: one line unless asked for more
@@ -151,35 +194,62 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
 
 
 def _emit(art: dict[str, Any], output: str | None, fmt: Format) -> None:
-    from placement_cli.io import dumps, write_output
+    from placement_cli.artifact import render
+    from placement_cli.io import write_output
 
-    write_output(dumps(art, fmt.value), output)
+    write_output(render(art, fmt.value), output)
 
 
-def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, options: dict[str, Any]) -> int:
+def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, options: dict[str, Any],
+           timings: bool = False) -> int:
+    import time
+
     from placement_cli.pipeline import Run, load
-    from placement_cli.summary import summarize
 
-    run = Run(load(path), options)
+    t0 = time.perf_counter()
+    loaded = load(path)
+    run = Run(loaded, options)
+    run.timings.append(("load", time.perf_counter() - t0))
     run.run(stage)
-    art = run.artifact(stage)
-    _emit(art, output, fmt)
-    _warn_diagnostics(art, quiet)
-    _say(summarize(run, stage), quiet)
-    return EXIT_INFEASIBLE if art["status"] == "infeasible" else EXIT_OK
+    with run.timed("build artifact"):
+        art = run.artifact(stage, raw_plan=fmt == Format.json)
+    _keep(run)
+    with run.timed("write"):
+        _emit(art, output, fmt)
+    _warn_diagnostics(run.new_diagnostics, quiet)
+    _print_timings(run.timings, timings)
+
+    def summary() -> str:
+        from placement_cli.summary import summarize
+
+        return summarize(run, stage)
+
+    _summary(summary, quiet)
+    return _exit_for(art["status"])
 
 
 @app.command()
-def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False) -> None:
-    """Check a plan (or an artifact's plan); exit 3 listing every problem."""
+def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False, timings: TimingsOpt = False) -> None:
+    """Check a plan, or an artifact and every section in it; exit 3 listing every problem."""
 
     def body() -> int:
-        from placement_cli.pipeline import load
+        import time
 
+        from placement_cli.pipeline import Run, load
+
+        t0 = time.perf_counter()
         loaded = load(path)
+        run = Run(loaded)
+        run.timings.append(("load", time.perf_counter() - t0))
+        for stage in STAGES:
+            if stage in loaded.models:
+                run.run(stage)
         g = loaded.graph
+        checked = [s for s in STAGES if s in loaded.models]
+        what = f"; sections checked: {', '.join(checked)}" if checked else ""
+        _print_timings(run.timings, timings)
         _say(
-            f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets",
+            f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
             quiet,
             always=True,
         )
@@ -202,8 +272,8 @@ TimeLimitOpt = Annotated[
 ]
 
 def _register_stage(stage: str, summary: str, solves: bool) -> None:
-    """One command per pipeline stage; all share the same options. The stages from
-    `solve` on also take the solver's options, since they run it when it is missing."""
+    """One command per registered stage; all share the same options. The stages that
+    may run `solve` (it or a later one) also take the solver's options."""
     if solves:
 
         def command(
@@ -214,8 +284,9 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             time_limit: TimeLimitOpt = 5.0,
             quiet: QuietOpt = False,
             debug: DebugOpt = False,
+            timings: TimingsOpt = False,
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet, _solve_options(method, time_limit)))
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet, _solve_options(method, time_limit), timings))
 
     else:
 
@@ -225,8 +296,9 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             format: FormatOpt = Format.json,
             quiet: QuietOpt = False,
             debug: DebugOpt = False,
+            timings: TimingsOpt = False,
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet, {}))
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet, {}, timings))
 
     command.__doc__ = summary
     app.command(name=stage)(command)
@@ -238,11 +310,17 @@ def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
     return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
 
 
-_register_stage("prune", "AC-3 arc consistency: the domains left and why each target went.", solves=False)
-_register_stage("scc", "Strongly connected components in topological order, with boundary edges.", solves=False)
-_register_stage("solve", "The cheapest feasible assignment of a target to every block.", solves=True)
-_register_stage("fuse", "Merge same-target blocks joined by argument-free gotos.", solves=True)
-_register_stage("islands", "Execution islands, their dependency graph and a schedule.", solves=True)
+for _info in REGISTRY:
+    _register_stage(_info.name, _info.summary, _info.solver_options)
+
+# Commands of other modules register themselves here (`show`, `explain`, `diff`).
+try:
+    from placement_cli.views import commands as _views  # type: ignore[attr-defined,unused-ignore]
+except ModuleNotFoundError as _exc:
+    if _exc.name not in ("placement_cli.views", "placement_cli.views.commands"):
+        raise
+else:
+    _views.register(app)
 
 
 @app.command()
@@ -254,32 +332,52 @@ def run(
     time_limit: TimeLimitOpt = 5.0,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
+    timings: TimingsOpt = False,
 ) -> None:
-    """Every stage; one artifact per stage in --out-dir, and a summary."""
+    """Every stage; one artifact per stage in --out-dir (all written or none), and a summary."""
 
     def body() -> int:
+        import time
         from pathlib import Path
 
-        from placement_cli.pipeline import STAGES, Run, load
-        from placement_cli.summary import summarize_run
+        from placement_cli.artifact import render, write_files
+        from placement_cli.pipeline import Run, load
 
+        t0 = time.perf_counter()
         pipeline = Run(load(path), _solve_options(method, time_limit))
-        status = "ok"
+        pipeline.timings.append(("load", time.perf_counter() - t0))
+        files = []
         for stage in STAGES:
             pipeline.run(stage)
-            art = pipeline.artifact(stage)
-            status = art["status"]
-            _emit(art, str(Path(out_dir) / f"{stage}.{format.value}"), format)
-        _warn_diagnostics(art, quiet)
-        _say(summarize_run(pipeline, out_dir), quiet, always=True)
-        return EXIT_INFEASIBLE if status == "infeasible" else EXIT_OK
+            with pipeline.timed(f"artifact {stage}"):
+                art = pipeline.artifact(stage, raw_plan=format == Format.json)
+                files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
+        _keep(pipeline)
+        # All or nothing: a failure while writing leaves no new file behind.
+        with pipeline.timed("write"):
+            write_files(files)
+        _warn_diagnostics(pipeline.new_diagnostics, quiet)
+        _print_timings(pipeline.timings, timings)
+        if not quiet:
+
+            def summary() -> str:
+                from placement_cli.summary import summarize_run
+
+                return summarize_run(pipeline, out_dir)
+
+            try:
+                text = summary()
+            except Exception as exc:  # noqa: BLE001 - the artifacts are written
+                text = f"(no summary: {type(exc).__name__})"
+            _say(text, quiet, always=True)
+        return _exit_for(pipeline.status)
 
     guarded(debug, body)
 
 
 @app.command()
 def tree(
-    path: InputArg,
+    path: TreeArg,
     budget: Annotated[int | None, typer.Option("--budget", "-k", min=0, help="Cut budget K (default: the file's budget).")] = None,
     expand_dag: Annotated[bool, typer.Option("--expand-dag", help="Duplicate shared sub-plans instead of rejecting a DAG.")] = False,
     output: OutputOpt = None,
@@ -294,10 +392,12 @@ def tree(
 
         problem = load_tree(path)
         art, summary = tree_artifact(problem, TreeOptions(budget=budget, expand_dag=expand_dag))
-        _emit(art, output, format)
-        _warn_diagnostics(art, quiet)
+        from placement_cli.io import dumps, write_output
+
+        write_output(dumps(art, format.value), output)  # the tree artifact keeps its indented layout
+        _warn_diagnostics(art.get("diagnostics", []), quiet)
         _say(summary, quiet)
-        return EXIT_INFEASIBLE if art["status"] == "infeasible" else EXIT_OK
+        return _exit_for(art["status"])
 
     guarded(debug, body)
 
@@ -324,11 +424,33 @@ def schema(
     guarded(debug, body)
 
 
-__import__("placement_cli.views.commands", fromlist=["register"]).register(app)  # show, explain, diff
+_FAST_EXIT = False
+_KEPT: list[Any] = []
+
+
+def _keep(obj: Any) -> None:
+    """Hold a command's large structures until the process exits: `main` ends with
+    `os._exit`, so nothing is freed object by object (a tenth of a second or more on
+    large plans, for memory the OS reclaims at once anyway)."""
+    if _FAST_EXIT:
+        _KEPT.append(obj)
 
 
 def main() -> None:
-    app(prog_name="placement")
+    global _FAST_EXIT
+    _FAST_EXIT = True
+    try:
+        app(prog_name="placement")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

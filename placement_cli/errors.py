@@ -9,6 +9,8 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_INFEASIBLE = 4
+EXIT_UNSOLVED = 5
+EXIT_IO = 6
 EXIT_DIFFERS = 7
 EXIT_INTERRUPTED = 130
 
@@ -30,6 +32,10 @@ class PlacementError(Exception):
 
 class UsageError(PlacementError):
     exit_code = EXIT_USAGE
+
+
+class IOFailure(PlacementError):
+    exit_code = EXIT_IO
 
 
 class InputError(PlacementError):

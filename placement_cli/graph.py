@@ -223,6 +223,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         default = intern(_matrix(plan.transitions, f"{p}transitions", tindex, n, chk))
     else:
         default = intern(identity_matrix(n).cost)
+    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk)) for name, raw in plan.matrices.items()}
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
@@ -340,9 +341,16 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                 want_n = len(plan.blocks[dst].params)
                 if len(e.args) != want_n:
                     chk.add(f"{ep}.args", f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}")
-            mat = default if e.transitions is None else intern(
-                _matrix(e.transitions, f"{ep}.transitions", tindex, n, chk)
-            )
+            if e.transitions is None:
+                mat = default
+            elif isinstance(e.transitions, str):
+                got = named.get(e.transitions)
+                if got is None:
+                    chk.add(f"{ep}.transitions", f"unknown matrix '{e.transitions}' (not in the top-level matrices)")
+                    got = default
+                mat = got
+            else:
+                mat = intern(_matrix(e.transitions, f"{ep}.transitions", tindex, n, chk))
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
@@ -434,56 +442,71 @@ def assemble(
 
 
 def _normalize(g: Graph) -> dict[str, Any]:
-    """Defaults filled in: derived domain and block cost, every edge's matrix explicit."""
+    """The compact normalised plan (artifact format 2): derived `domain` and block `cost`
+    filled in, `entry` explicit, each distinct non-default transition matrix written once
+    under `matrices` (named `m0, m1, ...` in order of first use) and referred to by name;
+    an edge on the default matrix carries no `transitions`. Empty lists and maps are left
+    out. It is a valid plan file, and normalising it again gives the same bytes."""
     plan = g.plan
     targets = g.targets
     n = len(targets)
-    mat_json: dict[int, dict[str, dict[str, float | int]]] = {}
+    default = g.default_matrix
+    names: dict[int, str] = {}
+    matrices: dict[str, Any] = {}
 
-    def mjson(m: Matrix) -> dict[str, dict[str, float | int]]:
-        js = mat_json.get(id(m))
-        if js is None:
-            js = mat_json[id(m)] = m.to_json(targets)
-        return js
+    def ref(m: Matrix) -> str:
+        name = names.get(id(m))
+        if name is None:
+            name = names[id(m)] = f"m{len(names)}"
+            matrices[name] = m.to_json(targets)
+        return name
 
     out_blocks = []
+    bases = g._memo["base"]
     for i, b in enumerate(plan.blocks):
         dom = g.domain[i]
         term = b.terminator
-        base = g._memo["base"][i]
-        prem = b.premium or {}
-        nb: dict[str, Any] = {
-            "id": b.id,
-            "params": list(b.params),
-            "statements": [
-                {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
-                for s in b.statements
-            ],
-            "domain": [targets[t] for t in range(n) if dom >> t & 1],
-            "cost": {
-                targets[t]: num(base[t]) for t in range(n) if dom >> t & 1
-            },
-            "paths": list(b.paths),
-            "premium": _nums(prem),
-            "terminator": {
-                "kind": term.kind,
-                "successors": [
-                    {"block": e.block, "args": list(e.args), "transitions": mjson(g.edge_mat[eid])}
-                    for e, eid in zip(term.successors, g.succ[i], strict=True)
-                ],
-            },
-        }
+        base = bases[i]
+        nb: dict[str, Any] = {"id": b.id}
+        if b.params:
+            nb["params"] = list(b.params)
+        nb["statements"] = [
+            {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
+            for s in b.statements
+        ]
+        nb["domain"] = [targets[t] for t in range(n) if dom >> t & 1]
+        nb["cost"] = {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1}
+        if b.paths:
+            nb["paths"] = list(b.paths)
+        if b.premium:
+            nb["premium"] = _nums(b.premium)
+        succs = []
+        for e, eid in zip(term.successors, g.succ[i], strict=True):
+            se: dict[str, Any] = {"block": e.block}
+            if e.args:
+                se["args"] = list(e.args)
+            m = g.edge_mat[eid]
+            if m is not default:
+                se["transitions"] = ref(m)
+            succs.append(se)
+        nt: dict[str, Any] = {"kind": term.kind}
+        if succs:
+            nt["successors"] = succs
         if term.cost is not None:
-            nb["terminator"]["cost"] = _nums(term.cost)
+            nt["cost"] = _nums(term.cost)
+        nb["terminator"] = nt
         out_blocks.append(nb)
     normalized: dict[str, Any] = {
         "version": 1,
         "targets": list(targets),
         "entry": g.block_ids[g.entry],
-        "transitions": g.default_matrix.to_json(targets),
-        "paths": {k: list(v) for k, v in plan.paths.items()},
+        "transitions": default.to_json(targets),
         "blocks": out_blocks,
     }
+    if matrices:
+        normalized["matrices"] = matrices
+    if plan.paths:
+        normalized["paths"] = {k: list(v) for k, v in plan.paths.items()}
     if plan.name is not None:
         normalized["name"] = plan.name
     return normalized

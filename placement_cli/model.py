@@ -29,7 +29,9 @@ class Statement(_Strict):
 class Edge(_Strict):
     block: str
     args: list[str] = Field(default_factory=list)
-    transitions: TransMatrix | None = None
+    # A matrix, or the name of one in the plan's top-level `matrices` (the normalised
+    # form of artifacts names each distinct matrix once instead of repeating it per edge).
+    transitions: TransMatrix | str | None = None
 
 
 class Terminator(_Strict):
@@ -55,5 +57,6 @@ class Plan(_Strict):
     targets: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, max_length=64)
     entry: str | None = None
     transitions: TransMatrix | None = None
+    matrices: dict[str, TransMatrix] = Field(default_factory=dict)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     blocks: list[Block] = Field(min_length=1)

@@ -1,34 +1,76 @@
-"""Reading a plan or an artifact, running the missing stages, and building artifacts.
+"""Reading a plan or an artifact once, running the missing stages, and building artifacts.
 
-An artifact carries the normalised plan and every earlier stage's section. A stage
-given an artifact keeps the earlier sections as they are and reuses their decisions
-(the pruned domains, the assignment); whatever it still needs it recomputes.
+An artifact (format 2, see docs/format.md) carries the compact normalised plan and
+every earlier stage's section. It is parsed once, straight from bytes into strict
+models (`placement_cli.sections`); each earlier section is then checked against the
+plan by its stage (`placement_cli.stages`) before its decision is reused, and a
+section that does not hold is exit 3 with `FILE: section.path: message`.
+
+`Run` is the one driver: it runs each stage at most once, its requirements first,
+either by checking the section the input carried or by computing it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from placement_cli import FORMAT_VERSION
-from placement_cli.diagnostics import Diagnostic
+from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.errors import InputError, Problem, format_loc
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.model import Plan
+from placement_cli.stages import STAGES, get, upto
 
-STAGES = ("prune", "scc", "solve", "fuse", "islands")
+__all__ = ["STAGES", "Loaded", "Run", "load", "parse_plan", "validation_problems"]
+
+# Where a diagnostic's stage sorts: the front end first, then the pipeline's stages.
+_ORDER = {"lower": -1, **{s: i for i, s in enumerate(STAGES)}}
 
 
-@dataclass
 class Loaded:
-    source: str
-    graph: Graph
-    sections: dict[str, Any] = field(default_factory=dict)
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "ok"
+    """What was read: the source name, the checked plan's graph, and for an artifact
+    its (parsed, not yet checked) sections, diagnostics and status."""
+
+    def __init__(
+        self,
+        source: str,
+        graph: Graph,
+        sections: dict[str, Any] | None = None,
+        diagnostics: list[dict[str, Any]] | None = None,
+        status: str = "ok",
+        *,
+        models: dict[str, BaseModel] | None = None,
+        extra: dict[str, Any] | None = None,
+        new_diagnostics: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.source = source
+        self.graph = graph
+        self.models: dict[str, BaseModel] = dict(models or {})
+        for name, raw in (sections or {}).items():
+            # Sections given as plain data (library callers) are parsed like a file's.
+            model_cls = get(name).section
+            try:
+                self.models[name] = model_cls.model_validate(raw)
+            except ValidationError as exc:
+                raise InputError(validation_problems(exc, f"{name}."), source) from None
+        self._sections = sections
+        self.diagnostics = list(diagnostics or [])
+        self.status = status
+        self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
+        self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
+        self.raw_plan: bytes | None = None  # the normalised plan's bytes, when read from an artifact
+
+    @property
+    def sections(self) -> dict[str, Any]:
+        """The input's sections as data (not checked: `Run` checks before reuse)."""
+        if self._sections is None:
+            self._sections = {k: m.model_dump(by_alias=True, exclude_unset=True) for k, m in self.models.items()}
+        return self._sections
 
 
 def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]:
@@ -68,155 +110,272 @@ def _plan_from_json(data: bytes) -> Graph:
 
 
 def load(path: str) -> Loaded:
-    """Read a plan file or an artifact of any stage."""
+    """Read a plan file, a body file (through the `lower` front end) or an artifact of
+    any stage. Raises InputError (exit 3) naming the file."""
     source = source_name(path)
     try:
         data = read_bytes(path)
-        if is_json(path, data) and b'"format_version"' not in data:
+        json_input = is_json(path, data)
+        if json_input and b'"format_version"' not in data and b'"bodies"' not in data:
             # The common case, a JSON plan: pydantic's own JSON parser validates while
             # parsing, about twice as fast as parsing to dicts and validating those.
             return Loaded(source, _plan_from_json(data))
+        if json_input and b'"bodies"' not in data:
+            return _artifact_from_json(data, source)
         with gc_paused():
             doc = parse_document(path, data)
-        if isinstance(doc, dict) and "format_version" in doc:
-            return _load_artifact(doc, source)
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
+        if "bodies" in doc:
+            return _lower(doc, source)
+        if "format_version" in doc:
+            return _artifact(_validate_artifact(lambda: _artifact_model().model_validate(doc), doc.get("format_version")), source)
         return Loaded(source, parse_plan(doc))
     except InputError as exc:
         raise exc.with_source(source) from None
 
 
-def _load_artifact(doc: dict[str, Any], source: str) -> Loaded:
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputError([Problem("format_version", f"unsupported artifact version {doc.get('format_version')!r}; this tool reads {FORMAT_VERSION}")])
-    kind = doc.get("kind")
-    if kind not in STAGES:
-        raise InputError([Problem("kind", f"not an artifact this tool reads: {kind!r} (expected one of {', '.join(STAGES)})")])
-    if "plan" not in doc:
-        raise InputError([Problem("plan", "required field is missing")])
-    g = parse_plan(doc["plan"], "plan.")
-    sections = {}
-    for stage in STAGES[: STAGES.index(kind) + 1]:
-        if stage in doc:
-            sections[stage] = doc[stage]
-    diags = doc.get("diagnostics", [])
-    if not isinstance(diags, list):
-        raise InputError([Problem("diagnostics", "expected a list")])
-    status = doc.get("status", "ok")
-    if status not in ("ok", "infeasible"):
-        raise InputError([Problem("status", f"expected 'ok' or 'infeasible', got {status!r}")])
-    return Loaded(source, g, sections, list(diags), status)
+def _lower(doc: dict[str, Any], source: str) -> Loaded:
+    # --- front-end hook (the `lower` command's module; only body files get here) ---
+    from placement_cli.lower import lower_to_plan  # type: ignore[import-not-found,unused-ignore]
+
+    plan_doc, lower_section, diagnostics = lower_to_plan(doc, source)
+    diags = []
+    for d in diagnostics or ():
+        js = d.to_json() if hasattr(d, "to_json") else dict(d)
+        js.setdefault("stage", "lower")
+        diags.append(js)
+    extra = {"lower": lower_section} if lower_section is not None else {}
+    return Loaded(source, parse_plan(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags)
 
 
-def _stage_of(diag: dict[str, Any]) -> int:
-    stage = diag.get("stage")
-    return STAGES.index(stage) if stage in STAGES else 0
+def _artifact_model() -> type[BaseModel]:
+    from placement_cli.sections import Artifact
+
+    return Artifact
+
+
+def _validate_artifact(validate: Any, version: Any = None) -> Any:
+    try:
+        with gc_paused():
+            return validate()
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        for err in errors:
+            if tuple(err["loc"]) == ("format_version",):
+                # An old artifact fails everywhere; the version is the one thing to say.
+                got = err.get("input", version)
+                raise InputError([Problem(
+                    "format_version",
+                    f"unsupported artifact version {got!r}; this tool reads {FORMAT_VERSION} "
+                    "(run the stage again on the plan file to get a current artifact)",
+                )]) from None
+        problems = validation_problems(exc)
+        for i, err in enumerate(errors):
+            loc = tuple(err["loc"])
+            if loc == ("kind",):
+                problems[i] = Problem("kind", f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})")
+            elif loc == ("status",):
+                problems[i] = Problem("status", f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {err.get('input')!r}")
+        raise InputError(problems) from None
+
+
+def _artifact_from_json(data: bytes, source: str) -> Loaded:
+    loaded = _artifact(_validate_artifact(lambda: _artifact_model().model_validate_json(data)), source)
+    loaded.raw_plan = _plan_span(data)
+    return loaded
+
+
+_PLAN_KEY = b'\n  "plan": '
+_NEXT_KEY = b',\n  "prune": '
+
+
+def _plan_span(data: bytes) -> bytes | None:
+    r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
+    key on its own line at indent 2, `plan` directly before `prune`), or None.
+
+    The plan an artifact carries is already normalised, so writing these bytes again
+    gives what normalising the checked plan would, without the cost (a third of a
+    stage's time on large plans). Anything not in that layout is normalised afresh.
+
+    >>> _plan_span(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
+    b'{\n    "a": 1\n  }'
+    >>> _plan_span(b'{"plan": {}, "prune": {}}') is None
+    True
+    """
+    start = data.find(_PLAN_KEY)
+    end = data.find(_NEXT_KEY, start)
+    if start < 0 or end < 0:
+        return None
+    span = data[start + len(_PLAN_KEY) : end]
+    if not (span.startswith(b"{\n") and span.endswith(b"\n  }")):
+        return None
+    try:
+        import orjson
+
+        if not isinstance(orjson.loads(span), dict):
+            return None
+    except orjson.JSONDecodeError:
+        return None
+    return span
+
+
+def _artifact(art: Any, source: str) -> Loaded:
+    kind = art.kind
+    want = upto(kind)
+    problems = []
+    for stage in STAGES:
+        present = getattr(art, stage) is not None
+        if stage in want and not present:
+            problems.append(Problem(stage, f"required section is missing (a {kind} artifact carries every earlier stage's section)"))
+        elif stage not in want and present:
+            problems.append(Problem(stage, f"unexpected section in a {kind} artifact"))
+    for i, d in enumerate(art.diagnostics):
+        if d.stage not in _ORDER or (d.stage in STAGES and d.stage not in want):
+            problems.append(Problem(f"diagnostics[{i}].stage", f"not a stage of a {kind} artifact: {d.stage!r}"))
+    if problems:
+        raise InputError(problems)
+    with gc_paused():
+        g = build_graph(art.plan, "plan.")
+    models = {stage: getattr(art, stage) for stage in want}
+    diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
+    extra = {"lower": art.lower} if art.lower is not None else {}
+    return Loaded(source, g, diagnostics=diags, status=art.status, models=models, extra=extra)
 
 
 class Run:
-    """Runs stages on demand, each at most once, reusing what the input carried."""
+    """Runs stages on demand, each at most once, checking what the input carried.
+
+    >>> from placement_cli.model import Plan
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a"],
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}))
+    >>> r = Run(Loaded("<doc>", g))
+    >>> r.run("islands")
+    >>> r.status, sorted(r.sections), r.artifact("solve")["solve"]["assignment"]
+    ('ok', ['fuse', 'islands', 'prune', 'scc', 'solve'], {'x': 'a'})
+    """
 
     def __init__(self, loaded: Loaded, options: dict[str, BaseModel] | None = None) -> None:
         self.loaded = loaded
         self.g = loaded.graph
-        self.options = options or {}
-        self.sections: dict[str, Any] = dict(loaded.sections)
+        self.options: dict[str, Any] = dict(options or {})
+        self.sections: dict[str, Any] = {}  # checked or computed sections only
+        self.values: dict[str, Any] = {}
+        self.results: dict[str, Any] = {}  # the passes' own result objects, when computed
+        self.statuses: dict[str, str] = {}
         self.diagnostics: list[dict[str, Any]] = list(loaded.diagnostics)
-        self.infeasible = loaded.status == "infeasible"
-        self.results: dict[str, Any] = {}
-        self._cache: dict[str, Any] = {}
+        # What this process raised, for stderr: a pipe's later stages do not repeat
+        # the warnings an earlier stage already printed.
+        self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
+        self.timings: list[tuple[str, float]] = []
 
-    def _record(self, stage: str, section: dict[str, Any], diags: tuple[Diagnostic, ...], status: str) -> None:
-        self.sections[stage] = section
-        for d in diags:
-            js = d.to_json()
-            js["stage"] = stage
-            self.diagnostics.append(js)
-        if status == "infeasible":
-            self.infeasible = True
+    @property
+    def status(self) -> str:
+        return self.status_upto(STAGES[-1])
 
+    @property
+    def infeasible(self) -> bool:
+        return self.status == "infeasible"
+
+    def status_upto(self, kind: str) -> str:
+        """The artifact status after the stages up to `kind`: the last deciding stage's
+        (solve's when it ran: fuse and islands only follow it)."""
+        status = "ok"
+        for stage in upto(kind):
+            status = self.statuses.get(stage, status)
+        return status
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings.append((phase, time.perf_counter() - start))
+
+    def value(self, stage: str) -> Any:
+        """The stage's in-memory result (running it, and what it requires, if needed)."""
+        self.run(stage)
+        return self.values[stage]
+
+    # The per-stage accessors of the earlier driver, kept for library callers.
     def domains(self) -> tuple[int, ...]:
-        if "domains" not in self._cache:
-            from placement_cli.passes import prune as mod
-
-            if "prune" in self.sections:
-                self._cache["domains"] = mod.from_json(self.sections["prune"], self.g)
-            else:
-                res = mod.prune(self.g, self.options.get("prune"))  # type: ignore[arg-type]
-                self.results["prune"] = res
-                self._record("prune", res.to_json(self.g), res.diagnostics, res.status)
-                self._cache["domains"] = res.domains
-        return self._cache["domains"]  # type: ignore[no-any-return]
+        """Pruned domains (target bitsets per block)."""
+        return self.value("prune")  # type: ignore[no-any-return]
 
     def scc(self) -> Any:
-        if "scc" not in self._cache:
-            from placement_cli.passes import scc as mod
+        """The `SccResult`."""
+        return self.value("scc")
 
-            self.domains()
-            res = mod.scc(self.g, self.options.get("scc"))  # type: ignore[arg-type]
-            self.results["scc"] = res
-            if "scc" not in self.sections:
-                self._record("scc", res.to_json(self.g), (), "ok")
-            self._cache["scc"] = res
-        return self._cache["scc"]
-
-    def assignment(self) -> tuple[int, ...]:
-        if "assignment" not in self._cache:
-            from placement_cli.passes import solve as mod
-
-            domains = self.domains()
-            comps = self.scc()
-            if "solve" in self.sections:
-                self._cache["assignment"] = mod.from_json(self.sections["solve"], self.g)
-            else:
-                res = mod.solve(self.g, domains, comps, self.options.get("solve"))  # type: ignore[arg-type]
-                self.results["solve"] = res
-                self._record("solve", res.to_json(self.g), res.diagnostics, res.status)
-                self._cache["assignment"] = res.assignment
-        return self._cache["assignment"]  # type: ignore[no-any-return]
+    def assignment(self) -> tuple[int, ...] | None:
+        """Target per block (None when solve found no placement)."""
+        return self.value("solve")  # type: ignore[no-any-return]
 
     def fused(self) -> Any:
-        if "fuse" not in self._cache:
-            from placement_cli.passes import fuse as mod
-
-            assignment = self.assignment()
-            res = mod.fuse(self.g, assignment, self.options.get("fuse"))  # type: ignore[arg-type]
-            self.results["fuse"] = res
-            if "fuse" not in self.sections:
-                self._record("fuse", res.to_json(self.g), res.diagnostics, res.status)
-            self._cache["fuse"] = res
-        return self._cache["fuse"]
+        """The `FuseResult`."""
+        return self.value("fuse")
 
     def islands(self) -> Any:
-        if "islands" not in self._cache:
-            from placement_cli.passes import islands as mod
-
-            fused = self.fused()
-            res = mod.islands(self.g, self.assignment(), fused, self.options.get("islands"))  # type: ignore[arg-type]
-            self.results["islands"] = res
-            if "islands" not in self.sections:
-                self._record("islands", res.to_json(self.g), res.diagnostics, res.status)
-            self._cache["islands"] = res
-        return self._cache["islands"]
+        """The `IslandsResult`."""
+        return self.value("islands")
 
     def run(self, stage: str) -> None:
-        step = {"prune": self.domains, "scc": self.scc, "solve": self.assignment, "fuse": self.fused, "islands": self.islands}
+        """Run `stage` (and what it requires) once: check the input's section, or compute."""
+        if stage in self.values:
+            return
+        st = get(stage)
+        for req in st.requires:
+            self.run(req)
+        model = self.loaded.models.get(stage)
         try:
-            step[stage]()
+            if model is not None:
+                with self.timed(f"check {stage}"):
+                    out = st.check(self, model)
+            else:
+                with self.timed(stage):
+                    out = st.compute(self, self.options.get(stage))
+                for d in out.diagnostics:
+                    js = d.to_json()
+                    js["stage"] = stage
+                    self.diagnostics.append(js)
+                    self.new_diagnostics.append(js)
+                if out.result is not None:
+                    self.results[stage] = out.result
         except InputError as exc:
-            # An earlier stage's section of the input artifact was invalid: name the file.
+            # An earlier stage's section of the input artifact does not hold: name the file.
             raise exc.with_source(self.loaded.source) from None
+        self.values[stage] = out.value
+        self.sections[stage] = out.section
+        if out.status is not None:
+            self.statuses[stage] = out.status
+        if model is not None and len(self.loaded.models) == sum(s in self.values for s in self.loaded.models):
+            # Every section of the input is checked: its top-level status must agree.
+            last = max(self.loaded.models, key=STAGES.index)
+            if self.loaded.status != self.status_upto(last):
+                raise InputError(
+                    [Problem("status", f"is '{self.loaded.status}', but the sections say '{self.status_upto(last)}'")],
+                    self.loaded.source,
+                )
 
-    def artifact(self, kind: str) -> dict[str, Any]:
+    def artifact(self, kind: str, raw_plan: bool = False) -> dict[str, Any]:
+        """The artifact of stage `kind` (run it first) as JSON data. With `raw_plan`,
+        a plan read from an artifact stays the bytes it was (an `orjson.Fragment`, for
+        `placement_cli.artifact.render` in JSON only)."""
+        self.run(kind)
+        mine = set(upto(kind))
+        plan: Any = None
+        if raw_plan and self.loaded.raw_plan is not None:
+            import orjson
+
+            plan = orjson.Fragment(self.loaded.raw_plan)
         art: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "kind": kind,
-            "status": "infeasible" if self.infeasible else "ok",
-            "plan": self.g.normalized,
-            "diagnostics": [d for d in self.diagnostics if _stage_of(d) <= STAGES.index(kind)],
+            "status": self.status_upto(kind),
+            "plan": self.g.normalized if plan is None else plan,
+            "diagnostics": [d for d in self.diagnostics if d.get("stage") in mine or d.get("stage") == "lower"],
         }
-        for stage in STAGES[: STAGES.index(kind) + 1]:
-            if stage in self.sections:
-                art[stage] = self.sections[stage]
+        art.update(self.loaded.extra)
+        for stage in upto(kind):
+            art[stage] = self.sections[stage]
         return art

@@ -1,8 +1,9 @@
-"""JSON Schemas of the plan file, the tree file and every artifact's stable core.
+"""JSON Schemas of the plan file, the tree file and every artifact (format 2).
 
-The artifact models describe what scripts may rely on (spec: "Artifacts"); they allow
-extra fields because artifacts may carry more. Tests validate every golden artifact
-against them and fail when the committed `schemas/` drift from these models.
+The artifact models are the strict reading models of `placement_cli.sections`, one per
+kind with the sections that kind carries made required: the schemas describe exactly
+what the tool writes and reads back. Tests validate every golden artifact against
+them and fail when the committed `schemas/` drift from these models.
 """
 
 from __future__ import annotations
@@ -10,153 +11,61 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from placement_cli.model import Plan
-
-Number = float
-
-
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-class DiagnosticModel(_Open):
-    severity: Literal["error", "warning", "info"]
-    code: str
-    message: str
-    blocks: list[str]
+from placement_cli.sections import (
+    Artifact,
+    FuseSection,
+    IslandsSection,
+    PruneSection,
+    SccSection,
+    SolveSection,
+)
 
 
-class EdgeRef(_Open):
-    from_: str = Field(alias="from")
-    index: int
-    to: str
-
-
-class Removal(_Open):
-    block: str
-    target: str
-    edge: EdgeRef
-
-
-class PruneSection(_Open):
-    domains: dict[str, list[str]]
-    removed: list[Removal]
-
-
-class BoundaryEdge(_Open):
-    block: str
-    source: str
-    target: str
-    index: int
-    direction: Literal["incoming", "outgoing"]
-
-
-class ComponentModel(_Open):
-    id: str
-    blocks: list[str]
-    kind: Literal["trivial", "cyclic"]
-    self_loop: bool | None = None
-    entries: list[str]
-    exits: list[str]
-    boundary: list[BoundaryEdge]
-    reachable: bool
-
-
-class CondensationEdge(_Open):
-    from_: str = Field(alias="from")
-    to: str
-
-
-class SccSection(_Open):
-    components: list[ComponentModel]
-    edges: list[CondensationEdge]
-
-
-class CostModel(_Open):
-    total: Number
-    blocks: Number
-    edges: Number
-
-
-class SolveSection(_Open):
-    assignment: dict[str, str]
-    cost: CostModel | None
-    optimal: bool
-    lower_bound: Number | None
-
-
-class FusedBlock(_Open):
-    id: str
-    target: str
-    members: list[str]
-
-
-class FuseSection(_Open):
-    blocks: list[FusedBlock]
-
-
-class Island(_Open):
-    id: str
-    target: str
-    blocks: list[str]
-    requires: list[str]
-    provides: list[str]
-
-
-class IslandNode(_Open):
-    id: str
-    kind: Literal["exec", "data"]
-    target: str
-
-
-class IslandEdge(_Open):
-    from_: str = Field(alias="from")
-    to: str
-    kind: Literal["control_flow", "inherits", "data_flow"]
-    paths: list[str] | None = None
-
-
-class IslandGraph(_Open):
-    nodes: list[IslandNode]
-    edges: list[IslandEdge]
-
-
-class IslandsSection(_Open):
-    islands: list[Island]
-    graph: IslandGraph
-
-
-class _Artifact(_Open):
-    format_version: Literal[1]
-    status: Literal["ok", "infeasible"]
-    plan: dict[str, Any] = Field(description="the input plan, normalised; a valid plan file (see plan.schema.json)")
-    diagnostics: list[DiagnosticModel]
-
-
-class PruneArtifact(_Artifact):
-    kind: Literal["prune"]
+class PruneArtifact(Artifact):
+    kind: Literal["prune"]  # type: ignore[assignment]
     prune: PruneSection
+    scc: None = None
+    solve: None = None
+    fuse: None = None
+    islands: None = None
 
 
-class SccArtifact(PruneArtifact):
+class SccArtifact(Artifact):
     kind: Literal["scc"]  # type: ignore[assignment]
+    prune: PruneSection
     scc: SccSection
+    solve: None = None
+    fuse: None = None
+    islands: None = None
 
 
-class SolveArtifact(SccArtifact):
+class SolveArtifact(Artifact):
     kind: Literal["solve"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
     solve: SolveSection
+    fuse: None = None
+    islands: None = None
 
 
-class FuseArtifact(SolveArtifact):
+class FuseArtifact(Artifact):
     kind: Literal["fuse"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: SolveSection
     fuse: FuseSection
+    islands: None = None
 
 
-class IslandsArtifact(FuseArtifact):
+class IslandsArtifact(Artifact):
     kind: Literal["islands"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: SolveSection
+    fuse: FuseSection
     islands: IslandsSection
 
 
@@ -176,7 +85,7 @@ def all_schemas() -> dict[str, dict[str, Any]]:
 
     out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
     for kind, model in ARTIFACT_MODELS.items():
-        out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact (stable core)")
+        out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact, format 2")
     return out
 
 

@@ -64,7 +64,7 @@ def test_infeasible_plan_exit_4_with_artifacts(tmp_path):
 
 
 def test_internal_error_is_one_line_unless_debug(monkeypatch):
-    import placement_cli.passes.scc as scc_mod
+    import placement_cli.stages.scc as scc_mod
 
     def boom(*a, **k):
         raise RuntimeError("kaboom")

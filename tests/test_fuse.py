@@ -212,7 +212,7 @@ def test_missing_assignment_gives_an_infeasible_result_not_a_traceback():
         assert r.status == "infeasible"
         assert [d.severity for d in r.diagnostics] == ["error"]
         js = r.to_json(g)
-        assert js["blocks"] == [] and js["plan"] is None and js["cost_preserved"] is False
+        assert js["blocks"] == [] and r.plan_json(g) is None and js["cost_preserved"] is False
         FuseSection.model_validate(js)
 
 
@@ -355,7 +355,7 @@ def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
     if before is None:
         return
     # The fused plan, re-read from its own JSON through the checker, is the same graph.
-    fp = r.to_json(g)["plan"]
+    fp = r.plan_json(g)
     Plan.model_validate(fp)
     g2 = graph(fp)
     for f in ("block_ids", "entry", "domain", "edge_src", "edge_dst", "edge_pos", "succ", "pred",

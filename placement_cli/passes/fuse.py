@@ -71,7 +71,6 @@ class FuseResult:
             ]
         return {
             "blocks": blocks,
-            "plan": self.plan_json(g),
             "merged": self.merged,
             "dropped": [ids[b] for b in self.dropped],
             "cost_preserved": self.cost_preserved,
@@ -81,47 +80,13 @@ class FuseResult:
 
 
     def plan_json(self, g: Graph) -> dict[str, Any] | None:
-        """The fused plan, normalised: equal to `self.graph.normalized`, but assembled
-        from `g.normalized` (which the artifact carries anyway), so that only the fused
-        blocks are written afresh instead of normalising the whole plan a second time."""
+        """The fused plan, normalised (the compact form of `graph.normalized`). Artifacts
+        no longer carry it (it follows from the plan and `fuse.blocks`); it is here for
+        callers that want the fused plan as a plan file."""
         fg = self.graph
         if fg is None:
             return None
-        memo = getattr(fg, "_memo", None)
-        if isinstance(memo, dict) and "normalized" in memo:
-            return memo["normalized"]  # type: ignore[no-any-return]
-        src = g.normalized
-        sblocks = src["blocks"]
-        out = []
-        for f, ms in enumerate(self.members):
-            tail = sblocks[ms[-1]]
-            term = tail["terminator"]
-            succ_ids = [fg.block_ids[fg.edge_dst[e]] for e in fg.succ[f]]
-            if succ_ids != [x["block"] for x in term["successors"]]:
-                term = dict(term)
-                term["successors"] = [dict(x, block=b) for x, b in zip(term["successors"], succ_ids, strict=True)]
-            if len(ms) == 1:
-                nb = sblocks[ms[0]]
-                if term is not nb["terminator"]:
-                    nb = dict(nb, terminator=term)
-            else:
-                head = sblocks[ms[0]]
-                pb = fg.plan.blocks[f]
-                nb = {
-                    "id": head["id"],
-                    "params": head["params"],
-                    "statements": [st for m in ms for st in sblocks[m]["statements"]],
-                    "domain": list(pb.domain or []),
-                    "cost": {t: num(c) for t, c in (pb.cost or {}).items()},
-                    "paths": list(pb.paths),
-                    "premium": {t: num(c) for t, c in (pb.premium or {}).items()},
-                    "terminator": term,
-                }
-            out.append(nb)
-        plan = {k: v for k, v in src.items() if k != "blocks"}
-        plan["entry"] = fg.block_ids[fg.entry]
-        plan["blocks"] = out
-        return plan
+        return fg.normalized
 
 
 def _cost_json(c: Cost | None) -> dict[str, float | int] | None:

@@ -1,0 +1,138 @@
+"""Artifact bytes and writing them: the layout (one record per line) and all-or-nothing
+writes of a set of files.
+
+Layout, chosen for diffs: keys sorted, the top levels indented, and each record of a
+list (a block, a component, an island, a removal, a diagnostic) or each entry of a
+per-block map (a domain, an assignment) written compactly on one line. A change to one
+block is then a one-line diff, and the file is about as small as compact JSON (an
+indented block of a large plan spans dozens of lines and doubles the size).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+_OPTS = orjson.OPT_SORT_KEYS
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, (tuple, frozenset)):
+        return list(obj)
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def _expand(v: Any, depth: int, in_list: bool) -> bool:
+    if not isinstance(v, (dict, list)) or not v:
+        return False
+    if in_list and depth >= 2:
+        return False  # a record of a list: one line
+    if depth < 3:
+        return True
+    # A list of records one level deeper (islands.graph.nodes, schedule.levels).
+    return depth == 3 and isinstance(v, list) and isinstance(v[0], (dict, list))
+
+
+def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
+    if not _expand(v, depth, in_list):
+        out.append(orjson.dumps(v, default=_default, option=_OPTS))
+        return
+    pad = b"  " * (depth + 1)
+    sep = b",\n" + pad
+    end = b"\n" + b"  " * depth
+    if isinstance(v, dict):
+        items = sorted(v.items())
+        if not any(_expand(x, depth + 1, False) for _, x in items):
+            # Every value one line: one C-level dumps per entry, no Python frame each.
+            out += (b"{\n", pad, sep.join([_dumps(k) + b": " + _dumps(x) for k, x in items]), end, b"}")
+            return
+        out.append(b"{\n")
+        for i, (k, x) in enumerate(items):
+            out.append((sep if i else pad) + _dumps(k) + b": ")
+            _emit(x, depth + 1, False, out)
+        out += (end, b"}")
+    else:
+        # Records of a list below the top are always one line each: no need to look.
+        if depth >= 1 or not any(_expand(x, depth + 1, True) for x in v):
+            out += (b"[\n", pad, sep.join(map(_dumps, v)), end, b"]")
+            return
+        out.append(b"[\n")
+        for i, x in enumerate(v):
+            out.append(sep if i else pad)
+            _emit(x, depth + 1, True, out)
+        out += (end, b"]")
+
+
+def _dumps(v: Any) -> bytes:
+    return orjson.dumps(v, default=_default, option=_OPTS)
+
+
+def render(art: dict[str, Any], fmt: str = "json") -> bytes:
+    """An artifact's bytes: JSON in the layout above, or YAML.
+
+    >>> print(render({"b": [{"x": 1}, {"y": [2]}], "a": {"k": {"z": 1, "w": [2]}}}).decode(), end="")
+    {
+      "a": {
+        "k": {
+          "w": [2],
+          "z": 1
+        }
+      },
+      "b": [
+        {"x":1},
+        {"y":[2]}
+      ]
+    }
+    """
+    if fmt == "yaml":
+        from placement_cli.io import dumps
+
+        return dumps(art, "yaml")
+    out: list[bytes] = []
+    _emit(art, 0, False, out)
+    out.append(b"\n")
+    return b"".join(out)
+
+
+def write_files(files: list[tuple[str, bytes]]) -> None:
+    """Write every (path, bytes) or none: all go to temporary files next to their
+    targets first, and are renamed into place only when every write succeeded. On a
+    failure the temporaries are removed, and so is any target this call created."""
+    umask = os.umask(0)
+    os.umask(umask)
+    temps: list[tuple[str, Path]] = []
+    renamed: list[Path] = []
+    existed: dict[Path, bool] = {}
+    try:
+        for path, data in files:
+            target = Path(path)
+            parent = target.parent if str(target.parent) else Path(".")
+            parent.mkdir(parents=True, exist_ok=True)
+            existed[target] = target.exists()
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+            temps.append((tmp, target))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            # mkstemp creates 0600; an artifact gets the permissions of any new file.
+            os.chmod(tmp, 0o666 & ~umask)
+        for tmp, target in temps:
+            os.replace(tmp, target)
+            renamed.append(target)
+    except BaseException:
+        for tmp, target in temps:
+            if target not in renamed:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+        for target in renamed:
+            if not existed.get(target, True):
+                try:
+                    os.unlink(target)
+                except OSError:
+                    pass
+        raise

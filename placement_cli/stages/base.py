@@ -1,0 +1,124 @@
+"""The `Stage` protocol: a frozen object with a name, the stages it requires, a typed
+options model, a section model, and two ways to produce its result: `compute` it, or
+`check` the section an input artifact carries and rebuild the result from it.
+
+The driver (`placement_cli.pipeline.Run`) runs each stage exactly once, requirements
+first, by reading and checking its section when the input has one and computing it
+otherwise. A checked section is reused only when it holds for the plan; otherwise
+`check` raises `InputError` with every problem's `section.path`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from placement_cli.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from placement_cli.diagnostics import Diagnostic
+    from placement_cli.pipeline import Run
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What a stage produced: the in-memory `value` later stages use, its artifact
+    `section`, the diagnostics it raised, and its status (ok, infeasible, unsolved;
+    None when the stage does not decide the artifact's status)."""
+
+    value: Any
+    section: dict[str, Any]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    status: str | None = None
+    result: Any = None  # the pass's own result object, when computed (for library users)
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    name: str
+    requires: tuple[str, ...]
+    options: type[BaseModel]
+    section_model: str  # the section's model in `placement_cli.sections` (imported on use)
+    compute: Callable[[Run, Any], Output]
+    # check(run, section model) -> Output: verify a read section against the plan and
+    # the checked earlier stages; raise InputError (paths under `name.`) when it fails.
+    check: Callable[[Run, Any], Output]
+    doc: str = field(default="")
+
+    @property
+    def section(self) -> type[BaseModel]:
+        """The pydantic model of the section. Imported lazily: a stage given a plan
+        file never reads a section, and building the models costs start-up time."""
+        from placement_cli import sections
+
+        return getattr(sections, self.section_model)  # type: ignore[no-any-return]
+
+
+class Problems:
+    """Collects problems of one section; `raise_if_any` raises them together."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.items: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append(Problem(f"{self.prefix}.{path}" if path else self.prefix, message))
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise InputError(self.items)
+
+
+def first_difference(given: Any, expected: Any, path: str = "") -> tuple[str, str] | None:
+    """The first place (path, message) where `given` differs from `expected`, walking
+    both in order; numbers compare by value (4 == 4.0).
+
+    >>> first_difference({"a": [1, 2]}, {"a": [1, 3]})
+    ('a[1]', 'is 2, but the plan gives 3')
+    >>> first_difference({"a": 1.0}, {"a": 1}) is None
+    True
+    """
+    if isinstance(expected, dict) and isinstance(given, dict):
+        for k, v in expected.items():
+            sub = f"{path}.{k}" if path else str(k)
+            if k not in given:
+                return sub, "missing"
+            d = first_difference(given[k], v, sub)
+            if d is not None:
+                return d
+        for k in given:
+            if k not in expected:
+                return (f"{path}.{k}" if path else str(k)), "unexpected field"
+        return None
+    if isinstance(expected, list) and isinstance(given, list):
+        for i, (a, b) in enumerate(zip(given, expected, strict=False)):
+            d = first_difference(a, b, f"{path}[{i}]")
+            if d is not None:
+                return d
+        if len(given) != len(expected):
+            return path, f"has {len(given)} entries, but the plan gives {len(expected)}"
+        return None
+    if isinstance(given, bool) or isinstance(expected, bool):
+        same = given is expected
+    else:
+        same = given == expected
+    if same:
+        return None
+    return path, f"is {given!r:.60}, but the plan gives {expected!r:.60}"
+
+
+def compare(pr: Problems, sec: BaseModel, expected: dict[str, Any]) -> None:
+    """Add the first difference between a read section and the recomputed one."""
+    given = dump(sec)
+    if given == expected:  # strict models: no 1 == True confusion in declared fields
+        return
+    diff = first_difference(given, expected)
+    pr.add(*(diff or ("", "does not match the section recomputed from the plan")))
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A read section back as JSON data (only the fields it had, aliases restored)."""
+    return model.model_dump(by_alias=True, exclude_unset=True)

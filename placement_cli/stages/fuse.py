@@ -1,0 +1,73 @@
+"""Stage `fuse`: merge same-target goto chains (`placement_cli.passes.fuse`).
+
+Fusion follows from the plan and the assignment, so a read section is checked against
+the recomputed one: first that every fused block's members exist, run on the block's
+target under the assignment (no block fuses across targets) and together cover each
+live block once, then field by field. The fused plan itself is not written: the plan
+and `fuse.blocks` give it (`FuseResult.plan_json` builds it for whoever wants it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from placement_cli.passes.fuse import FuseOptions, FuseResult, fuse
+
+if TYPE_CHECKING:
+    from placement_cli.sections import FuseSection
+from placement_cli.stages.base import Output, Problems, Stage, compare
+
+
+def section(res: FuseResult, g: Any) -> dict[str, Any]:
+    return res.to_json(g)
+
+
+def compute(run: Any, options: FuseOptions | None) -> Output:
+    res = fuse(run.g, run.value("solve"), options)  # type: ignore[arg-type]
+    return Output(res, section(res, run.g), res.diagnostics)
+
+
+def check(run: Any, sec: FuseSection) -> Output:
+    g = run.g
+    a = run.value("solve")
+    res = fuse(g, a, run.options.get("fuse"))  # type: ignore[arg-type]
+    pr = Problems("fuse")
+    seen: dict[int, int] = {}
+    for f, fb in enumerate(sec.blocks):
+        for j, bid in enumerate(fb.members):
+            b = g.index.get(bid)
+            where = f"blocks[{f}].members[{j}]"
+            if b is None:
+                pr.add(where, f"unknown block '{bid}'")
+            elif b in seen:
+                pr.add(where, f"block '{bid}' is already a member of blocks[{seen[b]}]")
+            elif a is None or not g.live[b]:
+                pr.add(where, f"block '{bid}' has no target, so it cannot be fused")
+            else:
+                seen[b] = f
+                if g.targets[a[b]] != fb.target:
+                    pr.add(where, f"block '{bid}' runs on '{g.targets[a[b]]}', not on the fused block's target '{fb.target}': fusion never crosses targets")
+        if fb.members and fb.id != fb.members[0]:
+            pr.add(f"blocks[{f}].id", f"a fused block keeps its first member's id '{fb.members[0]}'")
+    pr.raise_if_any()
+    if a is not None:
+        left = [g.block_ids[b] for b in range(g.n_blocks) if g.live[b] and b not in seen]
+        if left:
+            pr.add("blocks", f"live block '{left[0]}' is in no fused block" + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""))
+    if sec.merged != sum(len(fb.members) - 1 for fb in sec.blocks if fb.members):
+        pr.add("merged", f"{sec.merged} does not match the fused blocks' members")
+    pr.raise_if_any()
+    compare(pr, sec, expected := section(res, g))
+    pr.raise_if_any()
+    return Output(res, expected)
+
+
+STAGE = Stage(
+    name="fuse",
+    requires=("solve",),
+    options=FuseOptions,
+    section_model="FuseSection",
+    compute=compute,
+    check=check,
+    doc=__doc__ or "",
+)

@@ -1,0 +1,96 @@
+"""Stage `prune`: arc consistency (`placement_cli.passes.prune`).
+
+Its section is a decision later stages reuse (the domains `solve` runs on), so a read
+section is checked for what it claims, not recomputed: every block listed once with
+targets of its plan domain in target order, and `removed` naming exactly the (block,
+target) pairs the plan domain has and `domains` lacks, each with a real edge at that
+block.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from placement_cli.passes.prune import PruneOptions, prune
+
+if TYPE_CHECKING:
+    from placement_cli.sections import PruneSection
+from placement_cli.stages.base import Output, Problems, Stage, dump
+
+
+def compute(run: Any, options: PruneOptions | None) -> Output:
+    g = run.g
+    res = prune(g, options)
+    return Output(res.domains, res.to_json(g), res.diagnostics, res.status, res)
+
+
+def check(run: Any, sec: PruneSection) -> Output:
+    g = run.g
+    pr = Problems("prune")
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    domains = list(g.domain)
+    seen = [False] * g.n_blocks
+    for bid, ts in sec.domains.items():
+        b = g.index.get(bid)
+        if b is None:
+            pr.add(f"domains.{bid}", f"unknown block '{bid}'")
+            continue
+        seen[b] = True
+        m = 0
+        last = -1
+        for j, t in enumerate(ts):
+            ti = tindex.get(t)
+            if ti is None:
+                pr.add(f"domains.{bid}[{j}]", f"unknown target '{t}'")
+            elif ti <= last:
+                pr.add(f"domains.{bid}[{j}]", f"target '{t}' out of target order or repeated")
+            elif not g.domain[b] >> ti & 1:
+                pr.add(f"domains.{bid}", f"not a subset of the block's domain in the plan: '{t}' cannot run it")
+            else:
+                m |= 1 << ti
+                last = ti
+        domains[b] = m
+    for b, ok in enumerate(seen):
+        if not ok:
+            pr.add(f"domains.{g.block_ids[b]}", "missing: every block is listed")
+    pr.raise_if_any()
+    gone: set[tuple[int, int]] = set()
+    for j, r in enumerate(sec.removed):
+        rb = g.index.get(r.block)
+        rt = tindex.get(r.target)
+        if rb is None:
+            pr.add(f"removed[{j}].block", f"unknown block '{r.block}'")
+            continue
+        if rt is None:
+            pr.add(f"removed[{j}].target", f"unknown target '{r.target}'")
+            continue
+        if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
+            pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' was not removed: not in the plan domain, or still in prune.domains")
+        elif (rb, rt) in gone:
+            pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' listed twice")
+        gone.add((rb, rt))
+        u, v = g.index.get(r.edge.from_), g.index.get(r.edge.to)
+        if u is None or v is None or r.edge.index >= len(g.succ[u]) or g.edge_dst[g.succ[u][r.edge.index]] != v:
+            pr.add(f"removed[{j}].edge", f"no edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} in the plan")
+        elif rb not in (u, v):
+            pr.add(f"removed[{j}].edge", f"edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} does not touch '{r.block}'")
+    for b in range(g.n_blocks):
+        lost = g.domain[b] & ~domains[b]
+        for lt in range(g.n_targets):
+            if lost >> lt & 1 and (b, lt) not in gone:
+                pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
+    pr.raise_if_any()
+    # The status a read section implies: a live block with nothing left cannot be placed.
+    status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
+    return Output(tuple(domains), dump(sec), (), status)
+
+
+STAGE = Stage(
+    name="prune",
+    requires=(),
+    options=PruneOptions,
+    section_model="PruneSection",
+    compute=compute,
+    check=check,
+    doc=__doc__ or "",
+)

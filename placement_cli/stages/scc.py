@@ -1,0 +1,79 @@
+"""Stage `scc`: strongly connected components and the condensation (`passes.scc`).
+
+The components follow from the plan alone, so a read section is checked against the
+recomputed ones: first for the specific ways it can be wrong (unknown or repeated
+block ids, blocks missing from the partition, a component that is not strongly
+connected, an order that is not topological), each with a message saying so, then
+field by field. `boundary` edges are not written (the plan and the component lists
+give them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from placement_cli.passes.scc import SccOptions, SccResult, scc
+
+if TYPE_CHECKING:
+    from placement_cli.sections import SccSection
+from placement_cli.stages.base import Output, Problems, Stage, compare
+
+
+def section(res: SccResult, g: Any) -> dict[str, Any]:
+    js = res.to_json(g)
+    for c in js["components"]:
+        del c["boundary"]
+    return js
+
+
+def compute(run: Any, options: SccOptions | None) -> Output:
+    res = scc(run.g, options)
+    return Output(res, section(res, run.g))
+
+
+def check(run: Any, sec: SccSection) -> Output:
+    g = run.g
+    res = scc(g, run.options.get("scc"))
+    pr = Problems("scc")
+    comp_of = [-1] * g.n_blocks
+    for c, comp in enumerate(sec.components):
+        for j, bid in enumerate(comp.blocks):
+            b = g.index.get(bid)
+            if b is None:
+                pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
+            elif comp_of[b] != -1:
+                pr.add(f"components[{c}].blocks[{j}]", f"block '{bid}' is already in components[{comp_of[b]}]: not a partition")
+            else:
+                comp_of[b] = c
+    missing = [g.block_ids[b] for b in range(g.n_blocks) if comp_of[b] == -1]
+    if missing and not pr.items:
+        pr.add("components", f"not a partition of the blocks: '{missing[0]}' is in no component" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    pr.raise_if_any()
+    for e in range(g.n_edges):
+        a, b = comp_of[g.edge_src[e]], comp_of[g.edge_dst[e]]
+        if a > b:
+            u, v = g.block_ids[g.edge_src[e]], g.block_ids[g.edge_dst[e]]
+            pr.add(f"components[{b}]", f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]")
+            break
+    pr.raise_if_any()
+    for c, comp in enumerate(sec.components):
+        real = res.comp_of[g.index[comp.blocks[0]]] if comp.blocks else -1
+        if not comp.blocks or any(res.comp_of[g.index[b]] != real for b in comp.blocks):
+            pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
+        elif len(comp.blocks) != len(res.components[real].blocks):
+            pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
+    pr.raise_if_any()
+    compare(pr, sec, expected := section(res, g))
+    pr.raise_if_any()
+    return Output(res, expected)
+
+
+STAGE = Stage(
+    name="scc",
+    requires=("prune",),
+    options=SccOptions,
+    section_model="SccSection",
+    compute=compute,
+    check=check,
+    doc=__doc__ or "",
+)

@@ -1,0 +1,102 @@
+"""Stage `solve`: the cheapest feasible assignment (`placement_cli.passes.solve`).
+
+The assignment is a decision (it may come from a time-limited search), so a read
+section is checked rather than recomputed: every live block on a target of its pruned
+domain, every edge allowed, the cost recomputed from the plan and equal to what the
+section says, `lower_bound` no higher than the cost (equal when `optimal`), and the
+fields agreeing with `status`. The per-block cost table is not written: the plan has it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from placement_cli.passes.solve import SolveOptions, solve
+
+if TYPE_CHECKING:
+    from placement_cli.sections import SolveSection
+from placement_cli.solvers.objective import UNASSIGNED, evaluate
+from placement_cli.stages.base import Output, Problems, Stage, dump
+
+
+def compute(run: Any, options: SolveOptions | None) -> Output:
+    g = run.g
+    res = solve(g, run.value("prune"), run.value("scc"), options)
+    js = res.to_json(g)
+    js.pop("blocks", None)
+    return Output(res.assignment if res.status == "ok" else None, js, res.diagnostics, res.status, res)
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def check(run: Any, sec: SolveSection) -> Output:
+    g = run.g
+    domains = run.value("prune")
+    pr = Problems("solve")
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    ok = sec.status == "ok"
+    a = [UNASSIGNED] * g.n_blocks
+    for bid, t in sec.assignment.items():
+        b = g.index.get(bid)
+        ti = tindex.get(t)
+        if b is None:
+            pr.add(f"assignment.{bid}", f"unknown block '{bid}'")
+        elif not g.live[b]:
+            pr.add(f"assignment.{bid}", f"block '{bid}' is unreachable and takes no target")
+        elif ti is None:
+            pr.add(f"assignment.{bid}", f"unknown target '{t}'")
+        elif not domains[b] >> ti & 1:
+            pr.add(f"assignment.{bid}", f"target '{t}' is not in the domain of block '{bid}' (after pruning)")
+        else:
+            a[b] = ti
+    if not ok and sec.assignment:
+        pr.add("assignment", f"status is '{sec.status}', so there is no assignment")
+    dead = [g.block_ids[b] for b in range(g.n_blocks) if not g.live[b]]
+    if sec.unreachable != dead:
+        pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
+    pr.raise_if_any()
+    if ok:
+        for b in range(g.n_blocks):
+            if g.live[b] and a[b] == UNASSIGNED:
+                pr.add(f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target")
+        pr.raise_if_any()
+        for e in range(g.n_edges):
+            u, v = g.edge_src[e], g.edge_dst[e]
+            if g.live[u] and g.edge_mat[e].get(a[u], a[v]) is None:
+                pr.add(f"assignment.{g.block_ids[u]}", f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
+                       f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}")
+        pr.raise_if_any()
+        cost = evaluate(g, a)
+        assert cost is not None  # feasible: checked just above
+        if sec.cost is None:
+            pr.add("cost", "status is 'ok' but there is no cost")
+        else:
+            for part in ("total", "blocks", "edges"):
+                said, real = getattr(sec.cost, part), getattr(cost, part)
+                if not _close(said, real):
+                    pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
+            if sec.lower_bound is not None and sec.lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
+                pr.add("lower_bound", f"{sec.lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+            if sec.optimal and (sec.lower_bound is None or not _close(sec.lower_bound, cost.total)):
+                pr.add("optimal", "true, but lower_bound does not equal cost.total")
+    else:
+        if sec.cost is not None:
+            pr.add("cost", f"status is '{sec.status}', so cost is null")
+        if sec.optimal and sec.status == "unsolved":
+            pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
+    pr.raise_if_any()
+    return Output(tuple(a) if ok else None, dump(sec), (), sec.status)
+
+
+STAGE = Stage(
+    name="solve",
+    requires=("prune", "scc"),
+    options=SolveOptions,
+    section_model="SolveSection",
+    compute=compute,
+    check=check,
+    doc=__doc__ or "",
+)
