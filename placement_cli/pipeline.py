@@ -72,7 +72,7 @@ def load(path: str) -> Loaded:
     source = source_name(path)
     try:
         data = read_bytes(path)
-        if is_json(path, data) and b'"format_version"' not in data:
+        if is_json(path, data) and b'"format_version"' not in data and b'"bodies"' not in data:
             # The common case, a JSON plan: pydantic's own JSON parser validates while
             # parsing, about twice as fast as parsing to dicts and validating those.
             return Loaded(source, _plan_from_json(data))
@@ -82,6 +82,12 @@ def load(path: str) -> Loaded:
             return _load_artifact(doc, source)
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
+        if "bodies" in doc:  # a body file (MIR): lower it to a plan first
+            from placement_cli.lower import lower_to_plan
+
+            plan, section, diags = lower_to_plan(doc, source)
+            return Loaded(source, parse_plan(plan), {"lower": section} if section else {},
+                          [dict(d, stage="lower") for d in diags])
         return Loaded(source, parse_plan(doc))
     except InputError as exc:
         raise exc.with_source(source) from None
