@@ -193,7 +193,7 @@ class _Compiler:
             if li < 0:
                 return Op(K_LOCAL, -1, UNKNOWN, 0, raw)
             uses.append((li, blk, pos, path))
-            if li == vertex and proj:
+            if li == vertex:
                 best = -1
                 for k in range(len(proj), 0, -1):
                     pi = self.path_index.get(".".join(proj[:k]))
