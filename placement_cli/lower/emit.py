@@ -24,7 +24,7 @@ class Lowered:
 
 
 def _range(lo: float, hi: float) -> list[float | int | None]:
-    return [num(lo), None if hi == float("inf") else num(hi)]
+    return [num(float(lo)), None if hi == float("inf") else num(float(hi))]
 
 
 def _diag(severity: str, code: str, message: str, blocks: list[str]) -> dict[str, Any]:

@@ -164,8 +164,8 @@ class SizeAnalysis:
             got = [opsize(o) for o in ops]
             if any(g is None for g in got):
                 return None
-            lo = sum(g[0] for g in got)
-            hi = sum(g[1] for g in got)
+            lo = float(sum(g[0] for g in got))
+            hi = float(sum(g[1] for g in got))
             if agg == "list":
                 return (lo, hi, float(len(ops)), float(len(ops)))
             if agg == "dict":
