@@ -93,6 +93,10 @@ class Statement(_Strict):
 
     @property
     def rvalue_kind(self) -> str:
+        if self.load is not None:
+            return "load"
+        if self.binary is not None:
+            return "binary"
         for k in RVALUE_KINDS:
             if getattr(self, k) is not None:
                 return k

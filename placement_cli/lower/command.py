@@ -31,12 +31,8 @@ def lower_command(path: str, output: str | None, fmt: str, options: LowerOptions
         doc = parse_document(path, read_bytes(path))
     if not isinstance(doc, dict):
         raise InputError([Problem("", "a body file is a mapping at the top level")], source)
+    # The plan is valid by construction (tests/test_lower_properties.py checks it on
+    # random bodies); validating it again would cost as much as lowering.
     plan, _, diags = lower_to_plan(doc, source, options)
-    from placement_cli.pipeline import parse_plan
-
-    try:
-        parse_plan(plan)  # the plan written must itself be valid: a failure here is a bug
-    except InputError as exc:
-        raise AssertionError(f"lower wrote an invalid plan: {exc}") from None
     write_output(dumps(plan, fmt), output)
     return plan, diags

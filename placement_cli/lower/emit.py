@@ -75,7 +75,29 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
     sec_blocks: dict[str, Any] = {}
     sec_edges: list[dict[str, Any]] = []
     provenance: dict[str, Any] = {}
-    mat_memo: dict[tuple[float | None, ...], dict[str, dict[str, float | int]]] = {}
+    mat_memo: dict[tuple[str, int, int, float, bool], dict[str, dict[str, float | int]]] = {}
+    cost_memo: dict[tuple[float | None, ...], dict[str, float | int]] = {}
+    range_memo: dict[Size, dict[str, list[float | int | None]]] = {}
+
+    def cost_json(cs: tuple[float | None, ...]) -> dict[str, float | int]:
+        got = cost_memo.get(cs)
+        if got is None:
+            got = cost_memo[cs] = {names[t]: num(c) for t, c in enumerate(cs) if c is not None}
+        return got
+
+    mask_memo: dict[int, list[str]] = {}
+
+    def mask_json(m: int) -> list[str]:
+        got = mask_memo.get(m)
+        if got is None:
+            got = mask_memo[m] = [names[t] for t in range(n) if m >> t & 1]
+        return got
+
+    def size_json(s: Size) -> dict[str, list[float | int | None]]:
+        got = range_memo.get(s)
+        if got is None:
+            got = range_memo[s] = {"units": _range(s[0], s[1]), "cardinality": _range(s[2], s[3])}
+        return got
 
     for p, pc in enumerate(pieces):
         blk = blocks[pc.orig]
@@ -113,15 +135,16 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
             if not priced:
                 unpriced_edges.append(f"{pc.id}->{pieces[dst].id}")
             in_loop = big[p] or dst == p
-            m = matrix(prof, kind, pc.domain, pieces[dst].domain, transfer, in_loop)
-            js = mat_memo.get(m)
+            key = (kind, pc.domain, pieces[dst].domain, transfer, in_loop)
+            js = mat_memo.get(key)
             if js is None:
+                m = matrix(prof, kind, pc.domain, pieces[dst].domain, transfer, in_loop)
                 js = {}
                 for s in range(n):
                     row = {names[d]: num(c) for d in range(n) if (c := m[s * n + d]) is not None}
                     if row:
                         js[names[s]] = row
-                mat_memo[m] = js
+                mat_memo[key] = js
             succs.append({"block": pieces[dst].id, "args": texts, "transitions": js})
             sec_edges.append({
                 "from": pc.id, "index": k, "to": pieces[dst].id,
@@ -130,15 +153,15 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
             })
         term: dict[str, Any] = {"kind": blk.term if pc.term else "goto", "successors": succs}
         if pc.term:
-            term["cost"] = {names[t]: num(c) for t, c in enumerate(elig.term_cost[pc.orig]) if c is not None}
+            term["cost"] = cost_json(elig.term_cost[pc.orig])
         nb: dict[str, Any] = {
             "id": pc.id,
             "params": [body.locals[x] for x in blk.params] if pc.start == 0 and is_first[p] else [],
             "statements": [
-                {"text": s.text, "cost": {names[t]: num(c) for t, c in enumerate(cs) if c is not None}}
+                {"text": s.text, "cost": cost_json(cs)}
                 for s, cs in zip(stmts, costs, strict=True)
             ],
-            "domain": [names[t] for t in range(n) if pc.domain >> t & 1],
+            "domain": mask_json(pc.domain),
             "terminator": term,
         }
         if bpaths:
@@ -178,16 +201,11 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
         "size_cap": None if cap is None else num(cap),
         "blocks_before": len(blocks),
         "blocks_after": len(pieces),
-        "statements": {
-            blk.id: [[names[t] for t in range(n) if m >> t & 1] for m in elig.stmt_support[b]]
-            for b, blk in enumerate(blocks)
-        },
-        "terminators": {blk.id: [names[t] for t in range(n) if elig.term_support[b] >> t & 1]
-                        for b, blk in enumerate(blocks)},
+        "statements": {blk.id: [mask_json(m) for m in elig.stmt_support[b]] for b, blk in enumerate(blocks)},
+        "terminators": {blk.id: mask_json(elig.term_support[b]) for b, blk in enumerate(blocks)},
         "ineligible": {names[t]: [body.locals[x] for x in range(len(body.locals)) if not elig.final[t][x]]
                        for t in range(n)},
-        "sizes": {body.locals[x]: {"units": _range(s[0], s[1]), "cardinality": _range(s[2], s[3])}
-                  for x, s in enumerate(sizes)},
+        "sizes": {body.locals[x]: size_json(s) for x, s in enumerate(sizes)},
         "blocks": sec_blocks,
         "edges": sec_edges,
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from placement_cli.errors import InputError, Problem
-from placement_cli.lower.body import Body, BodyFile, Const, FnRef
+from placement_cli.lower.body import Body, BodyFile, Const, FnRef, Statement
 from placement_cli.lower.profile import Compiled
 from placement_cli.lower.types import UNKNOWN, Ty, Types
 
@@ -86,18 +86,14 @@ def op_text(raw: object) -> str:
     return str(raw)
 
 
-def render(st: object) -> str:
+def render(st: Statement, k: str) -> str:
     """The statement as one line of text (the plan's `text` when the file gives none)."""
-    from placement_cli.lower.body import Statement
-
-    assert isinstance(st, Statement)
     if st.text is not None:
         return st.text
     if st.assign is None:
         if st.nop:
             return "nop"
         return f"storage_live({st.storage_live})" if st.storage_live else f"storage_dead({st.storage_dead})"
-    k = st.rvalue_kind
     if k == "load":
         rhs = op_text(st.load)
     elif k == "unary" and st.unary is not None:
@@ -138,7 +134,7 @@ class _Compiler:
         bp = f"{self.prefix}bodies[{bi}]"
         names = list(b.locals)
         lindex = {n: i for i, n in enumerate(names)}
-        tys = [self.types.parse(t, f"{bp}.locals.{n}") for n, t in b.locals.items()]
+        tys = [self.types.parse_cached(t, f"{bp}.locals.{n}") for n, t in b.locals.items()]
         args = []
         for j, a in enumerate(self._args_of(b)):
             if a not in lindex:
@@ -182,7 +178,20 @@ class _Compiler:
                 return -1
             return li
 
+        cache: dict[object, Op] = {}
+
         def operand(raw: object, path: str, blk: int, pos: int) -> Op:
+            got = cache.get(raw) if isinstance(raw, str) else None
+            if got is not None:
+                uses.append((got.local, blk, pos, path))
+                return got
+            before = len(self.raw_problems)
+            op = operand1(raw, path, blk, pos)
+            if isinstance(raw, str) and len(self.raw_problems) == before:
+                cache[raw] = op
+            return op
+
+        def operand1(raw: object, path: str, blk: int, pos: int) -> Op:
             if isinstance(raw, Const):
                 return Op(K_CONST, -1, None, 0, op_text(raw))
             if isinstance(raw, FnRef):
@@ -228,8 +237,8 @@ class _Compiler:
             stmts = []
             for j, st in enumerate(blk.statements):
                 sp = f"{kp}.statements[{j}]"
-                text = render(st)
                 k = st.rvalue_kind
+                text = render(st, k)
                 if st.assign is None:
                     nm = st.storage_live or st.storage_dead
                     if nm is not None:
@@ -295,7 +304,7 @@ class _Compiler:
             blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
         self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
         ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
-        ir.ser_safe = [self.types.ser_safe(t) for t in tys]
+        ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
         return ir
 
     def _check_dominance(self, bp: str, b: Body, blocks: list[Blk], entry: int,
@@ -304,6 +313,7 @@ class _Compiler:
         if any(d < 0 for blk in blocks for d, _ in blk.succ):
             return  # unknown blocks already reported; dominance is meaningless
         idom, rpo_num = dominators(blocks, entry)
+        pre, post = dom_intervals(idom, rpo_num, entry)
         for li, ub, upos, path in uses:
             site = defsite.get(li)
             if site is None:
@@ -315,9 +325,37 @@ class _Compiler:
             if db == ub:
                 if dpos < upos:
                     continue
-            elif rpo_num[db] >= 0 and dominates(idom, rpo_num, db, ub):
-                continue
+            elif rpo_num[db] >= 0 and pre[db] <= pre[ub] and post[ub] <= post[db]:
+                continue  # db strictly dominates ub
             self.add(path, f"local '{names[li]}' is used before it is defined on every path")
+
+
+def dom_intervals(idom: list[int], num: list[int], entry: int) -> tuple[list[int], list[int]]:
+    """Pre/post numbers of the dominator tree: a dominates b iff b's interval nests in a's."""
+    n = len(idom)
+    kids: list[list[int]] = [[] for _ in range(n)]
+    for b in range(n):
+        if num[b] >= 0 and b != entry:
+            kids[idom[b]].append(b)
+    pre = [-1] * n
+    post = [-1] * n
+    clock = 0
+    stack = [(entry, 0)]
+    pre[entry] = clock
+    clock += 1
+    while stack:
+        u, k = stack[-1]
+        if k < len(kids[u]):
+            stack[-1] = (u, k + 1)
+            v = kids[u][k]
+            pre[v] = clock
+            clock += 1
+            stack.append((v, 0))
+        else:
+            stack.pop()
+            post[u] = clock
+            clock += 1
+    return pre, post
 
 
 def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
@@ -356,12 +394,6 @@ def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
                 idom[b] = new
                 changed = True
     return idom, num
-
-
-def dominates(idom: list[int], num: list[int], a: int, b: int) -> bool:
-    while num[b] > num[a]:
-        b = idom[b]
-    return a == b
 
 
 def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 PRIMITIVES = ("int", "float", "bool", "string", "unit")
 ALIASES = {"null": "unit", "integer": "int", "number": "float", "str": "string"}
 
@@ -42,6 +44,8 @@ class Types:
         self.problems = problems
         self.raw_names = set(raw)
         self.named: dict[str, Ty] = {}
+        self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
+        self._ser: dict[Ty, bool] = {}
         for name, spec in raw.items():
             self.named[name] = self.parse(spec, f"{prefix}.{name}")
         for name in raw:
@@ -57,6 +61,23 @@ class Types:
                 return
             seen.add(t.name)
             t = self.named.get(t.name)
+
+    def parse_cached(self, raw: Any, path: str) -> Ty:
+        """`parse`, memoised on the expression (only when it parsed without a problem)."""
+        key = raw if isinstance(raw, str) else orjson.dumps(raw)
+        got = self._parsed.get(key)
+        if got is None:
+            before = len(self.problems)
+            got = self.parse(raw, path)
+            if len(self.problems) == before:
+                self._parsed[key] = got
+        return got
+
+    def ser_safe_cached(self, t: Ty) -> bool:
+        got = self._ser.get(t)
+        if got is None:
+            got = self._ser[t] = self.ser_safe(t)
+        return got
 
     def parse(self, raw: Any, path: str) -> Ty:
         """A type expression: a primitive or named type as a string, or a one-key mapping."""
