@@ -37,4 +37,4 @@ def supports(doc: dict[str, Any], block: str = "bb0") -> list[set[str]]:
     return [set(s) for s in sec["statements"][block]] + [set(sec["terminators"][block])]
 
 
-I, P, E = "interpreter", "postgres", "embedding"
+I, P, E = "interpreter", "postgres", "embedding"  # noqa: E741

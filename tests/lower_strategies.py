@@ -68,7 +68,7 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
     for b in order:
         avail = [x for d in doms(b) for x in defined_end[d]] + list(params[b])
 
-        def operand() -> Any:
+        def operand(avail: list[str] = avail) -> Any:
             choice = draw(st.integers(0, 9))
             if choice <= 4 and avail:
                 return draw(st.sampled_from(avail))

@@ -21,7 +21,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from placement_cli.lower.ir import K_CONST, K_ENV, K_FN, K_VERTEX, BodyIR, Op, Stmt, reverse_postorder
+from placement_cli.lower.ir import (
+    K_CONST,
+    K_ENV,
+    K_FN,
+    K_VERTEX,
+    BodyIR,
+    Op,
+    Stmt,
+    reverse_postorder,
+)
 from placement_cli.lower.profile import Compiled, TargetRules
 
 
@@ -200,7 +209,7 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
             m = 0
             costs: list[float | None] = []
             for t, R in enumerate(rules):
-                if prof.rules[t].statements.get(s.kind) is not None and R.stmt_ok(s, fl[t], body.ser_safe):
+                if s.kind in R.kinds and R.stmt_ok(s, fl[t], body.ser_safe):
                     m |= 1 << t
                     costs.append(float(R.kinds[s.kind]))  # type: ignore[index]
                 else:

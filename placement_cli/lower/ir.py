@@ -168,8 +168,8 @@ class _Compiler:
             else:
                 defsite[local] = (blk, pos)
 
-        for a in args:
-            define(a, entry, -2, f"{bp}.args")
+        for ai in args:
+            define(ai, entry, -2, f"{bp}.args")
 
         def local_of(name: str, path: str) -> int:
             li = lindex.get(name)
@@ -254,8 +254,8 @@ class _Compiler:
                 elif k == "binary" and st.binary is not None:
                     s.ops = (operand(st.binary.left, f"{sp}.binary.left", i, j), operand(st.binary.right, f"{sp}.binary.right", i, j))
                     if st.binary.op in ("==", "!="):
-                        a, c = s.ops
-                        s.eq_unsafe = not (a.ty is None or c.ty is None or self.types.eq_safe(a.ty, c.ty))
+                        left, right = s.ops
+                        s.eq_unsafe = not (left.ty is None or right.ty is None or self.types.eq_safe(left.ty, right.ty))
                 elif k == "aggregate" and st.aggregate is not None:
                     ag = st.aggregate
                     s.ops = tuple(operand(o, f"{sp}.aggregate.operands[{m}]", i, j) for m, o in enumerate(ag.operands))
@@ -281,10 +281,10 @@ class _Compiler:
             tp = f"{kp}.terminator"
             pos = len(blk.statements)
             lo, hi = SUCC[t.kind]
-            n = len(t.successors)
-            if n < lo or (hi is not None and n > hi):
-                want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-                self.add(f"{tp}.successors", f"a '{t.kind}' terminator has {want} successor(s), got {n}")
+            n_succ = len(t.successors)
+            if n_succ < lo or (hi is not None and n_succ > hi):
+                need = f"exactly {lo}" if lo == hi else f"at least {lo}"
+                self.add(f"{tp}.successors", f"a '{t.kind}' terminator has {need} successor(s), got {n_succ}")
             top = operand(t.operand, f"{tp}.operand", i, pos) if t.operand is not None else None
             if t.operand is not None and t.kind not in ("switch", "return"):
                 self.add(f"{tp}.operand", f"a '{t.kind}' terminator takes no operand")

@@ -35,9 +35,9 @@ def lower_plan(doc: Any, mode: SplitMode) -> tuple[dict[str, Any], dict[str, Any
                 m |= 1 << tindex[t]
         return m
 
-    stmt_support = []
-    term_support = []
-    kept_whole = []
+    stmt_support: list[tuple[int, ...]] = []
+    term_support: list[int] = []
+    kept_whole: list[str] = []
     for b in p.blocks:
         if b.cost is not None:
             # A block cost given as a whole cannot be divided between pieces.

@@ -47,7 +47,7 @@ class TargetRules(_Strict):
 class PathSpec(_Strict):
     origin: list[str] = Field(min_length=1)
     # information units [lower, upper]; a null upper bound is unbounded
-    size: list[Cost | None] = Field(default_factory=lambda: [1.0, 1.0], min_length=2, max_length=2)
+    size: list[Cost | None] = Field(default_factory=lambda: [1.0, 1.0], min_length=2, max_length=2)  # type: ignore[arg-type]
     type: Any = "unknown"
 
 

@@ -15,7 +15,17 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from placement_cli.lower.ir import K_ARG, K_CONST, K_ENV, K_FN, K_VERTEX, BodyIR, FileIR, Op, reverse_postorder
+from placement_cli.lower.ir import (
+    K_ARG,
+    K_CONST,
+    K_ENV,
+    K_FN,
+    K_VERTEX,
+    BodyIR,
+    FileIR,
+    Op,
+    reverse_postorder,
+)
 from placement_cli.lower.types import UNKNOWN as UNKNOWN_TY
 from placement_cli.lower.types import Ty, Types
 
@@ -126,12 +136,12 @@ class SizeAnalysis:
                 for k, p in enumerate(blk.params):
                     got: list[Size] = []
                     for _, args, gr in incoming[b]:
-                        s = static[p] if gr else opsize(args[k])
-                        if s is not None:
-                            got.append(s)
+                        sz = static[p] if gr else opsize(args[k])
+                        if sz is not None:
+                            got.append(sz)
                     if not got:
                         continue
-                    new = hull(got)
+                    new: Size = hull(got)
                     old = size[p]
                     if old is not None:
                         new = hull([old, new])
@@ -143,19 +153,19 @@ class SizeAnalysis:
                     if new != old:
                         size[p] = new
                         changed = True
-                for s in blk.stmts:
-                    if s.lhs < 0:
+                for st in blk.stmts:
+                    if st.lhs < 0:
                         continue
-                    o0 = s.ops[0] if s.ops else None
-                    if (s.kind == "load" and o0 is not None and o0.kind == K_VERTEX and o0.ty == UNKNOWN_TY
+                    o0 = st.ops[0] if st.ops else None
+                    if (st.kind == "load" and o0 is not None and o0.kind == K_VERTEX and o0.ty == UNKNOWN_TY
                             and (o0.extra < 0 or o0.text.split(".", 1)[1] != self.path_names[o0.extra])):
-                        new2: Size | None = static[s.lhs]  # a part of a path, of unknown type: the local's type
+                        new2: Size | None = static[st.lhs]  # a part of a path, of unknown type: the local's type
                     else:
-                        new2 = self._stmt_size(s.kind, s.agg, s.callee, s.ops, opsize, static[s.lhs])
-                    if new2 is not None and new2 != size[s.lhs]:
-                        size[s.lhs] = new2
+                        new2 = self._stmt_size(st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs])
+                    if new2 is not None and new2 != size[st.lhs]:
+                        size[st.lhs] = new2
                         changed = True
-        return [static[i] if s is None else s for i, s in enumerate(size)]
+        return [static[i] if x is None else x for i, x in enumerate(size)]
 
     def _stmt_size(self, kind: str, agg: str, callee: str | None, ops: tuple[Op, ...], opsize, static: Size) -> Size | None:  # type: ignore[no-untyped-def]
         if kind == "load":
@@ -242,8 +252,8 @@ def liveness(body: BodyIR, pieces: list[Piece], succ: list[list[int]]) -> list[s
         changed = False
         for p in range(n - 1, -1, -1):
             out: set[int] = set()
-            for s in succ[p]:
-                out |= live_in[s]
+            for q in succ[p]:
+                out |= live_in[q]
             new = gen[p] | (out - kill[p])
             if len(new) != len(live_in[p]):
                 live_in[p] = new
