@@ -19,6 +19,7 @@ this against the literal bitset dataflow on random bodies.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from placement_cli.lower.ir import (
@@ -162,10 +163,27 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     for x in range(n_loc):
         counts[x] = to_ret[defblock[x]]
 
+    rpo_num = [-1] * len(blocks)
+    for k, b in enumerate(order):
+        rpo_num[b] = k
+    users: list[list[int]] = [[] for _ in range(n_loc)]  # blocks to revisit when a local loses its bit
+    for u in order:
+        for st in blocks[u].stmts:
+            for op in st.ops:
+                if op.local >= 0:
+                    users[op.local].append(u)
+        for v, args in blocks[u].succ:
+            for op in args:
+                if op.local >= 0:
+                    users[op.local].append(v)
+    exact = has_return and all(counts)  # the final set is the fixpoint itself
+
     finals = []
+    fixpoints: list[list[bool] | None] = []
     for t, r in enumerate(prof.rules):
         if universal(r):
             finals.append(tuple([True] * n_loc))
+            fixpoints.append(None)
             continue
         R = _Rules(prof, t)
         bits = [True] * n_loc
@@ -173,32 +191,42 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
         for a in body.args:
             bits[a] = full_args
         ser = body.ser_safe
-        changed = True
-        while changed:
-            changed = False
-            for b in order:
-                blk = blocks[b]
-                for k, p in enumerate(blk.params):
-                    ok = not (R.ser and not ser[p])
-                    if ok:
-                        for _, args, gr in preds[b]:
-                            if gr or not R.op_ok(args[k], bits):
-                                ok = False
-                                break
-                    if bits[p] != ok:
-                        bits[p] = ok
-                        changed = True
-                for s in blk.stmts:
-                    if s.lhs >= 0:
-                        ok = R.stmt_ok(s, bits, ser)
-                        if bits[s.lhs] != ok:
-                            bits[s.lhs] = ok
-                            changed = True
+        # A worklist in reverse postorder: a block is revisited only when a local it
+        # reads (or a parameter's incoming argument) lost its bit.
+        dirty = [True] * len(blocks)
+        heap = list(range(len(order)))
+        while heap:
+            b = order[heapq.heappop(heap)]
+            dirty[b] = False
+            blk = blocks[b]
+            lost: list[int] = []
+            for k, p in enumerate(blk.params):
+                if not bits[p]:
+                    continue
+                ok = not (R.ser and not ser[p])
+                if ok:
+                    for _, args, gr in preds[b]:
+                        if gr or not R.op_ok(args[k], bits):
+                            ok = False
+                            break
+                if not ok:
+                    bits[p] = False
+                    lost.append(p)
+            for st in blk.stmts:
+                if st.lhs >= 0 and bits[st.lhs] and not R.stmt_ok(st, bits, ser):
+                    bits[st.lhs] = False
+                    lost.append(st.lhs)
+            for x in lost:
+                for u in users[x]:
+                    if not dirty[u]:
+                        dirty[u] = True
+                        heapq.heappush(heap, rpo_num[u])
         if not has_return:
             final = [False] * n_loc
         else:
             final = [bits[x] if counts[x] else True for x in range(n_loc)]
         finals.append(tuple(final))
+        fixpoints.append(bits if exact else None)
 
     rules = [_Rules(prof, t) for t in range(prof.n)]
     stmt_support, stmt_cost, term_support, term_cost = [], [], [], []
@@ -209,7 +237,12 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
             m = 0
             costs: list[float | None] = []
             for t, R in enumerate(rules):
-                if s.kind in R.kinds and R.stmt_ok(s, fl[t], body.ser_safe):
+                fx = fixpoints[t]
+                if fx is not None and s.lhs >= 0:
+                    ok = fx[s.lhs]  # the fixpoint evaluated this very statement under the final set
+                else:
+                    ok = s.kind in R.kinds and R.stmt_ok(s, fl[t], body.ser_safe)
+                if ok:
                     m |= 1 << t
                     costs.append(float(R.kinds[s.kind]))  # type: ignore[index]
                 else:
