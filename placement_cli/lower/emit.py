@@ -10,14 +10,8 @@ from typing import Any
 from placement_cli.io import num
 from placement_cli.lower.eligibility import Eligibility
 from placement_cli.lower.ir import K_VERTEX, BodyIR, FileIR
-from placement_cli.lower.matrices import (
-    UNPRICEABLE,
-    block_paths,
-    estimate,
-    matrix,
-    premium,
-    sccs_in_loop,
-)
+from placement_cli.lower.matrices import UNPRICEABLE, estimate, matrix, sccs_in_loop
+from placement_cli.lower.premium import block_paths, premium
 from placement_cli.lower.profile import Compiled
 from placement_cli.lower.sizes import Size
 from placement_cli.lower.split import Piece

@@ -1,5 +1,4 @@
-"""Transition matrices per edge, in the reference's order (§2.4 a-e), and the
-path premium per block (§1.8).
+"""Transition matrices per edge, in the reference's order (§2.4 a-e).
 
 For an edge u -> v with domains D(u), D(v) and transfer T (what is live across the edge
 times the per-unit cost):
@@ -134,41 +133,3 @@ def matrix(prof: Compiled, kind: str, du: int, dv: int, transfer: float, in_loop
             if c is not None and s != d:
                 cost[s * n + d] = min(UNPRICEABLE, c + over[s * n + d])
     return tuple(cost)
-
-
-def block_paths(reads: set[int], names: tuple[str, ...]) -> list[int]:
-    """The paths a block reads, a composite swallowing its children, in profile order.
-
-    >>> block_paths({0, 1, 2}, ("a", "a.b", "c"))
-    [0, 2]
-    """
-    keep = []
-    for p in sorted(reads):
-        if not any(q != p and names[p].startswith(names[q] + ".") for q in reads):
-            keep.append(p)
-    return keep
-
-
-def premium(prof: Compiled, paths: list[int], cap: float | None) -> tuple[list[float], bool]:
-    """Per target: the estimated size of every read path whose origin is elsewhere
-    (summed as a range, times the target's multiplier, then estimated).
-    Returns (premium per target, unpriceable?)."""
-    out = []
-    bad = False
-    for t, r in enumerate(prof.rules):
-        lo = hi = 0.0
-        for p in paths:
-            if not prof.path_origin[p] >> t & 1:
-                lo += prof.path_size[p][0]
-                hi += prof.path_size[p][1]
-        m = r.premium_multiplier
-        if hi == 0:
-            out.append(0.0)
-            continue
-        est = estimate(lo * m, hi * m if hi != math.inf else hi, prof.profile.estimate, cap)
-        if est is None:
-            bad = True
-            out.append(UNPRICEABLE)
-        else:
-            out.append(min(est, UNPRICEABLE))
-    return out, bad
