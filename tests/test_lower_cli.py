@@ -108,3 +108,17 @@ def test_unpriceable_sizes_warn_on_stderr(cli, tmp_path):
     assert r.returncode == 0
     assert "unpriceable-premium" in r.stderr.decode()
     assert "unpriceable-premium" not in cli("lower", str(f), "--quiet").stderr.decode()
+
+
+def test_lower_accepts_an_artifact_and_splits_its_plan(cli, tmp_path):
+    r = cli("run", str(EXAMPLES / "three_targets.yaml"), "--out-dir", str(tmp_path / "out"), "--quiet")
+    assert r.returncode == 0
+    out, art = solve(cli, tmp_path, str(tmp_path / "out" / "prune.json"))
+    assert out["lower"]["blocks_after"] >= out["lower"]["blocks_before"]
+    assert art["status"] == "ok"
+
+
+def test_per_block_live_sets_and_sizes(cli, tmp_path):
+    plan, _ = solve(cli, tmp_path, str(SEED))
+    assert plan["lower"]["blocks"]["bb0.1"] == {"live_in": ["adult"], "live_units": [1, 1]}
+    assert plan["lower"]["sizes"]["age"] == {"units": [1, 1], "cardinality": [1, 1]}

@@ -172,7 +172,11 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
                 nb["premium"] = pm
         out_blocks.append(nb)
         provenance[pc.id] = {"block": blk.id, "statements": [pc.start, pc.end], "terminator": pc.term}
-        sec_blocks[pc.id] = {"live_in": [body.locals[x] for x in sorted(live_in[p])]}
+        lo = hi = 0.0
+        for x in live_in[p]:
+            lo += sizes[x][0]
+            hi += sizes[x][1]
+        sec_blocks[pc.id] = {"live_in": [body.locals[x] for x in sorted(live_in[p])], "live_units": _range(lo, hi)}
 
     plan: dict[str, Any] = {"version": 1}
     if fir.name is not None:

@@ -31,22 +31,49 @@ class LowerOptions(BaseModel):
     profile: str | dict[str, Any] | None = None  # overrides the file's profile (--targets FILE)
 
 
-def parse_body_file(doc: Any, options: LowerOptions | None = None) -> tuple[FileIR, Compiled]:
-    """Validate a body document and its profile; index every body."""
+def validate_body_file(doc: Any) -> BodyFile:
+    """The body file model, from parsed data or (faster) from JSON bytes."""
     from placement_cli.pipeline import validation_problems
 
-    options = options or LowerOptions()
     try:
-        f = BodyFile.model_validate(doc)
+        if isinstance(doc, bytes):
+            return BodyFile.model_validate_json(doc)
+        return BodyFile.model_validate(doc)
     except ValidationError as exc:
         raise InputError(validation_problems(exc)) from None
+
+
+def parse_body_file(doc: Any, options: LowerOptions | None = None) -> tuple[FileIR, Compiled]:
+    """Validate a body document and its profile; index every body."""
+    options = options or LowerOptions()
+    f = doc if isinstance(doc, BodyFile) else validate_body_file(doc)
     prof = load_profile(options.profile if options.profile is not None else f.profile,
                         "profile" if options.profile is None else "")
     return compile_file(f, prof, options.body), prof
 
 
-def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
-    """(plan document, the `lower` section, diagnostics) for a body file or a plan.
+Result = tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]
+
+
+def lower_body(f: BodyFile, options: LowerOptions) -> Result:
+    """Lower a validated body file."""
+    fir, prof = parse_body_file(f, options)
+    body = fir.bodies[fir.place]
+    cap = options.size_cap if options.size_cap is not None else f.size_cap
+    mode = options.split or f.split or "runs"
+    elig = analyse(body, prof)
+    pieces, first, _ = split([b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode)
+    succ = [[d for d, _, _ in row] for row in piece_edges(body, pieces, first)]
+    live = liveness(body, pieces, succ)
+    sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(body, [ZERO] * len(body.args))
+    low = emit(fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap))
+    low.section["diagnostics"] = low.diagnostics
+    return low.plan, low.section, low.diagnostics
+
+
+def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) -> Result:
+    """(plan document, the `lower` section, diagnostics) for a body file, a plan, or an
+    artifact (its plan). `doc` is parsed data, or JSON bytes of a body file.
 
     >>> doc = {"version": 1, "bodies": [{"name": "f", "locals": {"a": "int"}, "blocks": [
     ...   {"id": "bb0", "statements": [{"assign": "a", "load": {"const": 1}}],
@@ -57,20 +84,10 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
     """
     options = options or LowerOptions()
     try:
-        if isinstance(doc, dict) and "bodies" in doc:
-            fir, prof = parse_body_file(doc, options)
-            body = fir.bodies[fir.place]
-            cap = options.size_cap if options.size_cap is not None else (doc.get("size_cap") if isinstance(doc.get("size_cap"), int | float) else None)
-            mode = options.split or doc.get("split") or "runs"
-            elig = analyse(body, prof)
-            pieces, first, _ = split([b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode)
-            succ = [[d for d, _, _ in row] for row in piece_edges(body, pieces, first)]
-            live = liveness(body, pieces, succ)
-            sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(body, [ZERO] * len(body.args))
-            low = emit(fir, body, prof, elig, pieces, first, live, sizes, mode,
-                       None if cap is None else float(cap))
-            low.section["diagnostics"] = low.diagnostics
-            return low.plan, low.section, low.diagnostics
+        if isinstance(doc, bytes) or (isinstance(doc, dict) and "bodies" in doc):
+            return lower_body(validate_body_file(doc), options)
+        if isinstance(doc, dict) and "format_version" in doc and isinstance(doc.get("plan"), dict):
+            doc = doc["plan"]  # an artifact: split its (normalised) plan
         from placement_cli.lower.planmode import lower_plan
 
         plan, section, diags = lower_plan(doc, options.split or "runs")
