@@ -201,8 +201,8 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
             blk = blocks[b]
             lost: list[int] = []
             for k, p in enumerate(blk.params):
-                if not bits[p]:
-                    continue
+                if not bits[p] or not preds[b]:
+                    continue  # a parameter no edge fills keeps its initial bit (as the literal dataflow)
                 ok = not (R.ser and not ser[p])
                 if ok:
                     for _, args, gr in preds[b]:

@@ -12,6 +12,7 @@ the call site (memoised per callee and argument sizes; recursion falls back to t
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import TYPE_CHECKING
 
@@ -91,12 +92,21 @@ class SizeAnalysis:
         self.path_size = path_size
         self.by_name = {b.name: b for b in fir.bodies}
         self.memo: dict[tuple[str, tuple[Size, ...]], Size] = {}
+        self.static_memo: dict[Ty, Size] = {}
         self.active: set[str] = set()
 
     def body_sizes(self, body: BodyIR, arg_sizes: list[Size]) -> list[Size]:
         types = self.types
         n = len(body.locals)
-        static = [static_size(t, types) for t in body.types]
+        memo = self.static_memo
+
+        def static_of(t: Ty) -> Size:
+            got = memo.get(t)
+            if got is None:
+                got = memo[t] = static_size(t, types)
+            return got
+
+        static = [static_of(t) for t in body.types]
         size: list[Size | None] = [None] * n
         for a, s in zip(body.args, arg_sizes, strict=False):
             size[a] = s
@@ -123,48 +133,68 @@ class SizeAnalysis:
                     lo, hi = self.path_size[op.extra]
                     return (lo, hi, 1.0, 1.0)
                 # unresolved, or deeper than the declared path: the type's size
-                return static_size(op.ty, types) if op.ty is not None else (0.0, INF, 1.0, 1.0)
+                return static_of(op.ty) if op.ty is not None else (0.0, INF, 1.0, 1.0)
             if k == K_ENV or op.text != body.locals[op.local]:
-                return static_size(op.ty, types) if op.ty is not None else ONE
+                return static_of(op.ty) if op.ty is not None else ONE
             return size[op.local]
 
-        changed = True
-        while changed:
-            changed = False
-            for b in order:
-                blk = blocks[b]
-                for k, p in enumerate(blk.params):
-                    got: list[Size] = []
-                    for _, args, gr in incoming[b]:
-                        sz = static[p] if gr else opsize(args[k])
-                        if sz is not None:
-                            got.append(sz)
-                    if not got:
-                        continue
-                    new: Size = hull(got)
-                    old = size[p]
-                    if old is not None:
-                        new = hull([old, new])
-                        if new != old:
-                            rounds[p] += 1
-                            if rounds[p] > WIDEN_AFTER:
-                                new = (0.0 if new[0] < old[0] else new[0], INF if new[1] > old[1] else new[1],
-                                       0.0 if new[2] < old[2] else new[2], INF if new[3] > old[3] else new[3])
+        rpo_num = [-1] * len(blocks)
+        for k, b in enumerate(order):
+            rpo_num[b] = k
+        users: list[list[int]] = [[] for _ in range(n)]  # blocks to revisit when a local's size changes
+        for u in order:
+            for st in blocks[u].stmts:
+                for op in st.ops:
+                    if op.local >= 0:
+                        users[op.local].append(u)
+            for v, args in blocks[u].succ:
+                for op in args:
+                    if op.local >= 0:
+                        users[op.local].append(v)
+        dirty = [True] * len(blocks)
+        heap = list(range(len(order)))
+        while heap:
+            b = order[heapq.heappop(heap)]
+            dirty[b] = False
+            blk = blocks[b]
+            moved: list[int] = []
+            for k, p in enumerate(blk.params):
+                got: list[Size] = []
+                for _, args, gr in incoming[b]:
+                    sz = static[p] if gr else opsize(args[k])
+                    if sz is not None:
+                        got.append(sz)
+                if not got:
+                    continue
+                new: Size = hull(got)
+                old = size[p]
+                if old is not None:
+                    new = hull([old, new])
                     if new != old:
-                        size[p] = new
-                        changed = True
-                for st in blk.stmts:
-                    if st.lhs < 0:
-                        continue
-                    o0 = st.ops[0] if st.ops else None
-                    if (st.kind == "load" and o0 is not None and o0.kind == K_VERTEX and o0.ty == UNKNOWN_TY
-                            and (o0.extra < 0 or o0.text.split(".", 1)[1] != self.path_names[o0.extra])):
-                        new2: Size | None = static[st.lhs]  # a part of a path, of unknown type: the local's type
-                    else:
-                        new2 = self._stmt_size(st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs])
-                    if new2 is not None and new2 != size[st.lhs]:
-                        size[st.lhs] = new2
-                        changed = True
+                        rounds[p] += 1
+                        if rounds[p] > WIDEN_AFTER:
+                            new = (0.0 if new[0] < old[0] else new[0], INF if new[1] > old[1] else new[1],
+                                   0.0 if new[2] < old[2] else new[2], INF if new[3] > old[3] else new[3])
+                if new != old:
+                    size[p] = new
+                    moved.append(p)
+            for st in blk.stmts:
+                if st.lhs < 0:
+                    continue
+                o0 = st.ops[0] if st.ops else None
+                if (st.kind == "load" and o0 is not None and o0.kind == K_VERTEX and o0.ty == UNKNOWN_TY
+                        and (o0.extra < 0 or o0.text.split(".", 1)[1] != self.path_names[o0.extra])):
+                    new2: Size | None = static[st.lhs]  # a part of a path, of unknown type: the local's type
+                else:
+                    new2 = self._stmt_size(st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs])
+                if new2 is not None and new2 != size[st.lhs]:
+                    size[st.lhs] = new2
+                    moved.append(st.lhs)
+            for x in moved:
+                for u in users[x]:
+                    if not dirty[u]:
+                        dirty[u] = True
+                        heapq.heappush(heap, rpo_num[u])
         return [static[i] if x is None else x for i, x in enumerate(size)]
 
     def _stmt_size(self, kind: str, agg: str, callee: str | None, ops: tuple[Op, ...], opsize, static: Size) -> Size | None:  # type: ignore[no-untyped-def]
