@@ -95,11 +95,13 @@ def render(st: Statement, k: str) -> str:
             return "nop"
         return f"storage_live({st.storage_live})" if st.storage_live else f"storage_dead({st.storage_dead})"
     if k == "load":
-        rhs = op_text(st.load)
+        rhs = st.load if isinstance(st.load, str) else op_text(st.load)
     elif k == "unary" and st.unary is not None:
         rhs = f"{st.unary.op}{op_text(st.unary.operand)}"
     elif k == "binary" and st.binary is not None:
-        rhs = f"{op_text(st.binary.left)} {st.binary.op} {op_text(st.binary.right)}"
+        left, right = st.binary.left, st.binary.right
+        rhs = (f"{left if isinstance(left, str) else op_text(left)} {st.binary.op} "
+               f"{right if isinstance(right, str) else op_text(right)}")
     elif k == "aggregate" and st.aggregate is not None:
         a = st.aggregate
         rhs = f"{a.kind}({', '.join(op_text(o) for o in a.operands)})"

@@ -92,7 +92,7 @@ class SizeAnalysis:
         self.path_size = path_size
         self.by_name = {b.name: b for b in fir.bodies}
         self.memo: dict[tuple[str, tuple[Size, ...]], Size] = {}
-        self.static_memo: dict[Ty, Size] = {}
+        self.static_memo: dict[int, Size] = {}
         self.active: set[str] = set()
 
     def body_sizes(self, body: BodyIR, arg_sizes: list[Size]) -> list[Size]:
@@ -101,9 +101,9 @@ class SizeAnalysis:
         memo = self.static_memo
 
         def static_of(t: Ty) -> Size:
-            got = memo.get(t)
+            got = memo.get(id(t))  # by id: parsed types are shared, and kept alive by the file
             if got is None:
-                got = memo[t] = static_size(t, types)
+                got = memo[id(t)] = static_size(t, types)
             return got
 
         static = [static_of(t) for t in body.types]

@@ -45,7 +45,7 @@ class Types:
         self.raw_names = set(raw)
         self.named: dict[str, Ty] = {}
         self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
-        self._ser: dict[Ty, bool] = {}
+        self._ser: dict[int, bool] = {}  # by id: parsed types are shared instances, and hashing nested ones is slow
         for name, spec in raw.items():
             self.named[name] = self.parse(spec, f"{prefix}.{name}")
         for name in raw:
@@ -74,9 +74,9 @@ class Types:
         return got
 
     def ser_safe_cached(self, t: Ty) -> bool:
-        got = self._ser.get(t)
+        got = self._ser.get(id(t))
         if got is None:
-            got = self._ser[t] = self.ser_safe(t)
+            got = self._ser[id(t)] = self.ser_safe(t)
         return got
 
     def parse(self, raw: Any, path: str) -> Ty:
