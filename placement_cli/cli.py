@@ -37,6 +37,7 @@ sections, runs what is missing, and writes its JSON artifact to stdout or -o FIL
 
 \b
   validate  check a plan, or an artifact and every section in it
+  lower     derive a plan from a MIR body file (eligibility, splitting, matrices)
   prune     AC-3 arc consistency over the transition matrices
   scc       strongly connected components and the condensation
   solve     the cheapest feasible assignment (exact where proven, heuristic otherwise)
@@ -371,6 +372,41 @@ def run(
                 text = f"(no summary: {type(exc).__name__})"
             _say(text, quiet, always=True)
         return _exit_for(pipeline.status)
+
+    guarded(debug, body)
+
+
+class Split(StrEnum):
+    runs = "runs"
+    intersection = "intersection"
+    per_statement = "per-statement"
+
+
+@app.command()
+def lower(
+    path: Annotated[str, typer.Argument(metavar="BODY", help="Body file (MIR, JSON/YAML) or a plan, or - for stdin.")],
+    targets: Annotated[str | None, typer.Option("--targets", help="Target profile file (default: the body file's profile, else hashql).")] = None,
+    split: Annotated[Split | None, typer.Option("--split", help="runs (default): cut where support changes; intersection: never cut; per-statement: one block per statement.")] = None,
+    size_cap: Annotated[float | None, typer.Option("--size-cap", min=0.0, help="Information units an unbounded size counts as (default: the file's size_cap, else unpriceable).")] = None,
+    body_name: Annotated[str | None, typer.Option("--body", help="The body to place (default: the file's `place`, else the first).")] = None,
+    output: OutputOpt = None,
+    format: FormatOpt = Format.json,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Derive a plan from a MIR body: eligibility, block splitting, sizes, transition matrices, path premium."""
+
+    def body() -> int:
+        from placement_cli.lower.command import lower_command, read_profile
+        from placement_cli.lower.stage import LowerOptions
+
+        profile = read_profile(targets) if targets is not None else None
+        opts = LowerOptions(split=split.value if split else None, size_cap=size_cap, body=body_name, profile=profile)
+        plan, diags = lower_command(path, output, format.value, opts)
+        _warn_diagnostics({"diagnostics": [d for d in diags if d["severity"] != "info"]}, quiet)
+        low = plan["lower"]
+        _say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", quiet)
+        return EXIT_OK
 
     guarded(debug, body)
 

@@ -6,7 +6,7 @@ and typos surface as errors with a field path instead of silently changing meani
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,3 +60,7 @@ class Plan(_Strict):
     matrices: dict[str, TransMatrix] = Field(default_factory=dict)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     blocks: list[Block] = Field(min_length=1)
+    # Written by `placement lower`: new block -> original block and statement range, and
+    # the analyses behind the plan. Informative; no stage reads them.
+    provenance: dict[str, Any] | None = None
+    lower: dict[str, Any] | None = None

@@ -84,6 +84,11 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     from placement_cli.passes.tree import TreeFile
 
     out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
+    from placement_cli.lower.body import BodyFile
+    from placement_cli.lower.profile import Profile
+
+    out["body.schema.json"] = _schema(BodyFile, "placement body file (MIR input of `placement lower`)")
+    out["profile.schema.json"] = _schema(Profile, "placement target profile (`placement lower --targets`)")
     for kind, model in ARTIFACT_MODELS.items():
         out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact, format 2")
     return out

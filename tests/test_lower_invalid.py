@@ -1,0 +1,111 @@
+"""Invalid bodies: exit 3, one `FILE: PATH: message` line per problem, never a traceback."""
+
+from __future__ import annotations
+
+import copy
+
+import orjson
+import pytest
+
+from tests.lower_helpers import body_doc
+
+GOOD = body_doc(
+    [
+        {"id": "bb0", "statements": [{"assign": "a", "load": "env.0"}],
+         "terminator": {"kind": "switch", "operand": "a", "successors": [{"block": "bb1"}, {"block": "bb2"}]}},
+        {"id": "bb1", "statements": [{"assign": "b", "unary": {"op": "-", "operand": "a"}}],
+         "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]}},
+        {"id": "bb2", "terminator": {"kind": "return", "operand": "a"}},
+    ],
+    {"a": "int", "b": "int"},
+    env={"tuple": ["int", {"struct": {"x": "int"}}]},
+)
+
+
+def mutate(path, value):
+    doc = copy.deepcopy(GOOD)
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return doc
+
+
+B = ["bodies", 0]
+BLK = B + ["blocks"]
+CASES = {
+    "use before def in the block": (
+        mutate(BLK + [0, "statements"], [{"assign": "c", "load": "a"}, {"assign": "a", "load": "env.0"}]) | {},
+        "bodies[0].blocks[0].statements[0].load: local 'a' is used before it is defined on every path"),
+    "use not dominated": (
+        mutate(BLK + [2, "terminator", "operand"], "b"),
+        "bodies[0].blocks[2].terminator.operand: local 'b' is used before it is defined on every path"),
+    "assigned twice": (
+        mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}]),
+        "bodies[0].blocks[1].statements[0].assign: local 'a' is assigned twice (SSA: one definition per local)"),
+    "unknown local": (
+        mutate(BLK + [1, "statements", 0, "unary", "operand"], "zz"),
+        "bodies[0].blocks[1].statements[0].unary.operand: unknown local 'zz'"),
+    "unknown block": (
+        mutate(BLK + [1, "terminator", "successors", 0, "block"], "bb9"),
+        "bodies[0].blocks[1].terminator.successors[0].block: unknown block 'bb9'"),
+    "projection does not fit": (
+        mutate(BLK + [0, "statements", 0, "load"], "env.1.y"),
+        "bodies[0].blocks[0].statements[0].load: projection 'env.1.y' does not fit the type of 'env': struct has no field 'y' (fields: x)"),
+    "projection out of a primitive": (
+        mutate(BLK + [1, "statements", 0, "unary", "operand"], "a.0"),
+        "bodies[0].blocks[1].statements[0].unary.operand: projection 'a.0' does not fit the type of 'a': cannot project field '0' out of int"),
+    "unknown profile rule": (
+        mutate(["profile"], {"name": "p", "targets": [{"name": "t", "vectorised": True}]}),
+        "profile.targets[0].vectorised: unknown field"),
+    "unknown built-in profile": (mutate(["profile"], "nope"), "profile: unknown built-in profile 'nope' (known: hashql)"),
+    "two rvalues": (
+        mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "a", "input": "x"}),
+        "bodies[0].blocks[1].statements[0]: Value error, an assignment needs exactly one rvalue"),
+    "unknown type": (mutate(B + ["locals", "b"], "widget"), "bodies[0].locals.b: unknown type 'widget'"),
+    "argument count": (
+        mutate(BLK + [1, "terminator", "successors", 0], {"block": "bb2", "args": ["a"]}),
+        "bodies[0].blocks[1].terminator.successors[0].args: block 'bb2' takes 0 argument(s), got 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_invalid_body_exits_3_with_file_path_message(cli, tmp_path, name):
+    doc, want = CASES[name]
+    f = tmp_path / "bad.body.json"
+    f.write_bytes(orjson.dumps(doc))
+    for cmd in (["lower", str(f)], ["run", str(f), "--out-dir", str(tmp_path / "out")], ["validate", str(f)]):
+        r = cli(*cmd)
+        err = r.stderr.decode()
+        assert r.returncode == 3, (cmd, err)
+        assert "Traceback" not in err
+        assert any(line.startswith(f"{f}: {want}") for line in err.splitlines()), err
+
+
+def test_the_good_body_is_fine(cli, tmp_path):
+    f = tmp_path / "good.body.json"
+    f.write_bytes(orjson.dumps(GOOD))
+    r = cli("lower", str(f))
+    assert r.returncode == 0, r.stderr.decode()
+    v = tmp_path / "plan.json"
+    v.write_bytes(r.stdout)
+    assert cli("validate", str(v)).returncode == 0
+
+
+def test_every_problem_is_listed(cli, tmp_path):
+    doc = mutate(BLK + [1, "statements"], [{"assign": "a", "load": "zz"}])
+    f = tmp_path / "bad.body.json"
+    f.write_bytes(orjson.dumps(doc))
+    r = cli("lower", str(f))
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 3 and len(lines) == 2, lines
+
+
+def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):
+    f = tmp_path / "good.body.json"
+    f.write_bytes(orjson.dumps(GOOD))
+    prof = tmp_path / "targets.yaml"
+    prof.write_text("name: p\ntargets:\n  - name: a\n    arguments: sometimes\n")
+    r = cli("lower", str(f), "--targets", str(prof))
+    err = r.stderr.decode()
+    assert r.returncode == 3 and err.startswith(f"{prof}: targets[0].arguments:"), err
