@@ -14,10 +14,11 @@ from pydantic import BaseModel, ValidationError
 
 from placement_cli import FORMAT_VERSION
 from placement_cli.diagnostics import Diagnostic
-from placement_cli.errors import InputError, Problem, format_loc
+from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.model import Plan
+from placement_cli.problems import validation_problems
 
 STAGES = ("prune", "scc", "solve", "fuse", "islands")
 
@@ -29,23 +30,6 @@ class Loaded:
     sections: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
     status: str = "ok"
-
-
-def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]:
-    out = []
-    for err in exc.errors(include_url=False):
-        loc = format_loc(tuple(err["loc"]))
-        msg = err["msg"]
-        if err["type"] == "json_invalid":
-            msg = f"invalid JSON: {err.get('ctx', {}).get('error', msg)}"
-        elif err["type"] == "missing":
-            msg = "required field is missing"
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif err["type"] in ("string_type", "float_type", "int_type", "dict_type", "list_type"):
-            msg = f"{msg} (got {type(err.get('input')).__name__} {err.get('input')!r:.40})"
-        out.append(Problem(prefix + loc if loc else prefix.rstrip("."), msg))
-    return out
 
 
 def parse_plan(doc: Any, prefix: str = "") -> Graph:
