@@ -16,7 +16,7 @@ import pytest
 from tests.fuzz.runner import COMMANDS, Config, Fuzzer, judge, kinds_for
 
 FAST_SEED = 1126
-PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "24"))
+PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
 
 
 @pytest.fixture(scope="module")

@@ -26,17 +26,6 @@ _FUZZER: Fuzzer | None = None
 
 def _init(cfg: Config, seed: int, workdir: str) -> None:
     global _FUZZER
-    # Import everything the CLI needs once; each forked child starts from here.
-    import placement_cli.cli  # noqa: F401
-    import placement_cli.passes.fuse  # noqa: F401
-    import placement_cli.passes.islands  # noqa: F401
-    import placement_cli.passes.prune  # noqa: F401
-    import placement_cli.passes.scc  # noqa: F401
-    import placement_cli.passes.solve  # noqa: F401
-    import placement_cli.passes.tree  # noqa: F401
-    import placement_cli.pipeline  # noqa: F401
-    import placement_cli.yaml_core  # noqa: F401
-
     _FUZZER = Fuzzer(cfg, seed, Path(tempfile.mkdtemp(dir=workdir, prefix="w")))
 
 
