@@ -325,16 +325,21 @@ def test_ordinary_aliases_still_work(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("depth", [150, 1000, 5000])
+@pytest.mark.parametrize("depth", [150, 990, 5000])
 @pytest.mark.parametrize("fmt", ["yaml", "json", "artifact"])
 def test_deep_nesting_is_invalid_input(tmp_path, depth, fmt):
     deep = "[" * depth + "]" * depth
     if fmt == "yaml":
         f = _yaml_file(tmp_path, "version: 1\nname: " + deep + "\n" + _TAIL)
-    else:
+    elif fmt == "json":
         f = tmp_path / "p.json"
-        head = '{"format_version": 1, "kind": "prune", "plan": {}, "prune": ' if fmt == "artifact" else '{"version": 1, "name": '
-        f.write_text(head + deep + "}")
+        f.write_text('{"version": 1, "name": ' + deep + "}")
+    else:
+        # A valid artifact carrying a deep value where nothing validates it.
+        art = orjson.loads(run_cli("prune", str(ROOT / "examples/three_targets.yaml")).stdout)
+        art["zz"] = "DEEP"
+        f = tmp_path / "a.json"
+        f.write_bytes(orjson.dumps(art).replace(b'"DEEP"', deep.encode()))
     for cmd in ("validate", "prune"):
         r = run_cli(cmd, str(f))
         assert r.returncode == 3, r.stderr[-500:]
@@ -448,6 +453,38 @@ def test_messages_never_format_the_whole_value(tmp_path):
     line = r.stderr.decode().strip()
     assert line.startswith(f"{f}: name: Input should be a valid string (got list [1, 1, 1")
     assert len(line) < len(str(f)) + 120
+
+
+def test_problem_values_are_formatted_only_as_far_as_printed():
+    # A structure shared 10^9 times over (what a YAML alias bomb builds): its full repr
+    # would take minutes and gigabytes; the message must come at once.
+    import signal
+
+    from pydantic import BaseModel, ValidationError
+
+    from placement_cli.pipeline import validation_problems
+
+    class M(BaseModel):
+        name: str
+
+    bomb: list = ["x"] * 10
+    for _ in range(9):
+        bomb = [bomb] * 10
+    def too_slow(*_):
+        raise TimeoutError("the message formatted the whole value")
+
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(10)
+    try:
+        with pytest.raises(ValidationError) as info:
+            M.model_validate({"name": bomb})
+        problems = validation_problems(info.value)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert [p.message for p in problems] == [
+        "Input should be a valid string (got list [[[[[[[[[['x', 'x', 'x', 'x', 'x', 'x',…)"
+    ]
 
 
 @pytest.mark.parametrize(
