@@ -9,7 +9,7 @@ RSTAMP := $(VENV)/.installed-run
 BSTAMP := $(VENV)/.installed-bench
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test lint goldens schemas bench clean
+.PHONY: run test lint goldens schemas bench clean fuzz
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ goldens: $(STAMP)
 
 schemas: $(STAMP)
 	$(BIN)/placement schema --out-dir schemas
+
+# The long fuzz campaign (10k inputs per command, 2 workers); FUZZ_ARGS adds options.
+fuzz: $(STAMP)
+	$(PY) -m tests.fuzz --long --workers 2 $(FUZZ_ARGS)
 
 bench: $(BSTAMP)
 	$(PY) -m benchmarks.run

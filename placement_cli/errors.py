@@ -14,6 +14,46 @@ EXIT_IO = 6
 EXIT_DIFFERS = 7
 EXIT_INTERRUPTED = 130
 
+# A problem line stays readable: longer messages are cut (after escaping).
+MAX_MESSAGE_CHARS = 400
+
+
+def escape(text: str) -> str:
+    """Make `text` safe to print as part of one line: control characters (a newline,
+    ESC, a line or paragraph separator, a bidi override) become visible escapes, so an
+    id or a path in the input can neither split an error line nor fake one.
+
+    >>> escape("bb1\\nplan.yaml: ok")
+    'bb1\\\\nplan.yaml: ok'
+    >>> escape("\\x1b[31mred")
+    '\\\\x1b[31mred'
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Cut `text` to `limit` characters, marking the cut.
+
+    >>> clip("abcdef", 4)
+    'abc…'
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -23,7 +63,14 @@ class Problem:
     message: str
 
     def render(self, source: str) -> str:
-        return f"{source}: {self.path}: {self.message}" if self.path else f"{source}: {self.message}"
+        """One line, always: every part is escaped here, centrally.
+
+        >>> Problem("blocks[0].id", "duplicate block id 'a\\nb'").render("p.yaml")
+        "p.yaml: blocks[0].id: duplicate block id 'a\\\\nb'"
+        """
+        msg = clip(escape(self.message))
+        src = escape(source)
+        return f"{src}: {clip(escape(self.path))}: {msg}" if self.path else f"{src}: {msg}"
 
 
 class PlacementError(Exception):
@@ -35,6 +82,9 @@ class UsageError(PlacementError):
 
 
 class IOFailure(PlacementError):
+    """Reading input or writing output failed in the file system (exit 6).
+    The message is `PATH: reason`; the CLI prefixes `placement: `."""
+
     exit_code = EXIT_IO
 
 
@@ -53,7 +103,11 @@ class InputError(PlacementError):
 
 
 def format_loc(loc: tuple[object, ...]) -> str:
-    """Render a pydantic/JSON location as `blocks[3].terminator.successors[0].block`."""
+    """Render a pydantic/JSON location as `blocks[3].terminator.successors[0].block`.
+
+    >>> format_loc(("blocks", 3, "terminator", "successors", 0, "block"))
+    'blocks[3].terminator.successors[0].block'
+    """
     out = ""
     for part in loc:
         if isinstance(part, int):

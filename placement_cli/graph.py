@@ -14,6 +14,7 @@ from typing import Any
 
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
+from placement_cli.limits import objective_problems
 from placement_cli.model import Plan, TransMatrix
 
 INF = math.inf
@@ -358,6 +359,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             edge_mat.append(mat)
         succ.append(tuple(mine))
 
+    chk.problems += objective_problems(costs, edge_mat, p)
     if chk.problems:
         raise InputError(chk.problems)
 

@@ -1,21 +1,30 @@
-"""Reading plans and artifacts, writing artifacts: bytes in, bytes out, no rich here."""
+"""Reading plans and artifacts, writing artifacts: bytes in, bytes out, no rich here.
+
+Reading is bounded (`limits.Limits`): at most `max_input_bytes` bytes, nesting at most
+`max_depth` levels, YAML read by `yaml_core` (1.2 core schema, bounded aliases).
+File-system failures are `IOFailure` (exit 6) with the path and the reason.
+"""
 
 from __future__ import annotations
 
 import gc
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
-from placement_cli.errors import InputError, Problem, UsageError
+from placement_cli.errors import InputError, IOFailure, Problem, UsageError, escape
+from placement_cli.limits import ENV_MAX_INPUT, Limits
 
 STDIN = "-"
+BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 20
 
 
 @contextmanager
@@ -35,19 +44,71 @@ def source_name(path: str) -> str:
     return "<stdin>" if path == STDIN else path
 
 
-def read_bytes(path: str) -> bytes:
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _too_large(source: str, cap: int) -> InputError:
+    return InputError(
+        [Problem("", f"input larger than the limit of {cap} bytes (set {ENV_MAX_INPUT} to raise it)")], source
+    )
+
+
+def _read_capped(fh: BinaryIO, cap: int, source: str, expect: int = 0) -> bytes:
+    """Read to the end, but never more than `cap` bytes: `/dev/zero` or an endless
+    pipe stops at the cap. `expect` is a regular file's size (read in one go)."""
+    chunks: list[bytes] = []
+    total = 0
+    want = min(expect, cap) + 1 if expect else _CHUNK
+    while True:
+        chunk = fh.read(min(want, cap + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            raise _too_large(source, cap)
+        want = _CHUNK
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_bytes(path: str, limits: Limits | None = None) -> bytes:
+    """The bytes of a file or of stdin (`-`), at most `limits.max_input_bytes` of them,
+    without a UTF-8 byte-order mark (accepted alike from a file and from stdin).
+
+    A missing file is a usage error (exit 2); any other failure to read is an
+    `IOFailure` (exit 6) naming the path and the reason; too much input is exit 3.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "p.json"
+    >>> _ = p.write_bytes(b"\\xef\\xbb\\xbf{}")
+    >>> read_bytes(str(p))
+    b'{}'
+    """
+    lim = limits if limits is not None else Limits.from_env()
+    cap = lim.max_input_bytes
     if path == STDIN:
         if sys.stdin is None:
             raise UsageError("no standard input to read '-' from")
         if sys.stdin.isatty():
             raise UsageError("'-' reads standard input, which is a terminal: pipe a plan in or give a file")
-        return sys.stdin.buffer.read()
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"'{path}': no such file")
-    if p.is_dir():
-        raise UsageError(f"'{path}' is a directory")
-    return p.read_bytes()
+        try:
+            data = _read_capped(sys.stdin.buffer, cap, "<stdin>")
+        except OSError as exc:
+            raise IOFailure(f"<stdin>: {_reason(exc)}") from None
+    else:
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                regular = stat.S_ISREG(st.st_mode)
+                if regular and st.st_size > cap:
+                    raise _too_large(path, cap)
+                data = _read_capped(fh, cap, path, st.st_size if regular else 0)
+        except FileNotFoundError:
+            raise UsageError(f"'{escape(path)}': no such file") from None
+        except OSError as exc:
+            raise IOFailure(f"{escape(path)}: {_reason(exc)}") from None
+    return data[3:] if data.startswith(BOM) else data
 
 
 def is_json(path: str, data: bytes) -> bool:
@@ -60,21 +121,51 @@ def is_json(path: str, data: bytes) -> bool:
     return data.lstrip()[:1] == b"{"
 
 
-def parse_document(path: str, data: bytes) -> Any:
-    """JSON or YAML bytes to Python objects; syntax errors become exit-3 problems."""
+def parse_document(path: str, data: bytes, limits: Limits | None = None) -> Any:
+    """JSON or YAML bytes to Python objects; syntax errors, nesting deeper than
+    `limits.max_depth` and refused YAML (see `yaml_core`) become exit-3 problems.
+
+    >>> parse_document("p.yaml", b"a: [1e3, 012]")
+    {'a': [1000.0, 12]}
+    """
+    lim = limits if limits is not None else Limits()
     source = source_name(path)
     if is_json(path, data):
         try:
-            return orjson.loads(data)
+            doc = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             raise InputError([Problem("", f"invalid JSON: {exc}")], source) from None
+        if too_deep(doc, lim.max_depth):
+            raise InputError([Problem("", f"invalid JSON: nested deeper than {lim.max_depth} levels")], source)
+        return doc
     import yaml  # only YAML users pay for the import
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from placement_cli.yaml_core import YamlProblem, load_yaml
+
     try:
-        return yaml.load(data, Loader=loader)  # noqa: S506 - a safe loader
+        return load_yaml(data, lim)
+    except YamlProblem as exc:
+        raise InputError([Problem("", f"invalid YAML: {exc}")], source) from None
     except yaml.YAMLError as exc:
         raise InputError([Problem("", f"invalid YAML: {exc}".replace("\n", " "))], source) from None
+
+
+def too_deep(doc: Any, max_depth: int) -> bool:
+    """Whether lists and mappings nest deeper than `max_depth` (iterative: any depth).
+
+    >>> too_deep({"a": [[1]]}, 3), too_deep({"a": [[1]]}, 2)
+    (False, True)
+    """
+    stack = [(doc, 1)] if isinstance(doc, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        items = node.values() if isinstance(node, dict) else node
+        for v in items:
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+    return False
 
 
 def read_document(path: str) -> Any:
@@ -123,16 +214,44 @@ def num(x: float) -> float | int:
 
 
 def write_output(data: bytes, output: str | None) -> None:
-    """Write to stdout, or atomically to a file: a failed run leaves the old file intact."""
+    """Write to stdout, or atomically to a file: a failed run leaves the old file intact.
+    A file-system failure is an `IOFailure` (exit 6) naming the path and the reason.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_output(b"x", str(d / "sub" / "a.json")); (d / "sub" / "a.json").read_bytes()
+    b'x'
+    >>> _ = (d / "f").write_bytes(b"")
+    >>> write_output(b"x", str(d / "f" / "a.json"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    placement_cli.errors.IOFailure: .../f/a.json: cannot create directory .../f: a file is in the way
+    """
     if output is None or output == STDIN:
         out = sys.stdout.buffer
-        out.write(data)
-        out.flush()
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:
+            raise  # the reader went away: the CLI ends quietly
+        except OSError as exc:
+            raise IOFailure(f"<stdout>: {_reason(exc)}") from None
         return
     target = Path(output)
     parent = target.parent if str(target.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    shown = escape(output)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise IOFailure(f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way") from None
+    except OSError as exc:
+        raise IOFailure(f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}") from None
+    if target.is_dir():
+        raise IOFailure(f"{shown}: is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise IOFailure(f"{shown}: {_reason(exc)}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -141,9 +260,11 @@ def write_output(data: bytes, output: str | None) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise IOFailure(f"{shown}: {_reason(exc)}") from None
         raise

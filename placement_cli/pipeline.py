@@ -20,10 +20,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
-from placement_cli.errors import InputError, Problem, format_loc
+from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.model import Plan
+from placement_cli.problems import validation_problems
 from placement_cli.stages import STAGES, get, upto
 
 __all__ = ["STAGES", "Loaded", "Run", "load", "parse_plan", "validation_problems"]
@@ -71,23 +72,6 @@ class Loaded:
         if self._sections is None:
             self._sections = {k: m.model_dump(by_alias=True, exclude_unset=True) for k, m in self.models.items()}
         return self._sections
-
-
-def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]:
-    out = []
-    for err in exc.errors(include_url=False):
-        loc = format_loc(tuple(err["loc"]))
-        msg = err["msg"]
-        if err["type"] == "json_invalid":
-            msg = f"invalid JSON: {err.get('ctx', {}).get('error', msg)}"
-        elif err["type"] == "missing":
-            msg = "required field is missing"
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif err["type"] in ("string_type", "float_type", "int_type", "dict_type", "list_type"):
-            msg = f"{msg} (got {type(err.get('input')).__name__} {err.get('input')!r:.40})"
-        out.append(Problem(prefix + loc if loc else prefix.rstrip("."), msg))
-    return out
 
 
 def parse_plan(doc: Any, prefix: str = "") -> Graph:

@@ -131,11 +131,15 @@ def test_invalid_yaml_syntax(tmp_path):
 
 
 def test_yaml_11_surprises_are_caught(tmp_path):
-    # `no` is a bool and `012` an int in YAML 1.1: a strict model rejects both with a path.
+    # YAML is read with the 1.2 core schema: `no` is the string "no" (as written, not
+    # YAML 1.1's False) and `012` the int 12, which the strict model rejects as an id.
     text = "version: 1\ntargets: [interp]\nblocks:\n  - id: no\n    terminator: {kind: return}\n"
-    r = _run_plan(tmp_path, text, suffix=".yaml")
+    r = _run_plan(tmp_path, text, suffix=".yaml", stage="prune")
+    assert r.returncode == 0, r.stderr
+    assert orjson.loads(r.stdout)["plan"]["blocks"][0]["id"] == "no"
+    r = _run_plan(tmp_path, text.replace("id: no", "id: 012"), suffix=".yaml")
     assert r.returncode == 3
-    assert "blocks[0].id: Input should be a valid string" in r.stderr.decode()
+    assert "blocks[0].id: Input should be a valid string (got int 12)" in r.stderr.decode()
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf"])
@@ -276,3 +280,311 @@ def test_bad_solve_section_in_artifact(tmp_path, patch, expected):
 def test_negative_time_limit_is_usage_error():
     r = run_cli("solve", "examples/three_targets.yaml", "--time-limit", "-1")
     assert r.returncode == 2
+
+
+# --------------------------------------------------------------------------- hostile input
+
+_TAIL = "targets: [t]\nblocks: [{id: b, terminator: {kind: return}}]\n"
+
+
+def _yaml_file(tmp_path, text: str, name: str = "p.yaml"):
+    f = tmp_path / name
+    f.write_text(text)
+    return f
+
+
+def _bomb(levels: int = 9) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["unused key", "name"])
+def test_alias_bomb_refused_at_once(tmp_path, where):
+    if where == "name":
+        text = _bomb() + "version: 1\nname: *a9\n" + _TAIL
+    else:
+        text = "version: 1\n" + _TAIL + "zz:\n" + "".join("  " + ln + "\n" for ln in _bomb().splitlines())
+    f = _yaml_file(tmp_path, text)
+    for cmd in ("validate", "solve"):
+        r = run_cli(cmd, str(f))
+        assert r.returncode == 3, r.stderr
+        assert "aliases expand to more than" in r.stderr.decode()
+
+
+def test_ordinary_aliases_still_work(tmp_path):
+    text = "version: 1\ntargets: [t, u]\nm: &m {t: {t: 0}}\n"
+    text = (
+        "version: 1\ntargets: [t, u]\nblocks:\n"
+        "  - {id: a, terminator: {kind: goto, successors: [{block: b, transitions: &m {t: {t: 0}, u: {u: 0}}}]}}\n"
+        "  - {id: b, terminator: {kind: goto, successors: [{block: c, transitions: *m}]}}\n"
+        "  - {id: c, terminator: {kind: return}}\n"
+    )
+    r = run_cli("validate", str(_yaml_file(tmp_path, text)))
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("depth", [150, 990, 5000])
+@pytest.mark.parametrize("fmt", ["yaml", "json", "artifact"])
+def test_deep_nesting_is_invalid_input(tmp_path, depth, fmt):
+    deep = "[" * depth + "]" * depth
+    if fmt == "yaml":
+        f = _yaml_file(tmp_path, "version: 1\nname: " + deep + "\n" + _TAIL)
+    elif fmt == "json":
+        f = tmp_path / "p.json"
+        f.write_text('{"version": 1, "name": ' + deep + "}")
+    else:
+        # A valid artifact carrying a deep value where nothing validates it.
+        art = orjson.loads(run_cli("prune", str(ROOT / "examples/three_targets.yaml")).stdout)
+        art["zz"] = "DEEP"
+        f = tmp_path / "a.json"
+        f.write_bytes(orjson.dumps(art).replace(b'"DEEP"', deep.encode()))
+    for cmd in ("validate", "prune"):
+        r = run_cli(cmd, str(f))
+        assert r.returncode == 3, r.stderr[-500:]
+        assert b"Traceback" not in r.stderr and b"Recursion" not in r.stderr
+
+
+def test_recursive_alias_refused(tmp_path):
+    f = _yaml_file(tmp_path, "version: 1\nname: &a [*a]\n" + _TAIL)
+    r = run_cli("validate", str(f))
+    assert r.returncode == 3
+    assert "alias *a refers to its own node" in r.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("name: !!python/object/apply:os.system ['echo pwned']\n", "tag !!python/object/apply:os.system is not allowed"),
+        ("name: !!binary aGVsbG8=\n", "tag !!binary is not allowed"),
+        ("name: !custom x\n", "tag !custom is not allowed"),
+        ("name: a\nname: b\n", "duplicate key 'name'"),
+    ],
+)
+def test_yaml_tags_and_duplicate_keys_refused(tmp_path, text, expected):
+    r = run_cli("validate", str(_yaml_file(tmp_path, "version: 1\n" + text + _TAIL)))
+    assert r.returncode == 3
+    assert expected in r.stderr.decode()
+    assert b"pwned" not in r.stdout + r.stderr
+
+
+def _cost_plan(value: str) -> str:
+    return f"version: 1\ntargets: [t]\nblocks: [{{id: b, cost: {{t: {value}}}, terminator: {{kind: return}}}}]\n"
+
+
+@pytest.mark.parametrize(
+    "value,ok",
+    [("1e3", True), ("0o17", True), ("012", True), ("1:30", False), ("1_000", False), (".inf", False), ("0x1F", True)],
+)
+def test_yaml_numbers_read_as_yaml_12_core(tmp_path, value, ok):
+    r = run_cli("prune", str(_yaml_file(tmp_path, _cost_plan(value))))
+    assert r.returncode == (0 if ok else 3), r.stderr
+    if ok:
+        want = {"1e3": 1000, "0o17": 15, "012": 12, "0x1F": 31}[value]
+        assert orjson.loads(r.stdout)["plan"]["blocks"][0]["cost"] == {"t": want}
+
+
+def test_yaml_11_sexagesimal_id_is_an_error(tmp_path):
+    # `1:30` was the int 90 in YAML 1.1: as a string it is a valid id, as a cost an error.
+    r = run_cli("validate", str(_yaml_file(tmp_path, _cost_plan("1:30"))))
+    assert "blocks[0].cost.t: Input should be a valid number (got str '1:30')" in r.stderr.decode()
+
+
+def test_byte_order_mark_accepted_from_file_and_stdin(tmp_path):
+    body = b'\xef\xbb\xbf{"version": 1, "targets": ["t"], "blocks": [{"id": "b", "terminator": {"kind": "return"}}]}'
+    f = tmp_path / "p.json"
+    f.write_bytes(body)
+    from_file = run_cli("prune", str(f))
+    from_stdin = run_cli("prune", "-", stdin=body)
+    assert from_file.returncode == from_stdin.returncode == 0, (from_file.stderr, from_stdin.stderr)
+    assert from_file.stdout == from_stdin.stdout
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_endless_input_stops_at_the_size_cap(tmp_path, how):
+    env = {"PLACEMENT_MAX_INPUT_BYTES": "1000000"}
+    if how == "file":
+        r = run_cli("validate", "/dev/zero", env=env)
+    else:
+        cmd = f"yes | {sys.executable} -m placement_cli validate -"
+        full = dict(os.environ, **env)
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, cwd=ROOT, timeout=60, env=full)
+    assert r.returncode == 3, r.stderr
+    assert "input larger than the limit of 1000000 bytes" in r.stderr.decode()
+
+
+def test_size_cap_applies_to_regular_files(tmp_path):
+    f = tmp_path / "p.json"
+    f.write_bytes(orjson.dumps(GOOD))
+    assert run_cli("validate", str(f), env={"PLACEMENT_MAX_INPUT_BYTES": str(f.stat().st_size)}).returncode == 0
+    r = run_cli("validate", str(f), env={"PLACEMENT_MAX_INPUT_BYTES": str(f.stat().st_size - 1)})
+    assert r.returncode == 3
+    assert r.stderr.decode().startswith(f"{f}: input larger than the limit")
+
+
+def test_bad_size_cap_is_usage_error(tmp_path):
+    r = run_cli("validate", str(ROOT / "examples/three_targets.yaml"), env={"PLACEMENT_MAX_INPUT_BYTES": "lots"})
+    assert r.returncode == 2
+    assert b"PLACEMENT_MAX_INPUT_BYTES must be a positive number" in r.stderr
+
+
+def test_control_characters_in_ids_cannot_split_lines(tmp_path):
+    plan = _mutate(lambda p: p["blocks"][0]["terminator"]["successors"][1].update(block="bb9\nfake.json: ok\x1b[2J"))
+    plan["blocks"][2]["id"] = "x\u2028y"
+    plan["blocks"][1]["terminator"]["successors"][0]["block"] = "x\u2028y"
+    plan["paths"]["a\nb"] = []
+    r = _run_plan(tmp_path, plan)
+    assert r.returncode == 3
+    lines = r.stderr.decode().split("\n")[:-1]
+    src = str(tmp_path / "plan.json")
+    assert lines and all(line.startswith(src + ": ") for line in lines), lines
+    assert "unknown block 'bb9\\nfake.json: ok\\x1b[2J'" in r.stderr.decode()
+    assert b"\x1b" not in r.stderr and "\u2028".encode() not in r.stderr
+
+
+def test_messages_never_format_the_whole_value(tmp_path):
+    # A 2-million-element list where a string belongs: the message shows a prefix, fast.
+    f = tmp_path / "p.json"
+    f.write_bytes(b'{"version": 1, "name": [' + b"1," * 2_000_000 + b'1], "targets": ["t"], '
+                  b'"blocks": [{"id": "b", "terminator": {"kind": "return"}}]}')
+    r = run_cli("validate", str(f))
+    assert r.returncode == 3
+    line = r.stderr.decode().strip()
+    assert line.startswith(f"{f}: name: Input should be a valid string (got list [1, 1, 1")
+    assert len(line) < len(str(f)) + 120
+
+
+def test_problem_values_are_formatted_only_as_far_as_printed():
+    # A structure shared 10^9 times over (what a YAML alias bomb builds): its full repr
+    # would take minutes and gigabytes; the message must come at once.
+    import signal
+
+    from pydantic import BaseModel, ValidationError
+
+    from placement_cli.pipeline import validation_problems
+
+    class M(BaseModel):
+        name: str
+
+    bomb: list = ["x"] * 10
+    for _ in range(9):
+        bomb = [bomb] * 10
+    def too_slow(*_):
+        raise TimeoutError("the message formatted the whole value")
+
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(10)
+    try:
+        with pytest.raises(ValidationError) as info:
+            M.model_validate({"name": bomb})
+        problems = validation_problems(info.value)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert [p.message for p in problems] == [
+        "Input should be a valid string (got list [[[[[[[[[['x', 'x', 'x', 'x', 'x', 'x',…)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "cost,edge",
+    [("1.0e+308", "0"), ("6.0e+299", "0"), ("1", "1.0e+308")],
+    ids=["two huge blocks", "sum just above the limit", "huge transition"],
+)
+def test_costs_that_could_overflow_are_invalid(tmp_path, cost, edge):
+    text = (
+        "version: 1\ntargets: [t, u]\nblocks:\n"
+        f"  - {{id: a, cost: {{t: {cost}, u: 1}}, terminator: {{kind: goto, successors: [{{block: b, transitions: {{t: {{t: 0, u: {edge}}}, u: {{u: 0}}}}}}]}}}}\n"
+        f"  - {{id: b, cost: {{t: {cost}, u: 1}}, terminator: {{kind: return}}}}\n"
+    )
+    f = _yaml_file(tmp_path, text)
+    for cmd in ("validate", "solve"):
+        r = run_cli(cmd, str(f))
+        assert r.returncode == 3, r.stderr
+        assert f"{f}: costs too large: the objective could exceed 1e+300" in r.stderr.decode()
+
+
+def test_large_costs_below_the_limit_are_fine(tmp_path):
+    text = "version: 1\ntargets: [t]\nblocks: [{id: a, cost: {t: 4.0e+299}, terminator: {kind: return}}]\n"
+    r = run_cli("solve", str(_yaml_file(tmp_path, text)))
+    assert r.returncode == 0, r.stderr
+    assert orjson.loads(r.stdout)["solve"]["cost"]["total"] == 4e299
+
+
+# --------------------------------------------------------------------------- file-system errors (exit 6)
+
+PLAN = str(ROOT / "examples/three_targets.yaml")
+
+
+def _io_failure(r, path) -> None:
+    assert r.returncode == 6, (r.returncode, r.stderr)
+    err = r.stderr.decode()
+    assert err.startswith(f"placement: {path}: ") and err.count("\n") == 1, err
+    assert b"Traceback" not in r.stderr
+
+
+def test_output_naming_a_directory(tmp_path):
+    r = run_cli("prune", PLAN, "-o", str(tmp_path))
+    _io_failure(r, tmp_path)
+    assert "is a directory" in r.stderr.decode()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_below_a_regular_file(tmp_path):
+    (tmp_path / "f").write_bytes(b"")
+    r = run_cli("prune", PLAN, "-o", str(tmp_path / "f" / "a.json"))
+    _io_failure(r, tmp_path / "f" / "a.json")
+    assert "a file is in the way" in r.stderr.decode()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_output_into_a_read_only_directory(tmp_path):
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    try:
+        r = run_cli("prune", PLAN, "-o", str(d / "a.json"))
+    finally:
+        d.chmod(0o700)
+    _io_failure(r, d / "a.json")
+    assert "Permission denied" in r.stderr.decode()
+
+
+def test_output_into_a_read_only_file_system(tmp_path):
+    # Works as root too: /proc/sys is read-only for everyone who is not a kernel.
+    if not os.path.isdir("/proc/sys"):
+        pytest.skip("no /proc")
+    r = run_cli("prune", PLAN, "-o", "/proc/sys/placement-test.json")
+    _io_failure(r, "/proc/sys/placement-test.json")
+
+
+def test_out_dir_naming_a_file(tmp_path):
+    f = tmp_path / "f"
+    f.write_bytes(b"")
+    r = run_cli("run", PLAN, "--out-dir", str(f))
+    _io_failure(r, f / "prune.json")
+    r = run_cli("schema", "--out-dir", str(f))
+    assert r.returncode == 6 and str(f) in r.stderr.decode()
+
+
+@pytest.mark.parametrize("kind", ["directory", "unreadable"])
+def test_unreadable_input(tmp_path, kind):
+    if kind == "directory":
+        path = str(tmp_path)
+    else:
+        path = "/proc/self/mem"  # exists, and reading it at offset 0 fails (EIO), even as root
+        if not os.path.exists(path):
+            pytest.skip("no /proc")
+    for cmd in ("validate", "prune", "tree"):
+        _io_failure(run_cli(cmd, path), path)
+
+
+def test_writing_to_a_full_stdout(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([sys.executable, "-m", "placement_cli", "prune", PLAN], stdout=full,
+                           stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    assert r.returncode == 6, r.stderr
+    assert r.stderr.decode().startswith("placement: <stdout>: No space left on device")

@@ -1,0 +1,93 @@
+"""The fast slice of the fuzz campaign (`python -m tests.fuzz` is the long one).
+
+Hostile inputs of every kind through every command of the real CLI: each run must end
+with exit 0, 3, 4 or 5, no traceback, within the wall limit and the memory limit, with
+well-formed error lines, and a failed run must leave no output file. Nothing is
+expected to fail here: a finding is a bug to fix, wherever it is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz.runner import COMMANDS, Config, Fuzzer, judge, kinds_for
+
+FAST_SEED = 1126
+PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
+
+
+@pytest.fixture(scope="module")
+def fuzzer(tmp_path_factory) -> Fuzzer:
+    return Fuzzer(Config(time_limit=1.0, hang_seconds=60.0), FAST_SEED, tmp_path_factory.mktemp("fuzz"))
+
+
+def _report(outcomes) -> str:
+    lines = []
+    for o in outcomes:
+        for cat, sig in o.findings:
+            lines.append(f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
+                         f"    input {o.input[:200]!r}\n    stderr {o.stderr[-300:]!r}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_fuzz_fast_slice(fuzzer, command):
+    outcomes = [fuzzer.run(command, i) for i in range(PER_COMMAND)]
+    assert {o.kind for o in outcomes} == set(kinds_for(command))  # every kind was tried
+    bad = [o for o in outcomes if o.findings]
+    assert not bad, _report(bad)
+
+
+def test_fork_and_spawn_agree(tmp_path):
+    # The fork server is a shortcut: a fresh interpreter gives the same exit codes.
+    fork = Fuzzer(Config(), FAST_SEED, tmp_path / "f")
+    spawn = Fuzzer(Config(spawn=True), FAST_SEED, tmp_path / "s")
+    for command, index in (("validate", 3), ("solve", 0), ("tree", 1), ("run", 5)):
+        a, b = fork.run(command, index), spawn.run(command, index)
+        assert (a.kind, a.code, a.findings) == (b.kind, b.code, b.findings)
+
+
+# The judge must be able to fail: each broken rule is caught.
+
+
+def test_judge_flags_internal_errors_and_tracebacks(tmp_path):
+    err = b"Traceback (most recent call last):\n  File x\nKeyError: 'code'\n"
+    got = judge("solve", 1, b"", err, False, "p.json", tmp_path / "a.json", None, "json")
+    assert ("traceback", "KeyError: …") in got and ("internal", "KeyError: …") in got
+
+
+def test_judge_flags_hangs_signals_and_unexpected_codes(tmp_path):
+    assert judge("solve", -9, b"", b"", True, "p", None, None, "json")[0][0] == "hang"
+    assert judge("solve", -11, b"", b"", False, "p", None, None, "json")[0][0] == "signal"
+    assert judge("solve", 6, b"", b"placement: x: Is a directory\n", False, "p", None, None, "json")[0][0] == "exit-6"
+
+
+def test_judge_flags_partial_outputs(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "prune.json").write_bytes(b"{}")
+    got = judge("run", 3, b"", b"p: bad\n", False, "p", None, out, "json")
+    assert [c for c, _ in got] == ["partial-output"]
+    got = judge("solve", 3, b"", b"p: bad\n", False, "p", out / "prune.json", None, "json")
+    assert [c for c, _ in got] == ["partial-output"]
+
+
+def test_judge_flags_split_error_lines_and_false_answers(tmp_path):
+    got = judge("validate", 3, b"", b"p: blocks[0].id: bad 'a\nfake: ok'\n", False, "p", None, None, "json")
+    assert [c for c, _ in got] == ["bad-error-line"]
+    art = Path(tmp_path / "a.json")
+    art.write_bytes(b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": null}, "lower_bound": null}}')
+    got = judge("solve", 0, b"", b"", False, "p", art, None, "json")
+    assert [c for c, _ in got] == ["false-answer", "false-answer"]
+    got = judge("solve", 4, b"", b"", False, "p", art, None, "json")
+    assert [c for c, _ in got][0] == "status-mismatch"
+
+
+def test_judge_accepts_a_clean_run(tmp_path):
+    art = tmp_path / "a.json"
+    art.write_bytes(b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": 3}, "lower_bound": 3}}')
+    assert judge("solve", 0, b"", b"", False, "p", art, None, "json") == []
+    assert judge("validate", 3, b"", b"p: x: bad\np: y: bad\n", False, "p", None, None, "json") == []
