@@ -10,9 +10,6 @@ indented block of a large plan spans dozens of lines and doubles the size).
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -98,41 +95,3 @@ def render(art: dict[str, Any], fmt: str = "json") -> bytes:
     return b"".join(out)
 
 
-def write_files(files: list[tuple[str, bytes]]) -> None:
-    """Write every (path, bytes) or none: all go to temporary files next to their
-    targets first, and are renamed into place only when every write succeeded. On a
-    failure the temporaries are removed, and so is any target this call created."""
-    umask = os.umask(0)
-    os.umask(umask)
-    temps: list[tuple[str, Path]] = []
-    renamed: list[Path] = []
-    existed: dict[Path, bool] = {}
-    try:
-        for path, data in files:
-            target = Path(path)
-            parent = target.parent if str(target.parent) else Path(".")
-            parent.mkdir(parents=True, exist_ok=True)
-            existed[target] = target.exists()
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
-            temps.append((tmp, target))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            # mkstemp creates 0600; an artifact gets the permissions of any new file.
-            os.chmod(tmp, 0o666 & ~umask)
-        for tmp, target in temps:
-            os.replace(tmp, target)
-            renamed.append(target)
-    except BaseException:
-        for tmp, target in temps:
-            if target not in renamed:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-        for target in renamed:
-            if not existed.get(target, True):
-                try:
-                    os.unlink(target)
-                except OSError:
-                    pass
-        raise

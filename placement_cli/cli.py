@@ -341,7 +341,8 @@ def run(
         import time
         from pathlib import Path
 
-        from placement_cli.artifact import render, write_files
+        from placement_cli.artifact import render
+        from placement_cli.io import write_files
         from placement_cli.pipeline import Run, load
 
         t0 = time.perf_counter()

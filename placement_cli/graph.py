@@ -228,7 +228,9 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
-    for name, origins in plan.paths.items():
+    # Paths are numbered in name order, not map order: artifacts write maps with sorted
+    # keys, so map order would differ between a plan and its own artifact.
+    for name, origins in sorted(plan.paths.items()):
         m = 0
         for j, t in enumerate(origins):
             if t not in tindex:

@@ -237,6 +237,12 @@ def write_output(data: bytes, output: str | None) -> None:
         except OSError as exc:
             raise IOFailure(f"<stdout>: {_reason(exc)}") from None
         return
+    write_files([(output, data)])
+
+
+def _prepare(output: str, data: bytes, umask: int) -> tuple[str, Path]:
+    """Write `data` to a temporary file next to `output`; file-system failures become
+    `IOFailure` naming the path and the reason."""
     target = Path(output)
     parent = target.parent if str(target.parent) else Path(".")
     shown = escape(output)
@@ -256,15 +262,59 @@ def write_output(data: bytes, output: str | None) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         # mkstemp creates 0600; an artifact gets the permissions of any new file.
-        umask = os.umask(0)
-        os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink(tmp)
         if isinstance(exc, OSError):
             raise IOFailure(f"{shown}: {_reason(exc)}") from None
+        raise
+    return tmp, target
+
+
+def _unlink(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_files(files: list[tuple[str, bytes]]) -> None:
+    """Write every (path, bytes) or none: each goes to a temporary file next to its
+    target first, and all are renamed into place only when every write succeeded. On a
+    failure the temporaries are removed, and so is any target this call created, so a
+    failed `run` never leaves a half-finished set of artifacts behind.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "f").write_bytes(b"")
+    >>> write_files([(str(d / "a.json"), b"a"), (str(d / "f" / "b.json"), b"b")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    placement_cli.errors.IOFailure: .../f/b.json: cannot create directory .../f: a file is in the way
+    >>> (d / "a.json").exists()
+    False
+    """
+    umask = os.umask(0)
+    os.umask(umask)
+    temps: list[tuple[str, Path]] = []
+    renamed: list[Path] = []
+    existed: dict[Path, bool] = {}
+    try:
+        for path, data in files:
+            tmp, target = _prepare(path, data, umask)
+            temps.append((tmp, target))
+            existed[target] = target.exists()
+        for tmp, target in temps:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise IOFailure(f"{escape(str(target))}: {_reason(exc)}") from None
+            renamed.append(target)
+    except BaseException:
+        for tmp, target in temps:
+            if target not in renamed:
+                _unlink(tmp)
+        for target in renamed:
+            if not existed.get(target, True):
+                _unlink(target)
         raise

@@ -24,7 +24,7 @@ from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.model import Plan
-from placement_cli.problems import validation_problems
+from placement_cli.problems import brief, validation_problems
 from placement_cli.stages import STAGES, get, upto
 
 __all__ = ["STAGES", "Loaded", "Run", "load", "parse_plan", "validation_problems"]
@@ -160,7 +160,7 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
             if loc == ("kind",):
                 problems[i] = Problem("kind", f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})")
             elif loc == ("status",):
-                problems[i] = Problem("status", f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {err.get('input')!r}")
+                problems[i] = Problem("status", f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}")
         raise InputError(problems) from None
 
 

@@ -186,7 +186,7 @@ def test_each_warning_printed_once_across_a_pipe():
 
 
 def test_run_writes_all_or_nothing(tmp_path, monkeypatch):
-    import placement_cli.artifact as artifact
+    import placement_cli.io as artifact
 
     out = tmp_path / "out"
     real = artifact.os.replace

@@ -128,9 +128,9 @@ def prepare(path: str, options: dict[str, Any] | None = None) -> ViewData:
 def from_run(run: Run, source: str, kind: str) -> ViewData:
     g = run.g
     sections = run.sections
-    assignment = tuple(run.assignment())
-    if run.infeasible:
-        assignment = (UNASSIGNED,) * g.n_blocks
+    found = run.assignment()
+    # No placement (infeasible or unsolved): every block is drawn without a target.
+    assignment = (UNASSIGNED,) * g.n_blocks if found is None or run.status != "ok" else tuple(found)
     islands = _islands(g, sections.get("islands", {}), assignment)
     island_of = [-1] * g.n_blocks
     for i, isl in enumerate(islands):
@@ -141,7 +141,7 @@ def from_run(run: Run, source: str, kind: str) -> ViewData:
         kind=kind,
         g=g,
         sections=sections,
-        status="infeasible" if run.infeasible else "ok",
+        status=run.status,
         assignment=assignment,
         islands=islands,
         island_of=tuple(island_of),

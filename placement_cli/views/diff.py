@@ -119,7 +119,7 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
 
 
 def _assignment(run: Run) -> tuple[int, ...] | None:
-    if run.infeasible:
+    if run.status != "ok":
         return None
     return run.assignment()
 

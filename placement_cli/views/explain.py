@@ -117,7 +117,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
     assignment = run.assignment()
     solve = run.sections.get("solve", {})
     removed = run.sections.get("prune", {}).get("removed", [])
-    feasible = not run.infeasible
+    feasible = run.status == "ok" and assignment is not None
     chosen = assignment[b] if feasible and g.live[b] else UNASSIGNED
     chosen_cost = evaluate(g, assignment) if feasible else None
     total = None if chosen_cost is None else chosen_cost.total
@@ -171,7 +171,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         "chosen_cost": _n(g.cost[b][chosen]) if chosen != UNASSIGNED else None,
         "total": _n(total),
         "optimal": bool(solve.get("optimal")) and feasible,
-        "status": "infeasible" if run.infeasible else "ok",
+        "status": run.status,
         "targets": rows,
         "edges": edges,
     }
