@@ -21,6 +21,7 @@ from placement_cli.errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_UNSOLVED,
     InputError,
     PlacementError,
 )
@@ -166,6 +167,11 @@ def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, 
     _emit(art, output, fmt)
     _warn_diagnostics(art, quiet)
     _say(summarize(run, stage), quiet)
+    # --- solver engineer: exit 5 for a solve stopped by its limits (pipe engineer may fold this in)
+    solve_sec = art.get("solve")
+    if isinstance(solve_sec, dict) and solve_sec.get("status") == "unsolved":
+        return EXIT_UNSOLVED
+    # --- end solver engineer
     return EXIT_INFEASIBLE if art["status"] == "infeasible" else EXIT_OK
 
 
@@ -214,8 +220,15 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             time_limit: TimeLimitOpt = 5.0,
             quiet: QuietOpt = False,
             debug: DebugOpt = False,
+            # --- solver engineer: pins, forbids, warm start
+            pin: PinOpt = None,
+            forbid: ForbidOpt = None,
+            pins_file: PinsFileOpt = None,
+            warm_start: WarmStartOpt = None,
+            # --- end solver engineer
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet, _solve_options(method, time_limit)))
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet,
+                                          _solve_options(method, time_limit, pin, forbid, pins_file, warm_start)))
 
     else:
 
@@ -232,10 +245,27 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
     app.command(name=stage)(command)
 
 
-def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
-    from placement_cli.passes.solve import SolveOptions
+# --- solver engineer: the solve options from the command line (parsed in passes/solve.py)
+PinOpt = Annotated[list[str] | None, typer.Option("--pin", metavar="BLOCK=TARGET",
+                                                  help="Run BLOCK on TARGET (repeatable).")]
+ForbidOpt = Annotated[list[str] | None, typer.Option("--forbid", metavar="BLOCK=TARGET",
+                                                     help="Never run BLOCK on TARGET (repeatable).")]
+PinsFileOpt = Annotated[str | None, typer.Option("--pins", metavar="FILE",
+                                                 help="Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a "
+                                                      "list of BLOCK=TARGET / {block, target, forbid}.")]
+WarmStartOpt = Annotated[str | None, typer.Option("--warm-start", metavar="ARTIFACT",
+                                                  help="Start from the assignment of an earlier solve/fuse/islands "
+                                                       "artifact (blocks matched by id).")]
 
-    return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
+
+def _solve_options(method: Method, time_limit: float, pin: list[str] | None = None,
+                   forbid: list[str] | None = None, pins_file: str | None = None,
+                   warm_start: str | None = None) -> dict[str, Any]:
+    from placement_cli.passes.solve import cli_options
+
+    return {"solve": cli_options(method.value, time_limit, pin=pin, forbid=forbid, pins_file=pins_file,
+                                 warm_start=warm_start)}
+# --- end solver engineer
 
 
 _register_stage("prune", "AC-3 arc consistency: the domains left and why each target went.", solves=False)

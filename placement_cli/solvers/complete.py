@@ -636,7 +636,7 @@ def search(
                 if node_limit is not None and nodes > node_limit:
                     exhausted = False
                     break
-                if budget is not None and nodes & 255 == 0 and budget.exceeded():
+                if budget is not None and nodes & 15 == 0 and budget.exceeded():
                     exhausted = False
                     break
                 trail.append((0, v, dom[v]))

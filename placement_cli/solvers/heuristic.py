@@ -369,7 +369,10 @@ class Seed:
     def _retry(self, s: int, st: _State) -> bool:
         """Least-delta perturbation: change the member whose next candidate costs the
         least more than its current target, force it, re-solve; until the heaps run out."""
+        budget = self.budget
         while True:
+            if budget is not None and budget.exceeded():
+                return False
             pick = -1
             pick_delta = INF
             for v, h in enumerate(st.heaps):
