@@ -63,7 +63,7 @@ def test_infeasible_colouring_plan_stops_at_the_limit_as_unsolved(method: str) -
     t0 = time.monotonic()
     res = solve_graph(g, method=method, time_limit=limit)
     elapsed = time.monotonic() - t0
-    assert elapsed < limit + 1.5, elapsed  # a loaded 2-core machine: generous, yet far from minutes
+    assert elapsed < limit + 3.0, elapsed  # a loaded 2-core machine: generous, yet far from minutes
     sec = res.to_json(g)
     # No false claims: not "ok" (there is no assignment), not "infeasible" (not proven).
     assert res.status == "unsolved" and sec["status"] == "unsolved"
@@ -95,7 +95,7 @@ def test_complete_search_and_seed_stop_on_their_budget() -> None:
     b = Budget(deadline=time.monotonic() + 0.3)
     t0 = time.monotonic()
     f = find_feasible(inst, b)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 3.0
     assert f.assignment is None and not f.exhausted and b.reason == "time-limit"
     b = Budget(deadline=time.monotonic() + 0.3)
     h = solve_heuristic(inst, scc(g), budget=b)
