@@ -286,8 +286,15 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             quiet: QuietOpt = False,
             debug: DebugOpt = False,
             timings: TimingsOpt = False,
+            # --- solver engineer: pins, forbids, warm start
+            pin: PinOpt = None,
+            forbid: ForbidOpt = None,
+            pins_file: PinsFileOpt = None,
+            warm_start: WarmStartOpt = None,
+            # --- end solver engineer
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet, _solve_options(method, time_limit), timings))
+            guarded(debug, lambda: _stage(stage, path, output, format, quiet,
+                                          _solve_options(method, time_limit, pin, forbid, pins_file, warm_start), timings))
 
     else:
 
@@ -305,10 +312,27 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
     app.command(name=stage)(command)
 
 
-def _solve_options(method: Method, time_limit: float) -> dict[str, Any]:
-    from placement_cli.passes.solve import SolveOptions
+# --- solver engineer: the solve options from the command line (parsed in passes/solve.py)
+PinOpt = Annotated[list[str] | None, typer.Option("--pin", metavar="BLOCK=TARGET",
+                                                  help="Run BLOCK on TARGET (repeatable).")]
+ForbidOpt = Annotated[list[str] | None, typer.Option("--forbid", metavar="BLOCK=TARGET",
+                                                     help="Never run BLOCK on TARGET (repeatable).")]
+PinsFileOpt = Annotated[str | None, typer.Option("--pins", metavar="FILE",
+                                                 help="Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a "
+                                                      "list of BLOCK=TARGET / {block, target, forbid}.")]
+WarmStartOpt = Annotated[str | None, typer.Option("--warm-start", metavar="ARTIFACT",
+                                                  help="Start from the assignment of an earlier solve/fuse/islands "
+                                                       "artifact (blocks matched by id).")]
 
-    return {"solve": SolveOptions(method=method.value, time_limit=time_limit)}
+
+def _solve_options(method: Method, time_limit: float, pin: list[str] | None = None,
+                   forbid: list[str] | None = None, pins_file: str | None = None,
+                   warm_start: str | None = None) -> dict[str, Any]:
+    from placement_cli.passes.solve import cli_options
+
+    return {"solve": cli_options(method.value, time_limit, pin=pin, forbid=forbid, pins_file=pins_file,
+                                 warm_start=warm_start)}
+# --- end solver engineer
 
 
 for _info in REGISTRY:

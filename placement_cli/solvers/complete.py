@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,6 +51,76 @@ def slack(best: float) -> float:
     return 1e-9 * (1.0 + abs(best))
 
 
+def _rss_bytes() -> int:
+    """Resident set size of this process now (Linux /proc), else its peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(peak) * (1 if sys.platform == "darwin" else 1024)
+
+
+try:
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+    _PAGE = 4096
+
+
+class Budget:
+    """The deadline and memory bound every search of `solve` observes.
+
+    `deadline` is a `time.monotonic()` instant (None: no deadline); `memory_bytes`
+    bounds how much the process may grow beyond its size when the budget was made
+    (None: no bound), so parsing a large plan does not count against the search.
+    Searches call `exceeded()` every few hundred nodes; the first limit that fires is
+    remembered in `reason` ("time-limit" or "memory-limit"), so the caller can say
+    honestly why it stopped.
+
+    >>> b = Budget(deadline=0.0)
+    >>> b.exceeded(), b.reason
+    (True, 'time-limit')
+    >>> Budget().exceeded()
+    False
+    """
+
+    __slots__ = ("deadline", "memory_bytes", "_base", "_calls", "reason")
+
+    def __init__(self, deadline: float | None = None, memory_bytes: int | None = None) -> None:
+        self.deadline = deadline
+        self.memory_bytes = memory_bytes
+        self._base = _rss_bytes() if memory_bytes is not None else 0
+        self._calls = 0
+        self.reason: str | None = None
+
+    def exceeded(self) -> bool:
+        if self.reason is not None:
+            return True
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.reason = "time-limit"
+            return True
+        if self.memory_bytes is not None:
+            # Reading /proc costs microseconds: only every 16th call.
+            self._calls += 1
+            if self._calls & 15 == 0 and _rss_bytes() - self._base > self.memory_bytes:
+                self.reason = "memory-limit"
+                return True
+        return False
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (inf without one, never negative)."""
+        if self.deadline is None:
+            return INF
+        return max(0.0, self.deadline - time.monotonic())
+
+
+# Costs are scaled (by a power of two, exact) when the objective could exceed this:
+# every sum a search forms then stays finite, so "cost < INF" keeps meaning "feasible".
+_SAFE_TOTAL = 2.0**1000
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Instance:
     """The live problem as a pairwise cost network.
@@ -70,6 +142,19 @@ class Instance:
     tab: tuple[tuple[Table, ...], ...]
     allow: tuple[tuple[tuple[int, ...], ...], ...]
     tol: float  # strict-improvement threshold for local moves
+    # Instance costs are the plan's times 2**-shift (0 on every ordinary plan). With
+    # huge costs (up to 1.8e308 each) the plan's own sums overflow to inf, and a search
+    # would take a feasible assignment for a forbidden one; scaled, they cannot.
+    shift: int = 0
+
+    def unscale(self, x: float) -> float:
+        """A cost of this instance in the plan's units (inf when it does not fit a float)."""
+        if not self.shift or x == INF:
+            return x
+        try:
+            return math.ldexp(x, self.shift)
+        except OverflowError:
+            return INF
 
     @property
     def empty(self) -> tuple[int, ...]:
@@ -119,6 +204,11 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     n = g.n_blocks
     live = g.live
     src, dst, mats = g.edge_src, g.edge_dst, g.edge_mat
+    unary: tuple[tuple[float, ...], ...] = g.cost
+    shift = _shift_for(g)
+    if shift:
+        mats = _scaled_matrices(mats, -shift)  # type: ignore[assignment]
+        unary = tuple(tuple(c if c == INF else math.ldexp(c, -shift) for c in row) for row in unary)
     dom = [domains[b] if live[b] else 0 for b in range(n)]
     pairs: dict[tuple[int, int], list[int]] = {}
     for e in range(g.n_edges):
@@ -189,7 +279,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     for b in range(n):
         if not live[b]:
             continue
-        for uc in g.cost[b]:
+        for uc in unary[b]:
             if uc != INF and uc > cmax:
                 cmax = uc
         for table in tab[b]:
@@ -203,12 +293,50 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         n=n,
         live=tuple(b for b in range(n) if live[b]),
         dom=tuple(dom),
-        unary=g.cost,
+        unary=unary,
         nbr=tuple(tuple(x) for x in nbr),
         tab=tuple(tuple(x) for x in tab),
         allow=tuple(tuple(x) for x in allow),
         tol=1e-9 * (1.0 + cmax),
+        shift=shift,
     )
+
+
+def _shift_for(g: Graph) -> int:
+    """0, or the power of two to divide every cost by so that no assignment's objective
+    (nor any partial sum of it) can exceed `_SAFE_TOTAL`. The worst case is summed at
+    2**-64 so that the check itself cannot overflow."""
+    worst = 0.0
+    ld = math.ldexp
+    mat_max: dict[int, float] = {}
+    for b in range(g.n_blocks):
+        if not g.live[b]:
+            continue
+        worst += ld(max((c for c in g.cost[b] if c != INF), default=0.0), -64)
+        for e in g.succ[b]:
+            m = g.edge_mat[e]
+            x = mat_max.get(id(m))
+            if x is None:
+                x = mat_max[id(m)] = max((c for c in m.cost if c is not None), default=0.0)
+            worst += ld(x, -64)
+    if worst <= ld(_SAFE_TOTAL, -64):
+        return 0
+    return max(1, math.frexp(worst)[1] + 64 - 1000)
+
+
+def _scaled_matrices(mats: Sequence[Any], exp: int) -> tuple[Any, ...]:
+    """Every edge matrix with its costs times 2**exp (exact unless they become subnormal)."""
+    from placement_cli.graph import Matrix
+
+    ld = math.ldexp
+    memo: dict[int, Any] = {}
+    out = []
+    for m in mats:
+        r = memo.get(id(m))
+        if r is None:
+            r = memo[id(m)] = Matrix(m.n, tuple(None if c is None else ld(c, exp) for c in m.cost), m.out, m.inc)
+        out.append(r)
+    return tuple(out)
 
 
 def _allowed(t: Table, K: int) -> tuple[int, ...]:
@@ -328,7 +456,7 @@ def search(
     mac: bool,
     bound: bool,
     node_limit: int | None = None,
-    deadline: float | None = None,
+    budget: Budget | None = None,
     upper: float = INF,
     first_only: bool = False,
 ) -> Found:
@@ -508,7 +636,7 @@ def search(
                 if node_limit is not None and nodes > node_limit:
                     exhausted = False
                     break
-                if deadline is not None and nodes & 255 == 0 and time.monotonic() > deadline:
+                if budget is not None and nodes & 15 == 0 and budget.exceeded():
                     exhausted = False
                     break
                 trail.append((0, v, dom[v]))
@@ -613,12 +741,12 @@ def _globalise(inst: Instance, sub: Sub, values: tuple[int, ...]) -> tuple[int, 
     return tuple(out)
 
 
-def find_feasible(inst: Instance, deadline: float | None = None) -> Complete:
+def find_feasible(inst: Instance, budget: Budget | None = None) -> Complete:
     """The completeness guarantee: depth-first search with maintained arc consistency
     over every live block until it finds a feasible assignment or proves there is none.
     Values are tried cheapest first (against assigned neighbours), so the answer is a
     reasonable start for local improvement. No node limit: this is the search that may
-    not give up; `deadline` exists only for callers that can live with "unknown".
+    not give up on its own; `budget` stops it (`exhausted` False, no assignment: unknown).
 
     >>> from placement_cli.model import Plan
     >>> from placement_cli.graph import build_graph
@@ -631,7 +759,7 @@ def find_feasible(inst: Instance, deadline: float | None = None) -> Complete:
     """
     sub = whole(inst)
     f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
-               mac=True, bound=False, deadline=deadline, first_only=True)
+               mac=True, bound=False, budget=budget, first_only=True)
     if f.values is None:
         failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
         return Complete(None, INF, f.exhausted, f.nodes, failed)
@@ -639,7 +767,7 @@ def find_feasible(inst: Instance, deadline: float | None = None) -> Complete:
 
 
 def branch_and_bound(
-    inst: Instance, upper: float = INF, node_limit: int | None = None, deadline: float | None = None
+    inst: Instance, upper: float = INF, node_limit: int | None = None, budget: Budget | None = None
 ) -> Complete:
     """Exhaustive branch and bound with maintained arc consistency over every live
     block. `exhausted` means proven: the returned assignment is optimal, or when it is
@@ -658,8 +786,50 @@ def branch_and_bound(
     """
     sub = whole(inst)
     f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
-               mac=True, bound=True, node_limit=node_limit, deadline=deadline, upper=upper)
+               mac=True, bound=True, node_limit=node_limit, budget=budget, upper=upper)
     if f.values is None:
         failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
         return Complete(None, INF, f.exhausted, f.nodes, failed)
     return Complete(_globalise(inst, sub, f.values), f.cost, f.exhausted, f.nodes, ())
+
+
+def arc_consistent(inst: Instance, dom: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """AC-3 over the pair tables of the live blocks, from domains `dom` (narrowed by
+    pins, say): (the largest arc-consistent domains, -1), or (partial domains, the block
+    whose domain emptied) when there are none.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "return"}}]}))
+    >>> inst = build_instance(g, g.domain)
+    >>> arc_consistent(inst, (0b01, 0b11))
+    ((1, 1), -1)
+    >>> arc_consistent(inst, (0b01, 0b10))[1]
+    1
+    """
+    cur = list(dom)
+    queue = list(reversed(inst.live))
+    inq = [False] * inst.n
+    for b in queue:
+        inq[b] = True
+    while queue:
+        z = queue.pop()
+        inq[z] = False
+        dz = bits_of(cur[z])
+        for y, al in zip(inst.nbr[z], inst.allow[z], strict=True):
+            sup = 0
+            for tz in dz:
+                sup |= al[tz]
+            dy = cur[y]
+            nd = dy & sup
+            if nd != dy:
+                cur[y] = nd
+                if nd == 0:
+                    return tuple(cur), y
+                if not inq[y]:
+                    inq[y] = True
+                    queue.append(y)
+    return tuple(cur), -1

@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.passes.scc import SccResult
-from placement_cli.solvers.complete import INF, Instance, Sub, bits_of, search
+from placement_cli.solvers.complete import INF, Budget, Instance, Sub, bits_of, search
 
 _MISSING = object()
+# Loop CSP results cached per boundary context, over all loops of a solve: the memory
+# bound of the cache (each entry is a few small tuples). Past it, results are recomputed.
+CACHE_ENTRIES = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,7 @@ class HeuristicOutcome:
     forward: tuple[int, ...] | None  # what the forward pass alone produced
     failed: tuple[int, ...]  # blocks of the super block where the search gave up
     stats: dict[str, int]
+    stopped: str | None = None  # "time-limit"/"memory-limit" when the budget cut it short
 
 
 class _Cyclic:
@@ -81,8 +85,11 @@ class Seed:
         max_rounds: int = 100,
         max_backtracks: int = 10_000,
         csp_node_limit: int = 5_000,
+        budget: Budget | None = None,
     ) -> None:
         self.inst = inst
+        self.budget = budget
+        self.cached = 0
         self.max_rounds = max_rounds
         self.max_backtracks = max_backtracks
         self.csp_node_limit = csp_node_limit
@@ -156,7 +163,7 @@ class Seed:
         dom, unary = self._context(s, ctx)
         for v, t in forced.items():
             dom[v] &= 1 << t
-        f = search(cyc.sub, dom, unary, mac=False, bound=True, node_limit=self.csp_node_limit)
+        f = search(cyc.sub, dom, unary, mac=False, bound=True, node_limit=self.csp_node_limit, budget=self.budget)
         self.stats["csp_solves"] += 1
         self.stats["csp_nodes"] += f.nodes
         values = f.values
@@ -164,7 +171,11 @@ class Seed:
             self.stats["csp_proven"] += 1
         elif values is not None:
             values = self._polish(cyc.sub, dom, unary, values)
-        cyc.cache[key] = values
+        elif self.budget is not None and self.budget.reason is not None:
+            return None  # cut short by the budget: not an answer for this context
+        if self.cached < CACHE_ENTRIES:
+            cyc.cache[key] = values
+            self.cached += 1
         return values
 
     def _polish(self, sub: Sub, dom: list[int], unary: list[list[float]], values: tuple[int, ...]) -> tuple[int, ...]:
@@ -358,7 +369,10 @@ class Seed:
     def _retry(self, s: int, st: _State) -> bool:
         """Least-delta perturbation: change the member whose next candidate costs the
         least more than its current target, force it, re-solve; until the heaps run out."""
+        budget = self.budget
         while True:
+            if budget is not None and budget.exceeded():
+                return False
             pick = -1
             pick_delta = INF
             for v, h in enumerate(st.heaps):
@@ -432,7 +446,12 @@ class Seed:
                 continue
             stats["backtracks"] += 1
             self._push(s)
-            if stats["backtracks"] > self.max_backtracks or not self._backtrack():
+            budget = self.budget
+            if (
+                stats["backtracks"] > self.max_backtracks
+                or (budget is not None and budget.exceeded())
+                or not self._backtrack()
+            ):
                 self.failed = s
                 return False
         return True
@@ -447,7 +466,11 @@ class Seed:
         tol = inst.tol
         assign, dom, unary, nbrs, tabs = self.assign, inst.dom, inst.unary, inst.nbr, inst.tab
         switches = 0
-        for s in order:
+        budget = self.budget
+        for k, s in enumerate(order):
+            # Every switch keeps the assignment feasible, so stopping anywhere is safe.
+            if budget is not None and k & 63 == 0 and budget.exceeded():
+                break
             cyc = self.cyc[s]
             if cyc is None:
                 b = self.blocks[s][0]
@@ -503,6 +526,8 @@ class Seed:
         while True:
             if not self.sweep(backward if direction_backward else forward):
                 return
+            if self.budget is not None and self.budget.reason is not None:
+                return
             direction_backward = not direction_backward
             if not direction_backward:
                 if self.stats["rounds"] >= self.max_rounds:
@@ -517,6 +542,7 @@ def solve_heuristic(
     max_rounds: int = 100,
     max_backtracks: int = 10_000,
     csp_node_limit: int = 5_000,
+    budget: Budget | None = None,
 ) -> HeuristicOutcome:
     """The seed algorithm: forward pass with backtracking, then sweeps to a fixpoint.
 
@@ -532,21 +558,31 @@ def solve_heuristic(
     >>> solve_heuristic(build_instance(g, g.domain), scc(g)).assignment
     (0, 1)
     """
-    seed = Seed(inst, comps, max_rounds, max_backtracks, csp_node_limit)
+    seed = Seed(inst, comps, max_rounds, max_backtracks, csp_node_limit, budget)
+    stopped = None
     if not seed.forward():
         failed = seed.blocks[seed.failed] if seed.failed >= 0 else ()
-        return HeuristicOutcome(None, None, failed, seed.stats)
+        stopped = budget.reason if budget is not None else None
+        return HeuristicOutcome(None, None, failed, seed.stats, stopped)
     forward = tuple(seed.assign)
     if max_rounds > 0:
         seed.refine()
-    return HeuristicOutcome(tuple(seed.assign), forward, (), seed.stats)
+    stopped = budget.reason if budget is not None else None
+    return HeuristicOutcome(tuple(seed.assign), forward, (), seed.stats, stopped)
 
 
 def refine(
-    inst: Instance, comps: SccResult, assignment: tuple[int, ...], *, max_rounds: int = 100, csp_node_limit: int = 5_000
+    inst: Instance,
+    comps: SccResult,
+    assignment: tuple[int, ...],
+    *,
+    max_rounds: int = 100,
+    csp_node_limit: int = 5_000,
+    budget: Budget | None = None,
 ) -> tuple[tuple[int, ...], dict[str, int]]:
-    """The seed's sweeps applied to an assignment found elsewhere (the complete fallback)."""
-    seed = Seed(inst, comps, max_rounds, 0, csp_node_limit)
+    """The seed's sweeps applied to an assignment found elsewhere (the complete fallback,
+    a warm start); they stop early, still feasible, when `budget` runs out."""
+    seed = Seed(inst, comps, max_rounds, 0, csp_node_limit, budget)
     seed.assign = list(assignment)
     seed.stats["rounds"] = 1
     if max_rounds > 0:
