@@ -160,7 +160,7 @@ def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
 def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
     tree = build(spec)
-    fast = tp.fast_dp(tree, budget, keep=True).dp
+    fast = tp.fast_dp(tree, budget).dp
     res = tp.place(tree, budget)
     literal = reference_dp(tree, budget)
     for v in range(tree.n):

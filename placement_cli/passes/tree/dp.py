@@ -7,10 +7,9 @@ this computes the same numbers, faster:
 * `dp[v]` is an `E x L` array with `L = min(K, edges below v) + 1`: the sequence is
   constant from there on, so budgets past a subtree's edge count never cost work.
 * Lifting a child (seed lines 10-19) is one vectorised min-plus step over all engine
-  pairs and budgets; it also records, per (parent engine, budget), whether the child
-  stays or which engine it is cut from. With those decisions the rebuild needs no
-  child table, so a child's table is dropped once its parent is computed (a chain keeps
-  O(E K) bytes per node, not its floats).
+  pairs and budgets (numpy: a 100k-deep chain at E = 8, K = 64 is 100k such steps of
+  4k sums each). The tables are kept, 8 bytes per entry, for the rebuild; what they
+  hold is bounded by `TreeLimits.memory_bytes`.
 * The fold `A'[k] = min_i max(A[i], B[k-i])` of two non-increasing sequences is a
   two-pointer walk (`merge_minmax`), O(len A + len B) instead of O(K^2).
 
@@ -105,55 +104,49 @@ def split_minmax(a: list[float], b: list[float], k: int) -> tuple[int, int]:
     return i, j
 
 
-def lift(du: np.ndarray, t: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+def lift(du: np.ndarray, t: np.ndarray, size: int) -> np.ndarray:
     """Seed lines 10-19 for one child u and every parent engine e at once:
     `B[e, k] = min(du[e, k], min over e' != e of du[e', k-1] + T[e', e])`, k < size,
     with `du` the child's table (constant past its end) and `T[src, dst]` its transfer
-    matrix. Also returns `dec[e, k]`: -1 where u stays on e, else the engine u is cut
-    from (the first of equals, as the pseudocode's `min` would pick).
+    matrix.
 
     The diagonal (T = 0) adds `du[e, k-1] >= du[e, k]`, so it never wins and needs no
     exclusion; a missing transfer is +inf.
 
-    >>> b, d = lift(np.array([[5.0, 4.0], [1.0, 1.0]]), np.array([[0.0, 2.0], [1.0, 0.0]]), 10)
-    >>> b.tolist(), d.tolist()
-    ([[5.0, 2.0, 2.0], [1.0, 1.0, 1.0]], [[-1, 1, 1], [-1, -1, -1]])
+    >>> lift(np.array([[5.0, 4.0], [1.0, 1.0]]), np.array([[0.0, 2.0], [1.0, 0.0]]), 10).tolist()
+    [[5.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
     """
     n_e, length = du.shape
     n = length + 1 if length < size else size
-    m = n - 1
     b = np.empty((n_e, n))
     b[:, 0] = du[:, 0]
-    dec = np.full((n_e, n), -1, dtype=np.int16)
-    if m:
-        cand = du[:, None, :m] + t[:, :, None]  # [src, dst, k - 1]
-        arg = cand.argmin(axis=0)
-        best = np.take_along_axis(cand, arg[None], axis=0)[0]
-        own = du[:, 1:n] if n <= length else np.concatenate((du[:, 1:], du[:, -1:]), axis=1)
-        cut = best < own
-        b[:, 1:] = np.where(cut, best, own)
-        dec[:, 1:] = np.where(cut, arg, -1)
-    return b, dec
+    if n > 1:
+        best = np.minimum.reduce(du[:, None, : n - 1] + t[:, :, None])  # [src, dst, k - 1] -> [dst, k - 1]
+        if n <= length:
+            np.minimum(du[:, 1:n], best, out=b[:, 1:])
+        else:  # the last budget reads du's constant tail
+            np.minimum(du[:, 1:], best[:, :-1], out=b[:, 1:-1])
+            np.minimum(du[:, -1], best[:, -1], out=b[:, -1])
+    return b
 
 
 @dataclass(slots=True)
 class DPState:
-    """What the DP keeps: the root's table (every table with `keep`), each child's lift
-    decisions, and the lifted sequences of children that share a parent (the rebuild
-    replays their fold). `stopped` names the limit that ended it early, if any."""
+    """What the DP keeps for the rebuild: every node's table and the lifted sequences
+    of children that share a parent (the rebuild replays their fold). `stopped` names
+    the limit that ended it early, if any."""
 
     size: int
     dp: list[np.ndarray | None]
-    dec: list[np.ndarray | None]
     lifted: list[np.ndarray | None]
     stopped: str = ""
     done: int = 0  # nodes computed
     held: int = 0  # bytes held when it ended
 
 
-def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS, keep: bool = False) -> DPState:
+def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> DPState:
     """Run the DP over the tree, children first; `deadline` is a `time.monotonic()`
-    instant. `dp[v][e, k]` (with `keep`, for every v) is the seed's value at k <
+    instant. `dp[v][e, k]` is the seed's value at k <
     min(budget, edges below v) + 1, constant after.
 
     >>> from placement_cli.passes.tree.build import tree_from_spec
@@ -166,7 +159,7 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     """
     n_e = len(tree.engines)
     size = min(budget, max(tree.n - 1, 0)) + 1
-    st = DPState(size, [None] * tree.n, [None] * tree.n, [None] * tree.n)
+    st = DPState(size, [None] * tree.n, [None] * tree.n)
     times = np.array(tree.time, dtype=np.float64).reshape(tree.n, n_e, 1)
     dp = st.dp
     held = 0
@@ -187,19 +180,16 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
             u = ch[0]
             du = dp[u]
             assert du is not None
-            b, d = lift(du, tree.matrix(u), size)
-            st.dec[u] = d
-            held += d.nbytes
-            row = b + tv
+            row = lift(du, tree.matrix(u), size)
+            row += tv
         else:
             bs = []
             for u in ch:
                 du = dp[u]
                 assert du is not None
-                b, d = lift(du, tree.matrix(u), size)
-                st.dec[u] = d
+                b = lift(du, tree.matrix(u), size)
                 st.lifted[u] = b
-                held += d.nbytes + b.nbytes
+                held += b.nbytes
                 bs.append(b)
             length = min(size, sum(b.shape[1] for b in bs) - len(bs) + 1)
             row = np.full((n_e, length), INF)
@@ -214,10 +204,6 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
                     row[e, : len(a)] = a
                     row[e, len(a) :] = a[-1]
             row += tv
-        if not keep:
-            for u in ch:
-                held -= dp[u].nbytes  # type: ignore[union-attr]
-                dp[u] = None
         dp[v] = row
         held += row.nbytes
     st.done, st.held = tree.n, held
@@ -285,8 +271,20 @@ def _rebuild(tree: Tree, st: DPState, e0: int, k0: int) -> list[int]:
                 k, shares[i] = split_minmax(folds[i - 1], bs[i], k)
             shares[0] = k
         for u, j in zip(ch, shares, strict=True):
-            d = st.dec[u]
-            assert d is not None
-            s = int(d[e, min(j, d.shape[1] - 1)])
-            stack.append((u, e, j) if s < 0 else (u, s, j - 1))
+            # The child stays on e when that is as good as the best cut, else the first
+            # engine whose cut attains it: the same sums as in `lift`, so `==` holds.
+            du = st.dp[u]
+            assert du is not None
+            last = du.shape[1] - 1
+            own = float(du[e, min(j, last)])
+            if j == 0:
+                stack.append((u, e, j))
+                continue
+            cands = (du[:, min(j - 1, last)] + tree.matrix(u)[:, e]).tolist()
+            want = min(own, min(cands))
+            if own == want:
+                stack.append((u, e, j))
+                continue
+            s = cands.index(want)
+            stack.append((u, s, j - 1))
     return assign
