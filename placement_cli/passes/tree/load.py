@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -95,34 +98,48 @@ def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str,
     return sec["input"], "tree.input.", ref
 
 
-def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], list[Any] | None]:
+def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], _Raw | None]:
     """Take well-formed explicit transfers out of the document before the model sees it.
-    Returns the document to validate and the raw entries (None: the model checks them)."""
+    Returns the document to validate and the entries as columns (None: the model
+    checks them). Each check runs over a whole column at C speed (map, set, numpy)."""
     tr = doc.get("transfer")
     if not isinstance(tr, dict):
         return doc, None
     items = tr.get("explicit")
     if not isinstance(items, list) or not items:
         return doc, None
-    for x in items:
-        if type(x) is not dict or len(x) != 4:
+    if set(map(type, items)) != {dict} or set(map(len, items)) != {4}:
+        return doc, None
+    try:
+        cols = [list(map(itemgetter(k), items)) for k in ("child", "from", "to")]
+        costs = list(map(itemgetter("cost"), items))
+    except KeyError:
+        return doc, None
+    for col in cols:
+        if set(map(type, col)) != {str} or "" in col:
             return doc, None
-        c = x.get("child")
-        s = x.get("from")
-        d = x.get("to")
-        cost = x.get("cost")
-        if type(c) is not str or type(s) is not str or type(d) is not str or not c or not s or not d:
-            return doc, None
-        tc = type(cost)
-        if tc is float:
-            if not 0.0 <= cost <= _FLOAT_MAX:  # also false for nan
-                return doc, None
-        elif tc is not int or cost < 0 or cost > _FLOAT_MAX:
-            return doc, None
-    return {**doc, "transfer": {**tr, "explicit": []}}, items
+    if not set(map(type, costs)) <= {int, float}:
+        return doc, None
+    try:
+        cost = np.array(costs, dtype=np.float64)
+    except OverflowError:
+        return doc, None
+    if not bool(((cost >= 0) & (cost <= _FLOAT_MAX)).all()):  # nan fails both
+        return doc, None
+    return {**doc, "transfer": {**tr, "explicit": []}}, _Raw(cols[0], cols[1], cols[2], cost)
 
 
-def _check(f: TreeFile, raw: list[Any] | None, source: str, pre: str, ref: dict[str, str]) -> TreeInput:
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """Explicit transfers as columns, in input order."""
+
+    child: list[str]
+    src: list[str]
+    dst: list[str]
+    cost: np.ndarray
+
+
+def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, str]) -> TreeInput:
     problems: list[Problem] = []
     eidx: dict[str, int] = {}
     for i, name in enumerate(f.engines):
@@ -163,7 +180,8 @@ def _check(f: TreeFile, raw: list[Any] | None, source: str, pre: str, ref: dict[
 
     problems += _check_linear(f, eidx, pre)
     if raw is None:
-        raw = [{"child": x.child, "from": x.from_, "to": x.to, "cost": x.cost} for x in f.transfer.explicit]
+        ex = f.transfer.explicit
+        raw = _Raw([x.child for x in ex], [x.from_ for x in ex], [x.to for x in ex], np.array([x.cost for x in ex], dtype=np.float64))
     explicit, ex_problems = _explicit_arrays(raw, eidx, index, pre)
     problems += ex_problems
     problems += _check_sizes(f, has_parent, pre)
@@ -219,28 +237,27 @@ def _check_linear(f: TreeFile, eidx: dict[str, int], pre: str) -> list[Problem]:
     return out
 
 
-def _explicit_arrays(raw: list[Any], eidx: dict[str, int], index: dict[str, int], pre: str) -> tuple[Explicit, list[Problem]]:
+def _explicit_arrays(raw: _Raw, eidx: dict[str, int], index: dict[str, int], pre: str) -> tuple[Explicit, list[Problem]]:
     """Resolve names to indices in bulk; problems (unknown names, same engine, duplicate
     keys) are looked for entry by entry only when the bulk checks find one."""
     n = len(index)
-    if not raw:
+    if not len(raw.cost):
         return Explicit.empty(n), []
-    child = np.fromiter((index.get(x["child"], -1) for x in raw), dtype=np.int64, count=len(raw))
-    src = np.fromiter((eidx.get(x["from"], -1) for x in raw), dtype=np.int64, count=len(raw))
-    dst = np.fromiter((eidx.get(x["to"], -1) for x in raw), dtype=np.int64, count=len(raw))
-    cost = np.fromiter((x["cost"] for x in raw), dtype=np.float64, count=len(raw))
+    child = np.array(list(map(index.get, raw.child, repeat(-1))), dtype=np.int64)
+    src = np.array(list(map(eidx.get, raw.src, repeat(-1))), dtype=np.int64)
+    dst = np.array(list(map(eidx.get, raw.dst, repeat(-1))), dtype=np.int64)
+    cost = raw.cost
     out: list[Problem] = []
     bad = (child < 0) | (src < 0) | (dst < 0) | (src == dst)
     if bad.any():
         for i in np.flatnonzero(bad).tolist():
-            x = raw[i]
             at = f"{pre}transfer.explicit[{i}]"
             if child[i] < 0:
-                out.append(Problem(f"{at}.child", f"unknown node '{x['child']}'"))
-            for field, name, arr in (("from", x["from"], src), ("to", x["to"], dst)):
+                out.append(Problem(f"{at}.child", f"unknown node '{raw.child[i]}'"))
+            for field, name, arr in (("from", raw.src[i], src), ("to", raw.dst[i], dst)):
                 if arr[i] < 0:
                     out.append(Problem(f"{at}.{field}", f"unknown engine '{name}'"))
-            if x["from"] == x["to"]:
+            if raw.src[i] == raw.dst[i]:
                 out.append(Problem(f"{at}.to", "same engine as `from`: an edge inside one engine is not a cut and costs nothing"))
     n_e = len(eidx) + 1
     key = (child + 1) * n_e * n_e + (src + 1) * n_e + (dst + 1)
@@ -252,11 +269,10 @@ def _explicit_arrays(raw: list[Any], eidx: dict[str, int], index: dict[str, int]
         head = np.repeat(order[runs_start], np.diff(np.r_[runs_start, len(sk)]))
         found = sorted(zip(order[dup].tolist(), head[dup].tolist(), strict=True))
         for i, j in found:
-            x = raw[i]
             out.append(
                 Problem(
                     f"{pre}transfer.explicit[{i}]",
-                    f"duplicate transfer for child '{x['child']}' from '{x['from']}' to '{x['to']}' (first at transfer.explicit[{j}])",
+                    f"duplicate transfer for child '{raw.child[i]}' from '{raw.src[i]}' to '{raw.dst[i]}' (first at transfer.explicit[{j}])",
                 )
             )
     if out:
@@ -309,11 +325,10 @@ def _overflow(
     pw = max((m.per_width for m in ms), default=0.0)
     pb = max((m.per_byte for m in ms), default=0.0)
     n = len(f.nodes)
-    ex_max = [0.0] * n
+    ex_arr = np.zeros(n)
     if len(ex):
-        for c, x in zip(ex.child.tolist(), ex.cost.tolist(), strict=True):
-            if x > ex_max[c]:
-                ex_max[c] = x
+        np.maximum.at(ex_arr, ex.child, ex.cost)
+    ex_max = ex_arr.tolist()
     up = [0.0] * n  # largest finite transfer of each node's output to its parent
     for i, node in enumerate(f.nodes):
         if not has_parent[i]:
