@@ -9,11 +9,13 @@ assignment. Costs are multiples of 1/8, so every sum is exact and results compar
 from __future__ import annotations
 
 import doctest
+import hashlib
 import itertools
 import json
 import math
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -534,3 +536,149 @@ def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
     assert set(art["tree"]["engines"]) == {"agg", "scan"}
     assert [d["code"] for d in art["diagnostics"]] == ["unplaced-nodes"]
     assert "warning: unplaced-nodes: 1 node(s) are not under root 'agg' and are not placed: 'other'" in res.stderr
+
+
+# --------------------------------------------------------------------------- input reference, limits, numbers
+
+
+def test_artifact_keeps_a_reference_not_the_input(tmp_path: Path) -> None:
+    res, name = run_cli(tmp_path, BASE)
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    assert "input" not in sec
+    assert sec["input_ref"] == {"name": "t.json", "sha256": hashlib.sha256(Path(name).read_bytes()).hexdigest()}
+    # Such an artifact cannot be placed again: it says which file to give instead.
+    again, art = run_cli(tmp_path, res.stdout, name="art.json")
+    assert again.exit_code == 3
+    assert f"{art}: tree.input: this artifact does not include its input (written without --include-input); give the tree file 't.json' instead" in again.stderr
+
+
+def test_include_input_echoes_explicit_transfers_in_input_order(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(BASE))
+    doc["transfer"]["explicit"] = [{"child": "scan", "from": "pg", "to": "duck", "cost": 0.5}, {"child": "scan", "from": "duck", "to": "pg", "cost": 2}]
+    res, _ = run_cli(tmp_path, doc, "--include-input")
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    assert sec["input"]["transfer"]["explicit"] == doc["transfer"]["explicit"]
+    assert sec["input_ref"]["name"] == "t.json"
+    # The explicit cut (0.5) beats the linear model (1 + 4 * 0.5): agg moves to duck.
+    assert sec["latency"] == 2 + 0.5 + 1 and sec["engines"] == {"agg": "duck", "scan": "pg"}
+    # Read back, the artifact keeps naming the original file.
+    again, _ = run_cli(tmp_path, res.stdout, "--include-input", name="art.json")
+    assert again.exit_code == 0 and again.stdout == res.stdout
+
+
+def test_malformed_explicit_entries_get_the_models_messages(tmp_path: Path) -> None:
+    good = {"child": "scan", "from": "pg", "to": "duck", "cost": 1}
+    doc = _mut("transfer.explicit", [good, {**good, "to": "x", "cost": "1"}, {**good, "cost": math.inf}, {**good, "extra": 1}])
+    res, name = run_cli(tmp_path, yaml.safe_dump(doc), name="t.yaml")
+    assert res.exit_code == 3
+    assert f"{name}: transfer.explicit[1].cost: " in res.stderr
+    assert f"{name}: transfer.explicit[2].cost: " in res.stderr
+    assert f"{name}: transfer.explicit[3].extra: unknown field" in res.stderr
+
+
+def test_explicit_fast_path_and_model_path_build_the_same_transfers() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        spec = random_spec(rng)
+        fast = build(spec)
+        tp_load = tp.load
+        doc = json.loads(json.dumps(spec))
+        _, raw = tp_load._split_explicit(doc)
+        f = tree_model.TreeFile.model_validate(doc)
+        slow = tp.build_tree(tp_load._check(f, None, "<t>", "", {"name": "t", "sha256": ""}))[0]
+        for u in range(1, fast.n):
+            assert fast.transfer(u) == slow.transfer(u)
+            for s, src in enumerate(fast.engines):
+                for d, dst in enumerate(fast.engines):
+                    want = spec_transfer(spec, fast.ids[u], src, dst)
+                    assert fast.transfer(u)[s * len(fast.engines) + d] == (INF if want is None else want)
+
+
+def test_per_width_term_is_charged(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(BASE))
+    doc["transfer"] = {"linear": {"pg": {"duck": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125}}}}
+    doc["nodes"][1]["row_width"] = 8
+    doc["nodes"][0]["time"]["pg"] = 100
+    res, _ = run_cli(tmp_path, doc)
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    # a + b*R + c*W + d*R*W with R = 4, W = 8: 1 + 2 + 2 + 4 = 9
+    assert sec["cuts"][0]["cost"] == 9 and sec["latency"] == 2 + 9 + 1
+    missing = _mut("transfer", {"linear": {"pg": {"duck": {"per_width": 1}}}})
+    res, name = run_cli(tmp_path, missing)
+    assert res.exit_code == 3 and f"{name}: nodes[1].row_width: required: a linear transfer model has per_width > 0" in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+@pytest.mark.parametrize("big", [2**64, 2**64 + 1, 10**30])
+def test_budgets_past_64_bits_are_clamped_to_the_edges(tmp_path: Path, fmt: str, big: int) -> None:
+    # orjson reads such an integer as a float, the YAML loader as an int: both are budgets
+    text = json.dumps(BASE).replace('"budget": 1', f'"budget": {big}')
+    res, _ = run_cli(tmp_path, text, name=f"t.{fmt}")
+    assert res.exit_code == 0, res.stderr
+    art = json.loads(res.stdout)
+    assert art["tree"]["budget"] == 1 and art["tree"]["latency"] == 6
+    assert [d["code"] for d in art["diagnostics"]] == ["budget-clamped"]
+    res, _ = run_cli(tmp_path, BASE, "--budget", str(big))
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["tree"]["budget"] == 1
+
+
+@pytest.mark.parametrize(
+    ("doc", "path"),
+    [
+        (_mut("nodes[1].time.pg", 1e308), "nodes[0]"),  # 1.5e308 + 1e308 overflows
+        (_mut("nodes[1].rows", 1e308), "nodes[0]"),  # 1.5e308 + the transfer 1 + 0.5 * 1e308 overflows
+    ],
+    ids=["self-times", "transfer"],
+)
+def test_overflowing_costs_are_refused_not_misreported(tmp_path: Path, doc: Any, path: str) -> None:
+    doc["nodes"][0]["time"]["pg"] = 1.5e308
+    doc["nodes"][0]["time"]["duck"] = 1.5e308
+    res, name = run_cli(tmp_path, doc)
+    assert res.exit_code == 3, (res.stdout, res.stderr)
+    assert f"{name}: {path}: costs too large: a placement of the subtree under 'agg'" in res.stderr
+    assert "needs at least 0" not in res.stderr and "no transfer leads" not in res.stderr
+
+
+def test_large_finite_costs_still_place(tmp_path: Path) -> None:
+    # Two self-times of 8e307 sum to 1.6e308: finite, so the DP runs and answers.
+    doc = _mut("nodes[1].time.pg", 8e307)
+    doc["nodes"][0]["time"] = {"pg": 8e307}
+    res, _ = run_cli(tmp_path, doc)
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["tree"]["latency"] == 8e307 + 8e307
+
+
+def test_overflowing_transfer_alone_is_refused(tmp_path: Path) -> None:
+    doc = _mut("nodes[1].rows", 1e308)
+    doc["transfer"]["linear"]["pg"]["duck"]["per_row"] = 4
+    res, name = run_cli(tmp_path, doc)
+    assert res.exit_code == 3
+    assert f"{name}: nodes[0]: costs too large" in res.stderr
+
+
+def _chain_spec(n: int) -> dict[str, Any]:
+    nodes = [{"id": f"v{i}", "children": [f"v{i + 1}"] if i + 1 < n else [], "time": {"a": 1 + i % 3, "b": 1 + i % 5, "c": 2}} for i in range(n)]
+    return {"version": 1, "engines": ["a", "b", "c"], "budget": 8, "nodes": nodes, "transfer": {"default": {"fixed": 1}}}
+
+
+def test_dp_stops_at_the_deadline_and_says_unsolved() -> None:
+    tree = build(_chain_spec(500))
+    res = tp.place(tree, 8, deadline=time.monotonic() - 1)
+    assert res.stopped == "time-limit" and res.assignment == () and res.frontier == ()
+    assert res.detail is not None and 0 < res.detail["nodes_done"] < tree.n
+    res = tp.place(tree, 8, limits=tp.TreeLimits(memory_bytes=1000))
+    assert res.stopped == "memory-limit"
+    assert tp.place(tree, 8).stopped == ""
+
+
+def test_cli_time_limit_exits_5_with_an_unsolved_artifact(tmp_path: Path) -> None:
+    res, _ = run_cli(tmp_path, _chain_spec(20_000), "--time-limit", "0.001")
+    assert res.exit_code == 5, res.stderr
+    art = json.loads(res.stdout)
+    assert art["status"] == "unsolved" and art["tree"]["latency"] is None and art["tree"]["frontier"] == []
+    assert [d["code"] for d in art["diagnostics"]] == ["time-limit"]
+    assert "error: time-limit: the time limit of 0.001 s ran out" in res.stderr
