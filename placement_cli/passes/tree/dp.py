@@ -139,6 +139,7 @@ class DPState:
     size: int
     dp: list[np.ndarray | None]
     lifted: list[np.ndarray | None]
+    mats: np.ndarray | None = None  # `Tree.matrices()`, when small enough to hold
     stopped: str = ""
     done: int = 0  # nodes computed
     held: int = 0  # bytes held when it ended
@@ -161,6 +162,8 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     size = min(budget, max(tree.n - 1, 0)) + 1
     st = DPState(size, [None] * tree.n, [None] * tree.n)
     times = np.array(tree.time, dtype=np.float64).reshape(tree.n, n_e, 1)
+    mats = st.mats = tree.matrices()
+    origin = tree.origin
     dp = st.dp
     held = 0
     for count, v in enumerate(children_first(tree)):
@@ -180,14 +183,14 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
             u = ch[0]
             du = dp[u]
             assert du is not None
-            row = lift(du, tree.matrix(u), size)
+            row = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
             row += tv
         else:
             bs = []
             for u in ch:
                 du = dp[u]
                 assert du is not None
-                b = lift(du, tree.matrix(u), size)
+                b = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
                 st.lifted[u] = b
                 held += b.nbytes
                 bs.append(b)
@@ -243,12 +246,12 @@ def _place(tree: Tree, budget: int, deadline: float | None, limits: TreeLimits) 
         return Placement(budget, INF, frontier, (), 0)
     k0 = frontier.index(best)
     e0 = next(e for e in range(n_e) if top[e, k0] == best)
-    assignment = _rebuild(tree, st, e0, k0)
+    assignment = _rebuild(tree, st, e0, k0, st.mats)
     cuts = sum(1 for v in range(tree.n) for u in tree.children[v] if assignment[u] != assignment[v])
     return Placement(budget, best, frontier, tuple(assignment), cuts)
 
 
-def _rebuild(tree: Tree, st: DPState, e0: int, k0: int) -> list[int]:
+def _rebuild(tree: Tree, st: DPState, e0: int, k0: int, mats: np.ndarray | None) -> list[int]:
     assign = [-1] * tree.n
     stack = [(tree.root, e0, k0)]
     while stack:
@@ -280,7 +283,8 @@ def _rebuild(tree: Tree, st: DPState, e0: int, k0: int) -> list[int]:
             if j == 0:
                 stack.append((u, e, j))
                 continue
-            cands = (du[:, min(j - 1, last)] + tree.matrix(u)[:, e]).tolist()
+            col = tree.matrix(u)[:, e] if mats is None else mats[tree.origin[u], :, e]
+            cands = (du[:, min(j - 1, last)] + col).tolist()
             want = min(own, min(cands))
             if own == want:
                 stack.append((u, e, j))

@@ -186,7 +186,8 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
     problems += ex_problems
     problems += _check_sizes(f, has_parent, pre)
 
-    cycle = _find_cycle(f, kids, index, pre)
+    post: list[int] = []
+    cycle = _find_cycle(f, kids, index, pre, post)
     if cycle is not None:
         problems.append(cycle)
 
@@ -205,7 +206,7 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
             more = f" and {len(tops) - 5} more" if len(tops) > 5 else ""
             problems.append(Problem(f"{pre}root", f"several nodes have no parent: {shown}{more}; set `root` to the one to place"))
     if not problems:
-        over = _overflow(f, kids, times, has_parent, explicit, pre)
+        over = _overflow(f, kids, times, has_parent, explicit, post, pre)
         if over is not None:
             problems.append(over)
     if problems:
@@ -312,69 +313,55 @@ def _check_sizes(f: TreeFile, has_parent: list[bool], pre: str) -> list[Problem]
 
 
 def _overflow(
-    f: TreeFile, kids: list[tuple[int, ...]], times: list[tuple[float, ...]], has_parent: list[bool], ex: Explicit, pre: str
+    f: TreeFile, kids: list[tuple[int, ...]], times: list[tuple[float, ...]], has_parent: list[bool], ex: Explicit, post: list[int], pre: str
 ) -> Problem | None:
     """Every number the DP forms is the latency of part of some placement, so it is at
     most the heaviest root-to-leaf path with each node at its largest finite time and
     each edge at its largest finite transfer. When that bound is finite no sum can
     overflow (and +inf keeps meaning "impossible"); otherwise the file is refused,
-    naming the first subtree whose bound overflows."""
+    naming the first subtree (children first) whose bound overflows."""
     ms = _models(f)
-    fx = max((m.fixed for m in ms), default=0.0)
-    pr = max((m.per_row for m in ms), default=0.0)
-    pw = max((m.per_width for m in ms), default=0.0)
-    pb = max((m.per_byte for m in ms), default=0.0)
     n = len(f.nodes)
-    ex_arr = np.zeros(n)
-    if len(ex):
-        np.maximum.at(ex_arr, ex.child, ex.cost)
-    ex_max = ex_arr.tolist()
-    up = [0.0] * n  # largest finite transfer of each node's output to its parent
-    for i, node in enumerate(f.nodes):
-        if not has_parent[i]:
-            continue
-        r = float(node.rows or 0.0)
-        w = float(node.row_width or 0.0)
-        t = fx
-        if pr:
-            t += pr * r
-        if pw:
-            t += pw * w
-        if pb:
-            t += pb * (r * w)
-        up[i] = max(t, ex_max[i])
-    top = [max((x for x in row if x < INF), default=0.0) for row in times]
-    # children before parents: an iterative postorder over the (acyclic) input graph
-    bound = [-1.0] * n
-    for start in range(n):
-        if bound[start] >= 0:
-            continue
-        stack = [(start, 0)]
-        while stack:
-            v, j = stack[-1]
-            if j < len(kids[v]):
-                stack[-1] = (v, j + 1)
-                c = kids[v][j]
-                if bound[c] < 0:
-                    stack.append((c, 0))
-                continue
-            stack.pop()
-            worst = max((bound[c] + up[c] for c in kids[v]), default=0.0)
-            b = top[v] + worst
-            if math.isinf(b) or math.isnan(b):
-                return Problem(
-                    f"{pre}nodes[{v}]",
-                    f"costs too large: a placement of the subtree under '{f.nodes[v].id}' can take longer than the largest "
-                    "finite number (about 1.8e308) of self-times and transfers, so latencies cannot be compared; "
-                    "scale the costs down (null, not a huge number, marks an engine that cannot run a node)",
-                )
-            bound[v] = b
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = np.full(n, max((m.fixed for m in ms), default=0.0))  # largest finite transfer of each node's output
+        rows = np.array([nd.rows or 0.0 for nd in f.nodes], dtype=np.float64)
+        width = np.array([nd.row_width or 0.0 for nd in f.nodes], dtype=np.float64)
+        for coef, x in (("per_row", rows), ("per_width", width), ("per_byte", None)):
+            c = max((getattr(m, coef) for m in ms), default=0.0)
+            if c:
+                up += c * (rows * width if x is None else x)
+        if len(ex):
+            np.maximum.at(up, ex.child, ex.cost)
+        up[~np.array(has_parent, dtype=bool)] = 0.0
+        t = np.array(times, dtype=np.float64).reshape(n, -1)
+        top = np.where(t < INF, t, 0.0).max(axis=1)
+    up_l = up.tolist()
+    top_l = top.tolist()
+    bound = [0.0] * n
+    for v in post:
+        ks = kids[v]
+        if not ks:
+            b = top_l[v]
+        elif len(ks) == 1:
+            c = ks[0]
+            b = top_l[v] + (bound[c] + up_l[c])
+        else:
+            b = top_l[v] + max([bound[c] + up_l[c] for c in ks])
+        if not b <= _FLOAT_MAX:  # inf or nan
+            return Problem(
+                f"{pre}nodes[{v}]",
+                f"costs too large: a placement of the subtree under '{f.nodes[v].id}' can take longer than the largest "
+                "finite number (about 1.8e308) of self-times and transfers, so latencies cannot be compared; "
+                "scale the costs down (null, not a huge number, marks an engine that cannot run a node)",
+            )
+        bound[v] = b
     return None
 
 
-def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int], pre: str) -> Problem | None:
+def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int], pre: str, post: list[int]) -> Problem | None:
     """The first cycle met by an iterative DFS in input order, as a Problem naming the
-    node that is its own ancestor and the chain that proves it."""
+    node that is its own ancestor and the chain that proves it. Fills `post` with the
+    nodes children first (complete only when there is no cycle)."""
     n = len(kids)
     color = [0] * n  # 0 new, 1 on the DFS stack, 2 done
     for start in range(n):
@@ -398,6 +385,7 @@ def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int],
                     stack.append((c, 0))
             else:
                 color[v] = 2
+                post.append(v)
                 stack.pop()
     return None
 

@@ -141,6 +141,27 @@ class Tree:
             t[ex.src[idx], ex.dst[idx]] = ex.cost[idx]
         return t
 
+    def matrices(self, limit: int = 1 << 24) -> np.ndarray | None:
+        """Every input node's matrix at once, `[input node, src, dst]` (None above `limit`
+        entries: then `matrix` per edge). Same sums in the same order as `matrix`; a
+        node that is nobody's child may hold nan from an unused 0 * inf, never read."""
+        n_in = len(self.rows)
+        n_e = len(self.engines)
+        if n_in * n_e * n_e > limit:
+            return None
+        sizes = {"rows": self.rows, "width": self.width, "bytes": self.nbytes}
+        with np.errstate(all="ignore"):
+            t = np.empty((n_in, n_e, n_e))
+            for kind, c in self.terms:
+                if kind == "fixed":
+                    t[:] = c
+                else:
+                    t += c[None] * np.array(sizes[kind], dtype=np.float64)[:, None, None]
+        ex = self.explicit
+        if len(ex):
+            t[ex.child, ex.src, ex.dst] = ex.cost
+        return t
+
     def transfer(self, u: int) -> list[float]:
         """Flat `T[src * E + dst]` for the edge from u to its parent (see `matrix`)."""
         return [float(x) for x in self.matrix(u).ravel()]
