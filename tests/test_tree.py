@@ -241,7 +241,7 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)
-    for i in range(3000):
+    for _ in range(3000):
         spec = random_spec(rng, max_nodes=7, max_engines=3 if rng.random() < 0.5 else 2)
         budget = rng.randint(0, 4)
         res = tp.place(build(spec), budget)

@@ -12,7 +12,15 @@ artifact). See `docs/tree.md`.
 """
 
 from placement_cli.passes.tree.build import build_tree, tree_from_spec
-from placement_cli.passes.tree.dp import DPState, fast_dp, lift, merge_minmax, place, split_minmax, trim
+from placement_cli.passes.tree.dp import (
+    DPState,
+    fast_dp,
+    lift,
+    merge_minmax,
+    place,
+    split_minmax,
+    trim,
+)
 from placement_cli.passes.tree.load import load_tree, parse_tree
 from placement_cli.passes.tree.model import (
     INF,

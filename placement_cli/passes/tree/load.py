@@ -9,7 +9,6 @@ file go through the model, for its precise messages.
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter

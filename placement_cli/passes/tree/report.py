@@ -13,7 +13,14 @@ from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
 from placement_cli.passes.tree.build import build_tree
 from placement_cli.passes.tree.dp import place
-from placement_cli.passes.tree.model import INF, Tree, TreeInput, TreeLimits, TreeOptions, children_first
+from placement_cli.passes.tree.model import (
+    INF,
+    Tree,
+    TreeInput,
+    TreeLimits,
+    TreeOptions,
+    children_first,
+)
 
 _LIMITS = TreeLimits()
 
@@ -28,7 +35,6 @@ def evaluate(tree: Tree, assignment: Sequence[int]) -> list[float]:
     >>> evaluate(t, [0, 1])
     [6.0, 2.0]
     """
-    n_e = len(tree.engines)
     lat = [0.0] * tree.n
     for v in children_first(tree):
         e = assignment[v]
@@ -45,7 +51,6 @@ def evaluate(tree: Tree, assignment: Sequence[int]) -> list[float]:
 def critical_path(tree: Tree, assignment: Sequence[int], lat: Sequence[float]) -> list[dict[str, Any]]:
     """Root-to-leaf chain of node and transfer steps whose times sum to the latency;
     among equally slow children the first one is followed."""
-    n_e = len(tree.engines)
     steps: list[dict[str, Any]] = []
     v = tree.root
     while True:
@@ -70,7 +75,6 @@ def critical_path(tree: Tree, assignment: Sequence[int], lat: Sequence[float]) -
 
 def cut_edges(tree: Tree, assignment: Sequence[int]) -> list[dict[str, Any]]:
     """Every edge whose ends run on different engines, in the child's node order."""
-    n_e = len(tree.engines)
     parent = [-1] * tree.n
     for v in range(tree.n):
         for u in tree.children[v]:
