@@ -163,6 +163,7 @@ def _fmt(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_tree", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="only 1k and 2k nodes")
+    ap.add_argument("--sizes", type=lambda x: tuple(int(v) for v in x.split(",")), default=None, help="node counts of the DP table, e.g. 2000,100000")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--literal-limit", type=float, default=2.5e8, help="skip the literal DP above this many inner iterations")
     ap.add_argument("--no-chain", action="store_true", help="skip the chain (worst-case) rows")
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process table")
     args = ap.parse_args(argv)
 
-    sizes = (1_000, 2_000) if args.quick else (10_000, 100_000)
+    sizes = args.sizes or ((1_000, 2_000) if args.quick else (10_000, 100_000))
     shapes = ("plan",) if args.no_chain else ("plan", "deep", "chain")
     rows: list[dict[str, Any]] = []
     header = (
@@ -224,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
         processes = whole_process(args.quick, args.seed)
     out = {
         "benchmark": "tree",
-        "command": "python -m benchmarks.bench_tree" + (" --quick" if args.quick else ""),
+        "command": "python -m benchmarks.bench_tree " + " ".join(argv if argv is not None else sys.argv[1:]),
         "seed": args.seed,
         "python": sys.version.split()[0],
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
