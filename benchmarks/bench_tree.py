@@ -26,13 +26,18 @@ import json
 import os
 import platform
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from placement_cli.io import gc_paused
 from placement_cli.passes import tree as tp
+from tests.tree_reference import reference_dp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tree.json"
 KS = (1, 4, 16, 64)
@@ -51,7 +56,7 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
             if not open_slots:
                 # every branch ended: give some leaf one more input
                 open_slots.append(rng.randrange(i))
-            if shape == "chain" or rng.random() < 0.5:
+            if shape in ("chain", "deep") or rng.random() < 0.5:
                 p = open_slots.pop()
             else:
                 j = rng.randrange(len(open_slots))
@@ -59,7 +64,12 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
                 p = open_slots.pop()
             nodes[p]["children"].append(f"op{i}")
         r = rng.random()
-        arity = 1 if shape == "chain" else (2 if r < 0.35 else 1 if r < 0.8 else 0)
+        if shape == "chain":
+            arity = 1
+        elif shape == "deep":  # long unary stretches grown depth first (depth about 30k at 100k nodes)
+            arity = 2 if r < 0.0003 else 1 if r < 0.9997 else 0
+        else:
+            arity = 2 if r < 0.35 else 1 if r < 0.8 else 0
         open_slots.extend([i] * arity)
         work = rng.uniform(1, 50)
         # engine0 is the slow interpreter that runs everything, so every budget is feasible
@@ -72,9 +82,64 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
                 linear.setdefault(s, {})[d] = {
                     "fixed": round(rng.uniform(0.5, 5), 3),
                     "per_row": round(rng.uniform(1e-5, 1e-4), 7),
+                    "per_width": round(rng.uniform(1e-4, 1e-3), 6),
                     "per_byte": round(rng.uniform(1e-7, 1e-6), 9),
                 }
     return {"version": 1, "name": f"{shape}-{n}-{n_engines}-{seed}", "engines": engines, "budget": 1, "nodes": nodes, "transfer": {"linear": linear}}
+
+
+def binary_explicit(n: int, n_engines: int, seed: int) -> dict[str, Any]:
+    """A complete binary tree of n operators with an explicit transfer for every edge
+    and ordered engine pair (the bulky input of issue 13: 10k nodes, 8 engines, 34+ MB)."""
+    rng = random.Random(seed)
+    spec = generate(n, n_engines, seed, "plan")
+    for i, nd in enumerate(spec["nodes"]):
+        nd["children"] = [f"op{c}" for c in (2 * i + 1, 2 * i + 2) if c < n]
+    engines = spec["engines"]
+    spec["transfer"]["explicit"] = [
+        {"child": f"op{i}", "from": s, "to": d, "cost": round(rng.uniform(0.5, 50), 3)} for i in range(1, n) for s in engines for d in engines if s != d
+    ]
+    return spec
+
+
+def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
+    """`placement tree FILE --budget 64` as a new process per file: wall and CPU seconds
+    (the child's own rusage, so imports, parsing, checking, the DP and writing count)."""
+    n = 10_000 if quick else 100_000
+    cases: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+        ("plan", generate(n, 8, seed, "plan"), ()),
+        ("deep", generate(n, 8, seed, "deep"), ()),
+        ("chain", generate(n, 8, seed, "chain"), ()),
+        ("binary+explicit", binary_explicit(n // 10, 8, seed), ()),
+        ("binary+explicit", binary_explicit(n // 10, 8, seed), ("--include-input",)),
+    ]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape, spec, extra in cases:
+            src = Path(tmp) / f"{shape}.json"
+            src.write_bytes(orjson.dumps(spec))
+            out = Path(tmp) / "out.json"
+            tree = tp.build_tree(tp.parse_tree(spec))[0]
+            cmd = [sys.executable, "-m", "placement_cli", "tree", str(src), "--budget", "64", "-o", str(out), "--quiet", *extra]
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t0
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"{shape}: exit {os.waitstatus_to_exitcode(status)}: {err}")
+            row = {
+                "shape": shape, "nodes": tree.n, "depth": depth(tree), "engines": 8, "budget": 64, "options": " ".join(extra),
+                "input_mb": round(src.stat().st_size / 1e6, 1), "artifact_mb": round(out.stat().st_size / 1e6, 2),
+                "wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            }
+            rows.append(row)
+            print(
+                f"{shape:<16} {row['options']:<16} {tree.n:>7} {row['depth']:>6} {row['input_mb']:>8} {row['artifact_mb']:>8} "
+                f"{row['wall_s']:>7} {row['cpu_s']:>7}",
+                flush=True,
+            )
+    return rows
 
 
 def depth(tree: tp.Tree) -> int:
@@ -98,22 +163,26 @@ def _fmt(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_tree", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="only 1k and 2k nodes")
+    ap.add_argument("--sizes", type=lambda x: tuple(int(v) for v in x.split(",")), default=None, help="node counts of the DP table, e.g. 2000,100000")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--literal-limit", type=float, default=2.5e8, help="skip the literal DP above this many inner iterations")
     ap.add_argument("--no-chain", action="store_true", help="skip the chain (worst-case) rows")
     ap.add_argument("--out", default=str(RESULTS), help="where to write the JSON results")
+    ap.add_argument("--no-dp", action="store_true", help="skip the DP table (fast vs literal)")
+    ap.add_argument("--no-process", action="store_true", help="skip the whole-process table")
     args = ap.parse_args(argv)
 
-    sizes = (1_000, 2_000) if args.quick else (10_000, 100_000)
-    shapes = ("plan",) if args.no_chain else ("plan", "chain")
+    sizes = args.sizes or ((1_000, 2_000) if args.quick else (10_000, 100_000))
+    shapes = ("plan",) if args.no_chain else ("plan", "deep", "chain")
     rows: list[dict[str, Any]] = []
     header = (
         f"{'shape':<6} {'nodes':>7} {'depth':>6} {'E':>2} {'K':>3} {'load s':>7} {'fast s':>7} {'fast cpu':>8} "
         f"{'literal s':>9} {'lit cpu':>8} {'speedup':>8} {'latency':>14} {'cuts':>4}"
     )
-    print(header)
-    print("-" * len(header))
-    for shape in shapes:
+    if not args.no_dp:
+        print(header)
+        print("-" * len(header))
+    for shape in (() if args.no_dp else shapes):
         for n in sizes:
             engine_counts = ENGINE_COUNTS if shape == "plan" else (8,)
             for n_e in engine_counts:
@@ -130,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
                     if literal_work(tree, k) <= args.literal_limit:
                         t0, c0 = time.perf_counter(), time.process_time()
                         with gc_paused():  # as `place` does, so both run alike
-                            ref = tp.reference_dp(tree, k)
+                            ref = reference_dp(tree, k)
                         lit, lit_cpu = time.perf_counter() - t0, time.process_time() - c0
                         want = min(ref[tree.root][e][k] for e in range(n_e))
                         if want != res.latency:
@@ -150,13 +219,18 @@ def main(argv: list[str] | None = None) -> None:
                         f"{_fmt(lit):>9} {_fmt(lit_cpu):>8} {sp:>8} {res.latency:>14.3f} {res.cuts_used:>4}",
                         flush=True,
                     )
+    processes: list[dict[str, Any]] = []
+    if not args.no_process:
+        print(f"\nwhole process: placement tree FILE --budget 64, E = 8\n{'shape':<16} {'options':<16} {'nodes':>7} {'depth':>6} {'input MB':>8} {'out MB':>8} {'wall s':>7} {'cpu s':>7}")
+        processes = whole_process(args.quick, args.seed)
     out = {
         "benchmark": "tree",
-        "command": "python -m benchmarks.bench_tree" + (" --quick" if args.quick else ""),
+        "command": "python -m benchmarks.bench_tree " + " ".join(argv if argv is not None else sys.argv[1:]),
         "seed": args.seed,
         "python": sys.version.split()[0],
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         "rows": rows,
+        "whole_process": processes,
     }
     path = Path(args.out)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -441,6 +441,8 @@ def tree(
     path: TreeArg,
     budget: Annotated[int | None, typer.Option("--budget", "-k", min=0, help="Cut budget K (default: the file's budget).")] = None,
     expand_dag: Annotated[bool, typer.Option("--expand-dag", help="Duplicate shared sub-plans instead of rejecting a DAG.")] = False,
+    include_input: Annotated[bool, typer.Option("--include-input", help="Write the tree file back into the artifact (default: its name and sha256 only).")] = False,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.001, help="Seconds for the DP; when they run out the artifact says `unsolved` (exit 5).")] = 60.0,
     output: OutputOpt = None,
     format: FormatOpt = Format.json,
     quiet: QuietOpt = False,
@@ -449,10 +451,12 @@ def tree(
     """Place the operators of a query-plan tree on engines under a cut budget."""
 
     def body() -> int:
+        from placement_cli.errors import EXIT_UNSOLVED
         from placement_cli.passes.tree import TreeOptions, load_tree, tree_artifact
 
         problem = load_tree(path)
-        art, summary = tree_artifact(problem, TreeOptions(budget=budget, expand_dag=expand_dag))
+        options = TreeOptions(budget=budget, expand_dag=expand_dag, include_input=include_input, time_limit=time_limit)
+        art, summary = tree_artifact(problem, options)
         from placement_cli.io import dumps, write_output
 
         write_output(dumps(art, format.value), output)  # the tree artifact keeps its indented layout

@@ -3,7 +3,7 @@
 Strict, frozen, extra fields forbidden, finite numbers only, as the plan format: a typo
 or a YAML 1.1 surprise is an error with a field path, never a silently different tree.
 Cross-field rules (known engines, known children, one root, no cycles) are checked by
-`placement_cli.passes.tree.parse_tree`, which reports them with the same kind of path.
+`placement_cli.passes.tree.load.parse_tree`, which reports them with the same kind of path.
 """
 
 from __future__ import annotations
@@ -28,11 +28,13 @@ class _Strict(BaseModel):
 
 
 class LinearTransfer(_Strict):
-    """Cost of moving a child's output between two engines:
-    `fixed + per_row * rows + per_byte * (rows * row_width)`, rows and width of the child."""
+    """Cost of moving a child's output between two engines, `a + b*R + c*W + d*R*W`:
+    `fixed + per_row * rows + per_width * row_width + per_byte * (rows * row_width)`,
+    with R = rows and W = row_width (bytes) of the child."""
 
     fixed: Cost = 0.0
     per_row: Cost = 0.0
+    per_width: Cost = 0.0
     per_byte: Cost = 0.0
 
 

@@ -9,13 +9,13 @@ assignment. Costs are multiples of 1/8, so every sum is exact and results compar
 from __future__ import annotations
 
 import doctest
+import hashlib
 import itertools
 import json
 import math
 import random
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from placement_cli import tree_model
 from placement_cli.cli import app
 from placement_cli.errors import InputError
 from placement_cli.passes import tree as tp
+from tests.tree_reference import reference_dp
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "operator_tree.yaml"
@@ -65,6 +66,7 @@ def random_spec(rng: random.Random, max_nodes: int = 6, max_engines: int = 3) ->
                 linear.setdefault(s, {})[d] = {
                     "fixed": rng.choice([0, 0.5, 1, 2, 4]),
                     "per_row": rng.choice([0, 0.25, 1]),
+                    "per_width": rng.choice([0, 0, 0.5]),
                     "per_byte": rng.choice([0, 0.125]),
                 }
     transfer: dict[str, Any] = {"linear": linear, "explicit": []}
@@ -93,7 +95,8 @@ def spec_transfer(spec: dict[str, Any], child: str, src: str, dst: str) -> float
         return None
     node = next(nd for nd in spec["nodes"] if nd["id"] == child)
     rows = node.get("rows", 0)
-    return m.get("fixed", 0) + m.get("per_row", 0) * rows + m.get("per_byte", 0) * (rows * node.get("row_width", 0))
+    width = node.get("row_width", 0)
+    return m.get("fixed", 0) + m.get("per_row", 0) * rows + m.get("per_width", 0) * width + m.get("per_byte", 0) * (rows * width)
 
 
 def spec_root(spec: dict[str, Any]) -> str:
@@ -151,36 +154,22 @@ def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
     return tp.build_tree(tp.parse_tree(spec), expand_dag)[0]
 
 
-@contextmanager
-def lift_strategy(by_budget_max: int) -> Iterator[None]:
-    """`lift` switches from a per-budget to a per-engine-pair loop above this length;
-    small test budgets would otherwise only ever take the first."""
-    old = tp._BY_BUDGET_MAX
-    tp._BY_BUDGET_MAX = by_budget_max
-    try:
-        yield
-    finally:
-        tp._BY_BUDGET_MAX = old
-
-
-STRATEGY = st.sampled_from([0, 2, 8])
-
-
 # --------------------------------------------------------------------------- properties
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.randoms(use_true_random=False), st.integers(0, 6), STRATEGY)
-def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int, strategy: int) -> None:
+@given(st.randoms(use_true_random=False), st.integers(0, 6))
+def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
     tree = build(spec)
-    with lift_strategy(strategy):
-        fast = tp.fast_dp(tree, budget)
-        res = tp.place(tree, budget)
-    literal = tp.reference_dp(tree, budget)
+    fast = tp.fast_dp(tree, budget).dp
+    res = tp.place(tree, budget)
+    literal = reference_dp(tree, budget)
     for v in range(tree.n):
+        row = fast[v]
+        assert row is not None
         for e in range(len(tree.engines)):
-            assert [tp.at(fast[v][e], k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
     brute = brute_frontier(spec, budget)
     assert [min(literal[tree.root][e][k] for e in range(len(tree.engines))) for k in range(budget + 1)] == brute
     assert list(res.frontier) == brute[: len(res.frontier)]
@@ -190,11 +179,10 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Ran
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.randoms(use_true_random=False), st.integers(0, 6), STRATEGY)
-def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int, strategy: int) -> None:
+@given(st.randoms(use_true_random=False), st.integers(0, 6))
+def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
-    with lift_strategy(strategy):
-        art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions(budget=budget))
+    art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions(budget=budget))
     sec = art["tree"]
     front = [f["latency"] for f in sec["frontier"]]
     assert [f["budget"] for f in sec["frontier"]] == list(range(len(front)))
@@ -253,11 +241,10 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)
-    for i in range(3000):
+    for _ in range(3000):
         spec = random_spec(rng, max_nodes=7, max_engines=3 if rng.random() < 0.5 else 2)
         budget = rng.randint(0, 4)
-        with lift_strategy(i % 3):
-            res = tp.place(build(spec), budget)
+        res = tp.place(build(spec), budget)
         assert list(res.frontier) == brute_frontier(spec, budget)[: len(res.frontier)], spec
 
 
@@ -288,7 +275,7 @@ def test_ties_prefer_no_cut_then_the_first_engine() -> None:
 
 
 def test_doctests() -> None:
-    for mod in (tp, tree_model):
+    for mod in (tp, tp.model, tp.load, tp.build, tp.dp, tp.report, tree_model):
         assert doctest.testmod(mod).failed == 0
 
 
@@ -316,7 +303,8 @@ def test_golden_output_in_docs() -> None:
     res = CliRunner().invoke(app, ["tree", str(EXAMPLE)])
     assert res.exit_code == 0, res.stderr
     art = json.loads(res.stdout)
-    del art["tree"]["input"]
+    assert "input" not in art["tree"]
+    del art["tree"]["input_ref"]
     assert json.loads(m.group(1)) == art
 
 
@@ -368,8 +356,8 @@ def test_cli_stdin_yaml_and_format_yaml() -> None:
 
 
 def test_cli_reads_its_own_artifact_back(tmp_path: Path) -> None:
-    res, _ = run_cli(tmp_path, BASE, "--budget", "0")
-    again, _ = run_cli(tmp_path, res.stdout, name="art.json")
+    res, _ = run_cli(tmp_path, BASE, "--budget", "0", "--include-input")
+    again, _ = run_cli(tmp_path, res.stdout, "--include-input", name="art.json")
     assert again.exit_code == 0 and again.stdout == res.stdout
     assert json.loads(again.stdout)["tree"]["budget"] == 0
 
@@ -480,7 +468,8 @@ def test_cli_no_transfer_exits_4(tmp_path: Path) -> None:
     doc = _mut("nodes[0].time", {"duck": 1})
     doc["transfer"] = {}
     art, err = _infeasible(tmp_path, doc, "--budget", "5")
-    assert [d["code"] for d in art["diagnostics"]] == ["no-transfer"]
+    assert [d["code"] for d in art["diagnostics"]] == ["budget-clamped", "no-transfer"]
+    assert art["tree"]["budget"] == 1  # one edge: a budget of 5 allows nothing more than 1
     assert "child 'scan' can only run on pg" in err and "its parent 'agg' (duck)" in err
 
 
@@ -526,17 +515,16 @@ def test_cli_expand_dag_duplicates_and_says_so(tmp_path: Path) -> None:
     assert sec["frontier"] == [{"budget": k, "latency": x} for k, x in enumerate(brute_frontier(by_hand, 2))]
 
 
-def test_expansion_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_expansion_is_bounded() -> None:
     # A ladder of diamonds: 2**depth root-to-leaf paths, so the expansion must stop.
     depth = 30
     nodes = [{"id": "top", "children": ["a0", "b0"], "time": {"x": 1}}]
     for i in range(depth):
         nxt = [f"a{i + 1}", f"b{i + 1}"] if i + 1 < depth else []
         nodes += [{"id": f"a{i}", "children": nxt, "time": {"x": 1}}, {"id": f"b{i}", "children": nxt, "time": {"x": 1}}]
-    monkeypatch.setattr(tp, "MAX_EXPANDED_NODES", 5000)
     inp = tp.parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
     with pytest.raises(InputError, match="more than 5000 nodes"):
-        tp.build_tree(inp, expand_dag=True)
+        tp.build_tree(inp, expand_dag=True, limits=tp.TreeLimits(max_expanded_nodes=5000))
 
 
 def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
@@ -548,3 +536,149 @@ def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
     assert set(art["tree"]["engines"]) == {"agg", "scan"}
     assert [d["code"] for d in art["diagnostics"]] == ["unplaced-nodes"]
     assert "warning: unplaced-nodes: 1 node(s) are not under root 'agg' and are not placed: 'other'" in res.stderr
+
+
+# --------------------------------------------------------------------------- input reference, limits, numbers
+
+
+def test_artifact_keeps_a_reference_not_the_input(tmp_path: Path) -> None:
+    res, name = run_cli(tmp_path, BASE)
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    assert "input" not in sec
+    assert sec["input_ref"] == {"name": "t.json", "sha256": hashlib.sha256(Path(name).read_bytes()).hexdigest()}
+    # Such an artifact cannot be placed again: it says which file to give instead.
+    again, art = run_cli(tmp_path, res.stdout, name="art.json")
+    assert again.exit_code == 3
+    assert f"{art}: tree.input: this artifact does not include its input (written without --include-input); give the tree file 't.json' instead" in again.stderr
+
+
+def test_include_input_echoes_explicit_transfers_in_input_order(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(BASE))
+    doc["transfer"]["explicit"] = [{"child": "scan", "from": "pg", "to": "duck", "cost": 0.5}, {"child": "scan", "from": "duck", "to": "pg", "cost": 2}]
+    res, _ = run_cli(tmp_path, doc, "--include-input")
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    assert sec["input"]["transfer"]["explicit"] == doc["transfer"]["explicit"]
+    assert sec["input_ref"]["name"] == "t.json"
+    # The explicit cut (0.5) beats the linear model (1 + 4 * 0.5): agg moves to duck.
+    assert sec["latency"] == 2 + 0.5 + 1 and sec["engines"] == {"agg": "duck", "scan": "pg"}
+    # Read back, the artifact keeps naming the original file.
+    again, _ = run_cli(tmp_path, res.stdout, "--include-input", name="art.json")
+    assert again.exit_code == 0 and again.stdout == res.stdout
+
+
+def test_malformed_explicit_entries_get_the_models_messages(tmp_path: Path) -> None:
+    good = {"child": "scan", "from": "pg", "to": "duck", "cost": 1}
+    doc = _mut("transfer.explicit", [good, {**good, "to": "x", "cost": "1"}, {**good, "cost": math.inf}, {**good, "extra": 1}])
+    res, name = run_cli(tmp_path, yaml.safe_dump(doc), name="t.yaml")
+    assert res.exit_code == 3
+    assert f"{name}: transfer.explicit[1].cost: " in res.stderr
+    assert f"{name}: transfer.explicit[2].cost: " in res.stderr
+    assert f"{name}: transfer.explicit[3].extra: unknown field" in res.stderr
+
+
+def test_explicit_fast_path_and_model_path_build_the_same_transfers() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        spec = random_spec(rng)
+        fast = build(spec)
+        tp_load = tp.load
+        doc = json.loads(json.dumps(spec))
+        _, raw = tp_load._split_explicit(doc)
+        f = tree_model.TreeFile.model_validate(doc)
+        slow = tp.build_tree(tp_load._check(f, None, "<t>", "", {"name": "t", "sha256": ""}))[0]
+        for u in range(1, fast.n):
+            assert fast.transfer(u) == slow.transfer(u)
+            for s, src in enumerate(fast.engines):
+                for d, dst in enumerate(fast.engines):
+                    want = spec_transfer(spec, fast.ids[u], src, dst)
+                    assert fast.transfer(u)[s * len(fast.engines) + d] == (INF if want is None else want)
+
+
+def test_per_width_term_is_charged(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(BASE))
+    doc["transfer"] = {"linear": {"pg": {"duck": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125}}}}
+    doc["nodes"][1]["row_width"] = 8
+    doc["nodes"][0]["time"]["pg"] = 100
+    res, _ = run_cli(tmp_path, doc)
+    assert res.exit_code == 0, res.stderr
+    sec = json.loads(res.stdout)["tree"]
+    # a + b*R + c*W + d*R*W with R = 4, W = 8: 1 + 2 + 2 + 4 = 9
+    assert sec["cuts"][0]["cost"] == 9 and sec["latency"] == 2 + 9 + 1
+    missing = _mut("transfer", {"linear": {"pg": {"duck": {"per_width": 1}}}})
+    res, name = run_cli(tmp_path, missing)
+    assert res.exit_code == 3 and f"{name}: nodes[1].row_width: required: a linear transfer model has per_width > 0" in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+@pytest.mark.parametrize("big", [2**64, 2**64 + 1, 10**30])
+def test_budgets_past_64_bits_are_clamped_to_the_edges(tmp_path: Path, fmt: str, big: int) -> None:
+    # orjson reads such an integer as a float, the YAML loader as an int: both are budgets
+    text = json.dumps(BASE).replace('"budget": 1', f'"budget": {big}')
+    res, _ = run_cli(tmp_path, text, name=f"t.{fmt}")
+    assert res.exit_code == 0, res.stderr
+    art = json.loads(res.stdout)
+    assert art["tree"]["budget"] == 1 and art["tree"]["latency"] == 6
+    assert [d["code"] for d in art["diagnostics"]] == ["budget-clamped"]
+    res, _ = run_cli(tmp_path, BASE, "--budget", str(big))
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["tree"]["budget"] == 1
+
+
+@pytest.mark.parametrize(
+    ("doc", "path"),
+    [
+        (_mut("nodes[1].time.pg", 1e308), "nodes[0]"),  # 1.5e308 + 1e308 overflows
+        (_mut("nodes[1].rows", 1e308), "nodes[0]"),  # 1.5e308 + the transfer 1 + 0.5 * 1e308 overflows
+    ],
+    ids=["self-times", "transfer"],
+)
+def test_overflowing_costs_are_refused_not_misreported(tmp_path: Path, doc: Any, path: str) -> None:
+    doc["nodes"][0]["time"]["pg"] = 1.5e308
+    doc["nodes"][0]["time"]["duck"] = 1.5e308
+    res, name = run_cli(tmp_path, doc)
+    assert res.exit_code == 3, (res.stdout, res.stderr)
+    assert f"{name}: {path}: costs too large: a placement of the subtree under 'agg'" in res.stderr
+    assert "needs at least 0" not in res.stderr and "no transfer leads" not in res.stderr
+
+
+def test_large_finite_costs_still_place(tmp_path: Path) -> None:
+    # Two self-times of 8e307 sum to 1.6e308: finite, so the DP runs and answers.
+    doc = _mut("nodes[1].time.pg", 8e307)
+    doc["nodes"][0]["time"] = {"pg": 8e307}
+    res, _ = run_cli(tmp_path, doc)
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["tree"]["latency"] == 8e307 + 8e307
+
+
+def test_overflowing_transfer_alone_is_refused(tmp_path: Path) -> None:
+    doc = _mut("nodes[1].rows", 1e308)
+    doc["transfer"]["linear"]["pg"]["duck"]["per_row"] = 4
+    res, name = run_cli(tmp_path, doc)
+    assert res.exit_code == 3
+    assert f"{name}: nodes[0]: costs too large" in res.stderr
+
+
+def _chain_spec(n: int) -> dict[str, Any]:
+    nodes = [{"id": f"v{i}", "children": [f"v{i + 1}"] if i + 1 < n else [], "time": {"a": 1 + i % 3, "b": 1 + i % 5, "c": 2}} for i in range(n)]
+    return {"version": 1, "engines": ["a", "b", "c"], "budget": 8, "nodes": nodes, "transfer": {"default": {"fixed": 1}}}
+
+
+def test_dp_stops_at_the_deadline_and_says_unsolved() -> None:
+    tree = build(_chain_spec(500))
+    res = tp.place(tree, 8, deadline=time.monotonic() - 1)
+    assert res.stopped == "time-limit" and res.assignment == () and res.frontier == ()
+    assert res.detail is not None and 0 < res.detail["nodes_done"] < tree.n
+    res = tp.place(tree, 8, limits=tp.TreeLimits(memory_bytes=1000))
+    assert res.stopped == "memory-limit"
+    assert tp.place(tree, 8).stopped == ""
+
+
+def test_cli_time_limit_exits_5_with_an_unsolved_artifact(tmp_path: Path) -> None:
+    res, _ = run_cli(tmp_path, _chain_spec(20_000), "--time-limit", "0.001")
+    assert res.exit_code == 5, res.stderr
+    art = json.loads(res.stdout)
+    assert art["status"] == "unsolved" and art["tree"]["latency"] is None and art["tree"]["frontier"] == []
+    assert [d["code"] for d in art["diagnostics"]] == ["time-limit"]
+    assert "error: time-limit: the time limit of 0.001 s ran out" in res.stderr
