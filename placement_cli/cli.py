@@ -451,7 +451,6 @@ def tree(
     """Place the operators of a query-plan tree on engines under a cut budget."""
 
     def body() -> int:
-        from placement_cli.errors import EXIT_UNSOLVED
         from placement_cli.passes.tree import TreeOptions, load_tree, tree_artifact
 
         problem = load_tree(path)

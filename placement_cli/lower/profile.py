@@ -139,7 +139,7 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
         if raw not in BUILTIN:
             raise InputError([Problem(prefix, f"unknown built-in profile '{raw}' (known: {', '.join(BUILTIN)})")])
         raw = BUILTIN[raw]
-    from placement_cli.pipeline import validation_problems
+    from placement_cli.problems import validation_problems
 
     try:
         prof = Profile.model_validate(raw)

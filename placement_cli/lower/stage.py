@@ -33,7 +33,7 @@ class LowerOptions(BaseModel):
 
 def validate_body_file(doc: Any) -> BodyFile:
     """The body file model, from parsed data or (faster) from JSON bytes."""
-    from placement_cli.pipeline import validation_problems
+    from placement_cli.problems import validation_problems
 
     try:
         if isinstance(doc, bytes):

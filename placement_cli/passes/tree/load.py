@@ -22,7 +22,7 @@ from placement_cli import FORMAT_VERSION
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import gc_paused, parse_document, read_bytes, source_name
 from placement_cli.passes.tree.model import INF, Explicit, TreeInput
-from placement_cli.pipeline import validation_problems
+from placement_cli.problems import validation_problems
 from placement_cli.tree_model import LinearTransfer, TreeFile
 
 _BIG = float(2**64)  # orjson reads a larger integer literal as a float
