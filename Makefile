@@ -40,6 +40,7 @@ lint: $(STAMP)
 
 goldens: $(STAMP)
 	$(PY) -m tests.goldens --write
+	$(PY) -m tests.views_goldens --write
 
 schemas: $(STAMP)
 	$(BIN)/placement schema --out-dir schemas

@@ -1,6 +1,7 @@
-"""Public input models: the plan file format of `spec/plan-format.md`, version 1.
+"""Public input models: the plan file format of `docs/format.md`, version 1.
 
-Strict, frozen, extra fields forbidden: YAML 1.1 surprises (`no` -> False, `012` -> 10)
+Strict, frozen, extra fields forbidden. YAML is read as YAML 1.2 core (`placement_cli.yaml_core`:
+`no` and `1:30` stay strings, `012` is 12), so a value of the wrong kind
 and typos surface as errors with a field path instead of silently changing meaning.
 """
 
