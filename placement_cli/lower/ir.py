@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from placement_cli import cfg
 from placement_cli.errors import InputError, Problem
 from placement_cli.lower.body import Body, BodyFile, Const, FnRef, Statement
 from placement_cli.lower.profile import Compiled
@@ -361,7 +362,7 @@ def dom_intervals(idom: list[int], num: list[int], entry: int) -> tuple[list[int
 
 
 def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
-    """Immediate dominators (Cooper, Harvey, Kennedy) over the reachable blocks.
+    """Immediate dominators over the reachable blocks (`placement_cli.cfg.dominators`).
     Returns (idom, rpo number); unreachable blocks have rpo number -1."""
     n = len(blocks)
     order = reverse_postorder(blocks, entry)
@@ -371,54 +372,14 @@ def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
     preds: list[list[int]] = [[] for _ in range(n)]
     for u in order:
         for v, _ in blocks[u].succ:
-            preds[v].append(u)
-    idom = [-1] * n
-    idom[entry] = entry
-    changed = True
-    while changed:
-        changed = False
-        for b in order[1:]:
-            new = -1
-            for p in preds[b]:
-                if idom[p] < 0:
-                    continue
-                if new < 0:
-                    new = p
-                    continue
-                x, y = p, new
-                while x != y:
-                    while num[x] > num[y]:
-                        x = idom[x]
-                    while num[y] > num[x]:
-                        y = idom[y]
-                new = x
-            if new != idom[b]:
-                idom[b] = new
-                changed = True
-    return idom, num
+            if v >= 0:
+                preds[v].append(u)
+    return cfg.dominators(entry, order, preds, n), num
 
 
 def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:
-    """Iterative DFS; successors in listed order."""
-    n = len(blocks)
-    seen = [False] * n
-    post: list[int] = []
-    seen[entry] = True
-    stack = [(entry, 0)]
-    while stack:
-        u, k = stack[-1]
-        succ = blocks[u].succ
-        if k < len(succ):
-            stack[-1] = (u, k + 1)
-            v = succ[k][0]
-            if v >= 0 and not seen[v]:
-                seen[v] = True
-                stack.append((v, 0))
-        else:
-            stack.pop()
-            post.append(u)
-    post.reverse()
-    return post
+    """Reverse postorder from `entry`, successors in listed order (unknown ones, -1, skipped)."""
+    return cfg.reverse_postorder(entry, [[v for v, _ in b.succ if v >= 0] for b in blocks])
 
 
 def compile_file(f: BodyFile, prof: Compiled, body: str | None = None, prefix: str = "") -> FileIR:

@@ -42,6 +42,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from placement_cli.cfg import dominators, reverse_postorder
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.graph import Graph, bits
 from placement_cli.io import gc_paused
@@ -244,8 +245,8 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
         pred[b].append(a)
 
     entry = island_of[fg.entry]
-    rpo = _reverse_postorder(entry, succ)
-    idom = _dominators(entry, rpo, pred, k)
+    rpo = reverse_postorder(entry, succ)
+    idom = dominators(entry, rpo, pred, k)
 
     # For every island, the nearest strict dominator on each target, found by one walk
     # over the dominator tree with a stack per target (no per-query chain walks).
@@ -375,58 +376,6 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
             )
         )
     return IslandsResult(isl, data, entry, tuple(edges), schedule, fg, tuple(diags))
-
-
-def _reverse_postorder(root: int, succ: list[list[int]]) -> list[int]:
-    """Iterative DFS from `root`, successors in the given (island) order."""
-    seen = [False] * len(succ)
-    seen[root] = True
-    post: list[int] = []
-    work = [(root, 0)]
-    while work:
-        v, i = work[-1]
-        if i < len(succ[v]):
-            work[-1] = (v, i + 1)
-            w = succ[v][i]
-            if not seen[w]:
-                seen[w] = True
-                work.append((w, 0))
-        else:
-            work.pop()
-            post.append(v)
-    post.reverse()
-    return post
-
-
-def _dominators(root: int, rpo: list[int], pred: list[list[int]], k: int) -> list[int]:
-    """Immediate dominators (Cooper, Harvey, Kennedy), -1 where unreachable; idom[root] == root."""
-    order = [-1] * k
-    for i, v in enumerate(rpo):
-        order[v] = i
-    idom = [-1] * k
-    idom[root] = root
-    changed = True
-    while changed:
-        changed = False
-        for v in rpo[1:]:
-            new = -1
-            for p in pred[v]:
-                if idom[p] == -1:
-                    continue
-                if new == -1:
-                    new = p
-                    continue
-                a, b = p, new
-                while a != b:
-                    while order[a] > order[b]:
-                        a = idom[a]
-                    while order[b] > order[a]:
-                        b = idom[b]
-                new = a
-            if idom[v] != new:
-                idom[v] = new
-                changed = True
-    return idom
 
 
 def _schedule(nodes: int, edges: list[DepEdge]) -> Schedule:
