@@ -15,11 +15,20 @@ from placement_cli.passes.prune import prune
 from placement_cli.passes.scc import scc
 from placement_cli.pipeline import parse_plan
 from placement_cli.solvers import exact
-from placement_cli.solvers.exact import ExactOutcome, lower_bound, mini_bucket_bound, solve_exact
+from placement_cli.solvers.exact import (
+    ExactBudget,
+    ExactOutcome,
+    lower_bound,
+    mini_bucket_bound,
+    solve_exact,
+)
+from placement_cli.solvers.exact.model import _build
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
 from tests.reference import brute_force
 
 TARGETS = ["t0", "t1", "t2", "t3"]
+# No table budget and no reductions: the whole plan is the core, solved by the search.
+SEARCH_ONLY = ExactBudget(table=1, reductions=False)
 
 
 @st.composite
@@ -124,13 +133,7 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     """Costs floats cannot represent exactly, through the elimination or the search."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        if search:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget())
     best = _check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
 
@@ -142,13 +145,8 @@ def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
     search and the mini-bucket bound must still prove the optimum."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = (exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS)
-    try:
-        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
-        exact.REDUCTIONS = False
-        out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS = old
+    budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False)
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -179,12 +177,8 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
                 for b, bid in enumerate(g.block_ids)
             )
     for limit in (0.0, 30.0):
-        old = exact.TABLE_BUDGET, exact.REDUCTIONS
-        try:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False  # a core, so that the time limit matters
-            out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc)
-        finally:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = old
+        # A core, so that the time limit matters.
+        out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc, budget=SEARCH_ONLY)
         _check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
@@ -199,7 +193,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
 def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    model = exact._build(g, domains)
+    model = _build(g, domains)
     best, _ = brute_force(plan)
     if model is None:
         assert best == math.inf
@@ -218,13 +212,7 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     best, _ = brute_force(plan)
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        if wide:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        lb = lower_bound(g, domains, time_limit=10.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    lb = lower_bound(g, domains, time_limit=10.0, budget=SEARCH_ONLY if wide else ExactBudget())
     assert lb <= best
     if not wide:
         assert lb == best
@@ -275,12 +263,7 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     out = solve_exact(g, domains, scc(g), 30.0)
     _check(plan, out, g, domains)
     assert out.optimal
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        out2 = solve_exact(g, domains, scc(g), 30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    out2 = solve_exact(g, domains, scc(g), 30.0, budget=SEARCH_ONLY)
     _check(plan, out2, g, domains)
     assert out2.optimal
 
@@ -323,14 +306,8 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     domains = prune(g).domains
     comps = scc(g)
     default = solve_exact(g, domains, comps, 60.0)
-    old = exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS
-    try:
-        exact.TABLE_BUDGET, exact.DP_BUDGET = 1 << 22, 1 << 24
-        dp = solve_exact(g, domains, comps, 60.0)
-        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        search = solve_exact(g, domains, comps, 60.0)
-    finally:
-        exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS = old
+    dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
+    search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
     assert default.optimal and dp.optimal and search.optimal
     assert default.lower_bound == dp.lower_bound == search.lower_bound
     for out in (default, dp, search):
@@ -343,6 +320,7 @@ def test_doctests() -> None:
     import doctest
 
     from benchmarks import families
+    from placement_cli.solvers.exact import bounds, budget, entry
 
-    for mod in (exact, families):
+    for mod in (exact, bounds, budget, entry, families):
         assert doctest.testmod(mod).failed == 0

@@ -1,0 +1,47 @@
+"""The exact method's tuning settings: one frozen budget object passed in, never module
+globals (tests and callers build their own with `dataclasses.replace`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExactBudget:
+    """Cell, sweep and memory budgets of the exact method.
+
+    >>> ExactBudget().table == 1 << 21, ExactBudget(reductions=False).reductions
+    (True, False)
+    """
+
+    # One elimination step may build a joint table of at most this many cells (K^(w+1)):
+    # 2^21 cells are ~64 MiB of Python floats while they exist, and a few seconds of work.
+    table: int = 1 << 21
+    # All elimination steps together: beyond this the work alone exceeds any sensible
+    # time limit, and the argmin tables (one byte per cell) stay bounded.
+    total: int = 1 << 26
+    # The core goes to dynamic programming when its whole elimination builds at most this
+    # many cells (a second or two of pure Python); wider cores go to the search.
+    dp: int = 1 << 18
+    # Below this many cells the core goes straight to dynamic programming, without first
+    # looking for dominated values.
+    cheap_dp: int = 1 << 14
+    # A search node whose remaining elimination builds at most this many cells is solved
+    # by dynamic programming on the spot instead of branching further.
+    leaf_dp: int = 1 << 12
+    # Min-sum diffusion sweeps: at most this many at the root of the search (fewer once
+    # the bound stalls), and this many at every node.
+    root_sweeps: int = 200
+    node_sweeps: int = 2
+    # The search keeps one copy of the core per level of its path: at most this many
+    # blocks and pair entries in all (a few hundred MiB), beyond which it stops as if out
+    # of time.
+    search_memory: int = 4_000_000
+    # Mini-bucket lower bound: the largest table one mini-bucket may build.
+    mini_bucket_table: int = 1 << 14
+    # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
+    # send whole plans through the generic elimination and the search).
+    reductions: bool = True
+
+
+DEFAULT_BUDGET = ExactBudget()
