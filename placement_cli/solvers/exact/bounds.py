@@ -161,7 +161,16 @@ def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list
 
 def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float) -> float:
     """constant + each block's minimum over its values of its unary plus, for each pair
-    it is the lower block of, the pair's row minimum (live partner values only)."""
+    it is the lower block of, the pair's row minimum (live partner values only).
+
+    A block with no live value left (the reductions or the diffusion can fold infinite
+    costs onto every value of a block the masking did not look at) makes the node
+    infeasible: the bound is then `inf`, which is exact.
+
+    >>> INF = float("inf")
+    >>> _bound([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0, 0.0, 0.0, 0.0]}, {0: [0.0] * 4}], [0, 1], 0.0)
+    inf
+    """
     lb = const
     for x in xs:
         h = un[x]
@@ -170,6 +179,8 @@ def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[f
                 ky = K[y]
                 uy = un[y]
                 live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                if not live_y:
+                    return INF
                 if len(live_y) == ky:
                     h = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(h)]  # type: ignore[arg-type]
                 else:

@@ -100,6 +100,8 @@ class _PairSearch:
             self.aborted = True
 
     def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+        if const == INF:
+            return  # the leaf's elimination proved this node infeasible
         # Reparametrised sums of an integer objective carry rounding noise: round it off.
         value = float(round(const)) if self.integral else const
         if value >= self.best:
