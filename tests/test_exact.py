@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from placement_cli.passes.prune import prune
@@ -139,13 +139,15 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans(), st.integers(0, 2))
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
+@given(plans(), st.integers(0, 2), st.booleans())
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
-    search and the mini-bucket bound must still prove the optimum."""
+    search and the mini-bucket bound must still prove the optimum, with the diffusion
+    on lists or (`dense`) on numpy arrays at every node."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False)
+    budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
+                         dense_min_blocks=0 if dense else 1 << 30)
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
@@ -216,6 +218,47 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
     assert lb <= best
     if not wide:
         assert lb == best
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(), st.integers(1, 12), st.randoms(use_true_random=False))
+def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd: random.Random) -> None:
+    """The numpy sweeps are a reparametrisation: every assignment keeps its cost, the
+    bound read off never exceeds the optimum, and the list form written back says so too."""
+    from placement_cli.solvers.exact.bounds import _bound
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    best, _ = brute_force(plan)
+    assume(model is not None and model.ks)
+    assert model is not None
+    xs = sorted(model.ks)
+    K = [model.ks.get(v, 0) for v in range(g.n_blocks)]
+    un: list[Any] = [None] * g.n_blocks
+    nb: list[Any] = [None] * g.n_blocks
+    for v in xs:
+        un[v] = list(model.unary[v])  # type: ignore[arg-type]
+        nb[v] = {}
+    for (a, b), tab in model.pairs.items():
+        nb[a][b] = nb[b][a] = list(tab)
+
+    def cost(val: dict[int, int], un: list[Any], nb: list[Any]) -> float:
+        c = sum(un[v][val[v]] for v in xs)
+        return c + sum(nb[a][b][val[a] * K[b] + val[b]] for a in xs for b in nb[a] if a < b)
+
+    samples = [{v: rnd.randrange(K[v]) for v in xs} for _ in range(8)]
+    before = [cost(val, un, nb) for val in samples]
+    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    for _ in range(sweeps):
+        dense.sweep()
+    lb = dense.bound(model.constant)
+    dense.write_back(un, nb)
+    assert lb <= best + 1e-9 * max(1.0, abs(best))
+    assert _bound(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
+    for val, c0 in zip(samples, before, strict=True):
+        c1 = cost(val, un, nb)
+        assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
@@ -308,9 +351,10 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     default = solve_exact(g, domains, comps, 60.0)
     dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
     search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
-    assert default.optimal and dp.optimal and search.optimal
-    assert default.lower_bound == dp.lower_bound == search.lower_bound
-    for out in (default, dp, search):
+    lists = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30))
+    assert default.optimal and dp.optimal and search.optimal and lists.optimal
+    assert default.lower_bound == dp.lower_bound == search.lower_bound == lists.lower_bound
+    for out in (default, dp, search, lists):
         if out.assignment is not None:
             c = evaluate(g, out.assignment)
             assert c is not None and c.total == out.lower_bound

@@ -151,10 +151,12 @@ def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list
         for (y, t), ph in zip(list(nx.items()), phis, strict=True):
             ky = K[y]
             delta = [sh - p if p < INF else 0.0 for sh, p in zip(share, ph, strict=True)]
+            # The same sums as adding delta[i] cell by cell, done by map in C: x's values
+            # are the rows (each delta repeated ky times) or the columns (delta tiled).
             if x < y:
-                t2 = [t[i * ky + j] + delta[i] for i in range(kx) for j in range(ky)]
+                t2 = list(map(add, t, [d for d in delta for _ in range(ky)]))
             else:
-                t2 = [t[j * kx + i] + delta[i] for j in range(ky) for i in range(kx)]
+                t2 = list(map(add, t, delta * ky))
             nx[y] = t2
             nb[y][x] = t2  # type: ignore[index]
 

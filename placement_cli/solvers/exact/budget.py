@@ -37,6 +37,12 @@ class ExactBudget:
     # blocks and pair entries in all (a few hundred MiB), beyond which it stops as if out
     # of time.
     search_memory: int = 4_000_000
+    # The root's diffusion runs on numpy arrays (when numpy is installed) for cores of at
+    # least this many blocks; 0 sends every core there (tests), a huge value none.
+    dense_min_blocks: int = 24
+    # Dead-end elimination on the core before the dynamic programming or the search:
+    # sweeps over the core per stage (each stage then reduces again).
+    dominance_rounds: int = 1
     # Mini-bucket lower bound: the largest table one mini-bucket may build.
     mini_bucket_table: int = 1 << 14
     # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to

@@ -33,7 +33,7 @@ def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]
 
 
 def _dominance(
-    ks: dict[int, int], factors: list[Factor], n: int, deadline: float = INF
+    ks: dict[int, int], factors: list[Factor], n: int, deadline: float = INF, rounds: int = 4
 ) -> tuple[_Model, dict[int, list[int]], list[int], int] | None:
     """Dead-end elimination on a pairwise core: drop every value that another value of
     the same block matches or beats in every context (soft neighbourhood substitution).
@@ -59,7 +59,7 @@ def _dominance(
             nb[b].append((a, tab, False))
     alive = {v: list(range(k)) for v, k in ks.items()}
     removed = 0
-    for _ in range(4):
+    for _ in range(rounds):
         if time.monotonic() > deadline:
             break
         changed = False

@@ -141,7 +141,7 @@ def _solve(
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         dp_cost = -1
-        d = _dominance(cur_ks, core_factors, n, deadline)
+        d = _dominance(cur_ks, core_factors, n, deadline, budget.dominance_rounds)
         if d is None:
             break
         m2, keep, fixed2, r = d
@@ -266,5 +266,5 @@ def _safe(lb: float, model: _Model, g: Graph) -> float:
         return lb
     if _integral(g):
         # The optimum is an integer: round the bound up (past any float noise).
-        return float(math.ceil(lb - 1e-6))
+        return float(math.ceil(lb - 1e-6 - abs(lb) * 1e-9))
     return lb - abs(lb) * 1e-12 * (model.n_terms + 1)

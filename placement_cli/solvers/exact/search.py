@@ -8,6 +8,7 @@ from operator import add as _add
 
 from placement_cli.solvers.exact.bounds import _bound, _diffuse
 from placement_cli.solvers.exact.budget import ExactBudget
+from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
 from placement_cli.solvers.exact.dominance import _mask_dominated
 from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
 from placement_cli.solvers.exact.model import INF, Factor, _Timeout
@@ -46,13 +47,18 @@ class _PairSearch:
         self.integral = integral
         un: list[list[float] | None] = [None] * m
         nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        self.constant0 = constant
+        self.unary0: list[tuple[int, list[float]]] = []
+        self.pairs0: list[tuple[int, int, list[float]]] = []
         for sc, tab in factors:
             if len(sc) == 1:
                 un[loc[sc[0]]] = list(tab)
+                self.unary0.append((loc[sc[0]], tab))
             else:
                 a, b = loc[sc[0]], loc[sc[1]]
                 nb[a][b] = tab  # type: ignore[index]
                 nb[b][a] = tab  # type: ignore[index]
+                self.pairs0.append((a, b, tab))
         self.best = best
         self.best_val: dict[int, int] | None = None
         self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
@@ -68,19 +74,28 @@ class _PairSearch:
         self.out_of_memory = False
         xs = list(range(m))
         lb = _bound(self.K, un, nb, xs, constant)
+        # The root's many sweeps over the whole core run on arrays when numpy is there
+        # and the core is large enough to pay for the conversion (see dense.py).
+        np = numpy_or_none() if m >= budget.dense_min_blocks else None
+        dense = DenseCore(np, self.K, un, nb, xs) if np is not None and m else None
         for _ in range(self.budget.root_sweeps // 8):
             if self.prune(lb) or time.monotonic() > deadline:
                 break
             for _ in range(8):
-                _diffuse(self.K, un, nb, xs)
+                if dense is not None:
+                    dense.sweep()
+                else:
+                    _diffuse(self.K, un, nb, xs)
                 self.sweeps += 1
                 if time.monotonic() > deadline:
                     break
-            new = _bound(self.K, un, nb, xs, constant)
+            new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
             if new - lb <= 1e-4 * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
+        if dense is not None:
+            dense.write_back(un, nb)
         self.root_lb = lb
         self.root = (un, nb, xs, constant)
 
@@ -89,7 +104,9 @@ class _PairSearch:
         if lb == math.inf:
             return True  # an infeasible node: nothing below it completes
         if self.integral:
-            return math.ceil(lb - 1e-6) >= self.best
+            # The optimum is an integer; the slack covers the diffusion's rounding noise,
+            # which grows with the magnitude of the costs.
+            return math.ceil(lb - 1e-6 - abs(lb) * 1e-9) >= self.best
         return lb >= self.best
 
     def run(self) -> None:
@@ -102,11 +119,6 @@ class _PairSearch:
     def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
         if const == INF:
             return  # the leaf's elimination proved this node infeasible
-        # Reparametrised sums of an integer objective carry rounding noise: round it off.
-        value = float(round(const)) if self.integral else const
-        if value >= self.best:
-            return
-        self.best = value
         K = self.K
         for op in reversed(ops):
             if op[0] == "r":
@@ -120,7 +132,22 @@ class _PairSearch:
                     _undo_reductions(op[1], K, val)
                 else:
                     val[op[1]] = op[2]
+        # The leaf's value is read off the original tables, not the reparametrised ones
+        # (whose sums carry the diffusion's rounding noise, which grows with the costs):
+        # the incumbent the search prunes against is then an exact cost.
+        value = self._cost(val)
+        if value >= self.best:
+            return
+        self.best = value
         self.best_val = {self.vars[i]: x for i, x in val.items()}
+
+    def _cost(self, val: dict[int, int]) -> float:
+        """The core's cost of a complete assignment in local value indices."""
+        K = self.K
+        terms = [self.constant0]
+        terms += [u[val[x]] for x, u in self.unary0]
+        terms += [t[val[a] * K[b] + val[b]] for a, b, t in self.pairs0]
+        return math.fsum(terms) if INF not in terms else INF
 
     def _node(
         self,
@@ -211,10 +238,18 @@ class _PairSearch:
             _decode(el.log, K, val)  # type: ignore[arg-type]
             self._leaf(el.constant, val, ops, path)
             return
-        for _ in range(self.budget.node_sweeps):
-            _diffuse(K, un, nb, alive)
+        np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
+        if np is not None:
+            dense = DenseCore(np, K, un, nb, alive)
+            for _ in range(self.budget.node_sweeps):
+                dense.sweep()
+            lb = dense.bound(const)
+            dense.write_back(un, nb)
+        else:
+            for _ in range(self.budget.node_sweeps):
+                _diffuse(K, un, nb, alive)
+            lb = _bound(K, un, nb, alive, const)
         self.sweeps += self.budget.node_sweeps
-        lb = _bound(K, un, nb, alive, const)
         if self.prune(lb):
             return
         v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
