@@ -41,8 +41,11 @@ class ExactBudget:
     # least this many blocks; 0 sends every core there (tests), a huge value none.
     dense_min_blocks: int = 24
     # Dead-end elimination on the core before the dynamic programming or the search:
-    # sweeps over the core per stage (each stage then reduces again).
+    # sweeps over the core per stage, and stages (each stage then reduces again). More
+    # cost more than they save on random cores (measured), and the search masks
+    # dominated values around every branch anyway.
     dominance_rounds: int = 1
+    dominance_stages: int = 1
     # Mini-bucket lower bound: the largest table one mini-bucket may build.
     mini_bucket_table: int = 1 << 14
     # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to

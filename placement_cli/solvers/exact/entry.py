@@ -136,10 +136,14 @@ def _solve(
     cur_ks = ks
     removed = 0
     dp_cost = -1
+    stages_done = 0
     while budget.reductions and core_factors and const < INF:
         dp_cost = _elim_cost(cur_ks, _adjacency(core_factors), budget.table, budget.dp)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
+        if stages_done >= budget.dominance_stages:
+            break  # (dp_cost still describes this core)
+        stages_done += 1
         dp_cost = -1
         d = _dominance(cur_ks, core_factors, n, deadline, budget.dominance_rounds)
         if d is None:
