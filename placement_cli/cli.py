@@ -428,7 +428,7 @@ def lower(
         profile = read_profile(targets) if targets is not None else None
         opts = LowerOptions(split=split.value if split else None, size_cap=size_cap, body=body_name, profile=profile)
         plan, diags = lower_command(path, output, format.value, opts)
-        _warn_diagnostics({"diagnostics": [d for d in diags if d["severity"] != "info"]}, quiet)
+        _warn_diagnostics([d for d in diags if d["severity"] != "info"], quiet)
         low = plan["lower"]
         _say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", quiet)
         return EXIT_OK

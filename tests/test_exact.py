@@ -8,18 +8,27 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from placement_cli.passes.prune import prune
 from placement_cli.passes.scc import scc
 from placement_cli.pipeline import parse_plan
 from placement_cli.solvers import exact
-from placement_cli.solvers.exact import ExactOutcome, lower_bound, mini_bucket_bound, solve_exact
+from placement_cli.solvers.exact import (
+    ExactBudget,
+    ExactOutcome,
+    lower_bound,
+    mini_bucket_bound,
+    solve_exact,
+)
+from placement_cli.solvers.exact.model import _build
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
 from tests.reference import brute_force
 
 TARGETS = ["t0", "t1", "t2", "t3"]
+# No table budget and no reductions: the whole plan is the core, solved by the search.
+SEARCH_ONLY = ExactBudget(table=1, reductions=False)
 
 
 @st.composite
@@ -124,31 +133,22 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     """Costs floats cannot represent exactly, through the elimination or the search."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        if search:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget())
     best = _check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans(), st.integers(0, 2))
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int) -> None:
+@given(plans(), st.integers(0, 2), st.booleans())
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
-    search and the mini-bucket bound must still prove the optimum."""
+    search and the mini-bucket bound must still prove the optimum, with the diffusion
+    on lists or (`dense`) on numpy arrays at every node."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    old = (exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS)
-    try:
-        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE = 1, (1, 4, 16)[cap], 4
-        exact.REDUCTIONS = False
-        out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.LEAF_DP, exact.MINI_BUCKET_TABLE, exact.REDUCTIONS = old
+    budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
+                         dense_min_blocks=0 if dense else 1 << 30)
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -179,12 +179,8 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
                 for b, bid in enumerate(g.block_ids)
             )
     for limit in (0.0, 30.0):
-        old = exact.TABLE_BUDGET, exact.REDUCTIONS
-        try:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False  # a core, so that the time limit matters
-            out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc)
-        finally:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = old
+        # A core, so that the time limit matters.
+        out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc, budget=SEARCH_ONLY)
         _check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
@@ -199,7 +195,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
 def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    model = exact._build(g, domains)
+    model = _build(g, domains)
     best, _ = brute_force(plan)
     if model is None:
         assert best == math.inf
@@ -218,16 +214,51 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     best, _ = brute_force(plan)
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        if wide:
-            exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        lb = lower_bound(g, domains, time_limit=10.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    lb = lower_bound(g, domains, time_limit=10.0, budget=SEARCH_ONLY if wide else ExactBudget())
     assert lb <= best
     if not wide:
         assert lb == best
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(), st.integers(1, 12), st.randoms(use_true_random=False))
+def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd: random.Random) -> None:
+    """The numpy sweeps are a reparametrisation: every assignment keeps its cost, the
+    bound read off never exceeds the optimum, and the list form written back says so too."""
+    from placement_cli.solvers.exact.bounds import _bound
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    best, _ = brute_force(plan)
+    assume(model is not None and model.ks)
+    assert model is not None
+    xs = sorted(model.ks)
+    K = [model.ks.get(v, 0) for v in range(g.n_blocks)]
+    un: list[Any] = [None] * g.n_blocks
+    nb: list[Any] = [None] * g.n_blocks
+    for v in xs:
+        un[v] = list(model.unary[v])  # type: ignore[arg-type]
+        nb[v] = {}
+    for (a, b), tab in model.pairs.items():
+        nb[a][b] = nb[b][a] = list(tab)
+
+    def cost(val: dict[int, int], un: list[Any], nb: list[Any]) -> float:
+        c = sum(un[v][val[v]] for v in xs)
+        return c + sum(nb[a][b][val[a] * K[b] + val[b]] for a in xs for b in nb[a] if a < b)
+
+    samples = [{v: rnd.randrange(K[v]) for v in xs} for _ in range(8)]
+    before = [cost(val, un, nb) for val in samples]
+    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    for _ in range(sweeps):
+        dense.sweep()
+    lb = dense.bound(model.constant)
+    dense.write_back(un, nb)
+    assert lb <= best + 1e-9 * max(1.0, abs(best))
+    assert _bound(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
+    for val, c0 in zip(samples, before, strict=True):
+        c1 = cost(val, un, nb)
+        assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
@@ -275,12 +306,7 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     out = solve_exact(g, domains, scc(g), 30.0)
     _check(plan, out, g, domains)
     assert out.optimal
-    old = exact.TABLE_BUDGET, exact.REDUCTIONS
-    try:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        out2 = solve_exact(g, domains, scc(g), 30.0)
-    finally:
-        exact.TABLE_BUDGET, exact.REDUCTIONS = old
+    out2 = solve_exact(g, domains, scc(g), 30.0, budget=SEARCH_ONLY)
     _check(plan, out2, g, domains)
     assert out2.optimal
 
@@ -323,26 +349,61 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     domains = prune(g).domains
     comps = scc(g)
     default = solve_exact(g, domains, comps, 60.0)
-    old = exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS
-    try:
-        exact.TABLE_BUDGET, exact.DP_BUDGET = 1 << 22, 1 << 24
-        dp = solve_exact(g, domains, comps, 60.0)
-        exact.TABLE_BUDGET, exact.REDUCTIONS = 1, False
-        search = solve_exact(g, domains, comps, 60.0)
-    finally:
-        exact.TABLE_BUDGET, exact.DP_BUDGET, exact.REDUCTIONS = old
-    assert default.optimal and dp.optimal and search.optimal
-    assert default.lower_bound == dp.lower_bound == search.lower_bound
-    for out in (default, dp, search):
+    dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
+    search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
+    lists = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30))
+    assert default.optimal and dp.optimal and search.optimal and lists.optimal
+    assert default.lower_bound == dp.lower_bound == search.lower_bound == lists.lower_bound
+    for out in (default, dp, search, lists):
         if out.assignment is not None:
             c = evaluate(g, out.assignment)
             assert c is not None and c.total == out.lower_bound
+
+
+def _forbidding(plan: dict[str, Any], p: float, seed: int) -> dict[str, Any]:
+    """The plan with each transition between two different targets forbidden with
+    probability `p` (seeded): dense forbidden pairs, as in HashQL's loop rules."""
+    rng = random.Random(seed)
+    for b in plan["blocks"]:
+        for e in b["terminator"].get("successors", []):
+            rows = e["transitions"]
+            for a in list(rows):
+                for c in list(rows[a]):
+                    if a != c and rng.random() < p:
+                        del rows[a][c]
+    return plan
+
+
+@pytest.mark.parametrize("seed,p", [(0, 0.6), (0, 0.5), (1, 0.5)])
+def test_search_nodes_left_without_values(seed: int, p: float) -> None:
+    """Issue 12, item 2: dense forbidden pairs leave a search node where the reductions
+    fold infinite costs onto every value of a block the masking did not look at. The
+    diffusion bound crashed there (`min() arg is an empty sequence`, seeds (0, 0.6) and
+    (0, 0.5)) and a leaf proved infeasible by its elimination crashed rounding `inf`
+    (seed (1, 0.5)). Such a node is infeasible; the default mix, the elimination alone
+    and the search alone must prove the same optimum."""
+    from benchmarks.families import random_cyclic
+
+    g = parse_plan(_forbidding(random_cyclic(60, seed, 6), p, seed))
+    domains = prune(g).domains
+    outs = [
+        solve_exact(g, domains, scc(g), 60.0, budget=b)
+        for b in (ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24), SEARCH_ONLY)
+    ]
+    assert outs[0].stats.get("search_nodes", 0) > 0  # the default mix does reach the search
+    for out in outs:
+        assert out.optimal and not out.infeasible and out.assignment is not None
+        assert feasible_for(g, domains, out.assignment)
+        c = evaluate(g, out.assignment)
+        assert c is not None and c.total == out.lower_bound
+    assert len({out.lower_bound for out in outs}) == 1
 
 
 def test_doctests() -> None:
     import doctest
 
     from benchmarks import families
+    from placement_cli.solvers.exact import bounds, budget, entry
 
-    for mod in (exact, families):
+    for mod in (exact, bounds, budget, entry, families):
         assert doctest.testmod(mod).failed == 0

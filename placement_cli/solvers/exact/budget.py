@@ -1,0 +1,56 @@
+"""The exact method's tuning settings: one frozen budget object passed in, never module
+globals (tests and callers build their own with `dataclasses.replace`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExactBudget:
+    """Cell, sweep and memory budgets of the exact method.
+
+    >>> ExactBudget().table == 1 << 21, ExactBudget(reductions=False).reductions
+    (True, False)
+    """
+
+    # One elimination step may build a joint table of at most this many cells (K^(w+1)):
+    # 2^21 cells are ~64 MiB of Python floats while they exist, and a few seconds of work.
+    table: int = 1 << 21
+    # All elimination steps together: beyond this the work alone exceeds any sensible
+    # time limit, and the argmin tables (one byte per cell) stay bounded.
+    total: int = 1 << 26
+    # The core goes to dynamic programming when its whole elimination builds at most this
+    # many cells (a second or two of pure Python); wider cores go to the search.
+    dp: int = 1 << 18
+    # Below this many cells the core goes straight to dynamic programming, without first
+    # looking for dominated values.
+    cheap_dp: int = 1 << 14
+    # A search node whose remaining elimination builds at most this many cells is solved
+    # by dynamic programming on the spot instead of branching further.
+    leaf_dp: int = 1 << 12
+    # Min-sum diffusion sweeps: at most this many at the root of the search (fewer once
+    # the bound stalls), and this many at every node.
+    root_sweeps: int = 200
+    node_sweeps: int = 2
+    # The search keeps one copy of the core per level of its path: at most this many
+    # blocks and pair entries in all (a few hundred MiB), beyond which it stops as if out
+    # of time.
+    search_memory: int = 4_000_000
+    # The root's diffusion runs on numpy arrays (when numpy is installed) for cores of at
+    # least this many blocks; 0 sends every core there (tests), a huge value none.
+    dense_min_blocks: int = 24
+    # Dead-end elimination on the core before the dynamic programming or the search:
+    # sweeps over the core per stage, and stages (each stage then reduces again). More
+    # cost more than they save on random cores (measured), and the search masks
+    # dominated values around every branch anyway.
+    dominance_rounds: int = 1
+    dominance_stages: int = 1
+    # Mini-bucket lower bound: the largest table one mini-bucket may build.
+    mini_bucket_table: int = 1 << 14
+    # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
+    # send whole plans through the generic elimination and the search).
+    reductions: bool = True
+
+
+DEFAULT_BUDGET = ExactBudget()

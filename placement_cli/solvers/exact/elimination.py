@@ -1,0 +1,289 @@
+"""Bucket elimination (dynamic programming over the tree decomposition an elimination
+order induces), its symbolic cost estimate, and back-substitution."""
+
+from __future__ import annotations
+
+import math
+import time
+from heapq import heappop, heappush
+from operator import add as _add
+from typing import Any
+
+from placement_cli.solvers.exact.model import INF, Factor, _Timeout
+
+# ------------------------------------------------------------------ table algebra
+
+_EXPAND_MEMO: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]] = {}
+
+
+def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int]) -> list[int]:
+    """For each cell of the row-major table over `order`, the cell of the table over
+    `scope` (a subset of `order`) it projects to."""
+    pos = tuple(order.index(v) for v in scope)
+    shape = tuple(ks[v] for v in order)
+    key = (pos, shape)
+    idx = _EXPAND_MEMO.get(key)
+    if idx is not None:
+        return idx
+    stride = [0] * len(order)
+    s = 1
+    for p in reversed(pos):
+        stride[p] = s
+        s *= shape[p]
+    idx = [0]
+    for p, k in enumerate(shape):
+        d = stride[p]
+        if d == 0:
+            idx = [i for i in idx for _ in range(k)]
+        else:
+            offs = range(0, k * d, d)
+            idx = [i + o for i in idx for o in offs]
+    if len(_EXPAND_MEMO) > 4096:
+        _EXPAND_MEMO.clear()
+    _EXPAND_MEMO[key] = idx
+    return idx
+
+
+def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int]) -> tuple[tuple[int, ...], list[float]]:
+    """min over x of the sum of `facs` (all contain x): the new scope and its table.
+    Back-substitution (`_decode`) recomputes the argmin of the one cell it needs."""
+    kx = ks[x]
+    if len(facs) == 1 and len(facs[0][0]) == 1:
+        return (), [min(facs[0][1])]
+    vs: set[int] = set()
+    for sc, _ in facs:
+        vs.update(sc)
+    vs.discard(x)
+    scope = tuple(sorted(vs))
+    order = scope + (x,)
+    total: list[float] | None = None
+    for sc, tab in facs:
+        if sc == order:
+            total = list(tab) if total is None else list(map(_add, total, tab))
+            continue
+        idx = _expand(sc, order, ks)  # type: ignore[arg-type]
+        if total is None:
+            total = [tab[i] for i in idx]
+        else:
+            total = [a + tab[i] for a, i in zip(total, idx, strict=True)]
+    assert total is not None
+    if kx == 2:
+        return scope, [a if a <= b else b for a, b in zip(total[0::2], total[1::2], strict=True)]
+    mins = total[0::kx]
+    for a in range(1, kx):
+        mins = [c if c < m else m for c, m in zip(total[a::kx], mins, strict=True)]
+    return scope, mins
+
+
+# ------------------------------------------------------------------ elimination
+
+
+class _Eliminator:
+    """Bucket elimination over a factor set, cheapest joint table first.
+
+    Factors with the same scope are summed into one, so a block's degree is its number
+    of neighbours in the interaction graph. The elimination log keeps (block, scope,
+    argmin table) for back-substitution in reverse order.
+    """
+
+    def __init__(self, ks: dict[int, int], factors: list[Factor], constant: float) -> None:
+        self.ks = ks
+        self.constant = constant
+        self.scope: dict[int, tuple[int, ...]] = {}
+        self.tab: dict[int, list[float]] = {}
+        self.by_scope: dict[tuple[int, ...], int] = {}
+        self.var_facs: dict[int, dict[int, None]] = {}
+        self.adj: dict[int, set[int]] = {}
+        self.log: list[tuple[int, list[Factor]]] = []
+        self.next_id = 0
+        self.width = 0
+        self.cells = 0
+        self.counts = [0, 0, 0, 0]  # R0, R1, R2, RN
+        for sc, _ in factors:
+            for v in sc:
+                if v not in self.var_facs:
+                    self.var_facs[v] = {}
+                    self.adj[v] = set()
+        for sc, tab in factors:
+            self.add(sc, tab)
+
+    def add(self, sc: tuple[int, ...], tab: list[float]) -> None:
+        if not sc:
+            self.constant += tab[0]
+            return
+        fid = self.by_scope.get(sc)
+        if fid is not None:
+            self.tab[fid] = [a + b for a, b in zip(self.tab[fid], tab, strict=True)]
+            return
+        fid = self.next_id
+        self.next_id += 1
+        self.scope[fid] = sc
+        self.tab[fid] = tab
+        self.by_scope[sc] = fid
+        for v in sc:
+            self.var_facs[v][fid] = None
+        if len(sc) > 1:
+            adj = self.adj
+            for v in sc:
+                av = adj[v]
+                for w in sc:
+                    if w != v:
+                        av.add(w)
+
+    def key(self, x: int, cap: int) -> int:
+        """Cells of the joint table eliminating x would build (capped just above `cap`)."""
+        ks = self.ks
+        c = ks[x]
+        for y in self.adj[x]:
+            c *= ks[y]
+            if c > cap:
+                return cap + 1 + len(self.adj[x])
+        return c
+
+    def take_factors(self, x: int) -> list[Any]:
+        """Remove every factor that mentions x and return them as (scope, table)."""
+        facs = []
+        for f in list(self.var_facs.pop(x)):
+            sc = self.scope.pop(f)
+            facs.append((sc, self.tab.pop(f)))
+            del self.by_scope[sc]
+            for v in sc:
+                if v != x:
+                    del self.var_facs[v][f]
+        return facs
+
+    def eliminate(self, x: int) -> None:
+        facs = self.take_factors(x)
+        if not facs:
+            # A block whose factors all vanished (cannot happen for model blocks, which
+            # always carry a unary): any value will do, take the first.
+            self.log.append((x, [((x,), [0.0] * self.ks[x])]))
+            self.adj.pop(x)
+            return
+        scope, mins = _combine(x, facs, self.ks)
+        kx = self.ks[x]
+        cells = len(mins) * kx
+        self.cells += cells
+        if len(scope) > self.width:
+            self.width = len(scope)
+        self.counts[min(len(scope), 3)] += 1
+        self.log.append((x, facs))
+        nb = self.adj.pop(x)
+        adj = self.adj
+        for y in nb:
+            ay = adj[y]
+            ay.discard(x)
+        self.add(scope, mins)
+
+    def run(self, table_cap: int, total_cap: int, deadline: float | None) -> None:
+        """Eliminate while the cheapest next table fits `table_cap` (and the running total
+        `total_cap`); stops at the deadline with what is left as the core."""
+        heap: list[tuple[int, int]] = []
+        cur: dict[int, int] = {}
+        for v in sorted(self.var_facs):
+            k = self.key(v, table_cap)
+            cur[v] = k
+            heap.append((k, v))
+        heap.sort()
+        steps = 0
+        while heap:
+            k, x = heappop(heap)
+            if cur.get(x) != k:
+                continue
+            if k > table_cap or self.cells + k > total_cap:
+                heappush(heap, (k, x))
+                break
+            steps += 1
+            if deadline is not None and (steps & 255 == 0 or k > 4096) and time.monotonic() > deadline:
+                heappush(heap, (k, x))
+                raise _Timeout
+            nb = sorted(self.adj[x])
+            del cur[x]
+            self.eliminate(x)
+            if self.constant == INF:
+                return
+            for y in nb:
+                ky = self.key(y, table_cap)
+                if cur[y] != ky:
+                    cur[y] = ky
+                    heappush(heap, (ky, y))
+
+    def remaining(self) -> list[int]:
+        return sorted(self.var_facs)
+
+    def factors(self) -> list[Factor]:
+        return [(self.scope[f], self.tab[f]) for f in sorted(self.scope)]
+
+    def bound(self) -> float:
+        """Constant plus the minimum of every remaining factor: a lower bound on the rest."""
+        return self.constant + math.fsum(min(t) for t in self.tab.values())
+
+
+def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
+    """Back-substitute in reverse elimination order (every other block of a bucket is
+    decided by then): each block takes the lowest value minimising its bucket's sum,
+    summed in the order the elimination summed it, so the minimum is the same float."""
+    for x, facs in reversed(log):
+        kx = ks[x]
+        s: list[float] | None = None
+        for sc, tab in facs:
+            base = 0
+            step = 0
+            stride = 1
+            for v in reversed(sc):
+                if v == x:
+                    step = stride
+                else:
+                    base += val[v] * stride
+                stride *= ks[v]
+            col = tab[base : base + step * kx : step] if step else [tab[base]] * kx
+            s = col if s is None else list(map(_add, s, col))
+        assert s is not None
+        val[x] = s.index(min(s))
+
+
+def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
+    adj: dict[int, set[int]] = {}
+    for sc, _ in factors:
+        for v in sc:
+            adj.setdefault(v, set()).update(w for w in sc if w != v)
+    return adj
+
+
+def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_cap: int, total_cap: int) -> int:
+    """Cells the generic elimination would build on this interaction graph (the same
+    order `_Eliminator.run` takes), or -1 when a table or the total exceeds its cap."""
+    adj = {v: set(a) for v, a in adj.items()}
+
+    def key(x: int) -> int:
+        c = ks[x]
+        for y in adj[x]:
+            c *= ks[y]
+            if c > table_cap:
+                return table_cap + 1
+        return c
+
+    cur = {v: key(v) for v in sorted(adj)}
+    heap = [(k, v) for v, k in cur.items()]
+    heap.sort()
+    total = 0
+    while heap:
+        k, x = heappop(heap)
+        if cur.get(x) != k:
+            continue
+        total += k
+        if k > table_cap or total > total_cap:
+            return -1
+        del cur[x]
+        nbx = adj.pop(x)
+        for y in nbx:
+            ay = adj[y]
+            ay.discard(x)
+            ay.update(nbx)
+            ay.discard(y)
+        for y in sorted(nbx):
+            ky = key(y)
+            if cur[y] != ky:
+                cur[y] = ky
+                heappush(heap, (ky, y))
+    return total

@@ -1,0 +1,288 @@
+"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds."""
+
+from __future__ import annotations
+
+import math
+import time
+from operator import add as _add
+
+from placement_cli.solvers.exact.bounds import _bound, _diffuse
+from placement_cli.solvers.exact.budget import ExactBudget
+from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+from placement_cli.solvers.exact.dominance import _mask_dominated
+from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
+from placement_cli.solvers.exact.model import INF, Factor, _Timeout
+from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
+
+
+class _PairSearch:
+    """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
+    backtracking).
+
+    The root is reparametrised by min-sum diffusion until its bound stalls (close to the
+    LP relaxation, which is tight or nearly so on most placement cores). A node conditions
+    the block with the most neighbours on each live value (the incumbent's value first,
+    then by reparametrised cost), applies R0/R1/R2 again, drops newly dominated values
+    around the conditioned block, diffuses a few sweeps, and is solved by dynamic
+    programming once its remaining elimination fits `leaf_cells`. With integer costs a
+    node is pruned once its bound exceeds the incumbent minus one.
+    """
+
+    def __init__(
+        self,
+        ks: dict[int, int],
+        factors: list[Factor],
+        constant: float,
+        best: float,
+        hint: dict[int, int],
+        deadline: float,
+        budget: ExactBudget,
+        integral: bool,
+    ) -> None:
+        self.vars = sorted({v for sc, _ in factors for v in sc})
+        loc = {v: i for i, v in enumerate(self.vars)}
+        m = len(self.vars)
+        self.m = m
+        self.K = [ks[v] for v in self.vars]
+        self.integral = integral
+        un: list[list[float] | None] = [None] * m
+        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        self.constant0 = constant
+        self.unary0: list[tuple[int, list[float]]] = []
+        self.pairs0: list[tuple[int, int, list[float]]] = []
+        for sc, tab in factors:
+            if len(sc) == 1:
+                un[loc[sc[0]]] = list(tab)
+                self.unary0.append((loc[sc[0]], tab))
+            else:
+                a, b = loc[sc[0]], loc[sc[1]]
+                nb[a][b] = tab  # type: ignore[index]
+                nb[b][a] = tab  # type: ignore[index]
+                self.pairs0.append((a, b, tab))
+        self.best = best
+        self.best_val: dict[int, int] | None = None
+        self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
+        self.deadline = deadline
+        self.budget = budget
+        self.leaf_cells = budget.leaf_dp
+        self.nodes = 0
+        self.open_lb = INF
+        self.aborted = False
+        self.counts = [0, 0, 0]
+        self.sweeps = 0
+        self.held = 0  # table entries held by the states on the current path
+        self.out_of_memory = False
+        xs = list(range(m))
+        lb = _bound(self.K, un, nb, xs, constant)
+        # The root's many sweeps over the whole core run on arrays when numpy is there
+        # and the core is large enough to pay for the conversion (see dense.py).
+        np = numpy_or_none() if m >= budget.dense_min_blocks else None
+        dense = DenseCore(np, self.K, un, nb, xs) if np is not None and m else None
+        for _ in range(self.budget.root_sweeps // 8):
+            if self.prune(lb) or time.monotonic() > deadline:
+                break
+            for _ in range(8):
+                if dense is not None:
+                    dense.sweep()
+                else:
+                    _diffuse(self.K, un, nb, xs)
+                self.sweeps += 1
+                if time.monotonic() > deadline:
+                    break
+            new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            if new - lb <= 1e-4 * max(1.0, abs(new)):
+                lb = max(lb, new)
+                break
+            lb = max(lb, new)
+        if dense is not None:
+            dense.write_back(un, nb)
+        self.root_lb = lb
+        self.root = (un, nb, xs, constant)
+
+    def prune(self, lb: float) -> bool:
+        """No completion of this node can beat the incumbent."""
+        if lb == math.inf:
+            return True  # an infeasible node: nothing below it completes
+        if self.integral:
+            # The optimum is an integer; the slack covers the diffusion's rounding noise,
+            # which grows with the magnitude of the costs.
+            return math.ceil(lb - 1e-6 - abs(lb) * 1e-9) >= self.best
+        return lb >= self.best
+
+    def run(self) -> None:
+        un, nb, alive, const = self.root
+        try:
+            self._node(un, nb, alive, const, [], self.root_lb, [])
+        except _Timeout:
+            self.aborted = True
+
+    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+        if const == INF:
+            return  # the leaf's elimination proved this node infeasible
+        K = self.K
+        for op in reversed(ops):
+            if op[0] == "r":
+                _undo_reductions(op[1], K, val)
+            else:
+                val[op[1]] = op[2]
+        for pops, v, a in reversed(path):
+            val[v] = a
+            for op in reversed(pops):
+                if op[0] == "r":
+                    _undo_reductions(op[1], K, val)
+                else:
+                    val[op[1]] = op[2]
+        # The leaf's value is read off the original tables, not the reparametrised ones
+        # (whose sums carry the diffusion's rounding noise, which grows with the costs):
+        # the incumbent the search prunes against is then an exact cost.
+        value = self._cost(val)
+        if value >= self.best:
+            return
+        self.best = value
+        self.best_val = {self.vars[i]: x for i, x in val.items()}
+
+    def _cost(self, val: dict[int, int]) -> float:
+        """The core's cost of a complete assignment in local value indices."""
+        K = self.K
+        terms = [self.constant0]
+        terms += [u[val[x]] for x, u in self.unary0]
+        terms += [t[val[a] * K[b] + val[b]] for a, b, t in self.pairs0]
+        return math.fsum(terms) if INF not in terms else INF
+
+    def _node(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        lb_hint: float,
+        dirty: list[int],
+    ) -> None:
+        if time.monotonic() > self.deadline:
+            self.open_lb = min(self.open_lb, lb_hint)
+            raise _Timeout
+        self.nodes += 1
+        # Every node on the path holds its own copy of the state: bound their total.
+        size = len(alive) + sum(len(nb[x] or ()) for x in alive)
+        if self.held + size > self.budget.search_memory:
+            self.out_of_memory = True
+            self.open_lb = min(self.open_lb, lb_hint)
+            raise _Timeout
+        self.held += size
+        try:
+            self._expand(un, nb, alive, const, path, dirty)
+        finally:
+            self.held -= size
+
+    def _expand(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        dirty: list[int],
+    ) -> None:
+        K = self.K
+        m = self.m
+        add = _add
+        ops: list = []
+        while True:
+            const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+            if rlog:
+                ops.append(("r", rlog))
+            if self.prune(const):
+                return
+            alive = [x for x in alive if nb[x] is not None]
+            if not alive or not dirty:
+                break
+            forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+            if forced is None:
+                return
+            dirty = []
+            for x, a in forced:
+                nx = nb[x]
+                if nx is None:
+                    continue
+                ux = un[x]
+                const += ux[a]  # type: ignore[index]
+                kx = K[x]
+                for y, t in nx.items():
+                    ky = K[y]
+                    row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
+                    un[y] = list(map(add, un[y], row))  # type: ignore[arg-type]
+                    del nb[y][x]  # type: ignore[union-attr]
+                    dirty.append(y)
+                nb[x] = None
+                un[x] = None
+                ops.append(("f", x, a))
+            alive = [x for x in alive if nb[x] is not None]
+            if self.prune(const):
+                return
+            if not dirty:
+                break
+        if not alive:
+            self._leaf(const, {}, ops, path)
+            return
+        adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
+        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells) >= 0:
+            factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
+            for x in alive:
+                for y, t in nb[x].items():  # type: ignore[union-attr]
+                    if x < y:
+                        factors.append(((x, y), t))
+            el = _Eliminator(K, factors, const)  # type: ignore[arg-type]
+            el.run(self.leaf_cells, self.leaf_cells, None)
+            val: dict[int, int] = {}
+            _decode(el.log, K, val)  # type: ignore[arg-type]
+            self._leaf(el.constant, val, ops, path)
+            return
+        np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
+        if np is not None:
+            dense = DenseCore(np, K, un, nb, alive)
+            for _ in range(self.budget.node_sweeps):
+                dense.sweep()
+            lb = dense.bound(const)
+            dense.write_back(un, nb)
+        else:
+            for _ in range(self.budget.node_sweeps):
+                _diffuse(K, un, nb, alive)
+            lb = _bound(K, un, nb, alive, const)
+        self.sweeps += self.budget.node_sweeps
+        if self.prune(lb):
+            return
+        v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
+        uv = un[v]
+        kv = K[v]
+        est = list(uv)  # type: ignore[arg-type]
+        for y, t in nb[v].items():  # type: ignore[union-attr]
+            ky = K[y]
+            if v < y:
+                est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
+            else:
+                est = [a + min(t[i::kv]) for i, a in enumerate(est)]
+        first = self.hint.get(v)
+        order = sorted((a for a in range(kv) if est[a] < INF), key=lambda a: (a != first, est[a], a))
+        rest = [x for x in alive if x != v]
+        for idx, a in enumerate(order):
+            if self.prune(lb):
+                return
+            un2 = [u if u is None else u[:] for u in un]
+            nb2 = [d if d is None else dict(d) for d in nb]
+            c2 = const + uv[a]  # type: ignore[index]
+            dirty2 = []
+            for y, t in nb[v].items():  # type: ignore[union-attr]
+                ky = K[y]
+                row = t[a * ky : a * ky + ky] if v < y else t[a::kv]
+                un2[y] = list(map(add, un2[y], row))  # type: ignore[arg-type]
+                del nb2[y][v]  # type: ignore[union-attr]
+                dirty2.append(y)
+            nb2[v] = None
+            un2[v] = None
+            try:
+                self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
+            except _Timeout:
+                if idx + 1 < len(order) and not self.prune(lb):
+                    self.open_lb = min(self.open_lb, lb)
+                raise
