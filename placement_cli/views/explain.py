@@ -114,10 +114,12 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         shown = ", ".join(g.block_ids[:10]) + (", ..." if g.n_blocks > 10 else "")
         raise UsageError(f"unknown block '{block}' (the plan's blocks: {shown})")
     domains = run.domains()
-    assignment = run.assignment()
+    found = run.assignment()
     solve = run.sections.get("solve", {})
     removed = run.sections.get("prune", {}).get("removed", [])
-    feasible = run.status == "ok" and assignment is not None
+    feasible = run.status == "ok" and found is not None
+    # Without a placement every block counts as unassigned.
+    assignment: tuple[int, ...] = tuple(found) if feasible and found is not None else (UNASSIGNED,) * g.n_blocks
     chosen = assignment[b] if feasible and g.live[b] else UNASSIGNED
     chosen_cost = evaluate(g, assignment) if feasible else None
     total = None if chosen_cost is None else chosen_cost.total
