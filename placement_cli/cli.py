@@ -9,7 +9,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn
 
@@ -201,22 +202,38 @@ def _emit(art: dict[str, Any], output: str | None, fmt: Format) -> None:
     write_output(render(art, fmt.value), output)
 
 
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str], None] | None]:
+    """A spinner on stderr naming the running phase (loading, each stage, writing), only
+    when someone is looking: stderr a terminal and not --quiet. Yields the update
+    function, or None (then nothing is drawn and nothing is imported)."""
+    if quiet or not _stderr_is_terminal():
+        yield None
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("load", spinner="dots") as status:
+        yield lambda phase: status.update(f"{phase}")
+
+
 def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, options: dict[str, Any],
            timings: bool = False) -> int:
     import time
 
     from placement_cli.pipeline import Run, load
 
-    t0 = time.perf_counter()
-    loaded = load(path)
-    run = Run(loaded, options)
-    run.timings.append(("load", time.perf_counter() - t0))
-    run.run(stage)
-    with run.timed("build artifact"):
-        art = run.artifact(stage, raw_plan=fmt == Format.json)
-    _keep(run)
-    with run.timed("write"):
-        _emit(art, output, fmt)
+    with _progress(quiet) as progress:
+        t0 = time.perf_counter()
+        loaded = load(path)
+        run = Run(loaded, options)
+        run.progress = progress
+        run.timings.append(("load", time.perf_counter() - t0))
+        run.run(stage)
+        with run.timed("build artifact"):
+            art = run.artifact(stage, raw_plan=fmt == Format.json)
+        _keep(run)
+        with run.timed("write"):
+            _emit(art, output, fmt)
     _warn_diagnostics(run.new_diagnostics, quiet)
     _print_timings(run.timings, timings)
 
@@ -369,19 +386,21 @@ def run(
         from placement_cli.io import write_files
         from placement_cli.pipeline import Run, load
 
-        t0 = time.perf_counter()
-        pipeline = Run(load(path), _solve_options(method, time_limit))
-        pipeline.timings.append(("load", time.perf_counter() - t0))
-        files = []
-        for stage in STAGES:
-            pipeline.run(stage)
-            with pipeline.timed(f"artifact {stage}"):
-                art = pipeline.artifact(stage, raw_plan=format == Format.json)
-                files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
-        _keep(pipeline)
-        # All or nothing: a failure while writing leaves no new file behind.
-        with pipeline.timed("write"):
-            write_files(files)
+        with _progress(quiet) as progress:
+            t0 = time.perf_counter()
+            pipeline = Run(load(path), _solve_options(method, time_limit))
+            pipeline.progress = progress
+            pipeline.timings.append(("load", time.perf_counter() - t0))
+            files = []
+            for stage in STAGES:
+                pipeline.run(stage)
+                with pipeline.timed(f"artifact {stage}"):
+                    art = pipeline.artifact(stage, raw_plan=format == Format.json)
+                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
+            _keep(pipeline)
+            # All or nothing: a failure while writing leaves no new file behind.
+            with pipeline.timed("write"):
+                write_files(files)
         _warn_diagnostics(pipeline.new_diagnostics, quiet)
         _print_timings(pipeline.timings, timings)
         if not quiet:

@@ -13,7 +13,7 @@ either by checking the section the input carried or by computing it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -252,6 +252,9 @@ class Run:
         # the warnings an earlier stage already printed.
         self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
         self.timings: list[tuple[str, float]] = []
+        # Told the name of each phase as it starts (the CLI's progress display on a
+        # terminal); None: nobody is watching.
+        self.progress: Callable[[str], None] | None = None
 
     @property
     def status(self) -> str:
@@ -271,6 +274,8 @@ class Run:
 
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
+        if self.progress is not None:
+            self.progress(phase)
         start = time.perf_counter()
         try:
             yield

@@ -293,3 +293,34 @@ def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
     assert r.exit_code == 0, r.output
     assert orjson.loads(r.stdout)["lower"] == {"bodies": 2}
     assert "lowered" not in r.stderr
+
+
+def test_progress_only_on_a_terminal(tmp_path):
+    """The spinner naming each phase is drawn on a terminal's stderr, never into a pipe."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    out = tmp_path / "s.json"
+    cmd = [sys.executable, "-m", "placement_cli", "solve", "examples/three_targets.yaml", "-o", str(out)]
+    piped = subprocess.run(cmd, capture_output=True, cwd=ROOT, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == b"", piped.stderr
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run(cmd, stderr=slave, stdout=subprocess.DEVNULL, cwd=ROOT, timeout=120)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert r.returncode == 0
+    assert b"\x1b[?25l" in seen and b"write" in seen, seen  # the spinner hid the cursor, named the phase
+    assert b"solve: 7 blocks" in seen
