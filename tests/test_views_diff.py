@@ -76,3 +76,20 @@ def test_diff_of_a_plan_is_invalid_input():
 def test_diff_missing_file_is_a_usage_error():
     code, _, _ = invoke(["diff", "nope.json", "tests/goldens/three_targets/solve.json"])
     assert code == 2
+
+
+def test_diff_sees_a_changed_transition_behind_a_matrix_name(tmp_path):
+    """Artifacts name shared matrices (`m0`, `m1`, ...): the same name in two artifacts
+    can stand for different matrices, so diff compares the matrices, not the names."""
+    plan = {"version": 1, "targets": ["a", "b"], "blocks": [
+        {"id": "x", "cost": {"a": 1, "b": 2}, "terminator": {"kind": "goto", "successors": [
+            {"block": "y", "transitions": {"a": {"a": 0, "b": 5}, "b": {"b": 0}}}]}},
+        {"id": "y", "cost": {"a": 1, "b": 1}, "terminator": {"kind": "return"}}]}
+    changed = copy.deepcopy(plan)
+    changed["blocks"][0]["terminator"]["successors"][0]["transitions"]["a"]["b"] = 6
+    _artifact(plan, "prune", tmp_path / "a.json")
+    _artifact(changed, "prune", tmp_path / "b.json")
+    code, out, err = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"])
+    assert code == 7, err
+    d = orjson.loads(out)
+    assert d["plan"]["edges_changed"] == [{"edge": "x[0]", "fields": ["transitions"]}], d["plan"]

@@ -58,10 +58,18 @@ _BLOCK_FIELDS = ("params", "statements", "domain", "cost", "paths", "premium")
 
 
 def _edges(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every edge by `block[k]`, with its matrix spelled out: the normalised plan leaves
+    empty lists out, names shared matrices (`matrices`), and omits the default one, so
+    names and absences are resolved before two plans are compared."""
+    named = plan.get("matrices") or {}
+    default = plan.get("transitions")
     out = {}
     for blk in plan["blocks"]:
-        for k, s in enumerate(blk["terminator"]["successors"]):
-            out[f"{blk['id']}[{k}]"] = s
+        for k, s in enumerate(blk["terminator"].get("successors") or ()):
+            t = s.get("transitions", default)
+            if isinstance(t, str):
+                t = named.get(t, t)
+            out[f"{blk['id']}[{k}]"] = {"block": s["block"], "args": list(s.get("args") or ()), "transitions": t}
     return out
 
 
@@ -91,7 +99,7 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
         old = ba.get(bid)
         if old is None:
             continue
-        fields = [f for f in _BLOCK_FIELDS if old.get(f) != blk.get(f)]
+        fields = [f for f in _BLOCK_FIELDS if (old.get(f) or None) != (blk.get(f) or None)]
         ta, tb = old["terminator"], blk["terminator"]
         if ta.get("kind") != tb.get("kind") or ta.get("cost") != tb.get("cost"):
             fields.append("terminator")
