@@ -31,8 +31,9 @@ $(BSTAMP): $(STAMP)
 run: $(RSTAMP)
 	$(BIN)/placement run $(EXAMPLE) --out-dir out
 
+# Two workers or more: the suite is hundreds of independent property and CLI tests.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
