@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from placement_cli.passes.prune import prune
 from placement_cli.passes.scc import scc
 from placement_cli.pipeline import parse_plan
-from placement_cli.solvers import exact
 from placement_cli.solvers.exact import (
     ExactBudget,
     ExactOutcome,
@@ -405,5 +404,6 @@ def test_doctests() -> None:
     from benchmarks import families
     from placement_cli.solvers.exact import bounds, budget, entry
 
-    for mod in (exact, bounds, budget, entry, families):
-        assert doctest.testmod(mod).failed == 0
+    for mod in (bounds, budget, entry, families):
+        r = doctest.testmod(mod)
+        assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)

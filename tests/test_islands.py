@@ -485,6 +485,13 @@ def test_every_example_fuses_and_islands_under_its_brute_force_optimum(example):
     best, assign = brute_force(doc)
     g = graph(doc)
     if assign is None:
+        # Brute force proves there is no placement: the pipeline must say so, not place.
+        from placement_cli.pipeline import Loaded, Run
+
+        run = Run(Loaded(example, g))
+        run.run("islands")
+        assert run.status == "infeasible"
+        assert run.assignment() is None
         return
     a = tuple(g.targets.index(assign[b]) if b in assign else -1 for b in g.block_ids)
     res = islands(g, a, fuse(g, a))

@@ -275,8 +275,9 @@ def test_ties_prefer_no_cut_then_the_first_engine() -> None:
 
 
 def test_doctests() -> None:
-    for mod in (tp, tp.model, tp.load, tp.build, tp.dp, tp.report, tree_model):
-        assert doctest.testmod(mod).failed == 0
+    for mod in (tp.model, tp.load, tp.build, tp.dp, tp.report):
+        r = doctest.testmod(mod)
+        assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)
 
 
 # --------------------------------------------------------------------------- the example
