@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
 from placement_cli.model import Plan
@@ -27,10 +27,51 @@ class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
 
 
+# What the artifact writer (orjson) can write back: an integer outside this range in a
+# carried-through field would pass reading and fail writing (an internal error).
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
+def writable(value: Any) -> Any:
+    """Check that a free-form value (carried as it is into the next artifact) can be
+    written again: integers within 64 bits, finite floats, at any depth.
+
+    >>> writable({"a": [1, 2.5, "x"]})
+    {'a': [1, 2.5, 'x']}
+    >>> writable({"a": [2**70]})
+    Traceback (most recent call last):
+    ...
+    ValueError: an integer outside the 64-bit range
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            continue
+        if isinstance(v, int):
+            if not _INT_MIN <= v <= _INT_MAX:
+                raise ValueError("an integer outside the 64-bit range")
+        elif isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                raise ValueError("a non-finite number")
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return value
+
+
 class _Open(BaseModel):
-    """Sections another engineer's code writes: extra fields are carried, not refused."""
+    """Sections another engineer's code writes: extra fields are carried, not refused
+    (but must be writable again)."""
 
     model_config = ConfigDict(strict=True, extra="allow", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _extras_writable(self) -> Any:
+        if self.model_extra:
+            writable(self.model_extra)
+        return self
 
 
 class DiagnosticModel(_Open):
@@ -98,6 +139,11 @@ class SolveSection(_Open):
     proved_by: str | None = None
     lower_bound_by: str | None = None
     stats: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("stats")
+    @classmethod
+    def _stats_writable(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return writable(v)  # type: ignore[no-any-return]
 
 
 class FusedBlock(_Strict):
@@ -182,6 +228,11 @@ class Artifact(_Strict):
     plan: Plan = Field(description="the input plan, normalised (compact: named matrices); a valid plan file")
     diagnostics: list[DiagnosticModel]
     lower: dict[str, Any] | None = Field(default=None, description="the `lower` front end's section, when the input was a body file")
+
+    @field_validator("lower")
+    @classmethod
+    def _lower_writable(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return writable(v)  # type: ignore[no-any-return]
     prune: PruneSection | None = None
     scc: SccSection | None = None
     solve: SolveSection | None = None

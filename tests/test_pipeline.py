@@ -324,3 +324,25 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert r.returncode == 0
     assert b"\x1b[?25l" in seen and b"write" in seen, seen  # the spinner hid the cursor, named the phase
     assert b"solve: 7 blocks" in seen
+
+
+@pytest.mark.parametrize("where", ["stats", "extra", "diagnostic"])
+def test_carried_values_that_cannot_be_written_again_are_exit_3(tmp_path, where):
+    """Free-form parts of an artifact (solve stats, extra fields, diagnostics' extras) are
+    carried into the next artifact: an integer past 64 bits there (YAML allows it) used
+    to pass reading and crash the writer (exit 1, found by the fuzz campaign)."""
+    import yaml
+
+    art = orjson.loads(_artifact(EX, "solve"))
+    huge = 10**40
+    if where == "stats":
+        art["solve"]["stats"]["exact"] = {"treewidth": huge}
+    elif where == "extra":
+        art["solve"]["note"] = [huge]
+    else:
+        art["diagnostics"].append({"severity": "info", "code": "x", "message": "m", "blocks": [], "stage": "solve", "n": huge})
+    f = tmp_path / "t.yaml"
+    f.write_text(yaml.safe_dump(art))
+    r = CliRunner().invoke(app, ["islands", str(f), "--quiet"])
+    assert r.exit_code == 3, r.stderr
+    assert "an integer outside the 64-bit range" in r.stderr, r.stderr
