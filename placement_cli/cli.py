@@ -345,7 +345,7 @@ WarmStartOpt = Annotated[str | None, typer.Option("--warm-start", metavar="ARTIF
 def _solve_options(method: Method, time_limit: float, pin: list[str] | None = None,
                    forbid: list[str] | None = None, pins_file: str | None = None,
                    warm_start: str | None = None) -> dict[str, Any]:
-    from placement_cli.passes.solve import cli_options
+    from placement_cli.passes.solve_cli import cli_options
 
     return {"solve": cli_options(method.value, time_limit, pin=pin, forbid=forbid, pins_file=pins_file,
                                  warm_start=warm_start)}

@@ -18,7 +18,8 @@ from benchmarks.generate import generate_plan
 from placement_cli.errors import InputError, UsageError
 from placement_cli.passes.prune import prune
 from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, cli_options, solve
+from placement_cli.passes.solve import SolveOptions, solve
+from placement_cli.passes.solve_cli import cli_options
 from placement_cli.pipeline import parse_plan
 from placement_cli.solvers.objective import evaluate, feasible_for
 from tests.reference import _matrix, block_domain_and_cost, live_blocks
