@@ -15,7 +15,7 @@ from typing import Any
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
 from placement_cli.limits import objective_problems
-from placement_cli.model import Plan, TransMatrix
+from placement_cli.planview import Plan as PlanView
 
 INF = math.inf
 SUCCESSOR_COUNT = {
@@ -85,7 +85,7 @@ class Graph:
     block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]  # bitset of origin targets per path
-    plan: Plan  # the validated public model, kept for `normalized`
+    plan: PlanView  # the checked plan (views over its document), kept for `normalized`
     default_matrix: Matrix
     _memo: dict[str, Any]  # lazily built views (the normalised plan dict)
 
@@ -152,7 +152,7 @@ class _Checker:
 
 
 def _matrix(
-    raw: TransMatrix, path: str, tindex: dict[str, int], n: int, chk: _Checker
+    raw: dict[str, dict[str, float]], path: str, tindex: dict[str, int], n: int, chk: _Checker
 ) -> tuple[float | None, ...]:
     cost: list[float | None] = [None] * (n * n)
     for src, row in raw.items():
@@ -173,13 +173,25 @@ def _matrix(
 
 
 def _nums(costs: dict[str, float | None] | dict[str, float]) -> dict[str, float | int | None]:
-    return {k: None if v is None else num(v) for k, v in costs.items()}
+    return {k: None if v is None else num(float(v)) for k, v in costs.items()}
 
 
-def build_graph(plan: Plan, prefix: str = "") -> Graph:
+def plan_document(plan: Any) -> dict[str, Any]:
+    """The plan as checked data: a checked document as it is, a `planview.Plan` its
+    document, a pydantic `model.Plan` dumped (library callers)."""
+    if isinstance(plan, dict):
+        return plan
+    if isinstance(plan, PlanView):
+        return plan._d
+    return plan.model_dump()  # type: ignore[no-any-return]
+
+
+def build_graph(plan: Any, prefix: str = "") -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    All problems are collected and raised together as one `InputError`.
+    `plan` is a validated `model.Plan`, or a document `plancheck.check_plan` accepted
+    (or its `planview.Plan`). All problems are collected and raised together as one
+    `InputError`.
 
     >>> from placement_cli.model import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -187,9 +199,10 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     >>> g.block_ids, g.domain
     (('b0',), (3,))
     """
+    doc = plan_document(plan)
     chk = _Checker()
     p = prefix
-    targets = tuple(plan.targets)
+    targets = tuple(doc["targets"])
     n = len(targets)
     tindex: dict[str, int] = {}
     for i, t in enumerate(targets):
@@ -198,21 +211,26 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         else:
             tindex[t] = i
     full = (1 << n) - 1
+    blocks = doc["blocks"]
 
     index: dict[str, int] = {}
-    for i, b in enumerate(plan.blocks):
-        if b.id in index:
-            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{b.id}' (first at blocks[{index[b.id]}])")
+    for i, b in enumerate(blocks):
+        bid = b["id"]
+        if bid in index:
+            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
         else:
-            index[b.id] = i
+            index[bid] = i
     entry = 0
-    if plan.entry is not None:
-        if plan.entry in index:
-            entry = index[plan.entry]
+    plan_entry = doc.get("entry")
+    if plan_entry is not None:
+        if plan_entry in index:
+            entry = index[plan_entry]
         else:
-            chk.add(f"{p}entry", f"unknown block '{plan.entry}'")
+            chk.add(f"{p}entry", f"unknown block '{plan_entry}'")
 
     mat_cache: dict[tuple[float | None, ...], Matrix] = {}
+    # The same matrix object (a YAML alias, a name) is converted once.
+    by_id: dict[int, tuple[Any, Matrix]] = {}
 
     def intern(cost: tuple[float | None, ...]) -> Matrix:
         m = mat_cache.get(cost)
@@ -220,17 +238,19 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             m = mat_cache[cost] = make_matrix(n, cost)
         return m
 
-    if plan.transitions is not None:
-        default = intern(_matrix(plan.transitions, f"{p}transitions", tindex, n, chk))
+    transitions = doc.get("transitions")
+    if transitions is not None:
+        default = intern(_matrix(transitions, f"{p}transitions", tindex, n, chk))
     else:
         default = intern(identity_matrix(n).cost)
-    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk)) for name, raw in plan.matrices.items()}
+    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk))
+             for name, raw in (doc.get("matrices") or {}).items()}
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
     # Paths are numbered in name order, not map order: artifacts write maps with sorted
     # keys, so map order would differ between a plan and its own artifact.
-    for name, origins in sorted(plan.paths.items()):
+    for name, origins in sorted((doc.get("paths") or {}).items()):
         m = 0
         for j, t in enumerate(origins):
             if t not in tindex:
@@ -251,14 +271,15 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     edge_mat: list[Matrix] = []
     succ: list[tuple[int, ...]] = []
     block_paths: list[tuple[int, ...]] = []
+    no_paths: tuple[int, ...] = ()
 
-    for i, b in enumerate(plan.blocks):
+    for i, b in enumerate(blocks):
         bp = f"{p}blocks[{i}]"
         support = full
         base = [0.0] * n
-        for j, st in enumerate(b.statements):
+        for j, st in enumerate(b.get("statements") or ()):
             m = 0
-            for t, c in st.cost.items():
+            for t, c in st["cost"].items():
                 ti = tindex.get(t)
                 if ti is None:
                     chk.add(f"{bp}.statements[{j}].cost.{t}", f"unknown target '{t}'")
@@ -266,10 +287,11 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                     m |= 1 << ti
                     base[ti] += c
             support &= m
-        term = b.terminator
-        if term.cost is not None:
+        term = b["terminator"]
+        tcost = term.get("cost")
+        if tcost is not None:
             m = 0
-            for t, c in term.cost.items():
+            for t, c in tcost.items():
                 ti = tindex.get(t)
                 if ti is None:
                     chk.add(f"{bp}.terminator.cost.{t}", f"unknown target '{t}'")
@@ -278,9 +300,10 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                     base[ti] += c
             support &= m
         dom = support
-        if b.domain is not None:
+        bdomain = b.get("domain")
+        if bdomain is not None:
             given = 0
-            for j, t in enumerate(b.domain):
+            for j, t in enumerate(bdomain):
                 ti = tindex.get(t)
                 if ti is None:
                     chk.add(f"{bp}.domain[{j}]", f"unknown target '{t}'")
@@ -289,18 +312,20 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
                 else:
                     given |= 1 << ti
             dom &= given
-        if b.cost is not None:
+        bcost = b.get("cost")
+        if bcost is not None:
             base = [0.0] * n
-            for t, c in b.cost.items():
+            for t, c in bcost.items():
                 ti = tindex.get(t)
                 if ti is None:
                     chk.add(f"{bp}.cost.{t}", f"unknown target '{t}'")
                 else:
-                    base[ti] = c
+                    base[ti] = float(c)
         bases.append(base)
         total = list(base)
-        if b.premium is not None:
-            for t, c in b.premium.items():
+        premium = b.get("premium")
+        if premium is not None:
+            for t, c in premium.items():
                 ti = tindex.get(t)
                 if ti is None:
                     chk.add(f"{bp}.premium.{t}", f"unknown target '{t}'")
@@ -314,46 +339,64 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         domain.append(dom)
         costs.append(tuple(total))
 
-        bpaths = []
-        for j, name in enumerate(b.paths):
-            pi = path_index.get(name)
-            if pi is None:
-                chk.add(f"{bp}.paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
-            elif pi not in bpaths:
-                bpaths.append(pi)
-        block_paths.append(tuple(bpaths))
+        names = b.get("paths")
+        if names:
+            bpaths: list[int] = []
+            for j, name in enumerate(names):
+                pi = path_index.get(name)
+                if pi is None:
+                    chk.add(f"{bp}.paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
+                elif pi not in bpaths:
+                    bpaths.append(pi)
+            block_paths.append(tuple(bpaths))
+        else:
+            block_paths.append(no_paths)
 
-        lo, hi = SUCCESSOR_COUNT[term.kind]
-        k = len(term.successors)
+        kind = term["kind"]
+        successors = term.get("successors") or ()
+        lo, hi = SUCCESSOR_COUNT[kind]
+        k = len(successors)
         if k < lo or (hi is not None and k > hi):
             want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-            chk.add(f"{bp}.terminator.successors", f"a '{term.kind}' terminator has {want} successor(s), got {k}")
-        seen_params: set[str] = set()
-        for j, prm in enumerate(b.params):
-            if prm in seen_params:
-                chk.add(f"{bp}.params[{j}]", f"duplicate parameter '{prm}'")
-            seen_params.add(prm)
+            chk.add(f"{bp}.terminator.successors", f"a '{kind}' terminator has {want} successor(s), got {k}")
+        params = b.get("params")
+        if params and len(params) > 1 and len(set(params)) != len(params):
+            seen_params: set[str] = set()
+            for j, prm in enumerate(params):
+                if prm in seen_params:
+                    chk.add(f"{bp}.params[{j}]", f"duplicate parameter '{prm}'")
+                seen_params.add(prm)
         mine = []
-        for k, e in enumerate(term.successors):
-            ep = f"{bp}.terminator.successors[{k}]"
-            dst = index.get(e.block)
+        for k, e in enumerate(successors):
+            dst = index.get(e["block"])
             if dst is None:
-                chk.add(f"{ep}.block", f"unknown block '{e.block}'")
+                chk.add(f"{bp}.terminator.successors[{k}].block", f"unknown block '{e['block']}'")
                 dst = -1
             else:
-                want_n = len(plan.blocks[dst].params)
-                if len(e.args) != want_n:
-                    chk.add(f"{ep}.args", f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}")
-            if e.transitions is None:
+                want_n = len(blocks[dst].get("params") or ())
+                got_n = len(e.get("args") or ())
+                if got_n != want_n:
+                    chk.add(f"{bp}.terminator.successors[{k}].args",
+                            f"block '{e['block']}' takes {want_n} argument(s), got {got_n}")
+            tr = e.get("transitions")
+            if tr is None:
                 mat = default
-            elif isinstance(e.transitions, str):
-                got = named.get(e.transitions)
+            elif type(tr) is str:
+                got = named.get(tr)
                 if got is None:
-                    chk.add(f"{ep}.transitions", f"unknown matrix '{e.transitions}' (not in the top-level matrices)")
+                    chk.add(f"{bp}.terminator.successors[{k}].transitions",
+                            f"unknown matrix '{tr}' (not in the top-level matrices)")
                     got = default
                 mat = got
             else:
-                mat = intern(_matrix(e.transitions, f"{ep}.transitions", tindex, n, chk))
+                seen = by_id.get(id(tr))
+                if seen is not None and seen[0] is tr:
+                    mat = seen[1]
+                else:
+                    before = len(chk.problems)
+                    mat = intern(_matrix(tr, f"{bp}.terminator.successors[{k}].transitions", tindex, n, chk))
+                    if len(chk.problems) == before:  # a faulty one is reported at every use
+                        by_id[id(tr)] = (tr, mat)
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
@@ -366,8 +409,8 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         raise InputError(chk.problems)
 
     return assemble(
-        plan=plan,
-        block_ids=tuple(b.id for b in plan.blocks),
+        plan=PlanView(doc),
+        block_ids=tuple(b["id"] for b in blocks),
         entry=entry,
         domain=domain,
         cost=costs,
@@ -386,7 +429,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
 
 def assemble(
     *,
-    plan: Plan,
+    plan: PlanView,
     block_ids: tuple[str, ...],
     entry: int,
     domain: list[int],

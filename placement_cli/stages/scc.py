@@ -10,12 +10,9 @@ give them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
-
-if TYPE_CHECKING:
-    from placement_cli.sections import SccSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -31,13 +28,14 @@ def compute(run: Any, options: SccOptions | None) -> Output:
     return Output(res, section(res, run.g))
 
 
-def check(run: Any, sec: SccSection) -> Output:
+def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     res = scc(g, run.options.get("scc"))
     pr = Problems("scc")
     comp_of = [-1] * g.n_blocks
-    for c, comp in enumerate(sec.components):
-        for j, bid in enumerate(comp.blocks):
+    components = sec["components"]
+    for c, comp in enumerate(components):
+        for j, bid in enumerate(comp["blocks"]):
             b = g.index.get(bid)
             if b is None:
                 pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
@@ -56,11 +54,12 @@ def check(run: Any, sec: SccSection) -> Output:
             pr.add(f"components[{b}]", f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]")
             break
     pr.raise_if_any()
-    for c, comp in enumerate(sec.components):
-        real = res.comp_of[g.index[comp.blocks[0]]] if comp.blocks else -1
-        if not comp.blocks or any(res.comp_of[g.index[b]] != real for b in comp.blocks):
+    for c, comp in enumerate(components):
+        blocks = comp["blocks"]
+        real = res.comp_of[g.index[blocks[0]]] if blocks else -1
+        if not blocks or any(res.comp_of[g.index[b]] != real for b in blocks):
             pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
-        elif len(comp.blocks) != len(res.components[real].blocks):
+        elif len(blocks) != len(res.components[real].blocks):
             pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
     pr.raise_if_any()
     compare(pr, sec, expected := section(res, g))
