@@ -118,6 +118,12 @@ def compare(pr: Problems, sec: Any, expected: dict[str, Any]) -> None:
     given = dump(sec)
     if given == expected:  # checked types: no 1 == True confusion in declared fields
         return
+    if isinstance(sec, dict):
+        # Reported as the section's model reads it (fields in declaration order, so the
+        # first unexpected field named is the same whichever order the file has).
+        from placement_cli.stages import get
+
+        given = dump(get(pr.prefix).section.model_validate(sec))
     diff = first_difference(given, expected)
     pr.add(*(diff or ("", "does not match the section recomputed from the plan")))
 
