@@ -9,8 +9,11 @@ then successor position), so no algorithm ever iterates a hash-ordered container
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from orjson import JSONEncodeError, dumps
 
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
@@ -229,8 +232,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
             chk.add(f"{p}entry", f"unknown block '{plan_entry}'")
 
     mat_cache: dict[tuple[float | None, ...], Matrix] = {}
-    # The same matrix object (a YAML alias, a name) is converted once.
-    by_id: dict[int, tuple[Any, Matrix]] = {}
 
     def intern(cost: tuple[float | None, ...]) -> Matrix:
         m = mat_cache.get(cost)
@@ -273,69 +274,116 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     block_paths: list[tuple[int, ...]] = []
     no_paths: tuple[int, ...] = ()
 
+    # The hot loop of loading: block paths (`bp`) are formatted only for a problem.
+    bit = {t: (i, 1 << i) for i, t in reversed(list(enumerate(targets)))}  # first index wins
+    pair: dict[str, dict[str, int]] = {}
+    for s, src in reversed(list(enumerate(targets))):
+        pair[src] = {dst: s * n + d for d, dst in reversed(list(enumerate(targets)))}
+    diagonal = [s * n + s for s in range(n)]
+    nn = n * n
+
+    # Explicit matrices repeat (a plan has a handful of distinct ones on 100k edges):
+    # converted once per distinct serialisation (bytes equal: the same keys, values and
+    # value types), problem-free ones only, so a faulty one is reported at every use.
+    by_bytes: dict[bytes, Matrix] = {}
+
+    def matrix(raw: dict[str, dict[str, float]], where: Callable[[], str]) -> Matrix:
+        try:
+            key = dumps(raw)
+        except (TypeError, JSONEncodeError):
+            key = None
+        else:
+            got = by_bytes.get(key)
+            if got is not None:
+                return got
+        before = len(chk.problems)
+        m = convert(raw, where)
+        if key is not None and len(chk.problems) == before:
+            by_bytes[key] = m
+        return m
+
+    def convert(raw: dict[str, dict[str, float]], where: Callable[[], str]) -> Matrix:
+        """Intern a matrix, the common case at C speed; any irregularity goes through
+        `_matrix`, which reports it."""
+        cost: list[Any] = [None] * nn
+        try:
+            for src, row in raw.items():
+                at = pair[src]
+                for dst, c in row.items():
+                    cost[at[dst]] = c
+        except KeyError:
+            return intern(_matrix(raw, where(), tindex, n, chk))
+        for k in diagonal:
+            c = cost[k]
+            if c is not None and c != 0:
+                return intern(_matrix(raw, where(), tindex, n, chk))
+        return intern(tuple(None if c is None else float(c) for c in cost))
+
     for i, b in enumerate(blocks):
-        bp = f"{p}blocks[{i}]"
         support = full
         base = [0.0] * n
-        for j, st in enumerate(b.get("statements") or ()):
-            m = 0
-            for t, c in st["cost"].items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.statements[{j}].cost.{t}", f"unknown target '{t}'")
-                elif c is not None:
-                    m |= 1 << ti
-                    base[ti] += c
-            support &= m
+        stmts = b.get("statements")
+        if stmts:
+            for j, st in enumerate(stmts):
+                m = 0
+                for t, c in st["cost"].items():
+                    got = bit.get(t)
+                    if got is None:
+                        chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
+                    elif c is not None:
+                        m |= got[1]
+                        base[got[0]] += c
+                support &= m
         term = b["terminator"]
         tcost = term.get("cost")
         if tcost is not None:
             m = 0
             for t, c in tcost.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.terminator.cost.{t}", f"unknown target '{t}'")
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].terminator.cost.{t}", f"unknown target '{t}'")
                 elif c is not None:
-                    m |= 1 << ti
-                    base[ti] += c
+                    m |= got[1]
+                    base[got[0]] += c
             support &= m
         dom = support
         bdomain = b.get("domain")
         if bdomain is not None:
             given = 0
             for j, t in enumerate(bdomain):
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.domain[{j}]", f"unknown target '{t}'")
-                elif given >> ti & 1:
-                    chk.add(f"{bp}.domain[{j}]", f"duplicate target '{t}'")
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].domain[{j}]", f"unknown target '{t}'")
+                elif given & got[1]:
+                    chk.add(f"{p}blocks[{i}].domain[{j}]", f"duplicate target '{t}'")
                 else:
-                    given |= 1 << ti
+                    given |= got[1]
             dom &= given
         bcost = b.get("cost")
         if bcost is not None:
             base = [0.0] * n
             for t, c in bcost.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.cost.{t}", f"unknown target '{t}'")
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].cost.{t}", f"unknown target '{t}'")
                 else:
-                    base[ti] = float(c)
+                    base[got[0]] = float(c)
         bases.append(base)
         total = list(base)
         premium = b.get("premium")
         if premium is not None:
             for t, c in premium.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.premium.{t}", f"unknown target '{t}'")
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].premium.{t}", f"unknown target '{t}'")
                 else:
-                    total[ti] += c
-        for ti in range(n):
-            if not dom >> ti & 1:
-                total[ti] = INF
-            elif total[ti] == INF:
-                chk.add(f"{bp}.cost", f"cost on '{targets[ti]}' overflows to infinity")
+                    total[got[0]] += c
+        if dom != full or INF in total:
+            for ti in range(n):
+                if not dom >> ti & 1:
+                    total[ti] = INF
+                elif total[ti] == INF:
+                    chk.add(f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity")
         domain.append(dom)
         costs.append(tuple(total))
 
@@ -345,7 +393,7 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
             for j, name in enumerate(names):
                 pi = path_index.get(name)
                 if pi is None:
-                    chk.add(f"{bp}.paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
+                    chk.add(f"{p}blocks[{i}].paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
                 elif pi not in bpaths:
                     bpaths.append(pi)
             block_paths.append(tuple(bpaths))
@@ -358,45 +406,37 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
         k = len(successors)
         if k < lo or (hi is not None and k > hi):
             want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-            chk.add(f"{bp}.terminator.successors", f"a '{kind}' terminator has {want} successor(s), got {k}")
+            chk.add(f"{p}blocks[{i}].terminator.successors", f"a '{kind}' terminator has {want} successor(s), got {k}")
         params = b.get("params")
         if params and len(params) > 1 and len(set(params)) != len(params):
             seen_params: set[str] = set()
             for j, prm in enumerate(params):
                 if prm in seen_params:
-                    chk.add(f"{bp}.params[{j}]", f"duplicate parameter '{prm}'")
+                    chk.add(f"{p}blocks[{i}].params[{j}]", f"duplicate parameter '{prm}'")
                 seen_params.add(prm)
         mine = []
         for k, e in enumerate(successors):
             dst = index.get(e["block"])
             if dst is None:
-                chk.add(f"{bp}.terminator.successors[{k}].block", f"unknown block '{e['block']}'")
+                chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
                 dst = -1
             else:
                 want_n = len(blocks[dst].get("params") or ())
                 got_n = len(e.get("args") or ())
                 if got_n != want_n:
-                    chk.add(f"{bp}.terminator.successors[{k}].args",
+                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",
                             f"block '{e['block']}' takes {want_n} argument(s), got {got_n}")
             tr = e.get("transitions")
             if tr is None:
                 mat = default
             elif type(tr) is str:
-                got = named.get(tr)
-                if got is None:
-                    chk.add(f"{bp}.terminator.successors[{k}].transitions",
+                mat = named.get(tr)  # type: ignore[assignment]
+                if mat is None:
+                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].transitions",
                             f"unknown matrix '{tr}' (not in the top-level matrices)")
-                    got = default
-                mat = got
+                    mat = default
             else:
-                seen = by_id.get(id(tr))
-                if seen is not None and seen[0] is tr:
-                    mat = seen[1]
-                else:
-                    before = len(chk.problems)
-                    mat = intern(_matrix(tr, f"{bp}.terminator.successors[{k}].transitions", tindex, n, chk))
-                    if len(chk.problems) == before:  # a faulty one is reported at every use
-                        by_id[id(tr)] = (tr, mat)
+                mat = matrix(tr, lambda i=i, k=k: f"{p}blocks[{i}].terminator.successors[{k}].transitions")
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)

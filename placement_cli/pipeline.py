@@ -132,8 +132,9 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
 
 
 def _plan_from_doc(doc: Any) -> Graph:
-    """A parsed plan this process owns: accepted by the fast check and built from the
-    document itself, or else validated by the models (every message theirs)."""
+    """A plan parsed from JSON or YAML (plain types only) this process owns: accepted by
+    the fast check and built from the document itself, or else validated by the models
+    (every message theirs)."""
     with gc_paused():
         try:
             check_plan(doc)
@@ -223,7 +224,8 @@ def _lower(doc: dict[str, Any], source: str) -> Loaded:
         js.setdefault("stage", "lower")
         diags.append(js)
     extra = {"lower": lower_section} if lower_section is not None else {}
-    return Loaded(source, _plan_from_doc(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags)
+    # The front end's document may hold values of its own types: the models read it.
+    return Loaded(source, parse_plan(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags)
 
 
 def _artifact_model() -> type[BaseModel]:

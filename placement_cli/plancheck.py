@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from orjson import JSONEncodeError, dumps
+
 # Integers orjson reads and writes as integers (wider ones it reads as floats, where the
 # models, reading bytes themselves, would see an integer): anything outside is left to
 # the models.
@@ -155,6 +157,7 @@ def _plan(doc: Any) -> None:
     blocks = doc.get("blocks")
     if type(blocks) is not list or not blocks:
         raise Reject("blocks")
+    accepted: set[bytes] = set()
     block_fields, stmt_fields, term_fields, edge_fields, kinds = (
         _BLOCK_FIELDS, _STATEMENT_FIELDS, _TERM_FIELDS, _EDGE_FIELDS, TERM_KINDS)
     for b in blocks:
@@ -207,7 +210,17 @@ def _plan(doc: Any) -> None:
                     _strs(e["args"], "blocks[].terminator.successors[].args")
                 v = e.get("transitions")
                 if v is not None and type(v) is not str:
-                    _matrix(v, "blocks[].terminator.successors[].transitions")
+                    # Matrices repeat: one accepted is accepted at every use. Equal bytes
+                    # mean equal keys, values and value types here (an accepted matrix
+                    # has no `null`, the one value orjson writes for several).
+                    try:
+                        key = dumps(v)
+                    except (TypeError, JSONEncodeError):
+                        key = None
+                    if key is None or key not in accepted:
+                        _matrix(v, "blocks[].terminator.successors[].transitions")
+                        if key is not None:
+                            accepted.add(key)
 
 
 def check_plan(doc: Any) -> None:
