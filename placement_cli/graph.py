@@ -9,7 +9,6 @@ then successor position), so no algorithm ever iterates a hash-ordered container
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,22 +286,24 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     # value types), problem-free ones only, so a faulty one is reported at every use.
     by_bytes: dict[bytes, Matrix] = {}
 
-    def matrix(raw: dict[str, dict[str, float]], where: Callable[[], str]) -> Matrix:
+    def matrix(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
+        """The Matrix of edge `k` of block `i`."""
+        key: bytes | None
         try:
             key = dumps(raw)
         except (TypeError, JSONEncodeError):
             key = None
-        else:
+        if key is not None:
             got = by_bytes.get(key)
             if got is not None:
                 return got
         before = len(chk.problems)
-        m = convert(raw, where)
+        m = convert(raw, i, k)
         if key is not None and len(chk.problems) == before:
             by_bytes[key] = m
         return m
 
-    def convert(raw: dict[str, dict[str, float]], where: Callable[[], str]) -> Matrix:
+    def convert(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
         """Intern a matrix, the common case at C speed; any irregularity goes through
         `_matrix`, which reports it."""
         cost: list[Any] = [None] * nn
@@ -312,11 +313,11 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                 for dst, c in row.items():
                     cost[at[dst]] = c
         except KeyError:
-            return intern(_matrix(raw, where(), tindex, n, chk))
-        for k in diagonal:
-            c = cost[k]
+            return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
+        for d in diagonal:
+            c = cost[d]
             if c is not None and c != 0:
-                return intern(_matrix(raw, where(), tindex, n, chk))
+                return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
         return intern(tuple(None if c is None else float(c) for c in cost))
 
     for i, b in enumerate(blocks):
@@ -436,7 +437,7 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                             f"unknown matrix '{tr}' (not in the top-level matrices)")
                     mat = default
             else:
-                mat = matrix(tr, lambda i=i, k=k: f"{p}blocks[{i}].terminator.successors[{k}].transitions")
+                mat = matrix(tr, i, k)
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
