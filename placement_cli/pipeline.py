@@ -12,6 +12,7 @@ either by checking the section the input carried or by computing it.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -177,7 +178,11 @@ def load(path: str) -> Loaded:
             # check does not certainly accept goes to the models, which give today's
             # messages (pydantic's own JSON parser validates while parsing).
             artifact = b'"format_version"' in data
-            doc = _loads(data)
+            raw_plan: bytes | None = None
+            if artifact:
+                doc, raw_plan = _parse_artifact(data)
+            else:
+                doc = _loads(data)
             if doc is not None:
                 try:
                     if artifact:
@@ -189,7 +194,7 @@ def load(path: str) -> Loaded:
                 else:
                     if artifact:
                         loaded = _artifact_doc(doc, source)
-                        loaded.raw_plan = _plan_span(data)
+                        loaded.raw_plan = raw_plan
                         return loaded
                     with gc_paused():
                         return Loaded(source, build_graph(doc))
@@ -271,6 +276,52 @@ _PLAN_KEY = b'\n  "plan": '
 _NEXT_KEY = b',\n  "prune": '
 
 
+# Stands for the plan while the rest of an artifact is parsed: a string no file holds.
+_SENTINEL = "\x00placement-plan-" + os.urandom(8).hex()
+_SENTINEL_JSON = orjson.dumps(_SENTINEL)
+
+
+def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
+    r"""An artifact's bytes parsed once, with its plan's bytes (`_plan_span`), or
+    (None, None) when orjson cannot parse them.
+
+    The plan (most of an artifact) is parsed from its span, and the rest with a
+    sentinel in its place; equal to parsing the whole, which is the fallback whenever
+    the span is not certainly the top-level `plan` (no span, not a mapping, the
+    sentinel not at `plan`).
+
+    >>> doc, span = _parse_artifact(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
+    >>> doc, span
+    ({'kind': 'prune', 'plan': {'a': 1}, 'prune': {}}, b'{\n    "a": 1\n  }')
+    """
+    at = _span_at(data)
+    if at is not None:
+        start, end = at
+        try:
+            with gc_paused():
+                plan = orjson.loads(data[start:end])
+                rest = orjson.loads(b"".join((data[:start], _SENTINEL_JSON, data[end:])))
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if type(plan) is dict and type(rest) is dict and rest.get("plan") == _SENTINEL:
+                rest["plan"] = plan
+                return rest, data[start:end]
+    doc = _loads(data)
+    return doc, None if doc is None else _plan_span(data)
+
+
+def _span_at(data: bytes) -> tuple[int, int] | None:
+    start = data.find(_PLAN_KEY)
+    end = data.find(_NEXT_KEY, start)
+    if start < 0 or end < 0:
+        return None
+    start += len(_PLAN_KEY)
+    if not (data.startswith(b"{\n", start) and data.endswith(b"\n  }", start, end)):
+        return None
+    return start, end
+
+
 def _plan_span(data: bytes) -> bytes | None:
     r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
     key on its own line at indent 2, `plan` directly before `prune`), or None.
@@ -284,13 +335,10 @@ def _plan_span(data: bytes) -> bytes | None:
     >>> _plan_span(b'{"plan": {}, "prune": {}}') is None
     True
     """
-    start = data.find(_PLAN_KEY)
-    end = data.find(_NEXT_KEY, start)
-    if start < 0 or end < 0:
+    at = _span_at(data)
+    if at is None:
         return None
-    span = data[start + len(_PLAN_KEY) : end]
-    if not (span.startswith(b"{\n") and span.endswith(b"\n  }")):
-        return None
+    span = data[at[0] : at[1]]
     try:
         if not isinstance(orjson.loads(span), dict):
             return None
