@@ -320,20 +320,40 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                 return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
         return intern(tuple(None if c is None else float(c) for c in cost))
 
+    # Statement costs and domains repeat too: each distinct problem-free one is read
+    # once (statement costs by their serialisation: equal bytes, equal values; a checked
+    # plan has no NaN, which orjson would write as `null` like None).
+    seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
+    seen_domains: dict[tuple[str, ...], int] = {}
     for i, b in enumerate(blocks):
         support = full
         base = [0.0] * n
         stmts = b.get("statements")
         if stmts:
             for j, st in enumerate(stmts):
-                m = 0
-                for t, c in st["cost"].items():
-                    got = bit.get(t)
-                    if got is None:
-                        chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
-                    elif c is not None:
-                        m |= got[1]
-                        base[got[0]] += c
+                sc = st["cost"]
+                try:
+                    key: bytes | None = dumps(sc)
+                except (TypeError, JSONEncodeError):
+                    key = None
+                hit = seen_costs.get(key) if key is not None else None
+                if hit is None:
+                    m = 0
+                    adds = []
+                    before = len(chk.problems)
+                    for t, c in sc.items():
+                        got = bit.get(t)
+                        if got is None:
+                            chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
+                        elif c is not None:
+                            m |= got[1]
+                            adds.append((got[0], c))
+                    if key is not None and len(chk.problems) == before:
+                        seen_costs[key] = (m, tuple(adds))
+                else:
+                    m, adds = hit  # type: ignore[assignment]
+                for ti, c in adds:  # in map order: the same float sums
+                    base[ti] += c
                 support &= m
         term = b["terminator"]
         tcost = term.get("cost")
@@ -350,15 +370,21 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
         dom = support
         bdomain = b.get("domain")
         if bdomain is not None:
-            given = 0
-            for j, t in enumerate(bdomain):
-                got = bit.get(t)
-                if got is None:
-                    chk.add(f"{p}blocks[{i}].domain[{j}]", f"unknown target '{t}'")
-                elif given & got[1]:
-                    chk.add(f"{p}blocks[{i}].domain[{j}]", f"duplicate target '{t}'")
-                else:
-                    given |= got[1]
+            key_d = tuple(bdomain)
+            given = seen_domains.get(key_d, -1)
+            if given < 0:
+                given = 0
+                before = len(chk.problems)
+                for j, t in enumerate(bdomain):
+                    got = bit.get(t)
+                    if got is None:
+                        chk.add(f"{p}blocks[{i}].domain[{j}]", f"unknown target '{t}'")
+                    elif given & got[1]:
+                        chk.add(f"{p}blocks[{i}].domain[{j}]", f"duplicate target '{t}'")
+                    else:
+                        given |= got[1]
+                if len(chk.problems) == before:
+                    seen_domains[key_d] = given
             dom &= given
         bcost = b.get("cost")
         if bcost is not None:
