@@ -224,3 +224,34 @@ def test_deep_free_form_values_go_to_the_models(tmp_path, monkeypatch):
         fast, slow = _both(str(path), monkeypatch)
         assert fast == slow, depth
     assert fast[0] == "error"  # the deepest is refused, as the models refuse it
+
+
+def test_scc_section_match_is_equality():
+    """`stages.scc.matches` (the check's shortcut) says equal exactly when the read
+    section equals the recomputed one, on valid and tampered sections."""
+    from placement_cli.passes.scc import scc
+    from placement_cli.stages.scc import matches, section
+
+    r = random.Random(SEED + 4)
+    same = differ = 0
+    for _ in range(300):
+        try:
+            g = pipeline._plan_from_doc(random_plan(r, 10))
+        except InputError:
+            continue
+        res = scc(g)
+        expected = section(res, g)
+        roll = r.random()
+        sec = expected if roll < 0.3 else mutate(expected, r)
+        if roll > 0.8:
+            # Only the optional field of the other kind added (the type check allows it).
+            sec = orjson.loads(orjson.dumps(expected))
+            comp = r.choice(sec["components"])
+            comp["header" if comp["kind"] == "trivial" else "self_loop"] = r.choice((None, False, "a"))
+        if not _fast_accepts(lambda d: check_section("scc", d), sec):
+            continue  # types are checked before a stage sees a section
+        got = matches(sec, res, g)
+        assert got == (sec == expected), sec
+        same += got
+        differ += not got
+    assert same and differ
