@@ -178,7 +178,21 @@ def _plan(doc: Any) -> None:
                 v = s.get("text")
                 if v is not None and type(v) is not str:
                     raise Reject("blocks[].statements[].text")
-                _costs(s["cost"], "blocks[].statements[].cost", True)
+                cost = s["cost"]  # `_costs(cost, ..., True)` inline: one per statement
+                if type(cost) is not dict:
+                    raise Reject("blocks[].statements[].cost")
+                for k, c in cost.items():
+                    t = type(c)
+                    if type(k) is not str:
+                        raise Reject("blocks[].statements[].cost")
+                    if t is float:
+                        if not 0.0 <= c < _BIG_FLOAT:
+                            raise Reject("blocks[].statements[].cost")
+                    elif t is int:
+                        if not 0 <= c <= _EXACT_INT:
+                            raise Reject("blocks[].statements[].cost")
+                    elif c is not None:
+                        raise Reject("blocks[].statements[].cost")
         v = b.get("domain")
         if v is not None:
             _strs(v, "blocks[].domain")
@@ -366,31 +380,26 @@ def _list(f: Check) -> Check:
     return check
 
 
-def _map(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if type(v) is not dict:
-            raise Reject("dict")
-        for k, x in v.items():
-            if type(k) is not str:
-                raise Reject("dict")
-            f(x)
-
-    return check
-
-
 def _obj(required: dict[str, Check], optional: dict[str, Check] | None = None, extra: bool = False) -> Check:
     """A strict model: `required` fields must be present, `optional` ones may be; with
-    `extra`, other string keys are carried (and must be writable), else refused."""
+    `extra`, other string keys are carried (and must be writable), else refused.
+    Required strings, string lists and booleans are checked inline (sections list
+    100k components: a call per field would be most of the time)."""
     opt = optional or {}
     fields = {**required, **opt}
     names = frozenset(fields)
-    req = tuple(required.items())
+    strs = tuple(k for k, f in required.items() if f is _str)
+    lists = tuple(k for k, f in required.items() if f is _strlist)
+    bools = tuple(k for k, f in required.items() if f is _bool)
+    others = tuple((k, f) for k, f in required.items() if f not in (_str, _strlist, _bool))
+    req = frozenset(required)
     opt_items = tuple(opt.items())
 
     def check(v: Any) -> None:
         if type(v) is not dict:
             raise Reject("object")
-        if not v.keys() <= names:
+        keys = v.keys()
+        if not keys <= names:
             if not extra:
                 raise Reject("object")
             for k, x in v.items():
@@ -398,13 +407,51 @@ def _obj(required: dict[str, Check], optional: dict[str, Check] | None = None, e
                     if type(k) is not str:
                         raise Reject("object")
                     _plain_writable(x)
-        for k, f in req:
-            if k not in v:
+        if not req <= keys:
+            raise Reject("missing")
+        for k in strs:
+            if type(v[k]) is not str:
                 raise Reject(k)
+        for k in lists:
+            x = v[k]
+            if type(x) is not list:
+                raise Reject(k)
+            for y in x:
+                if type(y) is not str:
+                    raise Reject(k)
+        for k in bools:
+            if type(v[k]) is not bool:
+                raise Reject(k)
+        for k, f in others:
             f(v[k])
         for k, f in opt_items:
             if k in v:
                 f(v[k])
+
+    return check
+
+
+def _map(f: Check) -> Check:
+    def check(v: Any) -> None:
+        if type(v) is not dict:
+            raise Reject("dict")
+        if f is _str:  # inline: a map of a block per entry
+            for k, x in v.items():
+                if type(k) is not str or type(x) is not str:
+                    raise Reject("dict")
+            return
+        if f is _strlist:
+            for k, x in v.items():
+                if type(k) is not str or type(x) is not list:
+                    raise Reject("dict")
+                for y in x:
+                    if type(y) is not str:
+                        raise Reject("dict")
+            return
+        for k, x in v.items():
+            if type(k) is not str:
+                raise Reject("dict")
+            f(x)
 
     return check
 
