@@ -175,7 +175,13 @@ def _matrix(
 
 
 def _nums(costs: dict[str, float | None] | dict[str, float]) -> dict[str, float | int | None]:
-    return {k: None if v is None else num(float(v)) for k, v in costs.items()}
+    # A checked document may hold an integer cost where the models hold the equal float:
+    # written the same (`num`), without the conversion for the common small integer.
+    return {k: v if type(v) is int and -_EXACT < v < _EXACT else None if v is None else num(float(v))
+            for k, v in costs.items()}
+
+
+_EXACT = 2**53
 
 
 def plan_document(plan: Any) -> dict[str, Any]:
@@ -577,37 +583,53 @@ def _normalize(g: Graph) -> dict[str, Any]:
 
     out_blocks = []
     bases = g._memo["base"]
-    for i, b in enumerate(plan.blocks):
+    # Read from the plan's document (views of a derived plan unwrapped): attribute access
+    # through `planview` would double the time of this loop on large plans.
+    for i, b in enumerate(plan_document(plan)["blocks"]):
+        if type(b) is not dict:
+            b = b._d
         dom = g.domain[i]
-        term = b.terminator
+        term = b["terminator"]
+        if type(term) is not dict:
+            term = term._d
         base = bases[i]
-        nb: dict[str, Any] = {"id": b.id}
-        if b.params:
-            nb["params"] = list(b.params)
-        nb["statements"] = [
-            {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
-            for s in b.statements
-        ]
+        nb: dict[str, Any] = {"id": b["id"]}
+        params = b.get("params")
+        if params:
+            nb["params"] = list(params)
+        statements = []
+        for s in b.get("statements") or ():
+            if type(s) is not dict:
+                s = s._d
+            text = s.get("text")
+            statements.append({"text": text, "cost": _nums(s["cost"])} if text is not None else {"cost": _nums(s["cost"])})
+        nb["statements"] = statements
         nb["domain"] = [targets[t] for t in range(n) if dom >> t & 1]
         nb["cost"] = {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1}
-        if b.paths:
-            nb["paths"] = list(b.paths)
-        if b.premium:
-            nb["premium"] = _nums(b.premium)
+        paths = b.get("paths")
+        if paths:
+            nb["paths"] = list(paths)
+        premium = b.get("premium")
+        if premium:
+            nb["premium"] = _nums(premium)
         succs = []
-        for e, eid in zip(term.successors, g.succ[i], strict=True):
-            se: dict[str, Any] = {"block": e.block}
-            if e.args:
-                se["args"] = list(e.args)
+        for e, eid in zip(term.get("successors") or (), g.succ[i], strict=True):
+            if type(e) is not dict:
+                e = e._d
+            se: dict[str, Any] = {"block": e["block"]}
+            args = e.get("args")
+            if args:
+                se["args"] = list(args)
             m = g.edge_mat[eid]
             if m is not default:
                 se["transitions"] = ref(m)
             succs.append(se)
-        nt: dict[str, Any] = {"kind": term.kind}
+        nt: dict[str, Any] = {"kind": term["kind"]}
         if succs:
             nt["successors"] = succs
-        if term.cost is not None:
-            nt["cost"] = _nums(term.cost)
+        tcost = term.get("cost")
+        if tcost is not None:
+            nt["cost"] = _nums(tcost)
         nb["terminator"] = nt
         out_blocks.append(nb)
     normalized: dict[str, Any] = {
