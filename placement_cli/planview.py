@@ -89,7 +89,7 @@ class Edge(_View):
 
     @property
     def args(self) -> list[str]:
-        return self._get("args")  # type: ignore[no-any-return]
+        return self._d.get("args") or []
 
     @property
     def transitions(self) -> dict[str, dict[str, float]] | str | None:
@@ -97,8 +97,12 @@ class Edge(_View):
 
 
 class Terminator(_View):
-    __slots__ = ()
+    __slots__ = ("_succ",)
     _fields: ClassVar[dict[str, Any]] = {"kind": None, "successors": _LIST, "cost": None}
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._d = data
+        self._succ: list[Edge] | None = None
 
     @property
     def kind(self) -> str:
@@ -106,7 +110,10 @@ class Terminator(_View):
 
     @property
     def successors(self) -> list[Edge]:
-        return [_wrap(Edge, e) for e in self._d.get("successors", ())]
+        got = self._succ
+        if got is None:  # built once: fusion reads them block by block
+            got = self._succ = [e if isinstance(e, Edge) else Edge(e) for e in self._d.get("successors", ())]
+        return got
 
     @property
     def cost(self) -> dict[str, float | None] | None:
@@ -114,7 +121,11 @@ class Terminator(_View):
 
 
 class Block(_View):
-    __slots__ = ()
+    __slots__ = ("_term",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._d = data
+        self._term: Terminator | None = None
     _fields: ClassVar[dict[str, Any]] = {
         "id": None, "params": _LIST, "statements": _LIST, "domain": None, "cost": None,
         "paths": _LIST, "premium": None, "terminator": None,
@@ -126,7 +137,7 @@ class Block(_View):
 
     @property
     def params(self) -> list[str]:
-        return self._get("params")  # type: ignore[no-any-return]
+        return self._d.get("params") or []
 
     @property
     def statements(self) -> list[Statement]:
@@ -150,7 +161,11 @@ class Block(_View):
 
     @property
     def terminator(self) -> Terminator:
-        return _wrap(Terminator, self._d["terminator"])  # type: ignore[no-any-return]
+        got = self._term
+        if got is None:
+            t = self._d["terminator"]
+            got = self._term = t if isinstance(t, Terminator) else Terminator(t)
+        return got
 
 
 class Plan(_View):
@@ -161,7 +176,7 @@ class Plan(_View):
     }
 
     def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__(data)
+        self._d = data
         self._blocks: list[Block] | None = None
 
     @property
