@@ -24,8 +24,9 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
-from placement_cli.plancheck import Reject, check_artifact, check_plan, check_section
+from placement_cli.plancheck import Reject, check_plan
 from placement_cli.problems import brief, validation_problems
+from placement_cli.sectioncheck import check_artifact, check_section
 from placement_cli.stages import STAGES, get, upto
 
 if TYPE_CHECKING:
@@ -378,7 +379,7 @@ def _artifact(art: Any, source: str) -> Loaded:
 
 
 def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
-    """An artifact document `plancheck.check_artifact` accepted (as `_artifact` would)."""
+    """An artifact document `sectioncheck.check_artifact` accepted (as `_artifact` would)."""
     kind = doc["kind"]
     diagnostics = doc["diagnostics"]
     _sections_present(kind, lambda stage: doc.get(stage) is not None, [d["stage"] for d in diagnostics])

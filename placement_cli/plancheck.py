@@ -1,4 +1,5 @@
-"""Fast acceptance of plans and artifacts, without pydantic: "fast accept, slow diagnose".
+"""Fast acceptance of plans, without pydantic: "fast accept, slow diagnose" (artifacts
+and their sections: `placement_cli.sectioncheck`).
 
 The strict pydantic models (`placement_cli.model`, `placement_cli.sections`) are the
 definition of what a plan or an artifact may look like, and the source of every error
@@ -26,7 +27,6 @@ placement_cli.plancheck.Reject: version
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from orjson import JSONEncodeError, dumps
@@ -36,7 +36,7 @@ from orjson import JSONEncodeError, dumps
 # the models.
 INT_MIN, INT_MAX = -(2**63), 2**64 - 1
 # An integral float this large may be an integer orjson read as a float.
-_BIG_FLOAT = float(2**64)
+BIG_FLOAT = float(2**64)
 # Integers converted to a float cost exactly (the models' conversion gives the same).
 _EXACT_INT = 2**53
 
@@ -75,7 +75,7 @@ def _costs(v: Any, where: str, nullable: bool) -> None:
         if t is float:
             # NaN fails too; an integral float of 2**64 or more may be a wider integer in
             # the bytes (orjson reads those as floats), which the models would refuse.
-            if not 0.0 <= c < _BIG_FLOAT:
+            if not 0.0 <= c < BIG_FLOAT:
                 raise Reject(where)
         elif t is int:
             if not 0 <= c <= _EXACT_INT:
@@ -186,7 +186,7 @@ def _plan(doc: Any) -> None:
                     if type(k) is not str:
                         raise Reject("blocks[].statements[].cost")
                     if t is float:
-                        if not 0.0 <= c < _BIG_FLOAT:
+                        if not 0.0 <= c < BIG_FLOAT:
                             raise Reject("blocks[].statements[].cost")
                     elif t is int:
                         if not 0 <= c <= _EXACT_INT:
@@ -237,6 +237,11 @@ def _plan(doc: Any) -> None:
                             accepted.add(key)
 
 
+def check_plan_part(doc: Any) -> None:
+    """`check_plan`, for the plan inside an artifact (`sectioncheck.check_artifact`)."""
+    _plan(doc)
+
+
 def check_plan(doc: Any) -> None:
     """Accept `doc` as a plan exactly when `model.Plan` certainly would; raise `Reject`
     otherwise."""
@@ -273,287 +278,3 @@ def writable(value: Any) -> Any:
         elif isinstance(v, list | tuple):
             stack.extend(v)
     return value
-
-
-def _plain_writable(value: Any) -> None:
-    """`writable`, and plain JSON types only (what orjson parses; keys are strings),
-    nested no deeper than `MAX_FREE_DEPTH`. An integral float of 2**64 or more may have
-    been a wider integer in the bytes (orjson reads those as floats): the models,
-    reading the bytes, would refuse it."""
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        t = type(v)
-        if t is str or t is bool or v is None:
-            continue
-        if t is int:
-            if not INT_MIN <= v <= INT_MAX:
-                raise Reject("value")
-        elif t is float:
-            if not -_BIG_FLOAT < v < _BIG_FLOAT:  # NaN and infinities fail too
-                raise Reject("value")
-        elif depth > MAX_FREE_DEPTH:
-            raise Reject("value")
-        elif t is dict:
-            for k, x in v.items():
-                if type(k) is not str:
-                    raise Reject("value")
-                stack.append((x, depth + 1))
-        elif t is list:
-            for x in v:
-                stack.append((x, depth + 1))
-        else:
-            raise Reject("value")
-
-
-# --- artifact sections: small compiled checkers ----------------------------------------
-
-Check = Callable[[Any], None]
-
-
-def _str(v: Any) -> None:
-    if type(v) is not str:
-        raise Reject("str")
-
-
-def _bool(v: Any) -> None:
-    if type(v) is not bool:
-        raise Reject("bool")
-
-
-def _nonneg_int(v: Any) -> None:
-    if type(v) is not int or not 0 <= v <= INT_MAX:
-        raise Reject("int")
-
-
-def _num(v: Any) -> None:
-    t = type(v)
-    if t is int:
-        if not INT_MIN <= v <= INT_MAX:
-            raise Reject("num")
-    elif t is not float or not -_BIG_FLOAT < v < _BIG_FLOAT:
-        raise Reject("num")
-
-
-def _nonneg(v: Any) -> None:
-    t = type(v)
-    if t is int:
-        if not 0 <= v <= INT_MAX:
-            raise Reject("num")
-    elif t is not float or not 0.0 <= v < _BIG_FLOAT:
-        raise Reject("num")
-
-
-def _strlist(v: Any) -> None:
-    if type(v) is not list:
-        raise Reject("list")
-    for x in v:
-        if type(x) is not str:
-            raise Reject("list")
-
-
-def _opt(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if v is not None:
-            f(v)
-
-    return check
-
-
-def _lit(*values: str) -> Check:
-    allowed = frozenset(values)
-
-    def check(v: Any) -> None:
-        if type(v) is not str or v not in allowed:
-            raise Reject("literal")
-
-    return check
-
-
-def _list(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if type(v) is not list:
-            raise Reject("list")
-        for x in v:
-            f(x)
-
-    return check
-
-
-def _obj(required: dict[str, Check], optional: dict[str, Check] | None = None, extra: bool = False) -> Check:
-    """A strict model: `required` fields must be present, `optional` ones may be; with
-    `extra`, other string keys are carried (and must be writable), else refused.
-    Required strings, string lists and booleans are checked inline (sections list
-    100k components: a call per field would be most of the time)."""
-    opt = optional or {}
-    fields = {**required, **opt}
-    names = frozenset(fields)
-    strs = tuple(k for k, f in required.items() if f is _str)
-    lists = tuple(k for k, f in required.items() if f is _strlist)
-    bools = tuple(k for k, f in required.items() if f is _bool)
-    others = tuple((k, f) for k, f in required.items() if f not in (_str, _strlist, _bool))
-    req = frozenset(required)
-    opt_items = tuple(opt.items())
-
-    def check(v: Any) -> None:
-        if type(v) is not dict:
-            raise Reject("object")
-        keys = v.keys()
-        if not keys <= names:
-            if not extra:
-                raise Reject("object")
-            for k, x in v.items():
-                if k not in names:
-                    if type(k) is not str:
-                        raise Reject("object")
-                    _plain_writable(x)
-        if not req <= keys:
-            raise Reject("missing")
-        for k in strs:
-            if type(v[k]) is not str:
-                raise Reject(k)
-        for k in lists:
-            x = v[k]
-            if type(x) is not list:
-                raise Reject(k)
-            for y in x:
-                if type(y) is not str:
-                    raise Reject(k)
-        for k in bools:
-            if type(v[k]) is not bool:
-                raise Reject(k)
-        for k, f in others:
-            f(v[k])
-        for k, f in opt_items:
-            if k in v:
-                f(v[k])
-
-    return check
-
-
-def _map(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if type(v) is not dict:
-            raise Reject("dict")
-        if f is _str:  # inline: a map of a block per entry
-            for k, x in v.items():
-                if type(k) is not str or type(x) is not str:
-                    raise Reject("dict")
-            return
-        if f is _strlist:
-            for k, x in v.items():
-                if type(k) is not str or type(x) is not list:
-                    raise Reject("dict")
-                for y in x:
-                    if type(y) is not str:
-                        raise Reject("dict")
-            return
-        for k, x in v.items():
-            if type(k) is not str:
-                raise Reject("dict")
-            f(x)
-
-    return check
-
-
-def _writable_map(v: Any) -> None:
-    if type(v) is not dict:
-        raise Reject("dict")
-    _plain_writable(v)
-
-
-_cost_model = _obj({"total": _nonneg, "blocks": _nonneg, "edges": _nonneg})
-
-DIAGNOSTIC = _obj({"severity": _lit("error", "warning", "info"), "code": _str, "message": _str,
-                   "blocks": _strlist, "stage": _str}, extra=True)
-_edge_ref = _obj({"from": _str, "index": _nonneg_int, "to": _str})
-
-SECTIONS: dict[str, Check] = {
-    "prune": _obj({
-        "domains": _map(_strlist),
-        "removed": _list(_obj({"block": _str, "target": _str, "edge": _edge_ref})),
-    }),
-    "scc": _obj({
-        "components": _list(_obj(
-            {"id": _str, "blocks": _strlist, "kind": _lit("trivial", "cyclic"), "entries": _strlist,
-             "exits": _strlist, "reachable": _bool},
-            {"self_loop": _opt(_bool), "header": _opt(_str)},
-        )),
-        "edges": _list(_obj({"from": _str, "to": _str})),
-    }),
-    "solve": _obj(
-        {"status": _lit("ok", "infeasible", "unsolved"), "assignment": _map(_str), "cost": _opt(_cost_model),
-         "optimal": _bool, "lower_bound": _opt(_num), "unreachable": _strlist},
-        {"gap": _opt(_nonneg), "method": _opt(_str), "method_used": _opt(_str), "proved_by": _opt(_str),
-         "lower_bound_by": _opt(_str), "stats": _writable_map},
-        extra=True,
-    ),
-    "fuse": _obj({
-        "blocks": _list(_obj({"id": _str, "target": _str, "members": _strlist})),
-        "merged": _nonneg_int, "dropped": _strlist, "cost_preserved": _bool,
-        "cost_before": _opt(_cost_model), "cost_after": _opt(_cost_model),
-    }),
-    "islands": _obj({
-        "islands": _list(_obj({"id": _str, "target": _str, "blocks": _strlist, "members": _strlist,
-                               "requires": _strlist, "provides": _strlist, "inherited": _strlist})),
-        "graph": _obj(
-            {"entry": _opt(_str),
-             "nodes": _list(_obj({"id": _str, "kind": _lit("exec", "data"), "target": _str},
-                                 {"provides": _opt(_strlist)})),
-             "edges": _list(_obj({"from": _str, "to": _str, "kind": _lit("control_flow", "inherits", "data_flow")},
-                                 {"paths": _opt(_strlist)}))},
-        ),
-        "schedule": _obj({
-            "levels": _list(_strlist),
-            "groups": _list(_obj({"id": _str, "nodes": _strlist, "level": _nonneg_int})),
-            "cyclic": _bool,
-        }),
-    }),
-}
-STAGE_NAMES = tuple(SECTIONS)
-_ARTIFACT_FIELDS = frozenset(("format_version", "kind", "status", "plan", "diagnostics", "lower", *SECTIONS))
-
-
-def check_section(name: str, value: Any) -> None:
-    """Accept a section exactly when its model in `placement_cli.sections` certainly would.
-
-    >>> check_section("fuse", {"blocks": [], "merged": 0, "dropped": [], "cost_preserved": True,
-    ...                        "cost_before": None, "cost_after": None})
-    >>> check_section("fuse", {"blocks": [], "merged": True, "dropped": [], "cost_preserved": True,
-    ...                        "cost_before": None, "cost_after": None})
-    Traceback (most recent call last):
-    ...
-    placement_cli.plancheck.Reject: int
-    """
-    SECTIONS[name](value)
-
-
-def check_artifact(doc: Any) -> None:
-    """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as in `check_plan`)."""
-    if type(doc) is not dict or not doc.keys() <= _ARTIFACT_FIELDS:
-        raise Reject("artifact")
-    v = doc.get("format_version")
-    if type(v) is not int or v != 2:
-        raise Reject("format_version")
-    v = doc.get("kind")
-    if type(v) is not str or v not in SECTIONS:
-        raise Reject("kind")
-    v = doc.get("status")
-    if type(v) is not str or v not in ("ok", "infeasible", "unsolved"):
-        raise Reject("status")
-    diags = doc.get("diagnostics")
-    if type(diags) is not list:
-        raise Reject("diagnostics")
-    for d in diags:
-        DIAGNOSTIC(d)
-    v = doc.get("lower")
-    if v is not None:
-        _writable_map(v)
-    for name, check in SECTIONS.items():
-        v = doc.get(name)
-        if v is not None:
-            check(v)
-    if "plan" not in doc:
-        raise Reject("plan")
-    _plan(doc["plan"])

@@ -6,7 +6,7 @@ wrong type (`cost: {"total": -1}`, `scc: 5`, `format_version: true`) is tamperin
 corruption and must be exit 3 with its path, never an internal error later on. The
 semantic checks (does the section hold for the plan?) live with each stage in
 `placement_cli.stages`. The load path accepts artifacts without importing these models
-(`placement_cli.plancheck` accepts exactly what they accept, and a test holds the two
+(`placement_cli.sectioncheck` accepts exactly what they accept, and a test holds the two
 together); they still give every error message, the JSON Schemas and library callers.
 """
 

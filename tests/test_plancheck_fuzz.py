@@ -26,7 +26,8 @@ from placement_cli.errors import InputError
 from placement_cli.io import dumps
 from placement_cli.model import Plan
 from placement_cli.pipeline import Run, load
-from placement_cli.plancheck import Reject, check_artifact, check_plan, check_section
+from placement_cli.plancheck import Reject, check_plan
+from placement_cli.sectioncheck import check_artifact, check_section
 from placement_cli.sections import SECTION_MODELS, Artifact
 from placement_cli.stages import STAGES
 from tests.fuzz.gen import base_plan, mutate, random_plan, serialise
