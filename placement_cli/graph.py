@@ -12,10 +12,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from orjson import JSONEncodeError, dumps
+
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
 from placement_cli.limits import objective_problems
-from placement_cli.model import Plan, TransMatrix
+from placement_cli.planview import Plan as PlanView
 
 INF = math.inf
 SUCCESSOR_COUNT = {
@@ -85,7 +87,7 @@ class Graph:
     block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]  # bitset of origin targets per path
-    plan: Plan  # the validated public model, kept for `normalized`
+    plan: PlanView  # the checked plan (views over its document), kept for `normalized`
     default_matrix: Matrix
     _memo: dict[str, Any]  # lazily built views (the normalised plan dict)
 
@@ -152,7 +154,7 @@ class _Checker:
 
 
 def _matrix(
-    raw: TransMatrix, path: str, tindex: dict[str, int], n: int, chk: _Checker
+    raw: dict[str, dict[str, float]], path: str, tindex: dict[str, int], n: int, chk: _Checker
 ) -> tuple[float | None, ...]:
     cost: list[float | None] = [None] * (n * n)
     for src, row in raw.items():
@@ -173,13 +175,31 @@ def _matrix(
 
 
 def _nums(costs: dict[str, float | None] | dict[str, float]) -> dict[str, float | int | None]:
-    return {k: None if v is None else num(v) for k, v in costs.items()}
+    # A checked document may hold an integer cost where the models hold the equal float:
+    # written the same (`num`), without the conversion for the common small integer.
+    return {k: v if type(v) is int and -_EXACT < v < _EXACT else None if v is None else num(float(v))
+            for k, v in costs.items()}
 
 
-def build_graph(plan: Plan, prefix: str = "") -> Graph:
+_EXACT = 2**53
+
+
+def plan_document(plan: Any) -> dict[str, Any]:
+    """The plan as checked data: a checked document as it is, a `planview.Plan` its
+    document, a pydantic `model.Plan` dumped (library callers)."""
+    if isinstance(plan, dict):
+        return plan
+    if isinstance(plan, PlanView):
+        return plan._d
+    return plan.model_dump()  # type: ignore[no-any-return]
+
+
+def build_graph(plan: Any, prefix: str = "") -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    All problems are collected and raised together as one `InputError`.
+    `plan` is a validated `model.Plan`, or a document `plancheck.check_plan` accepted
+    (or its `planview.Plan`). All problems are collected and raised together as one
+    `InputError`.
 
     >>> from placement_cli.model import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -187,9 +207,10 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     >>> g.block_ids, g.domain
     (('b0',), (3,))
     """
+    doc = plan_document(plan)
     chk = _Checker()
     p = prefix
-    targets = tuple(plan.targets)
+    targets = tuple(doc["targets"])
     n = len(targets)
     tindex: dict[str, int] = {}
     for i, t in enumerate(targets):
@@ -198,19 +219,22 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         else:
             tindex[t] = i
     full = (1 << n) - 1
+    blocks = doc["blocks"]
 
     index: dict[str, int] = {}
-    for i, b in enumerate(plan.blocks):
-        if b.id in index:
-            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{b.id}' (first at blocks[{index[b.id]}])")
+    for i, b in enumerate(blocks):
+        bid = b["id"]
+        if bid in index:
+            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
         else:
-            index[b.id] = i
+            index[bid] = i
     entry = 0
-    if plan.entry is not None:
-        if plan.entry in index:
-            entry = index[plan.entry]
+    plan_entry = doc.get("entry")
+    if plan_entry is not None:
+        if plan_entry in index:
+            entry = index[plan_entry]
         else:
-            chk.add(f"{p}entry", f"unknown block '{plan.entry}'")
+            chk.add(f"{p}entry", f"unknown block '{plan_entry}'")
 
     mat_cache: dict[tuple[float | None, ...], Matrix] = {}
 
@@ -220,17 +244,19 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
             m = mat_cache[cost] = make_matrix(n, cost)
         return m
 
-    if plan.transitions is not None:
-        default = intern(_matrix(plan.transitions, f"{p}transitions", tindex, n, chk))
+    transitions = doc.get("transitions")
+    if transitions is not None:
+        default = intern(_matrix(transitions, f"{p}transitions", tindex, n, chk))
     else:
         default = intern(identity_matrix(n).cost)
-    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk)) for name, raw in plan.matrices.items()}
+    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk))
+             for name, raw in (doc.get("matrices") or {}).items()}
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
     # Paths are numbered in name order, not map order: artifacts write maps with sorted
     # keys, so map order would differ between a plan and its own artifact.
-    for name, origins in sorted(plan.paths.items()):
+    for name, origins in sorted((doc.get("paths") or {}).items()):
         m = 0
         for j, t in enumerate(origins):
             if t not in tindex:
@@ -251,109 +277,199 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
     edge_mat: list[Matrix] = []
     succ: list[tuple[int, ...]] = []
     block_paths: list[tuple[int, ...]] = []
+    no_paths: tuple[int, ...] = ()
 
-    for i, b in enumerate(plan.blocks):
-        bp = f"{p}blocks[{i}]"
+    # The hot loop of loading: block paths (`bp`) are formatted only for a problem.
+    bit = {t: (i, 1 << i) for i, t in reversed(list(enumerate(targets)))}  # first index wins
+    pair: dict[str, dict[str, int]] = {}
+    for s, src in reversed(list(enumerate(targets))):
+        pair[src] = {dst: s * n + d for d, dst in reversed(list(enumerate(targets)))}
+    diagonal = [s * n + s for s in range(n)]
+    nn = n * n
+
+    # Explicit matrices repeat (a plan has a handful of distinct ones on 100k edges):
+    # converted once per distinct serialisation (bytes equal: the same keys, values and
+    # value types), problem-free ones only, so a faulty one is reported at every use.
+    by_bytes: dict[bytes, Matrix] = {}
+
+    def matrix(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
+        """The Matrix of edge `k` of block `i`."""
+        key: bytes | None
+        try:
+            key = dumps(raw)
+        except (TypeError, JSONEncodeError):
+            key = None
+        if key is not None:
+            got = by_bytes.get(key)
+            if got is not None:
+                return got
+        before = len(chk.problems)
+        m = convert(raw, i, k)
+        if key is not None and len(chk.problems) == before:
+            by_bytes[key] = m
+        return m
+
+    def convert(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
+        """Intern a matrix, the common case at C speed; any irregularity goes through
+        `_matrix`, which reports it."""
+        cost: list[Any] = [None] * nn
+        try:
+            for src, row in raw.items():
+                at = pair[src]
+                for dst, c in row.items():
+                    cost[at[dst]] = c
+        except KeyError:
+            return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
+        for d in diagonal:
+            c = cost[d]
+            if c is not None and c != 0:
+                return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
+        return intern(tuple(None if c is None else float(c) for c in cost))
+
+    # Statement costs and domains repeat too: each distinct problem-free one is read
+    # once (statement costs by their serialisation: equal bytes, equal values; a checked
+    # plan has no NaN, which orjson would write as `null` like None).
+    seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
+    seen_domains: dict[tuple[str, ...], int] = {}
+    for i, b in enumerate(blocks):
         support = full
         base = [0.0] * n
-        for j, st in enumerate(b.statements):
-            m = 0
-            for t, c in st.cost.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.statements[{j}].cost.{t}", f"unknown target '{t}'")
-                elif c is not None:
-                    m |= 1 << ti
+        stmts = b.get("statements")
+        if stmts:
+            for j, st in enumerate(stmts):
+                sc = st["cost"]
+                try:
+                    key: bytes | None = dumps(sc)
+                except (TypeError, JSONEncodeError):
+                    key = None
+                hit = seen_costs.get(key) if key is not None else None
+                if hit is None:
+                    m = 0
+                    adds = []
+                    before = len(chk.problems)
+                    for t, c in sc.items():
+                        got = bit.get(t)
+                        if got is None:
+                            chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
+                        elif c is not None:
+                            m |= got[1]
+                            adds.append((got[0], c))
+                    if key is not None and len(chk.problems) == before:
+                        seen_costs[key] = (m, tuple(adds))
+                else:
+                    m, adds = hit  # type: ignore[assignment]
+                for ti, c in adds:  # in map order: the same float sums
                     base[ti] += c
-            support &= m
-        term = b.terminator
-        if term.cost is not None:
+                support &= m
+        term = b["terminator"]
+        tcost = term.get("cost")
+        if tcost is not None:
             m = 0
-            for t, c in term.cost.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.terminator.cost.{t}", f"unknown target '{t}'")
+            for t, c in tcost.items():
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].terminator.cost.{t}", f"unknown target '{t}'")
                 elif c is not None:
-                    m |= 1 << ti
-                    base[ti] += c
+                    m |= got[1]
+                    base[got[0]] += c
             support &= m
         dom = support
-        if b.domain is not None:
-            given = 0
-            for j, t in enumerate(b.domain):
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.domain[{j}]", f"unknown target '{t}'")
-                elif given >> ti & 1:
-                    chk.add(f"{bp}.domain[{j}]", f"duplicate target '{t}'")
-                else:
-                    given |= 1 << ti
+        bdomain = b.get("domain")
+        if bdomain is not None:
+            key_d = tuple(bdomain)
+            given = seen_domains.get(key_d, -1)
+            if given < 0:
+                given = 0
+                before = len(chk.problems)
+                for j, t in enumerate(bdomain):
+                    got = bit.get(t)
+                    if got is None:
+                        chk.add(f"{p}blocks[{i}].domain[{j}]", f"unknown target '{t}'")
+                    elif given & got[1]:
+                        chk.add(f"{p}blocks[{i}].domain[{j}]", f"duplicate target '{t}'")
+                    else:
+                        given |= got[1]
+                if len(chk.problems) == before:
+                    seen_domains[key_d] = given
             dom &= given
-        if b.cost is not None:
+        bcost = b.get("cost")
+        if bcost is not None:
             base = [0.0] * n
-            for t, c in b.cost.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.cost.{t}", f"unknown target '{t}'")
+            for t, c in bcost.items():
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].cost.{t}", f"unknown target '{t}'")
                 else:
-                    base[ti] = c
+                    base[got[0]] = float(c)
         bases.append(base)
         total = list(base)
-        if b.premium is not None:
-            for t, c in b.premium.items():
-                ti = tindex.get(t)
-                if ti is None:
-                    chk.add(f"{bp}.premium.{t}", f"unknown target '{t}'")
+        premium = b.get("premium")
+        if premium is not None:
+            for t, c in premium.items():
+                got = bit.get(t)
+                if got is None:
+                    chk.add(f"{p}blocks[{i}].premium.{t}", f"unknown target '{t}'")
                 else:
-                    total[ti] += c
-        for ti in range(n):
-            if not dom >> ti & 1:
-                total[ti] = INF
-            elif total[ti] == INF:
-                chk.add(f"{bp}.cost", f"cost on '{targets[ti]}' overflows to infinity")
+                    total[got[0]] += c
+        if dom != full or INF in total:
+            for ti in range(n):
+                if not dom >> ti & 1:
+                    total[ti] = INF
+                elif total[ti] == INF:
+                    chk.add(f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity")
         domain.append(dom)
         costs.append(tuple(total))
 
-        bpaths = []
-        for j, name in enumerate(b.paths):
-            pi = path_index.get(name)
-            if pi is None:
-                chk.add(f"{bp}.paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
-            elif pi not in bpaths:
-                bpaths.append(pi)
-        block_paths.append(tuple(bpaths))
+        names = b.get("paths")
+        if names:
+            bpaths: list[int] = []
+            for j, name in enumerate(names):
+                pi = path_index.get(name)
+                if pi is None:
+                    chk.add(f"{p}blocks[{i}].paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
+                elif pi not in bpaths:
+                    bpaths.append(pi)
+            block_paths.append(tuple(bpaths))
+        else:
+            block_paths.append(no_paths)
 
-        lo, hi = SUCCESSOR_COUNT[term.kind]
-        k = len(term.successors)
+        kind = term["kind"]
+        successors = term.get("successors") or ()
+        lo, hi = SUCCESSOR_COUNT[kind]
+        k = len(successors)
         if k < lo or (hi is not None and k > hi):
             want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-            chk.add(f"{bp}.terminator.successors", f"a '{term.kind}' terminator has {want} successor(s), got {k}")
-        seen_params: set[str] = set()
-        for j, prm in enumerate(b.params):
-            if prm in seen_params:
-                chk.add(f"{bp}.params[{j}]", f"duplicate parameter '{prm}'")
-            seen_params.add(prm)
+            chk.add(f"{p}blocks[{i}].terminator.successors", f"a '{kind}' terminator has {want} successor(s), got {k}")
+        params = b.get("params")
+        if params and len(params) > 1 and len(set(params)) != len(params):
+            seen_params: set[str] = set()
+            for j, prm in enumerate(params):
+                if prm in seen_params:
+                    chk.add(f"{p}blocks[{i}].params[{j}]", f"duplicate parameter '{prm}'")
+                seen_params.add(prm)
         mine = []
-        for k, e in enumerate(term.successors):
-            ep = f"{bp}.terminator.successors[{k}]"
-            dst = index.get(e.block)
+        for k, e in enumerate(successors):
+            dst = index.get(e["block"])
             if dst is None:
-                chk.add(f"{ep}.block", f"unknown block '{e.block}'")
+                chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
                 dst = -1
             else:
-                want_n = len(plan.blocks[dst].params)
-                if len(e.args) != want_n:
-                    chk.add(f"{ep}.args", f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}")
-            if e.transitions is None:
+                want_n = len(blocks[dst].get("params") or ())
+                got_n = len(e.get("args") or ())
+                if got_n != want_n:
+                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",
+                            f"block '{e['block']}' takes {want_n} argument(s), got {got_n}")
+            tr = e.get("transitions")
+            if tr is None:
                 mat = default
-            elif isinstance(e.transitions, str):
-                got = named.get(e.transitions)
-                if got is None:
-                    chk.add(f"{ep}.transitions", f"unknown matrix '{e.transitions}' (not in the top-level matrices)")
-                    got = default
-                mat = got
+            elif type(tr) is str:
+                mat = named.get(tr)  # type: ignore[assignment]
+                if mat is None:
+                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].transitions",
+                            f"unknown matrix '{tr}' (not in the top-level matrices)")
+                    mat = default
             else:
-                mat = intern(_matrix(e.transitions, f"{ep}.transitions", tindex, n, chk))
+                mat = matrix(tr, i, k)
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
@@ -366,8 +482,8 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
         raise InputError(chk.problems)
 
     return assemble(
-        plan=plan,
-        block_ids=tuple(b.id for b in plan.blocks),
+        plan=PlanView(doc),
+        block_ids=tuple(b["id"] for b in blocks),
         entry=entry,
         domain=domain,
         cost=costs,
@@ -386,7 +502,7 @@ def build_graph(plan: Plan, prefix: str = "") -> Graph:
 
 def assemble(
     *,
-    plan: Plan,
+    plan: PlanView,
     block_ids: tuple[str, ...],
     entry: int,
     domain: list[int],
@@ -467,37 +583,53 @@ def _normalize(g: Graph) -> dict[str, Any]:
 
     out_blocks = []
     bases = g._memo["base"]
-    for i, b in enumerate(plan.blocks):
+    # Read from the plan's document (views of a derived plan unwrapped): attribute access
+    # through `planview` would double the time of this loop on large plans.
+    for i, b in enumerate(plan_document(plan)["blocks"]):
+        if type(b) is not dict:
+            b = b._d
         dom = g.domain[i]
-        term = b.terminator
+        term = b["terminator"]
+        if type(term) is not dict:
+            term = term._d
         base = bases[i]
-        nb: dict[str, Any] = {"id": b.id}
-        if b.params:
-            nb["params"] = list(b.params)
-        nb["statements"] = [
-            {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
-            for s in b.statements
-        ]
+        nb: dict[str, Any] = {"id": b["id"]}
+        params = b.get("params")
+        if params:
+            nb["params"] = list(params)
+        statements = []
+        for s in b.get("statements") or ():
+            if type(s) is not dict:
+                s = s._d
+            text = s.get("text")
+            statements.append({"text": text, "cost": _nums(s["cost"])} if text is not None else {"cost": _nums(s["cost"])})
+        nb["statements"] = statements
         nb["domain"] = [targets[t] for t in range(n) if dom >> t & 1]
         nb["cost"] = {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1}
-        if b.paths:
-            nb["paths"] = list(b.paths)
-        if b.premium:
-            nb["premium"] = _nums(b.premium)
+        paths = b.get("paths")
+        if paths:
+            nb["paths"] = list(paths)
+        premium = b.get("premium")
+        if premium:
+            nb["premium"] = _nums(premium)
         succs = []
-        for e, eid in zip(term.successors, g.succ[i], strict=True):
-            se: dict[str, Any] = {"block": e.block}
-            if e.args:
-                se["args"] = list(e.args)
+        for e, eid in zip(term.get("successors") or (), g.succ[i], strict=True):
+            if type(e) is not dict:
+                e = e._d
+            se: dict[str, Any] = {"block": e["block"]}
+            args = e.get("args")
+            if args:
+                se["args"] = list(args)
             m = g.edge_mat[eid]
             if m is not default:
                 se["transitions"] = ref(m)
             succs.append(se)
-        nt: dict[str, Any] = {"kind": term.kind}
+        nt: dict[str, Any] = {"kind": term["kind"]}
         if succs:
             nt["successors"] = succs
-        if term.cost is not None:
-            nt["cost"] = _nums(term.cost)
+        tcost = term.get("cost")
+        if tcost is not None:
+            nt["cost"] = _nums(tcost)
         nb["terminator"] = nt
         out_blocks.append(nb)
     normalized: dict[str, Any] = {

@@ -8,11 +8,12 @@ memory or recursion that the cut was meant to save.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from placement_cli.errors import Problem, format_loc
+
+if TYPE_CHECKING:  # only callers that caught one import pydantic
+    from pydantic import ValidationError
 
 BRIEF_CHARS = 40
 
@@ -84,7 +85,7 @@ _TYPE_ERRORS = ("string_type", "float_type", "int_type", "dict_type", "list_type
 def validation_problems(exc: ValidationError, prefix: str = "") -> list[Problem]:
     """One `Problem` per pydantic error, with a field path and a short message.
 
-    >>> from pydantic import BaseModel
+    >>> from pydantic import BaseModel, ValidationError
     >>> class M(BaseModel):
     ...     id: str
     >>> try:

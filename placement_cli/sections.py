@@ -5,7 +5,9 @@ Reading is strict on purpose: an artifact is this tool's own output, so a field 
 wrong type (`cost: {"total": -1}`, `scc: 5`, `format_version: true`) is tampering or
 corruption and must be exit 3 with its path, never an internal error later on. The
 semantic checks (does the section hold for the plan?) live with each stage in
-`placement_cli.stages`.
+`placement_cli.stages`. The load path accepts artifacts without importing these models
+(`placement_cli.sectioncheck` accepts exactly what they accept, and a test holds the two
+together); they still give every error message, the JSON Schemas and library callers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
 from placement_cli.model import Plan
+from placement_cli.plancheck import writable
 
 STATUSES = ("ok", "infeasible", "unsolved")
 Status = Literal["ok", "infeasible", "unsolved"]
@@ -27,38 +30,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
 
 
-# What the artifact writer (orjson) can write back: an integer outside this range in a
-# carried-through field would pass reading and fail writing (an internal error).
-_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
-
-
-def writable(value: Any) -> Any:
-    """Check that a free-form value (carried as it is into the next artifact) can be
-    written again: integers within 64 bits, finite floats, at any depth.
-
-    >>> writable({"a": [1, 2.5, "x"]})
-    {'a': [1, 2.5, 'x']}
-    >>> writable({"a": [2**70]})
-    Traceback (most recent call last):
-    ...
-    ValueError: an integer outside the 64-bit range
-    """
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, bool) or v is None or isinstance(v, str):
-            continue
-        if isinstance(v, int):
-            if not _INT_MIN <= v <= _INT_MAX:
-                raise ValueError("an integer outside the 64-bit range")
-        elif isinstance(v, float):
-            if v != v or v in (float("inf"), float("-inf")):
-                raise ValueError("a non-finite number")
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list | tuple):
-            stack.extend(v)
-    return value
+# What the artifact writer can write back (`writable`) is defined with the fast checks
+# that accept exactly what these models accept (`placement_cli.plancheck`).
 
 
 class _Open(BaseModel):

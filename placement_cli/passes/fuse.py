@@ -17,17 +17,16 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.graph import INF, Graph, assemble
 from placement_cli.io import gc_paused, num
-from placement_cli.model import Block, Edge, Plan, Terminator
+from placement_cli.planview import Block, Edge, Plan, Terminator
 from placement_cli.solvers.objective import Cost, evaluate
 
 
-class FuseOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class FuseOptions:
+    """Options of `fuse` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
 @dataclass(frozen=True, slots=True)

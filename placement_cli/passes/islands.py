@@ -40,8 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from placement_cli.cfg import dominators, reverse_postorder
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.graph import Graph, bits
@@ -53,8 +51,9 @@ EDGE_KINDS = ("control_flow", "inherits", "data_flow")
 CONTROL_FLOW, INHERITS, DATA_FLOW = 0, 1, 2
 
 
-class IslandsOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class IslandsOptions:
+    """Options of `islands` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
 @dataclass(frozen=True, slots=True)

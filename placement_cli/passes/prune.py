@@ -6,15 +6,14 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph
 
 
-class PruneOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class PruneOptions:
+    """Options of `prune` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
 @dataclass(frozen=True, slots=True)

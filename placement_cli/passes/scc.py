@@ -6,13 +6,12 @@ import heapq
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from placement_cli.graph import Graph
 
 
-class SccOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class SccOptions:
+    """Options of `scc` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
 @dataclass(frozen=True, slots=True)

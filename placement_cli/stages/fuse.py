@@ -9,12 +9,9 @@ and `fuse.blocks` give it (`FuseResult.plan_json` builds it for whoever wants it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.passes.fuse import FuseOptions, FuseResult, fuse
-
-if TYPE_CHECKING:
-    from placement_cli.sections import FuseSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -27,14 +24,16 @@ def compute(run: Any, options: FuseOptions | None) -> Output:
     return Output(res, section(res, run.g), res.diagnostics)
 
 
-def check(run: Any, sec: FuseSection) -> Output:
+def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     a = run.value("solve")
     res = fuse(g, a, run.options.get("fuse"))  # type: ignore[arg-type]
     pr = Problems("fuse")
     seen: dict[int, int] = {}
-    for f, fb in enumerate(sec.blocks):
-        for j, bid in enumerate(fb.members):
+    fused_blocks = sec["blocks"]
+    for f, fb in enumerate(fused_blocks):
+        members, fb_target = fb["members"], fb["target"]
+        for j, bid in enumerate(members):
             b = g.index.get(bid)
             where = f"blocks[{f}].members[{j}]"
             if b is None:
@@ -45,17 +44,18 @@ def check(run: Any, sec: FuseSection) -> Output:
                 pr.add(where, f"block '{bid}' has no target, so it cannot be fused")
             else:
                 seen[b] = f
-                if g.targets[a[b]] != fb.target:
-                    pr.add(where, f"block '{bid}' runs on '{g.targets[a[b]]}', not on the fused block's target '{fb.target}': fusion never crosses targets")
-        if fb.members and fb.id != fb.members[0]:
-            pr.add(f"blocks[{f}].id", f"a fused block keeps its first member's id '{fb.members[0]}'")
+                if g.targets[a[b]] != fb_target:
+                    pr.add(where, f"block '{bid}' runs on '{g.targets[a[b]]}', not on the fused block's target '{fb_target}': fusion never crosses targets")
+        if members and fb["id"] != members[0]:
+            pr.add(f"blocks[{f}].id", f"a fused block keeps its first member's id '{members[0]}'")
     pr.raise_if_any()
     if a is not None:
         left = [g.block_ids[b] for b in range(g.n_blocks) if g.live[b] and b not in seen]
         if left:
             pr.add("blocks", f"live block '{left[0]}' is in no fused block" + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""))
-    if sec.merged != sum(len(fb.members) - 1 for fb in sec.blocks if fb.members):
-        pr.add("merged", f"{sec.merged} does not match the fused blocks' members")
+    merged = sec["merged"]
+    if merged != sum(len(fb["members"]) - 1 for fb in fused_blocks if fb["members"]):
+        pr.add("merged", f"{merged} does not match the fused blocks' members")
     pr.raise_if_any()
     compare(pr, sec, expected := section(res, g))
     pr.raise_if_any()

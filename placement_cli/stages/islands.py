@@ -7,12 +7,9 @@ island's target and connected to each other by same-target edges, then field by 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.passes.islands import IslandsOptions, islands
-
-if TYPE_CHECKING:
-    from placement_cli.sections import IslandsSection
 from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
@@ -22,7 +19,7 @@ def compute(run: Any, options: IslandsOptions | None) -> Output:
     return Output(res, res.to_json(g), res.diagnostics)
 
 
-def check(run: Any, sec: IslandsSection) -> Output:
+def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     fused = run.value("fuse")
     res = islands(g, run.value("solve"), fused, run.options.get("islands"))  # type: ignore[arg-type]
@@ -30,17 +27,18 @@ def check(run: Any, sec: IslandsSection) -> Output:
     fg = fused.graph
     if fg is not None:
         findex = fg.index
-        for i, isl in enumerate(sec.islands):
+        for i, isl in enumerate(sec["islands"]):
             inside: set[int] = set()
-            for j, bid in enumerate(isl.blocks):
+            isl_blocks, isl_target = isl["blocks"], isl["target"]
+            for j, bid in enumerate(isl_blocks):
                 f = findex.get(bid)
                 if f is None:
                     pr.add(f"islands[{i}].blocks[{j}]", f"unknown fused block '{bid}'")
-                elif g.targets[fused.assignment[f]] != isl.target:
-                    pr.add(f"islands[{i}].blocks[{j}]", f"block '{bid}' runs on '{g.targets[fused.assignment[f]]}', not on the island's target '{isl.target}'")
+                elif g.targets[fused.assignment[f]] != isl_target:
+                    pr.add(f"islands[{i}].blocks[{j}]", f"block '{bid}' runs on '{g.targets[fused.assignment[f]]}', not on the island's target '{isl_target}'")
                 else:
                     inside.add(f)
-            if inside and len(inside) == len(isl.blocks):
+            if inside and len(inside) == len(isl_blocks):
                 # Connected through edges inside the island (either direction).
                 start = next(iter(inside))
                 reached = {start}

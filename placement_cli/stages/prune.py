@@ -9,12 +9,9 @@ block.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.passes.prune import PruneOptions, prune
-
-if TYPE_CHECKING:
-    from placement_cli.sections import PruneSection
 from placement_cli.stages.base import Output, Problems, Stage, dump
 
 
@@ -24,13 +21,13 @@ def compute(run: Any, options: PruneOptions | None) -> Output:
     return Output(res.domains, res.to_json(g), res.diagnostics, res.status, res)
 
 
-def check(run: Any, sec: PruneSection) -> Output:
+def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     pr = Problems("prune")
     tindex = {t: i for i, t in enumerate(g.targets)}
     domains = list(g.domain)
     seen = [False] * g.n_blocks
-    for bid, ts in sec.domains.items():
+    for bid, ts in sec["domains"].items():
         b = g.index.get(bid)
         if b is None:
             pr.add(f"domains.{bid}", f"unknown block '{bid}'")
@@ -55,25 +52,27 @@ def check(run: Any, sec: PruneSection) -> Output:
             pr.add(f"domains.{g.block_ids[b]}", "missing: every block is listed")
     pr.raise_if_any()
     gone: set[tuple[int, int]] = set()
-    for j, r in enumerate(sec.removed):
-        rb = g.index.get(r.block)
-        rt = tindex.get(r.target)
+    for j, r in enumerate(sec["removed"]):
+        r_block, r_target, edge = r["block"], r["target"], r["edge"]
+        rb = g.index.get(r_block)
+        rt = tindex.get(r_target)
         if rb is None:
-            pr.add(f"removed[{j}].block", f"unknown block '{r.block}'")
+            pr.add(f"removed[{j}].block", f"unknown block '{r_block}'")
             continue
         if rt is None:
-            pr.add(f"removed[{j}].target", f"unknown target '{r.target}'")
+            pr.add(f"removed[{j}].target", f"unknown target '{r_target}'")
             continue
         if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
-            pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' was not removed: not in the plan domain, or still in prune.domains")
+            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains")
         elif (rb, rt) in gone:
-            pr.add(f"removed[{j}]", f"'{r.target}' on '{r.block}' listed twice")
+            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' listed twice")
         gone.add((rb, rt))
-        u, v = g.index.get(r.edge.from_), g.index.get(r.edge.to)
-        if u is None or v is None or r.edge.index >= len(g.succ[u]) or g.edge_dst[g.succ[u][r.edge.index]] != v:
-            pr.add(f"removed[{j}].edge", f"no edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} in the plan")
+        e_from, e_index, e_to = edge["from"], edge["index"], edge["to"]
+        u, v = g.index.get(e_from), g.index.get(e_to)
+        if u is None or v is None or e_index >= len(g.succ[u]) or g.edge_dst[g.succ[u][e_index]] != v:
+            pr.add(f"removed[{j}].edge", f"no edge {e_from}[{e_index}] -> {e_to} in the plan")
         elif rb not in (u, v):
-            pr.add(f"removed[{j}].edge", f"edge {r.edge.from_}[{r.edge.index}] -> {r.edge.to} does not touch '{r.block}'")
+            pr.add(f"removed[{j}].edge", f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'")
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~domains[b]
         for lt in range(g.n_targets):

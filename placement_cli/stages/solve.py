@@ -10,12 +10,9 @@ fields agreeing with `status`. The per-block cost table is not written: the plan
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.passes.solve import SolveOptions, solve
-
-if TYPE_CHECKING:
-    from placement_cli.sections import SolveSection
 from placement_cli.solvers.objective import UNASSIGNED, evaluate
 from placement_cli.stages.base import Output, Problems, Stage, dump
 
@@ -32,14 +29,16 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def check(run: Any, sec: SolveSection) -> Output:
+def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     domains = run.value("prune")
     pr = Problems("solve")
     tindex = {t: i for i, t in enumerate(g.targets)}
-    ok = sec.status == "ok"
+    status = sec["status"]
+    ok = status == "ok"
+    assignment = sec["assignment"]
     a = [UNASSIGNED] * g.n_blocks
-    for bid, t in sec.assignment.items():
+    for bid, t in assignment.items():
         b = g.index.get(bid)
         ti = tindex.get(t)
         if b is None:
@@ -52,10 +51,10 @@ def check(run: Any, sec: SolveSection) -> Output:
             pr.add(f"assignment.{bid}", f"target '{t}' is not in the domain of block '{bid}' (after pruning)")
         else:
             a[b] = ti
-    if not ok and sec.assignment:
-        pr.add("assignment", f"status is '{sec.status}', so there is no assignment")
+    if not ok and assignment:
+        pr.add("assignment", f"status is '{status}', so there is no assignment")
     dead = [g.block_ids[b] for b in range(g.n_blocks) if not g.live[b]]
-    if sec.unreachable != dead:
+    if sec["unreachable"] != dead:
         pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
     pr.raise_if_any()
     if ok:
@@ -71,24 +70,25 @@ def check(run: Any, sec: SolveSection) -> Output:
         pr.raise_if_any()
         cost = evaluate(g, a)
         assert cost is not None  # feasible: checked just above
-        if sec.cost is None:
+        said_cost, lower_bound, optimal = sec["cost"], sec["lower_bound"], sec["optimal"]
+        if said_cost is None:
             pr.add("cost", "status is 'ok' but there is no cost")
         else:
             for part in ("total", "blocks", "edges"):
-                said, real = getattr(sec.cost, part), getattr(cost, part)
+                said, real = said_cost[part], getattr(cost, part)
                 if not _close(said, real):
                     pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
-            if sec.lower_bound is not None and sec.lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
-                pr.add("lower_bound", f"{sec.lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
-            if sec.optimal and (sec.lower_bound is None or not _close(sec.lower_bound, cost.total)):
+            if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
+                pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+            if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
                 pr.add("optimal", "true, but lower_bound does not equal cost.total")
     else:
-        if sec.cost is not None:
-            pr.add("cost", f"status is '{sec.status}', so cost is null")
-        if sec.optimal and sec.status == "unsolved":
+        if sec["cost"] is not None:
+            pr.add("cost", f"status is '{status}', so cost is null")
+        if sec["optimal"] and status == "unsolved":
             pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
     pr.raise_if_any()
-    return Output(tuple(a) if ok else None, dump(sec), (), sec.status)
+    return Output(tuple(a) if ok else None, dump(sec), (), status)
 
 
 STAGE = Stage(

@@ -1,0 +1,258 @@
+"""The fast load path agrees with the strict models, byte for byte.
+
+`placement_cli.plancheck` accepts a parsed plan or artifact without pydantic, and the
+graph is built from the document itself; anything it does not certainly accept goes
+to the pydantic models, which give the messages. So the two paths must agree on every
+input: whatever the fast check accepts, the models accept too, with the same graph,
+the same normalised plan bytes, the same section data, the same stage checks and the
+same artifact bytes; and on everything else the outcome (every error line) is the one
+the models alone give. Random plans, the examples, and their mutations (the fuzz
+campaign's generators, `tests/fuzz/gen.py`), written as JSON and YAML, as plans and as
+artifacts of every stage.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+import pytest
+from pydantic import ValidationError
+
+from placement_cli import pipeline
+from placement_cli.artifact import render
+from placement_cli.errors import InputError
+from placement_cli.io import dumps
+from placement_cli.model import Plan
+from placement_cli.pipeline import Run, load
+from placement_cli.plancheck import Reject, check_plan
+from placement_cli.sectioncheck import check_artifact, check_section
+from placement_cli.sections import SECTION_MODELS, Artifact
+from placement_cli.stages import STAGES
+from tests.fuzz.gen import base_plan, mutate, random_plan, serialise
+
+SEED = 20261126
+N_PLANS = 300
+N_ARTIFACTS = 160
+SORT = orjson.OPT_SORT_KEYS
+
+
+def _graph_signature(g: Any) -> tuple[Any, ...]:
+    return (
+        g.name, g.targets, g.block_ids, g.entry, g.domain, g.cost, g.edge_src, g.edge_dst, g.edge_pos,
+        tuple(m.cost for m in g.edge_mat), g.succ, g.pred, g.live, g.block_paths, g.path_names,
+        g.path_origin, g.default_matrix.cost, orjson.dumps(g.normalized),
+    )
+
+
+def _outcome(path: str, stages: bool) -> tuple[Any, ...]:
+    """Everything observable about loading `path` (and, with `stages`, running every
+    stage the input carries a section of, and writing the last one's artifact)."""
+    try:
+        loaded = load(path)
+    except InputError as exc:
+        return ("error", str(exc))
+    # Key order of the data is the file's on the fast path, the models' declaration order
+    # on the other; nothing written or compared depends on it (artifacts sort keys).
+    out: tuple[Any, ...] = ("ok", _graph_signature(loaded.graph), orjson.dumps(loaded.data, option=SORT),
+                            orjson.dumps(loaded.diagnostics, option=SORT), loaded.status,
+                            orjson.dumps(loaded.extra, option=SORT), loaded.raw_plan)
+    if not stages:
+        return out
+    run = Run(loaded)
+    carried = [s for s in STAGES if s in loaded.data]
+    try:
+        for stage in carried:
+            run.run(stage)
+        kind = carried[-1] if carried else "prune"
+        art = render(run.artifact(kind, raw_plan=True), "json")
+    except InputError as exc:
+        return (*out, "error", str(exc))
+    return (*out, art)
+
+
+def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(doc: Any) -> None:
+        raise Reject("forced")
+
+    monkeypatch.setattr(pipeline, "check_plan", refuse)
+    monkeypatch.setattr(pipeline, "check_artifact", refuse)
+
+
+def _both(path: str, monkeypatch: pytest.MonkeyPatch, stages: bool = False) -> tuple[Any, Any]:
+    fast = _outcome(path, stages)
+    with monkeypatch.context() as m:
+        _slow(m)
+        slow = _outcome(path, stages)
+    return fast, slow
+
+
+def _models_accept(validate: Any, value: Any = None) -> bool:
+    try:
+        validate() if value is None else validate(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _fast_accepts(check: Any, doc: Any) -> bool:
+    try:
+        check(doc)
+    except Reject:
+        return False
+    return True
+
+
+def test_valid_plans_take_the_fast_path_and_build_the_same_graph(tmp_path, monkeypatch):
+    r = random.Random(SEED)
+    for i in range(N_PLANS // 3):
+        doc = base_plan(r)
+        assert _fast_accepts(check_plan, doc), doc  # the fast path is taken
+        data, suffix = serialise(doc, r, r.choice(("json", "yaml")))
+        path = tmp_path / f"p{i}{suffix or '.json'}"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch)
+        assert fast == slow, (i, data[:300])
+
+
+def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
+    r = random.Random(SEED + 1)
+    accepted = refused = 0
+    for i in range(N_PLANS):
+        doc = mutate(base_plan(r), r)
+        data, suffix = serialise(doc, r)
+        path = tmp_path / f"m{i}{suffix}"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch)
+        assert fast == slow, (i, data[:400])
+        # Acceptance itself, in Python mode: the fast check never accepts what the
+        # models refuse.
+        try:
+            parsed = orjson.loads(data) if path.suffix == ".json" else None
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            if _fast_accepts(check_plan, parsed):
+                accepted += 1
+                assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
+                assert _models_accept(Plan.model_validate_json, data), (i, data[:400])
+            else:
+                refused += 1
+    assert accepted and refused  # both sides of the check were exercised
+
+
+def _artifact_doc(r: random.Random, kind: str) -> dict[str, Any]:
+    loaded = pipeline.Loaded("<fuzz>", pipeline._plan_from_doc(random_plan(r, 8)))
+    run = Run(loaded)
+    return orjson.loads(render(run.artifact(kind), "json"))  # type: ignore[no-any-return]
+
+
+def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
+    r = random.Random(SEED + 2)
+    fast_taken = spans = 0
+    for i in range(N_ARTIFACTS):
+        kind = STAGES[i % len(STAGES)]
+        try:
+            doc = _artifact_doc(r, kind)
+        except InputError:
+            continue  # a random plan with a semantic problem: no artifact to mutate
+        if i % 4 == 0:
+            fast_taken += 1
+            assert _fast_accepts(check_artifact, doc)
+            assert all(_fast_accepts(lambda d, s=s: check_section(s, d), doc[s]) for s in STAGES if s in doc)
+        else:
+            doc = mutate(doc, r)
+        data, suffix = serialise(doc, r)
+        if i % 2:
+            # The layout this tool writes, so the plan's span is found and parsed apart
+            # (`pipeline._parse_artifact`), tampered or not.
+            try:
+                data, suffix = dumps(doc), ".json"
+            except TypeError:
+                pass
+        path = tmp_path / f"a{i}{suffix}"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch, stages=True)
+        assert fast == slow, (i, kind, data[:600])
+        spans += fast[0] == "ok" and fast[6] is not None
+        if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
+            assert _models_accept(Artifact.model_validate, doc), (i, kind)
+    assert fast_taken and spans
+
+
+def test_sections_accept_only_what_their_models_accept():
+    """Section by section, with mutations of valid sections (also what library callers
+    hand to `Loaded(sections=...)`)."""
+    r = random.Random(SEED + 3)
+    seen = {s: [0, 0] for s in STAGES}
+    for _ in range(120):
+        try:
+            doc = _artifact_doc(r, "islands")
+        except InputError:
+            continue
+        for stage in STAGES:
+            sec = doc[stage] if r.random() < 0.3 else mutate(doc[stage], r)
+            fast = _fast_accepts(lambda d, s=stage: check_section(s, d), sec)
+            seen[stage][fast] += 1
+            if fast:
+                assert _models_accept(SECTION_MODELS[stage].model_validate, sec), (stage, sec)
+                # and the data is what the models give back
+                model = SECTION_MODELS[stage].model_validate(sec)
+                assert model.model_dump(by_alias=True, exclude_unset=True) == sec
+    assert all(a and b for a, b in seen.values()), seen
+
+
+@pytest.mark.parametrize("value,accepted", [
+    (1, True), (2.5, True), (0, True), (-0.0, True), (True, False), (-1, False), (float("nan"), False),
+    (float("inf"), False), (2**53 + 1, False), ("1", False), (None, False), (1e300, False),
+])
+def test_cost_edge_cases(value, accepted):
+    doc = {"version": 1, "targets": ["a"], "blocks": [{"id": "x", "cost": {"a": value}, "terminator": {"kind": "return"}}]}
+    assert _fast_accepts(check_plan, doc) is accepted
+    if accepted:
+        assert _models_accept(Plan.model_validate, doc)
+
+
+def test_deep_free_form_values_go_to_the_models(tmp_path, monkeypatch):
+    # pydantic's JSON parser refuses nesting about 200 deep; orjson reads it.
+    for depth in (30, 150, 250):
+        prov = "[" * depth + "]" * depth
+        data = ('{"version": 1, "targets": ["a"], "provenance": {"x": ' + prov + '}, '
+                '"blocks": [{"id": "x", "terminator": {"kind": "return"}}]}').encode()
+        path = tmp_path / f"d{depth}.json"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch)
+        assert fast == slow, depth
+    assert fast[0] == "error"  # the deepest is refused, as the models refuse it
+
+
+def test_scc_section_match_is_equality():
+    """`stages.scc.matches` (the check's shortcut) says equal exactly when the read
+    section equals the recomputed one, on valid and tampered sections."""
+    from placement_cli.passes.scc import scc
+    from placement_cli.stages.scc import matches, section
+
+    r = random.Random(SEED + 4)
+    same = differ = 0
+    for _ in range(300):
+        try:
+            g = pipeline._plan_from_doc(random_plan(r, 10))
+        except InputError:
+            continue
+        res = scc(g)
+        expected = section(res, g)
+        roll = r.random()
+        sec = expected if roll < 0.3 else mutate(expected, r)
+        if roll > 0.8:
+            # Only the optional field of the other kind added (the type check allows it).
+            sec = orjson.loads(orjson.dumps(expected))
+            comp = r.choice(sec["components"])
+            comp["header" if comp["kind"] == "trivial" else "self_loop"] = r.choice((None, False, "a"))
+        if not _fast_accepts(lambda d: check_section("scc", d), sec):
+            continue  # types are checked before a stage sees a section
+        got = matches(sec, res, g)
+        assert got == (sec == expected), sec
+        same += got
+        differ += not got
+    assert same and differ
