@@ -138,15 +138,16 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans(), st.integers(0, 2), st.booleans())
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool) -> None:
+@given(plans(), st.integers(0, 2), st.booleans(), st.booleans())
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
     search and the mini-bucket bound must still prove the optimum, with the diffusion
-    on lists or (`dense`) on numpy arrays at every node."""
+    on lists or (`dense`) on numpy arrays at every node, with and without the primal
+    heuristic (rounding the reparametrisation at the root and every node)."""
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
-                         dense_min_blocks=0 if dense else 1 << 30)
+                         dense_min_blocks=0 if dense else 1 << 30, primal=primal)
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
@@ -322,7 +323,13 @@ def test_deterministic() -> None:
         b = solve_exact(g, domains, scc(g), 30.0)
         assert a == b
         assert a.optimal
-    assert a.stats.get("search_nodes", 0) > 0
+    # The primal heuristic closes this core at the root; without it the search runs.
+    assert "search_nodes" in a.stats
+    no_primal = ExactBudget(primal=False)
+    c = solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
+    assert c == solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
+    assert c.stats.get("search_nodes", 0) > 0
+    assert c.lower_bound == a.lower_bound and c.optimal
 
 
 def test_float_costs_bound_below_cost() -> None:

@@ -123,6 +123,20 @@ class DenseCore:
         np.add.at(h, self.ea, masked.min(axis=2))
         return const + math.fsum(h.min(axis=1).tolist())
 
+    def arcs(self) -> tuple[list[list[float]], list[list[tuple[int, list[float], int, bool]]]]:
+        """The unaries and pair tables by position in `xs`, as the primal heuristic reads
+        them (`primal.round_and_polish`): padded values cost `inf` and are never chosen."""
+        kmax = self.U.shape[1]
+        un = self.U.tolist()
+        flat = self.T.reshape(len(self.edges), kmax * kmax).tolist()
+        arcs: list[list[tuple[int, list[float], int, bool]]] = [[] for _ in un]
+        pos = self.pos
+        for e, (a, b) in enumerate(self.edges):
+            pa, pb = pos[a], pos[b]
+            arcs[pa].append((pb, flat[e], kmax, True))
+            arcs[pb].append((pa, flat[e], kmax, False))
+        return un, arcs
+
     def write_back(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]) -> None:
         """Store the reparametrised unaries and tables back in the list form."""
         K = self.K

@@ -12,6 +12,7 @@ from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
 from placement_cli.solvers.exact.dominance import _mask_dominated
 from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
 from placement_cli.solvers.exact.model import INF, Factor, _Timeout
+from placement_cli.solvers.exact.primal import list_arcs, round_and_polish
 from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
 
 
@@ -90,6 +91,10 @@ class _PairSearch:
                 if time.monotonic() > deadline:
                     break
             new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            # An assignment read off the reparametrisation: when it is optimal, the
+            # bound certifies it and the core closes here, without a search.
+            if budget.primal:
+                self._primal(dense, un, nb, xs)
             if new - lb <= 1e-4 * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
@@ -98,6 +103,21 @@ class _PairSearch:
             dense.write_back(un, nb)
         self.root_lb = lb
         self.root = (un, nb, xs, constant)
+
+    def _primal(self, dense: DenseCore | None, un: list[list[float] | None],
+                nb: list[dict[int, list[float]] | None], xs: list[int]) -> None:
+        """Round the root's reparametrisation to an assignment (most neighbours first),
+        polish it, and keep it if its cost on the original tables beats the incumbent."""
+        if dense is not None:
+            uns, arcs = dense.arcs()
+            order = sorted(range(len(xs)), key=lambda i: (-len(arcs[i]), i))
+            pv = round_and_polish(order, uns, arcs)
+            val = {xs[i]: a for i, a in pv.items()}
+        else:
+            la = list_arcs(self.K, nb, xs)
+            order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
+            val = round_and_polish(order, un, la)
+        self._leaf(0.0, val, [], [])
 
     def prune(self, lb: float) -> bool:
         """No completion of this node can beat the incumbent."""
@@ -111,6 +131,8 @@ class _PairSearch:
 
     def run(self) -> None:
         un, nb, alive, const = self.root
+        if self.prune(self.root_lb):
+            return  # the root's bound already certifies the incumbent
         try:
             self._node(un, nb, alive, const, [], self.root_lb, [])
         except _Timeout:
@@ -252,6 +274,14 @@ class _PairSearch:
         self.sweeps += self.budget.node_sweeps
         if self.prune(lb):
             return
+        # The node's own rounding: once it reaches the optimum, every open node whose
+        # bound certifies it is pruned, instead of diving on to a leaf for it.
+        if self.budget.primal:
+            la = list_arcs(K, nb, alive)
+            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
+            self._leaf(const, pv, ops, path)
+            if self.prune(lb):
+                return
         v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
         uv = un[v]
         kv = K[v]
