@@ -29,8 +29,15 @@ def numpy_or_none() -> Any:
 
 
 class DenseCore:
-    """A pairwise core as padded arrays: `U[x, i]` unaries, `T[e, i, j]` the table of
-    edge e = (a, b), a < b, with a's values as rows.
+    """A pairwise core as padded arrays, reparametrised through messages.
+
+    `T0[e, i, j]` is edge e = (a, b)'s table as given (a < b, a's values as rows) and
+    never changes; arc 2e is a -> b, arc 2e+1 is b -> a, and `M[arc, i]` is what the
+    diffusion has moved from the table onto the arc's own block: the current table is
+    `T0[e, i, j] - M[2e, i] - M[2e+1, j]`, the current unaries `U`. A sweep therefore
+    writes one K-vector per arc instead of a K x K table per edge. `M` takes finite
+    values or `-inf` (a row the diffusion made infinite), never `+inf`, so no
+    `inf - inf` arises in the tables.
 
     Two blocks whose cheap values clash (optimum 2; the minima alone say 0):
 
@@ -51,24 +58,49 @@ class DenseCore:
         self.xs = xs
         self.K = K
         kmax = max(K[x] for x in xs)
+        self.kmax = kmax
         m = len(xs)
         pos = {x: i for i, x in enumerate(xs)}
-        U = np.full((m, kmax), INF)
-        for i, x in enumerate(xs):
-            U[i, : K[x]] = un[x]
-        edges = []
+        rows = []
         for x in xs:
-            for y in nb[x]:  # type: ignore[union-attr]
+            u = un[x]
+            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))  # type: ignore[operator]
+        U = np.array(rows, dtype=float).reshape(m, kmax)
+        edges = []
+        flat: list[float] = []
+        for x in xs:
+            kx = K[x]
+            for y, t in nb[x].items():  # type: ignore[union-attr]
                 if x < y:
                     edges.append((x, y))
-        T = np.full((len(edges), kmax, kmax), INF)
-        for e, (a, b) in enumerate(edges):
-            T[e, : K[a], : K[b]] = np.asarray(nb[a][b], dtype=float).reshape(K[a], K[b])  # type: ignore[index]
-        self.U, self.T, self.edges, self.pos = U, T, edges, pos
+                    ky = K[y]
+                    if ky == kmax:
+                        flat += t
+                    else:
+                        pad = [INF] * (kmax - ky)
+                        for i in range(kx):
+                            flat += t[i * ky : i * ky + ky]
+                            flat += pad
+                    if kx < kmax:
+                        flat += [INF] * ((kmax - kx) * kmax)
+        n_e = len(edges)
+        T0 = np.array(flat, dtype=float).reshape(n_e, kmax, kmax)
+        AT = np.empty((2 * n_e, kmax, kmax))
+        AT[0::2] = T0
+        AT[1::2] = T0.transpose(0, 2, 1)
+        self.U, self.T0, self.edges, self.pos = U, T0, edges, pos
+        self.M = np.zeros((2 * n_e, kmax))
         self.ea = np.array([pos[a] for a, _ in edges], dtype=np.intp)
         self.eb = np.array([pos[b] for _, b in edges], dtype=np.intp)
+        # The arcs each block owns, in block order.
+        owned: list[list[int]] = [[] for _ in range(m)]
+        for e, (a, b) in enumerate(edges):
+            owned[pos[a]].append(2 * e)
+            owned[pos[b]].append(2 * e + 1)
         # Greedy colouring in block order: each block takes the least colour none of its
         # lower neighbours has. Deterministic, and few classes on these sparse cores.
+        # Blocks of one class share no table, so their updates commute: a class is one
+        # vectorised step. Blocks without a neighbour have nothing to diffuse.
         colour = [0] * m
         for i, x in enumerate(xs):
             used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
@@ -76,59 +108,74 @@ class DenseCore:
             while c in used:
                 c += 1
             colour[i] = c
-        deg = np.array([len(nb[x]) for x in xs], dtype=float)  # type: ignore[arg-type]
         self.classes = []
         for c in range(max(colour) + 1 if colour else 0):
-            members = [i for i in range(m) if colour[i] == c]
-            loc = {i: j for j, i in enumerate(members)}
-            er = [e for e, (a, _) in enumerate(edges) if colour[pos[a]] == c]
-            ec = [e for e, (_, b) in enumerate(edges) if colour[pos[b]] == c]
+            members = [i for i in range(m) if colour[i] == c and owned[i]]
+            if not members:
+                continue
+            arcs: list[int] = []
+            own: list[int] = []
+            starts: list[int] = []
+            for j, i in enumerate(members):
+                starts.append(len(arcs))
+                arcs += owned[i]
+                own += [j] * len(owned[i])
+            ai = np.array(arcs, dtype=np.intp)
             self.classes.append((
                 np.array(members, dtype=np.intp),
-                (deg[members] + 1.0)[:, None],
-                np.array(er, dtype=np.intp),
-                np.array([loc[pos[edges[e][0]]] for e in er], dtype=np.intp),
-                np.array(ec, dtype=np.intp),
-                np.array([loc[pos[edges[e][1]]] for e in ec], dtype=np.intp),
+                np.array([[len(owned[i]) + 1.0] for i in members]),
+                ai,
+                ai ^ 1,
+                AT[ai],
+                np.array(own, dtype=np.intp),
+                np.array(starts, dtype=np.intp),
             ))
 
     def sweep(self) -> None:
-        """One diffusion sweep, class by class (see `bounds._diffuse` for the update)."""
-        np, U, T = self.np, self.U, self.T
+        """One diffusion sweep, class by class (see `bounds._diffuse` for the update): a
+        block's unary and its tables' projections onto it all become their average."""
+        np, U, M = self.np, self.U, self.M
         with np.errstate(invalid="ignore"):
-            for members, share_n, er, pr, ec, pc in self.classes:
-                tot = U[members]
-                ph_r = T[er].min(axis=2)
-                ph_c = T[ec].min(axis=1)
-                np.add.at(tot, pr, ph_r)
-                np.add.at(tot, pc, ph_c)
-                share = tot / share_n
+            for members, share_n, ai, ri, at, own, starts in self.classes:
+                mo = M[ai]
+                # The projections of the current tables onto the owning blocks.
+                ph = (at - M[ri][:, None, :]).min(axis=2) - mo
+                share = (U[members] + np.add.reduceat(ph, starts, axis=0)) / share_n
                 # inf - inf is nan in the branch `where` discards: no table changes there.
-                d_r = np.where(ph_r < INF, share[pr] - ph_r, 0.0)
-                d_c = np.where(ph_c < INF, share[pc] - ph_c, 0.0)
-                T[er] += d_r[:, :, None]
-                T[ec] += d_c[:, None, :]
+                M[ai] = mo - np.where(ph < INF, share[own] - ph, 0.0)
                 U[members] = share
+
+    def tables(self) -> Any:
+        """The current tables, `T0 - M` (E x K x K)."""
+        M = self.M
+        return self.T0 - M[0::2][:, :, None] - M[1::2][:, None, :]
 
     def bound(self, const: float) -> float:
         """`bounds._bound` on the arrays: the constant plus each block's least unary plus
         the row minima (over the partner's live values) of the tables it is the lower
         block of; `inf` when a block has no live value."""
-        np, U, T = self.np, self.U, self.T
+        np, U = self.np, self.U
         live = U < INF
         if not live.any(axis=1).all():
             return INF
-        masked = np.where(live[self.eb][:, None, :], T, INF)
+        M = self.M
+        with np.errstate(invalid="ignore"):
+            masked = np.where(live[self.eb][:, None, :], self.T0 - M[1::2][:, None, :], INF)
+            rmin = masked.min(axis=2) - M[0::2]
         h = U.copy()
-        np.add.at(h, self.ea, masked.min(axis=2))
+        np.add.at(h, self.ea, rmin)
         return const + math.fsum(h.min(axis=1).tolist())
+
+    def _flat_tables(self) -> list[list[float]]:
+        kmax = self.kmax
+        return self.tables().reshape(len(self.edges), kmax * kmax).tolist()  # type: ignore[no-any-return]
 
     def arcs(self) -> tuple[list[list[float]], list[list[tuple[int, list[float], int, bool]]]]:
         """The unaries and pair tables by position in `xs`, as the primal heuristic reads
         them (`primal.round_and_polish`): padded values cost `inf` and are never chosen."""
-        kmax = self.U.shape[1]
+        kmax = self.kmax
         un = self.U.tolist()
-        flat = self.T.reshape(len(self.edges), kmax * kmax).tolist()
+        flat = self._flat_tables()
         arcs: list[list[tuple[int, list[float], int, bool]]] = [[] for _ in un]
         pos = self.pos
         for e, (a, b) in enumerate(self.edges):
@@ -140,9 +187,16 @@ class DenseCore:
     def write_back(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]) -> None:
         """Store the reparametrised unaries and tables back in the list form."""
         K = self.K
-        for i, x in enumerate(self.xs):
-            un[x] = self.U[i, : K[x]].tolist()
-        for e, (a, b) in enumerate(self.edges):
-            tab = self.T[e, : K[a], : K[b]].ravel().tolist()
+        kmax = self.kmax
+        for x, u in zip(self.xs, self.U.tolist(), strict=True):
+            un[x] = u if K[x] == kmax else u[: K[x]]
+        for (a, b), f in zip(self.edges, self._flat_tables(), strict=True):
+            ka, kb = K[a], K[b]
+            if kb == kmax:
+                tab = f[: ka * kmax] if ka < kmax else f
+            else:
+                tab = []
+                for i in range(ka):
+                    tab += f[i * kmax : i * kmax + kb]
             nb[a][b] = tab  # type: ignore[index]
             nb[b][a] = tab  # type: ignore[index]
