@@ -138,16 +138,17 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans(), st.integers(0, 2), st.booleans(), st.booleans())
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool) -> None:
+@given(plans(), st.integers(0, 2), st.booleans(), st.booleans(), st.booleans())
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool, fixing: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
     search and the mini-bucket bound must still prove the optimum, with the diffusion
     on lists or (`dense`) on numpy arrays at every node, with and without the primal
-    heuristic (rounding the reparametrisation at the root and every node)."""
+    heuristic (rounding the reparametrisation at the root and every node) and the
+    reduced-cost fixing (values whose fixed bound cannot beat the incumbent go)."""
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
-                         dense_min_blocks=0 if dense else 1 << 30, primal=primal)
+                         dense_min_blocks=0 if dense else 1 << 30, primal=primal, fixing=fixing)
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal

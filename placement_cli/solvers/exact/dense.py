@@ -164,7 +164,32 @@ class DenseCore:
             rmin = masked.min(axis=2) - M[0::2]
         h = U.copy()
         np.add.at(h, self.ea, rmin)
+        self.h = h
         return const + math.fsum(h.min(axis=1).tolist())
+
+    def fix(self, lb: float, best: float, integral: bool) -> list[int]:
+        """Reduced-cost fixing on the arrays after `bound` returned `lb`: a value whose
+        bound with its block fixed to it (lb minus the block's least term plus the
+        value's term) cannot beat `best` gets an infinite unary (never a block's least
+        term). Returns the blocks (of `xs`) that lost a value."""
+        np, h, U = self.np, self.h, self.U
+        lo = h.argmin(axis=1)
+        with np.errstate(invalid="ignore"):
+            v = (lb - h[np.arange(len(lo)), lo])[:, None] + h
+            cut = np.ceil(v - 1e-6 - np.abs(v) * 1e-9) >= best if integral else v >= best
+        cut &= U < INF
+        cut[np.arange(len(lo)), lo] = False
+        rows = np.flatnonzero(cut.any(axis=1))
+        if not len(rows):
+            return []
+        U[cut] = INF
+        xs = self.xs
+        return [xs[i] for i in rows.tolist()]
+
+    def margins(self) -> dict[int, list[float]]:
+        """Each block's terms by value in the last `bound` (see `bounds._bound`'s `hs`)."""
+        K = self.K
+        return {x: h[: K[x]] for x, h in zip(self.xs, self.h.tolist(), strict=True)}
 
     def _flat_tables(self) -> list[list[float]]:
         kmax = self.kmax
