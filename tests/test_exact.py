@@ -262,6 +262,51 @@ def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd:
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@settings(max_examples=300, deadline=None)
+@given(plans(), st.integers(0, 12))
+def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: int) -> None:
+    """Reduced-cost fixing on the arrays, with an incumbent one above the optimum, drops
+    no value any optimal assignment uses (every assignment enumerated on the original
+    tables), and never the block's least term."""
+    import itertools
+
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    assume(model is not None and model.ks)
+    assert model is not None
+    xs = sorted(model.ks)
+    K = [model.ks.get(v, 0) for v in range(g.n_blocks)]
+    assume(math.prod(K[v] for v in xs) <= 4096)
+    un: list[Any] = [None] * g.n_blocks
+    nb: list[Any] = [None] * g.n_blocks
+    for v in xs:
+        un[v] = list(model.unary[v])  # type: ignore[arg-type]
+        nb[v] = {}
+    for (a, b), tab in model.pairs.items():
+        nb[a][b] = nb[b][a] = list(tab)
+    costs = {}
+    for vals in itertools.product(*(range(K[v]) for v in xs)):
+        val = dict(zip(xs, vals, strict=True))
+        c = sum(un[v][val[v]] for v in xs)
+        c += sum(nb[a][b][val[a] * K[b] + val[b]] for a in xs for b in nb[a] if a < b)
+        costs[vals] = c
+    opt = min(costs.values())
+    assume(opt < math.inf)
+    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    for _ in range(sweeps):
+        dense.sweep()
+    lb = dense.bound(0.0)
+    assert lb <= opt + 1e-9
+    dense.fix(lb, opt + 1, True)
+    for vals, c in costs.items():
+        if c == opt:
+            for i, a in enumerate(vals):
+                assert dense.U[i, a] < math.inf, (vals, i)
+    assert (dense.U < math.inf).any(axis=1).all()
+
+
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
     """A chain with random chords (within `window` blocks when given): cycles, and a
     treewidth that grows with `extra` and `window`."""
