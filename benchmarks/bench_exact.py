@@ -466,7 +466,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         s["infeasible"] = sum(1 for r in rs if r["ours"]["infeasible"])
         s["ours_median_ms"] = 1000 * statistics.median(r["ours"]["time"] for r in rs)
         for ref in ("highs", "tb2"):
-            rat = [r[f"ratio_{ref}"] for r in rs if f"ratio_{ref}" in r]
+            # A run below the clock's resolution has ratio 0, which a geometric mean cannot take.
+            rat = [r[f"ratio_{ref}"] for r in rs if r.get(f"ratio_{ref}", 0) > 0]
             if rat:
                 s[f"{ref}_median_ms"] = 1000 * statistics.median(r[ref]["time"] for r in rs)
                 s[f"ratio_{ref}_geomean"] = math.exp(statistics.fmean(math.log(x) for x in rat))

@@ -138,15 +138,17 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans(), st.integers(0, 2), st.booleans())
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool) -> None:
+@given(plans(), st.integers(0, 2), st.booleans(), st.booleans(), st.booleans())
+def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool, fixing: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
     search and the mini-bucket bound must still prove the optimum, with the diffusion
-    on lists or (`dense`) on numpy arrays at every node."""
+    on lists or (`dense`) on numpy arrays at every node, with and without the primal
+    heuristic (rounding the reparametrisation at the root and every node) and the
+    reduced-cost fixing (values whose fixed bound cannot beat the incumbent go)."""
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
-                         dense_min_blocks=0 if dense else 1 << 30)
+                         dense_min_blocks=0 if dense else 1 << 30, primal=primal, fixing=fixing)
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
@@ -260,6 +262,51 @@ def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd:
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@settings(max_examples=300, deadline=None)
+@given(plans(), st.integers(0, 12))
+def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: int) -> None:
+    """Reduced-cost fixing on the arrays, with an incumbent one above the optimum, drops
+    no value any optimal assignment uses (every assignment enumerated on the original
+    tables), and never the block's least term."""
+    import itertools
+
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    assume(model is not None and model.ks)
+    assert model is not None
+    xs = sorted(model.ks)
+    K = [model.ks.get(v, 0) for v in range(g.n_blocks)]
+    assume(math.prod(K[v] for v in xs) <= 4096)
+    un: list[Any] = [None] * g.n_blocks
+    nb: list[Any] = [None] * g.n_blocks
+    for v in xs:
+        un[v] = list(model.unary[v])  # type: ignore[arg-type]
+        nb[v] = {}
+    for (a, b), tab in model.pairs.items():
+        nb[a][b] = nb[b][a] = list(tab)
+    costs = {}
+    for vals in itertools.product(*(range(K[v]) for v in xs)):
+        val = dict(zip(xs, vals, strict=True))
+        c = sum(un[v][val[v]] for v in xs)
+        c += sum(nb[a][b][val[a] * K[b] + val[b]] for a in xs for b in nb[a] if a < b)
+        costs[vals] = c
+    opt = min(costs.values())
+    assume(opt < math.inf)
+    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    for _ in range(sweeps):
+        dense.sweep()
+    lb = dense.bound(0.0)
+    assert lb <= opt + 1e-9
+    dense.fix(lb, opt + 1, True)
+    for vals, c in costs.items():
+        if c == opt:
+            for i, a in enumerate(vals):
+                assert dense.U[i, a] < math.inf, (vals, i)
+    assert (dense.U < math.inf).any(axis=1).all()
+
+
 def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None) -> dict[str, Any]:
     """A chain with random chords (within `window` blocks when given): cycles, and a
     treewidth that grows with `extra` and `window`."""
@@ -322,7 +369,13 @@ def test_deterministic() -> None:
         b = solve_exact(g, domains, scc(g), 30.0)
         assert a == b
         assert a.optimal
-    assert a.stats.get("search_nodes", 0) > 0
+    # The primal heuristic closes this core at the root; without it the search runs.
+    assert "search_nodes" in a.stats
+    no_primal = ExactBudget(primal=False)
+    c = solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
+    assert c == solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
+    assert c.stats.get("search_nodes", 0) > 0
+    assert c.lower_bound == a.lower_bound and c.optimal
 
 
 def test_float_costs_bound_below_cost() -> None:

@@ -161,13 +161,16 @@ def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list
             nb[y][x] = t2  # type: ignore[index]
 
 
-def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float) -> float:
+def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float,
+           hs: dict[int, list[float]] | None = None) -> float:
     """constant + each block's minimum over its values of its unary plus, for each pair
     it is the lower block of, the pair's row minimum (live partner values only).
 
     A block with no live value left (the reductions or the diffusion can fold infinite
     costs onto every value of a block the masking did not look at) makes the node
-    infeasible: the bound is then `inf`, which is exact.
+    infeasible: the bound is then `inf`, which is exact. `hs`, when given, receives each
+    block's terms by value (the bound with the block fixed to a value exceeds the bound
+    by that value's term minus the least one: reduced-cost fixing reads it).
 
     >>> INF = float("inf")
     >>> _bound([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0, 0.0, 0.0, 0.0]}, {0: [0.0] * 4}], [0, 1], 0.0)
@@ -188,4 +191,6 @@ def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[f
                 else:
                     h = [a + min(t[i * ky + j] for j in live_y) for i, a in enumerate(h)]  # type: ignore[arg-type]
         lb += min(h)  # type: ignore[arg-type]
+        if hs is not None:
+            hs[x] = h  # type: ignore[assignment]
     return lb

@@ -46,6 +46,14 @@ class ExactBudget:
     # dominated values around every branch anyway.
     dominance_rounds: int = 1
     dominance_stages: int = 1
+    # The primal heuristic (primal.py): round the reparametrisation to an assignment and
+    # polish it, at the root every 8 sweeps and at every search node; off, the search
+    # alone finds assignments (tests turn it off to exercise the search).
+    primal: bool = True
+    # Reduced-cost fixing: after the bound at the root and at every node, drop each value
+    # whose bound with the block fixed to it (the bound, minus the block's least term,
+    # plus that value's term) cannot beat the incumbent.
+    fixing: bool = True
     # Mini-bucket lower bound: the largest table one mini-bucket may build.
     mini_bucket_table: int = 1 << 14
     # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to

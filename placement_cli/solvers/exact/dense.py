@@ -29,8 +29,15 @@ def numpy_or_none() -> Any:
 
 
 class DenseCore:
-    """A pairwise core as padded arrays: `U[x, i]` unaries, `T[e, i, j]` the table of
-    edge e = (a, b), a < b, with a's values as rows.
+    """A pairwise core as padded arrays, reparametrised through messages.
+
+    `T0[e, i, j]` is edge e = (a, b)'s table as given (a < b, a's values as rows) and
+    never changes; arc 2e is a -> b, arc 2e+1 is b -> a, and `M[arc, i]` is what the
+    diffusion has moved from the table onto the arc's own block: the current table is
+    `T0[e, i, j] - M[2e, i] - M[2e+1, j]`, the current unaries `U`. A sweep therefore
+    writes one K-vector per arc instead of a K x K table per edge. `M` takes finite
+    values or `-inf` (a row the diffusion made infinite), never `+inf`, so no
+    `inf - inf` arises in the tables.
 
     Two blocks whose cheap values clash (optimum 2; the minima alone say 0):
 
@@ -51,24 +58,49 @@ class DenseCore:
         self.xs = xs
         self.K = K
         kmax = max(K[x] for x in xs)
+        self.kmax = kmax
         m = len(xs)
         pos = {x: i for i, x in enumerate(xs)}
-        U = np.full((m, kmax), INF)
-        for i, x in enumerate(xs):
-            U[i, : K[x]] = un[x]
-        edges = []
+        rows = []
         for x in xs:
-            for y in nb[x]:  # type: ignore[union-attr]
+            u = un[x]
+            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))  # type: ignore[operator]
+        U = np.array(rows, dtype=float).reshape(m, kmax)
+        edges = []
+        flat: list[float] = []
+        for x in xs:
+            kx = K[x]
+            for y, t in nb[x].items():  # type: ignore[union-attr]
                 if x < y:
                     edges.append((x, y))
-        T = np.full((len(edges), kmax, kmax), INF)
-        for e, (a, b) in enumerate(edges):
-            T[e, : K[a], : K[b]] = np.asarray(nb[a][b], dtype=float).reshape(K[a], K[b])  # type: ignore[index]
-        self.U, self.T, self.edges, self.pos = U, T, edges, pos
+                    ky = K[y]
+                    if ky == kmax:
+                        flat += t
+                    else:
+                        pad = [INF] * (kmax - ky)
+                        for i in range(kx):
+                            flat += t[i * ky : i * ky + ky]
+                            flat += pad
+                    if kx < kmax:
+                        flat += [INF] * ((kmax - kx) * kmax)
+        n_e = len(edges)
+        T0 = np.array(flat, dtype=float).reshape(n_e, kmax, kmax)
+        AT = np.empty((2 * n_e, kmax, kmax))
+        AT[0::2] = T0
+        AT[1::2] = T0.transpose(0, 2, 1)
+        self.U, self.T0, self.edges, self.pos = U, T0, edges, pos
+        self.M = np.zeros((2 * n_e, kmax))
         self.ea = np.array([pos[a] for a, _ in edges], dtype=np.intp)
         self.eb = np.array([pos[b] for _, b in edges], dtype=np.intp)
+        # The arcs each block owns, in block order.
+        owned: list[list[int]] = [[] for _ in range(m)]
+        for e, (a, b) in enumerate(edges):
+            owned[pos[a]].append(2 * e)
+            owned[pos[b]].append(2 * e + 1)
         # Greedy colouring in block order: each block takes the least colour none of its
         # lower neighbours has. Deterministic, and few classes on these sparse cores.
+        # Blocks of one class share no table, so their updates commute: a class is one
+        # vectorised step. Blocks without a neighbour have nothing to diffuse.
         colour = [0] * m
         for i, x in enumerate(xs):
             used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
@@ -76,59 +108,165 @@ class DenseCore:
             while c in used:
                 c += 1
             colour[i] = c
-        deg = np.array([len(nb[x]) for x in xs], dtype=float)  # type: ignore[arg-type]
         self.classes = []
+        self.partner: list[Any] = []
         for c in range(max(colour) + 1 if colour else 0):
-            members = [i for i in range(m) if colour[i] == c]
-            loc = {i: j for j, i in enumerate(members)}
-            er = [e for e, (a, _) in enumerate(edges) if colour[pos[a]] == c]
-            ec = [e for e, (_, b) in enumerate(edges) if colour[pos[b]] == c]
+            members = [i for i in range(m) if colour[i] == c and owned[i]]
+            if not members:
+                continue
+            arcs: list[int] = []
+            own: list[int] = []
+            starts: list[int] = []
+            for j, i in enumerate(members):
+                starts.append(len(arcs))
+                arcs += owned[i]
+                own += [j] * len(owned[i])
+            ai = np.array(arcs, dtype=np.intp)
+            # The partner block's position of each arc (the other end of its edge).
+            ends = [(pos[edges[a >> 1][1]] if a & 1 == 0 else pos[edges[a >> 1][0]]) for a in arcs]
+            self.partner.append(np.array(ends, dtype=np.intp))
             self.classes.append((
                 np.array(members, dtype=np.intp),
-                (deg[members] + 1.0)[:, None],
-                np.array(er, dtype=np.intp),
-                np.array([loc[pos[edges[e][0]]] for e in er], dtype=np.intp),
-                np.array(ec, dtype=np.intp),
-                np.array([loc[pos[edges[e][1]]] for e in ec], dtype=np.intp),
+                np.array([[len(owned[i]) + 1.0] for i in members]),
+                ai,
+                ai ^ 1,
+                AT[ai],
+                np.array(own, dtype=np.intp),
+                np.array(starts, dtype=np.intp),
             ))
 
     def sweep(self) -> None:
-        """One diffusion sweep, class by class (see `bounds._diffuse` for the update)."""
-        np, U, T = self.np, self.U, self.T
+        """One diffusion sweep, class by class (see `bounds._diffuse` for the update): a
+        block's unary and its tables' projections onto it all become their average."""
+        np, U, M = self.np, self.U, self.M
         with np.errstate(invalid="ignore"):
-            for members, share_n, er, pr, ec, pc in self.classes:
-                tot = U[members]
-                ph_r = T[er].min(axis=2)
-                ph_c = T[ec].min(axis=1)
-                np.add.at(tot, pr, ph_r)
-                np.add.at(tot, pc, ph_c)
-                share = tot / share_n
+            for members, share_n, ai, ri, at, own, starts in self.classes:
+                mo = M[ai]
+                # The projections of the current tables onto the owning blocks.
+                ph = (at - M[ri][:, None, :]).min(axis=2) - mo
+                share = (U[members] + np.add.reduceat(ph, starts, axis=0)) / share_n
                 # inf - inf is nan in the branch `where` discards: no table changes there.
-                d_r = np.where(ph_r < INF, share[pr] - ph_r, 0.0)
-                d_c = np.where(ph_c < INF, share[pc] - ph_c, 0.0)
-                T[er] += d_r[:, :, None]
-                T[ec] += d_c[:, None, :]
+                M[ai] = mo - np.where(ph < INF, share[own] - ph, 0.0)
                 U[members] = share
+
+    def tables(self) -> Any:
+        """The current tables, `T0 - M` (E x K x K)."""
+        M = self.M
+        return self.T0 - M[0::2][:, :, None] - M[1::2][:, None, :]
 
     def bound(self, const: float) -> float:
         """`bounds._bound` on the arrays: the constant plus each block's least unary plus
         the row minima (over the partner's live values) of the tables it is the lower
         block of; `inf` when a block has no live value."""
-        np, U, T = self.np, self.U, self.T
+        np, U = self.np, self.U
         live = U < INF
         if not live.any(axis=1).all():
             return INF
-        masked = np.where(live[self.eb][:, None, :], T, INF)
+        M = self.M
+        with np.errstate(invalid="ignore"):
+            masked = np.where(live[self.eb][:, None, :], self.T0 - M[1::2][:, None, :], INF)
+            rmin = masked.min(axis=2) - M[0::2]
         h = U.copy()
-        np.add.at(h, self.ea, masked.min(axis=2))
+        np.add.at(h, self.ea, rmin)
+        self.h = h
         return const + math.fsum(h.min(axis=1).tolist())
+
+    def fix(self, lb: float, best: float, integral: bool) -> list[int]:
+        """Reduced-cost fixing on the arrays after `bound` returned `lb`: a value whose
+        bound with its block fixed to it (lb minus the block's least term plus the
+        value's term) cannot beat `best` gets an infinite unary (never a block's least
+        term). Returns the blocks (of `xs`) that lost a value."""
+        np, h, U = self.np, self.h, self.U
+        lo = h.argmin(axis=1)
+        with np.errstate(invalid="ignore"):
+            v = (lb - h[np.arange(len(lo)), lo])[:, None] + h
+            cut = np.ceil(v - 1e-6 - np.abs(v) * 1e-9) >= best if integral else v >= best
+        cut &= U < INF
+        cut[np.arange(len(lo)), lo] = False
+        rows = np.flatnonzero(cut.any(axis=1))
+        if not len(rows):
+            return []
+        U[cut] = INF
+        xs = self.xs
+        return [xs[i] for i in rows.tolist()]
+
+    def margins(self) -> dict[int, list[float]]:
+        """Each block's terms by value in the last `bound` (see `bounds._bound`'s `hs`)."""
+        K = self.K
+        return {x: h[: K[x]] for x, h in zip(self.xs, self.h.tolist(), strict=True)}
+
+    def _flat_tables(self) -> list[list[float]]:
+        kmax = self.kmax
+        return self.tables().reshape(len(self.edges), kmax * kmax).tolist()  # type: ignore[no-any-return]
+
+    def arcs(self) -> tuple[list[list[float]], list[list[tuple[int, list[float], int, bool]]]]:
+        """The unaries and pair tables by position in `xs`, as the primal heuristic reads
+        them (`primal.round_and_polish`): padded values cost `inf` and are never chosen."""
+        kmax = self.kmax
+        un = self.U.tolist()
+        flat = self._flat_tables()
+        arcs: list[list[tuple[int, list[float], int, bool]]] = [[] for _ in un]
+        pos = self.pos
+        for e, (a, b) in enumerate(self.edges):
+            pa, pb = pos[a], pos[b]
+            arcs[pa].append((pb, flat[e], kmax, True))
+            arcs[pb].append((pa, flat[e], kmax, False))
+        return un, arcs
+
+    def round_icm(self, passes: int = 8) -> list[int]:
+        """An assignment (value by position in `xs`) read off the current
+        reparametrisation, the arrays' form of `primal.round_and_polish`: class by class
+        (the colouring's order), each block takes the value minimising its unary plus
+        its tables' entries with the neighbours already decided; then up to `passes`
+        rounds of iterated conditional modes, class by class (a class's blocks share no
+        table, so their moves are independent), a block moving to a strictly cheaper
+        value. Ties go to the lowest value. The caller evaluates the result on the
+        original tables: it may be infeasible.
+
+        >>> un = [[0.0, 1.0], [0.0, 1.0]]
+        >>> nb = [{1: [7.0, 0.0, 0.0, 7.0]}, {0: [7.0, 0.0, 0.0, 7.0]}]
+        >>> DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1]).round_icm()
+        [0, 1]
+        """
+        np, U, M = self.np, self.U, self.M
+        val = U.argmin(axis=1)
+        done = np.zeros(len(val), dtype=bool)
+        for rnd in range(passes + 1):
+            moved = False
+            for (members, _, ai, ri, at, _own, starts), pp in zip(self.classes, self.partner, strict=True):
+                vp = val[pp]
+                # The current tables' columns at the partners' values, rows: this block.
+                col = at[np.arange(len(vp)), :, vp] - M[ai] - M[ri, vp][:, None]
+                if rnd == 0:
+                    col = np.where(done[pp][:, None], col, 0.0)
+                s = U[members] + np.add.reduceat(col, starts, axis=0)
+                new = s.argmin(axis=1)
+                if rnd == 0:
+                    val[members] = new
+                    done[members] = True
+                    continue
+                r = np.arange(len(new))
+                better = s[r, new] < s[r, val[members]]
+                if better.any():
+                    val[members[better]] = new[better]
+                    moved = True
+            if rnd and not moved:
+                break
+        return val.tolist()  # type: ignore[no-any-return]
 
     def write_back(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]) -> None:
         """Store the reparametrised unaries and tables back in the list form."""
         K = self.K
-        for i, x in enumerate(self.xs):
-            un[x] = self.U[i, : K[x]].tolist()
-        for e, (a, b) in enumerate(self.edges):
-            tab = self.T[e, : K[a], : K[b]].ravel().tolist()
+        kmax = self.kmax
+        for x, u in zip(self.xs, self.U.tolist(), strict=True):
+            un[x] = u if K[x] == kmax else u[: K[x]]
+        for (a, b), f in zip(self.edges, self._flat_tables(), strict=True):
+            ka, kb = K[a], K[b]
+            if kb == kmax:
+                tab = f[: ka * kmax] if ka < kmax else f
+            else:
+                tab = []
+                for i in range(ka):
+                    tab += f[i * kmax : i * kmax + kb]
             nb[a][b] = tab  # type: ignore[index]
             nb[b][a] = tab  # type: ignore[index]

@@ -12,6 +12,7 @@ from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
 from placement_cli.solvers.exact.dominance import _mask_dominated
 from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
 from placement_cli.solvers.exact.model import INF, Factor, _Timeout
+from placement_cli.solvers.exact.primal import list_arcs, round_and_polish
 from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
 
 
@@ -74,6 +75,9 @@ class _PairSearch:
         self.out_of_memory = False
         xs = list(range(m))
         lb = _bound(self.K, un, nb, xs, constant)
+        cur: float | None = None  # the bound of the current reparametrisation
+        root_fixed: list[int] = []
+        self.root_order: list[int] | None = None
         # The root's many sweeps over the whole core run on arrays when numpy is there
         # and the core is large enough to pay for the conversion (see dense.py).
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
@@ -90,14 +94,75 @@ class _PairSearch:
                 if time.monotonic() > deadline:
                     break
             new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            cur = new
+            # An assignment read off the reparametrisation: when it is optimal, the
+            # bound certifies it and the core closes here, without a search.
+            if budget.primal:
+                self._primal(dense, un, nb, xs)
+            if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
+                # Values ruled out already go: the next sweeps no longer average them in.
+                root_fixed += dense.fix(new, self.best, self.integral)
             if new - lb <= 1e-4 * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
+        hs: dict[int, list[float]] = {}
         if dense is not None:
             dense.write_back(un, nb)
+            if cur is not None:
+                hs = dense.margins()
+        elif cur is not None:
+            cur = _bound(self.K, un, nb, xs, constant, hs)
+        # Values the root's bound already rules out go before the search starts.
+        if cur is not None and budget.fixing:
+            root_fixed += self._fix(cur, hs, un, xs)
+        self.root_dirty = sorted(set(root_fixed))
         self.root_lb = lb
         self.root = (un, nb, xs, constant)
+
+    def _primal(self, dense: DenseCore | None, un: list[list[float] | None],
+                nb: list[dict[int, list[float]] | None], xs: list[int]) -> None:
+        """Round the root's reparametrisation to an assignment (most neighbours first),
+        polish it, and keep it if its cost on the original tables beats the incumbent."""
+        if dense is not None:
+            # Blocks with the most neighbours first: measured to find the optimum more
+            # often than the colour-class order of `round_icm` (worth it at the root).
+            uns, arcs = dense.arcs()
+            if self.root_order is None:
+                self.root_order = sorted(range(len(xs)), key=lambda i: (-len(arcs[i]), i))
+            pv = round_and_polish(self.root_order, uns, arcs)
+            val = {xs[i]: a for i, a in pv.items()}
+        else:
+            la = list_arcs(self.K, nb, xs)
+            order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
+            val = round_and_polish(order, un, la)
+        self._leaf(0.0, val, [], [])
+
+    def _fix(self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]) -> list[int]:
+        """Reduced-cost fixing, in place: fixing block x to value i, the bound `lb` of
+        this reparametrisation becomes lb - min(hs[x]) + hs[x][i] (only x's own term
+        changes), so a value where that cannot beat the incumbent goes (its unary becomes
+        `inf`). Exact: no assignment better than the incumbent uses it. Returns the
+        blocks that lost a value."""
+        if lb == INF or self.best == INF:
+            return []
+        changed = []
+        for x in xs:
+            h = hs.get(x)
+            ux = un[x]
+            if h is None or ux is None:
+                continue
+            mh = min(h)
+            keep = h.index(mh)
+            base = lb - mh
+            hit = False
+            for i, hi in enumerate(h):
+                if i != keep and ux[i] < INF and self.prune(base + hi):
+                    ux[i] = INF
+                    hit = True
+            if hit:
+                changed.append(x)
+        return changed
 
     def prune(self, lb: float) -> bool:
         """No completion of this node can beat the incumbent."""
@@ -111,8 +176,10 @@ class _PairSearch:
 
     def run(self) -> None:
         un, nb, alive, const = self.root
+        if self.prune(self.root_lb):
+            return  # the root's bound already certifies the incumbent
         try:
-            self._node(un, nb, alive, const, [], self.root_lb, [])
+            self._node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
         except _Timeout:
             self.aborted = True
 
@@ -188,43 +255,70 @@ class _PairSearch:
         m = self.m
         add = _add
         ops: list = []
+        first = True
+        lb = INF
         while True:
-            const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
-            if rlog:
-                ops.append(("r", rlog))
-            if self.prune(const):
-                return
-            alive = [x for x in alive if nb[x] is not None]
-            if not alive or not dirty:
-                break
-            forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
-            if forced is None:
-                return
-            dirty = []
-            for x, a in forced:
-                nx = nb[x]
-                if nx is None:
-                    continue
-                ux = un[x]
-                const += ux[a]  # type: ignore[index]
-                kx = K[x]
-                for y, t in nx.items():
-                    ky = K[y]
-                    row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
-                    un[y] = list(map(add, un[y], row))  # type: ignore[arg-type]
-                    del nb[y][x]  # type: ignore[union-attr]
-                    dirty.append(y)
-                nb[x] = None
-                un[x] = None
-                ops.append(("f", x, a))
-            alive = [x for x in alive if nb[x] is not None]
-            if self.prune(const):
-                return
+            changed = False
+            while True:
+                const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+                if rlog:
+                    ops.append(("r", rlog))
+                    changed = True
+                if self.prune(const):
+                    return
+                alive = [x for x in alive if nb[x] is not None]
+                if not alive or not dirty:
+                    break
+                forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+                if forced is None:
+                    return
+                dirty = []
+                for x, a in forced:
+                    nx = nb[x]
+                    if nx is None:
+                        continue
+                    ux = un[x]
+                    const += ux[a]  # type: ignore[index]
+                    kx = K[x]
+                    for y, t in nx.items():
+                        ky = K[y]
+                        row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
+                        un[y] = list(map(add, un[y], row))  # type: ignore[arg-type]
+                        del nb[y][x]  # type: ignore[union-attr]
+                        dirty.append(y)
+                    nb[x] = None
+                    un[x] = None
+                    ops.append(("f", x, a))
+                    changed = True
+                alive = [x for x in alive if nb[x] is not None]
+                if self.prune(const):
+                    return
+                if not dirty:
+                    break
+            if not first and not changed:
+                break  # the fixing removed values, but nothing to reduce: branch
+            got = self._bound_node(un, nb, alive, const, ops, path, first)
+            if got is None:
+                return  # solved or pruned
+            lb, dirty = got
+            first = False
             if not dirty:
                 break
+            # Reduced-cost fixing removed values: the blocks that lost one are masked
+            # and reduced again (a block left with one value is conditioned away), and
+            # if that changed the core, it is bounded again.
+        self._branch(un, nb, alive, const, ops, path, lb)
+
+    def _bound_node(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
+                    const: float, ops: list, path: list, primal: bool) -> tuple[float, list[int]] | None:
+        """Solve the node by dynamic programming when it is small, else diffuse and bound
+        it (and round it when `primal`), with reduced-cost fixing between rounds of
+        sweeps while it removes values; None when the node is solved or pruned, else
+        the bound and the blocks that lost values."""
+        K = self.K
         if not alive:
             self._leaf(const, {}, ops, path)
-            return
+            return None
         adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
         if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells) >= 0:
             factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
@@ -237,21 +331,54 @@ class _PairSearch:
             val: dict[int, int] = {}
             _decode(el.log, K, val)  # type: ignore[arg-type]
             self._leaf(el.constant, val, ops, path)
-            return
+            return None
         np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
+        fixing = self.budget.fixing
+        dirty: list[int] = []
         if np is not None:
             dense = DenseCore(np, K, un, nb, alive)
-            for _ in range(self.budget.node_sweeps):
-                dense.sweep()
-            lb = dense.bound(const)
+            while True:
+                for _ in range(self.budget.node_sweeps):
+                    dense.sweep()
+                self.sweeps += self.budget.node_sweeps
+                lb = dense.bound(const)
+                if self.prune(lb) or not fixing or self.best == INF:
+                    break
+                # Values the bound rules out go; the sweeps then carry that further.
+                got = dense.fix(lb, self.best, self.integral)
+                if not got:
+                    break
+                dirty += got
+            if primal and self.budget.primal and not self.prune(lb):
+                # The node's own rounding (see below), on the arrays.
+                self._leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
+                primal = False
             dense.write_back(un, nb)
         else:
+            hs: dict[int, list[float]] = {}
             for _ in range(self.budget.node_sweeps):
                 _diffuse(K, un, nb, alive)
-            lb = _bound(K, un, nb, alive, const)
-        self.sweeps += self.budget.node_sweeps
+            self.sweeps += self.budget.node_sweeps
+            lb = _bound(K, un, nb, alive, const, hs)
+            if fixing and not self.prune(lb):
+                dirty = self._fix(lb, hs, un, alive)
         if self.prune(lb):
-            return
+            return None
+        # The node's own rounding: once it reaches the optimum, every open node whose
+        # bound certifies it is pruned, instead of diving on to a leaf for it.
+        if primal and self.budget.primal:
+            la = list_arcs(K, nb, alive)
+            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
+            self._leaf(const, pv, ops, path)
+            if self.prune(lb):
+                return None
+        return lb, sorted(set(dirty))
+
+    def _branch(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
+                const: float, ops: list, path: list, lb: float) -> None:
+        """Condition the block with the most neighbours on each of its live values."""
+        K = self.K
+        add = _add
         v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
         uv = un[v]
         kv = K[v]
