@@ -238,6 +238,34 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
         assert i + j <= k and max(tp.at(a, i), tp.at(b, j)) == want[k]
 
 
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=7), min_size=2, max_size=2),
+        min_size=2,
+        max_size=4,
+    ),
+    st.integers(1, 20),
+)
+def test_sorting_fold_equals_the_quadratic_fold(seqs: list[list[list[float]]], size: int) -> None:
+    """`fold` (every engine at once, by sorting) against seed lines 21-33 folded child
+    by child with the quadratic min-max, rows of different lengths, +inf included."""
+    import numpy as np
+
+    tables = []
+    for rows in seqs:
+        n = min(len(r) for r in rows)  # both engine rows of a child have one length
+        tables.append(np.array([sorted(r[:n], reverse=True) for r in rows]))
+    got = tp.fold(tables, size)
+    assert got.shape[1] == min(size, sum(t.shape[1] for t in tables) - len(tables) + 1)
+    for e in range(2):
+        want = tables[0][e].tolist()
+        want = [tp.at(want, k) for k in range(size)]
+        for t in tables[1:]:
+            want = quadratic_minmax(want, t[e].tolist(), size)
+        assert [tp.at(got[e].tolist(), k) for k in range(size)] == want
+
+
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)

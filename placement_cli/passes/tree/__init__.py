@@ -15,6 +15,7 @@ from placement_cli.passes.tree.build import build_tree, tree_from_spec
 from placement_cli.passes.tree.dp import (
     DPState,
     fast_dp,
+    fold,
     lift,
     merge_minmax,
     place,
@@ -53,6 +54,7 @@ __all__ = [
     "cut_edges",
     "evaluate",
     "fast_dp",
+    "fold",
     "lift",
     "load_tree",
     "merge_minmax",

@@ -10,8 +10,10 @@ this computes the same numbers, faster:
   pairs and budgets (numpy: a 100k-deep chain at E = 8, K = 64 is 100k such steps of
   4k sums each). The tables are kept, 8 bytes per entry, for the rebuild; what they
   hold is bounded by `TreeLimits.memory_bytes`.
-* The fold `A'[k] = min_i max(A[i], B[k-i])` of two non-increasing sequences is a
-  two-pointer walk (`merge_minmax`), O(len A + len B) instead of O(K^2).
+* The fold `A'[k] = min_i max(A[i], B[k-i])` of non-increasing sequences is a sort
+  of their entries, for every engine at once (`fold`); the rebuild replays it for one
+  engine as a two-pointer walk (`merge_minmax`, `split_minmax`), O(len A + len B)
+  instead of O(K^2).
 
 Every value is formed by the same float operations as the pseudocode's, so the
 results are equal, not close.
@@ -104,6 +106,30 @@ def split_minmax(a: list[float], b: list[float], k: int) -> tuple[int, int]:
     return i, j
 
 
+def fold(bs: list[np.ndarray], size: int) -> np.ndarray:
+    """Seed lines 21-33 for every engine at once: the fold of the children's lifted
+    tables `bs` (each `E x L_u`, constant past its end), `merge_minmax` of all of them
+    row by row, as an `E x min(size, sum L_u - len(bs) + 1)` array.
+
+    No walk is needed for the values: `c[k] <= t` exactly when the children together
+    have at most k entries above t, and each can only go as low as its last entry.
+    So `c[k]` is the k-th largest entry of all the sequences, raised to the largest
+    last entry (the same floats, selected, so equal to the walk's, not close).
+
+    >>> fold([np.array([[9.0, 5.0, 1.0]]), np.array([[7.0, 6.0, 2.0]])], 10).tolist()
+    [[9.0, 7.0, 6.0, 5.0, 2.0]]
+    >>> fold([np.array([[9.0, 1.0, 0.0]]), np.array([[5.0]])], 10).tolist()
+    [[9.0, 5.0, 5.0]]
+    """
+    length = min(size, sum(b.shape[1] for b in bs) - len(bs) + 1)
+    cat = np.concatenate(bs, axis=1)
+    cat.sort(axis=1)
+    floor = bs[0][:, -1]
+    for b in bs[1:]:
+        floor = np.maximum(floor, b[:, -1])
+    return np.maximum(cat[:, : -length - 1 : -1], floor[:, None])
+
+
 def lift(du: np.ndarray, t: np.ndarray, size: int) -> np.ndarray:
     """Seed lines 10-19 for one child u and every parent engine e at once:
     `B[e, k] = min(du[e, k], min over e' != e of du[e', k-1] + T[e', e])`, k < size,
@@ -194,18 +220,7 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
                 st.lifted[u] = b
                 held += b.nbytes
                 bs.append(b)
-            length = min(size, sum(b.shape[1] for b in bs) - len(bs) + 1)
-            row = np.full((n_e, length), INF)
-            for e in range(n_e):
-                c = tv[e, 0]
-                if c == INF:
-                    continue
-                a = trim(bs[0][e].tolist())
-                for b in bs[1:]:
-                    a = merge_minmax(a, trim(b[e].tolist()), size)
-                if a[-1] < INF:
-                    row[e, : len(a)] = a
-                    row[e, len(a) :] = a[-1]
+            row = fold(bs, size)
             row += tv
         dp[v] = row
         held += row.nbytes
