@@ -266,6 +266,46 @@ def test_sorting_fold_equals_the_quadratic_fold(seqs: list[list[list[float]]], s
         assert [tp.at(got[e].tolist(), k) for k in range(size)] == want
 
 
+def random_wide_spec(rng: random.Random, n: int, n_engines: int) -> dict[str, Any]:
+    """A bushier tree than `random_spec` (nodes with up to 4 children, so levels hold
+    many nodes), costs multiples of 1/8, some engines missing, some pairs uncuttable."""
+    engines = [f"e{i}" for i in range(n_engines)]
+    parent = [-1] + [rng.randrange(max(0, i - 6), i) for i in range(1, n)]
+    nodes = []
+    for i in range(n):
+        time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.85}
+        kids = [f"n{j}" for j in range(n) if parent[j] == i][:4]
+        nodes.append({"id": f"n{i}", "children": kids, "time": time, "rows": rng.randint(0, 4), "row_width": 8})
+    reach = {"n0"}
+    for nd in nodes:  # children beyond the fourth were dropped: keep only what hangs under n0
+        if nd["id"] in reach:
+            reach.update(nd["children"])
+    linear = {s: {d: {"fixed": rng.randint(0, 16) / 8, "per_row": rng.randint(0, 4) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
+    return {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int) -> None:
+    """The level batches (padding, one min-plus step for many edges, one sort for many
+    folds) give every table, the frontier and the assignment exactly as node by node."""
+    rng = random.Random(seed)
+    spec = random_wide_spec(rng, rng.randint(2, 120), rng.randint(1, 4))
+    tree = build(spec)
+    budget = rng.choice([0, 1, 2, 3, 5, 8, 40])
+    batched = tp.TreeLimits(batch_level=1)
+    single = tp.TreeLimits(batch_level=10**9)
+    fast = tp.fast_dp(tree, budget, limits=batched).dp
+    slow = tp.fast_dp(tree, budget, limits=single).dp
+    literal = reference_dp(tree, budget)
+    for v in range(tree.n):
+        a, b = fast[v], slow[v]
+        assert a is not None and b is not None
+        assert a.shape == b.shape and a.tolist() == b.tolist(), tree.ids[v]
+        for e in range(len(tree.engines)):
+            assert [tp.at(a[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+    assert tp.place(tree, budget, limits=batched) == tp.place(tree, budget, limits=single)
+
+
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)

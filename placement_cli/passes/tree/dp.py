@@ -176,6 +176,11 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     instant. `dp[v][e, k]` is the seed's value at k <
     min(budget, edges below v) + 1, constant after.
 
+    Nodes go level by level (a node's level is its height above its deepest leaf, so
+    its children are done before it). A level of at least `limits.batch_level` nodes
+    is one batch of array operations (`_batch`); a thin one, as in a long chain, goes
+    node by node (below about 8 nodes the batch's set-up costs more than it saves).
+
     >>> from placement_cli.passes.tree.build import tree_from_spec
     >>> t = tree_from_spec(["a", "b"], [
     ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
@@ -189,43 +194,173 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     st = DPState(size, [None] * tree.n, [None] * tree.n)
     times = np.array(tree.time, dtype=np.float64).reshape(tree.n, n_e, 1)
     mats = st.mats = tree.matrices()
-    origin = tree.origin
-    dp = st.dp
-    held = 0
-    for count, v in enumerate(children_first(tree)):
-        if count % _CHECK_EVERY == 0 and count:
-            if deadline is not None and time.monotonic() > deadline:
-                st.stopped = "time-limit"
-            elif held > limits.memory_bytes:
-                st.stopped = "memory-limit"
-            if st.stopped:
-                st.done, st.held = count, held
+    count = 0
+    for level in _levels(tree):
+        if len(level) >= limits.batch_level:
+            if count and _stop(st, deadline, limits, count):
                 return st
-        tv = times[v]
-        ch = tree.children[v]
-        if not ch:
-            row = tv.copy()
-        elif len(ch) == 1:
-            u = ch[0]
+            st.held += _batch(tree, st, level, times, mats)
+            count += len(level)
+            continue
+        for v in level:
+            if count % _CHECK_EVERY == 0 and count and _stop(st, deadline, limits, count):
+                return st
+            st.held += _one(tree, st, v, times[v], mats)
+            count += 1
+    st.done = tree.n
+    return st
+
+
+_CHUNK = 1 << 21  # entries of one batched lift's temporary (16 MB)
+
+
+def _levels(tree: Tree) -> list[list[int]]:
+    """Nodes by height (leaves first), each level in children-first order."""
+    height = [0] * tree.n
+    levels: list[list[int]] = [[]]
+    kids = tree.children
+    for v in children_first(tree):
+        ch = kids[v]
+        h = 1 + max(map(height.__getitem__, ch)) if ch else 0
+        height[v] = h
+        if h == len(levels):
+            levels.append([])
+        levels[h].append(v)
+    return levels
+
+
+def _stop(st: DPState, deadline: float | None, limits: TreeLimits, count: int) -> bool:
+    if deadline is not None and time.monotonic() > deadline:
+        st.stopped = "time-limit"
+    elif st.held > limits.memory_bytes:
+        st.stopped = "memory-limit"
+    if st.stopped:
+        st.done = count
+    return bool(st.stopped)
+
+
+def _one(tree: Tree, st: DPState, v: int, tv: np.ndarray, mats: np.ndarray | None) -> int:
+    """One node's table; returns the bytes it keeps."""
+    dp = st.dp
+    size = st.size
+    origin = tree.origin
+    ch = tree.children[v]
+    held = 0
+    if not ch:
+        row = tv.copy()
+    elif len(ch) == 1:
+        u = ch[0]
+        du = dp[u]
+        assert du is not None
+        row = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
+        row += tv
+    else:
+        bs = []
+        for u in ch:
             du = dp[u]
             assert du is not None
-            row = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
-            row += tv
-        else:
-            bs = []
-            for u in ch:
-                du = dp[u]
-                assert du is not None
-                b = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
-                st.lifted[u] = b
-                held += b.nbytes
-                bs.append(b)
+            b = lift(du, tree.matrix(u) if mats is None else mats[origin[u]], size)
+            st.lifted[u] = b
+            held += b.nbytes
+            bs.append(b)
+        row = fold(bs, size)
+        row += tv
+    dp[v] = row
+    return held + row.nbytes
+
+
+def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: np.ndarray | None) -> int:
+    """Every node of one level at once; returns the bytes it keeps.
+
+    The children's tables are padded to one width with their last column (each is
+    constant past its end, so padding changes no value `lift` or `fold` reads): `lift`
+    then runs for all edges of the level as one min-plus step, and the fold of all
+    two-child nodes as one sort. Each node keeps a view of its true length, so the
+    tables read exactly as the node-by-node ones."""
+    dp = st.dp
+    size = st.size
+    kids = tree.children
+    n_e = len(tree.engines)
+    if not kids[level[0]]:  # the leaves (a level is all leaves or none)
+        rows = times[level]
+        for i, v in enumerate(level):
+            dp[v] = rows[i]
+        return rows.nbytes
+    edges = [u for v in level for u in kids[v]]
+    lens = [dp[u].shape[1] for u in edges]  # type: ignore[union-attr]
+    w = min(max(lens) + 1, size)
+    m = len(edges)
+    d = np.empty((m, n_e, w))
+    for i, u in enumerate(edges):
+        du = dp[u]
+        assert du is not None
+        n = lens[i]
+        d[i, :, :n] = du
+        if n < w:
+            d[i, :, n:] = du[:, -1:]
+    if mats is not None:
+        t = mats[[tree.origin[u] for u in edges]]
+    else:
+        t = np.stack([tree.matrix(u) for u in edges])
+    b = np.empty_like(d)
+    b[:, :, 0] = d[:, :, 0]
+    if w > 1:
+        step = max(1, _CHUNK // (n_e * n_e * w))
+        for a in range(0, m, step):
+            z = a + step
+            best = np.minimum.reduce(d[a:z, :, None, :-1] + t[a:z, :, :, None], axis=1)  # [edge, src, dst, k-1] -> [edge, dst, k-1]
+            np.minimum(d[a:z, :, 1:], best, out=b[a:z, :, 1:])
+    del d, t
+    out = [min(n + 1, size) for n in lens]  # each lifted table's true length
+    held = 0
+    one: list[int] = []
+    two: list[int] = []
+    first = [0] * len(level)  # index of each node's first edge
+    j = 0
+    for i, v in enumerate(level):
+        first[i] = j
+        k = len(kids[v])
+        if k == 1:
+            one.append(i)
+        elif k == 2:
+            two.append(i)
+        j += k
+    if one:
+        idx = [first[i] for i in one]
+        rows = b[idx] + times[[level[i] for i in one]]
+        held += rows.nbytes
+        for r, i in enumerate(one):
+            dp[level[i]] = rows[r, :, : out[first[i]]]
+    if two:
+        i1 = [first[i] for i in two]
+        i2 = [first[i] + 1 for i in two]
+        b1 = b[i1]
+        b2 = b[i2]
+        cat = np.concatenate((b1, b2), axis=2)
+        cat.sort(axis=2)
+        length = min(size, 2 * w - 1)
+        rows = np.maximum(cat[:, :, : -length - 1 : -1], np.maximum(b1[:, :, -1:], b2[:, :, -1:]))
+        del cat, b1, b2
+        rows += times[[level[i] for i in two]]
+        held += rows.nbytes
+        for r, i in enumerate(two):
+            x, y = first[i], first[i] + 1
+            dp[level[i]] = rows[r, :, : min(size, out[x] + out[y] - 1)]
+            st.lifted[edges[x]] = b[x, :, : out[x]]
+            st.lifted[edges[y]] = b[y, :, : out[y]]
+    for i, v in enumerate(level):
+        ch = kids[v]
+        if len(ch) > 2:
+            bs = [b[first[i] + c, :, : out[first[i] + c]] for c in range(len(ch))]
+            for u, lu in zip(ch, bs, strict=True):
+                st.lifted[u] = lu
             row = fold(bs, size)
-            row += tv
-        dp[v] = row
-        held += row.nbytes
-    st.done, st.held = tree.n, held
-    return st
+            row += times[v]
+            held += row.nbytes
+            dp[v] = row
+    if two or len(edges) > len(one) + 2 * len(two):
+        held += b.nbytes  # the lifted tables the rebuild reads are views of it
+    return held
 
 
 def place(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> Placement:

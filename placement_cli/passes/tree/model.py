@@ -42,7 +42,9 @@ class TreeLimits:
     """Bounds on the work of one run, passed in (tests shrink them).
 
     `max_expanded_nodes` bounds `--expand-dag`; `memory_bytes` bounds what the DP holds
-    (its decision tables and the sequences it keeps for the rebuild).
+    (its decision tables and the sequences it keeps for the rebuild). `batch_level` is
+    the number of nodes of one height from which the DP does them as one batch (tests
+    set 1 to batch everything, or a huge number to go node by node).
 
     >>> TreeLimits().max_expanded_nodes
     1000000
@@ -50,6 +52,7 @@ class TreeLimits:
 
     max_expanded_nodes: int = 1_000_000
     memory_bytes: int = 2 * 1024**3
+    batch_level: int = 8
 
 
 @dataclass(frozen=True, slots=True, eq=False)
