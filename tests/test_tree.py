@@ -306,6 +306,37 @@ def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int)
     assert tp.place(tree, budget, limits=batched) == tp.place(tree, budget, limits=single)
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet='[]{}"\\/aYy_\x7fé "', max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='[]{}"\\Yy_ ', max_size=4), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_JSON, st.booleans())
+def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent: bool) -> None:
+    """The byte scan the tree loader uses for the depth limit against `io.too_deep`,
+    on JSON full of brackets, quotes and backslashes inside strings."""
+    import orjson
+
+    from placement_cli.io import too_deep
+    from placement_cli.passes.tree.load import nesting
+
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+    depth = nesting(data)
+    assert not too_deep(doc, depth) and (depth == 0 or too_deep(doc, depth - 1))
+
+
+def test_too_deep_json_tree_file_keeps_its_message(tmp_path: Path) -> None:
+    res, name = run_cli(tmp_path, "[" * 101 + "]" * 101, name="t.json")
+    assert res.exit_code == 3 and res.stderr.strip().endswith(f"{name}: invalid JSON: nested deeper than 100 levels"), res.stderr
+    ok = json.loads(json.dumps(BASE))
+    ok["name"] = "[" * 150 + '\\"' + "{" * 150  # brackets inside a string do not nest
+    res, _ = run_cli(tmp_path, ok)
+    assert res.exit_code == 0, res.stderr
+
+
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)
