@@ -337,6 +337,35 @@ def test_too_deep_json_tree_file_keeps_its_message(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_long_one_child_runs_equal_the_literal_pseudocode(seed: int) -> None:
+    """Chains with a few branches: the runs of one-child nodes (one array per run, the
+    budget-0 column a running sum) against the literal pseudocode, node by node."""
+    rng = random.Random(seed)
+    n = rng.randint(20, 160)
+    n_e = rng.randint(1, 3)
+    engines = [f"e{i}" for i in range(n_e)]
+    nodes = []
+    for i in range(n):
+        kids = [f"n{i + 1}"] if i + 1 < n else []
+        if rng.random() < 0.05:
+            nodes.append({"id": f"x{i}", "time": {e: rng.randint(0, 40) / 8 for e in engines}})
+            kids.append(f"x{i}")
+        time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.9}
+        nodes.append({"id": f"n{i}", "children": kids, "time": time})
+    linear = {s: {d: {"fixed": rng.randint(1, 24) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
+    spec = {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+    tree = build(spec)
+    budget = rng.choice([1, 2, 4, 9])
+    fast = tp.fast_dp(tree, budget).dp
+    literal = reference_dp(tree, budget)
+    for v in range(tree.n):
+        row = fast[v]
+        assert row is not None
+        for e in range(n_e):
+            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+
+
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)

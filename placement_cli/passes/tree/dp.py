@@ -194,17 +194,39 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     st = DPState(size, [None] * tree.n, [None] * tree.n)
     times = np.array(tree.time, dtype=np.float64).reshape(tree.n, n_e, 1)
     mats = st.mats = tree.matrices()
+    levels, height, parent = _levels(tree)
+    kids = tree.children
+    dp = st.dp
     count = 0
-    for level in _levels(tree):
+    check = _CHECK_EVERY  # the node count at which to look at the clock and the memory next
+    for level in levels:
         if len(level) >= limits.batch_level:
             if count and _stop(st, deadline, limits, count):
                 return st
             st.held += _batch(tree, st, level, times, mats)
             count += len(level)
+            check = count + _CHECK_EVERY
             continue
         for v in level:
-            if count % _CHECK_EVERY == 0 and count and _stop(st, deadline, limits, count):
-                return st
+            if dp[v] is not None:  # done with its run
+                continue
+            if count >= check:
+                if _stop(st, deadline, limits, count):
+                    return st
+                check = count + _CHECK_EVERY
+            ch = kids[v]
+            if len(ch) == 1 and size > 1 and dp[ch[0]].shape[1] == size:  # type: ignore[union-attr]
+                run = [v]
+                w = parent[v]
+                while w >= 0 and len(kids[w]) == 1 and len(levels[height[w]]) < limits.batch_level:
+                    run.append(w)
+                    w = parent[w]
+                done = _run(tree, st, run, times, mats, deadline, limits, count)
+                count += done
+                if st.stopped:
+                    return st
+                check = count + _CHECK_EVERY
+                continue
             st.held += _one(tree, st, v, times[v], mats)
             count += 1
     st.done = tree.n
@@ -214,19 +236,71 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
 _CHUNK = 1 << 21  # entries of one batched lift's temporary (16 MB)
 
 
-def _levels(tree: Tree) -> list[list[int]]:
-    """Nodes by height (leaves first), each level in children-first order."""
+def _levels(tree: Tree) -> tuple[list[list[int]], list[int], list[int]]:
+    """Nodes by height (leaves first), each level in children-first order; with each
+    node's height and parent (-1 at the root)."""
     height = [0] * tree.n
+    parent = [-1] * tree.n
     levels: list[list[int]] = [[]]
     kids = tree.children
     for v in children_first(tree):
         ch = kids[v]
-        h = 1 + max(map(height.__getitem__, ch)) if ch else 0
+        if ch:
+            h = 1 + max(map(height.__getitem__, ch))
+            for u in ch:
+                parent[u] = v
+        else:
+            h = 0
         height[v] = h
         if h == len(levels):
             levels.append([])
         levels[h].append(v)
-    return levels
+    return levels, height, parent
+
+
+def _run(
+    tree: Tree, st: DPState, run: list[int], times: np.ndarray, mats: np.ndarray | None, deadline: float | None, limits: TreeLimits, count: int
+) -> int:
+    """A run of one-child nodes, each the parent of the one before, whose first child's
+    table is already full length (as in a long chain): `lift` and the self-time per
+    node with no allocation, into one array for the whole run. Returns the nodes done
+    (fewer when a limit stopped it: then `st.stopped` says which)."""
+    dp = st.dp
+    size = st.size
+    n_e = len(tree.engines)
+    origin = tree.origin
+    prev = dp[tree.children[run[0]][0]]
+    assert prev is not None
+    m = len(run)
+    rows = np.empty((m, n_e, size))
+    tv = times[run]  # [node, engine, 1]
+    # Budget 0 (no cut below) is the child's plus the self-time, summed node after node
+    # as the node-by-node DP does: a running sum along the run.
+    acc = np.add.accumulate(np.concatenate((prev[None, :, :1], tv)), axis=0)
+    rows[:, :, :1] = acc[1:]
+    buf = np.empty((n_e, n_e, size - 1))
+    t4 = mats[:, :, :, None] if mats is not None else None
+    u = tree.children[run[0]][0]
+    held = 0
+    for i, v in enumerate(run):
+        if i and i % _CHECK_EVERY == 0:
+            st.held += held
+            held = 0
+            if _stop(st, deadline, limits, count + i):
+                return i
+        t = t4[origin[u]] if t4 is not None else tree.matrix(u)[:, :, None]
+        np.add(prev[:, None, :-1], t, out=buf)  # [src, dst, k - 1]
+        row = rows[i]
+        tail = row[:, 1:]
+        np.minimum.reduce(buf, axis=0, out=tail)
+        np.minimum(tail, prev[:, 1:], out=tail)
+        tail += tv[i]
+        dp[v] = row
+        held += row.nbytes
+        prev = row
+        u = v
+    st.held += held
+    return m
 
 
 def _stop(st: DPState, deadline: float | None, limits: TreeLimits, count: int) -> bool:
