@@ -1,4 +1,4 @@
-"""The critical-path DP of the seed (appendix A1) and the argmin reconstruction.
+"""The critical-path DP of the seed (appendix A1) over the whole tree.
 
 `dp[v][e][k]` is the least latency of v's subtree with v on engine e and at most k
 cuts inside it. The literal pseudocode lives with the tests (`tests/tree_reference.py`);
@@ -7,13 +7,14 @@ this computes the same numbers, faster:
 * `dp[v]` is an `E x L` array with `L = min(K, edges below v) + 1`: the sequence is
   constant from there on, so budgets past a subtree's edge count never cost work.
 * Lifting a child (seed lines 10-19) is one vectorised min-plus step over all engine
-  pairs and budgets (numpy: a 100k-deep chain at E = 8, K = 64 is 100k such steps of
-  4k sums each). The tables are kept, 8 bytes per entry, for the rebuild; what they
-  hold is bounded by `TreeLimits.memory_bytes`.
+  pairs and budgets (`minmax.lift`). The tables are kept, 8 bytes per entry, for the
+  rebuild (`rebuild`); what they hold is bounded by `TreeLimits.memory_bytes`.
 * The fold `A'[k] = min_i max(A[i], B[k-i])` of non-increasing sequences is a sort
-  of their entries, for every engine at once (`fold`); the rebuild replays it for one
-  engine as a two-pointer walk (`merge_minmax`, `split_minmax`), O(len A + len B)
-  instead of O(K^2).
+  of their entries, for every engine at once (`minmax.fold`), not O(K^2).
+* Nodes go level by level (height above the deepest leaf). A level with many nodes
+  (a bushy plan) is one batch: one min-plus step for all its edges, one sort for all
+  its two-child folds. Runs of one-child nodes (a chain) go through one array with
+  no allocation per node.
 
 Every value is formed by the same float operations as the pseudocode's, so the
 results are equal, not close.
@@ -26,134 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from placement_cli.io import gc_paused
-from placement_cli.passes.tree.model import INF, Placement, Tree, TreeLimits, children_first
+from placement_cli.passes.tree.minmax import fold, lift
+from placement_cli.passes.tree.model import Tree, TreeLimits, children_first
 
 _LIMITS = TreeLimits()
 _CHECK_EVERY = 64  # nodes between two looks at the clock and the memory bound
-
-
-def trim(seq: list[float]) -> list[float]:
-    """A non-increasing sequence without its constant tail (`at` reads it back).
-
-    >>> trim([5.0, 3.0, 3.0, 3.0])
-    [5.0, 3.0]
-    """
-    i = len(seq) - 1
-    last = seq[i]
-    while i > 0 and seq[i - 1] == last:
-        i -= 1
-    return seq if i == len(seq) - 1 else seq[: i + 1]
-
-
-def merge_minmax(a: list[float], b: list[float], size: int) -> list[float]:
-    """`c[k] = min over i+j=k of max(a[i], b[j])` for non-increasing a and b (read past
-    their ends as constant), k < size, returned without its constant tail.
-
-    Only the side that holds the max can lower it, so each step moves that side; when
-    that side is at its end, nothing lowers the max any more. Ties move `a` first, and
-    `split_minmax` replays the same walk.
-
-    >>> merge_minmax([9, 5, 1], [7, 6, 2], 10)
-    [9, 7, 6, 5, 2]
-    """
-    la = len(a)
-    lb = len(b)
-    n = la + lb - 1
-    if n > size:
-        n = size
-    i = j = 0
-    x = a[0]
-    y = b[0]
-    out = [x if x >= y else y]
-    for _ in range(n - 1):
-        if x >= y:
-            i += 1
-            if i == la:
-                break
-            x = a[i]
-        else:
-            j += 1
-            if j == lb:
-                break
-            y = b[j]
-        out.append(x if x >= y else y)
-    return trim(out)
-
-
-def split_minmax(a: list[float], b: list[float], k: int) -> tuple[int, int]:
-    """The (i, j) with i + j <= k that `merge_minmax` used for `c[k]`.
-
-    >>> split_minmax([9, 5, 1], [7, 6, 2], 3)
-    (1, 2)
-    """
-    la = len(a)
-    lb = len(b)
-    i = j = 0
-    x = a[0]
-    y = b[0]
-    for _ in range(k):
-        if x >= y:
-            if i + 1 == la:
-                break
-            i += 1
-            x = a[i]
-        else:
-            if j + 1 == lb:
-                break
-            j += 1
-            y = b[j]
-    return i, j
-
-
-def fold(bs: list[np.ndarray], size: int) -> np.ndarray:
-    """Seed lines 21-33 for every engine at once: the fold of the children's lifted
-    tables `bs` (each `E x L_u`, constant past its end), `merge_minmax` of all of them
-    row by row, as an `E x min(size, sum L_u - len(bs) + 1)` array.
-
-    No walk is needed for the values: `c[k] <= t` exactly when the children together
-    have at most k entries above t, and each can only go as low as its last entry.
-    So `c[k]` is the k-th largest entry of all the sequences, raised to the largest
-    last entry (the same floats, selected, so equal to the walk's, not close).
-
-    >>> fold([np.array([[9.0, 5.0, 1.0]]), np.array([[7.0, 6.0, 2.0]])], 10).tolist()
-    [[9.0, 7.0, 6.0, 5.0, 2.0]]
-    >>> fold([np.array([[9.0, 1.0, 0.0]]), np.array([[5.0]])], 10).tolist()
-    [[9.0, 5.0, 5.0]]
-    """
-    length = min(size, sum(b.shape[1] for b in bs) - len(bs) + 1)
-    cat = np.concatenate(bs, axis=1)
-    cat.sort(axis=1)
-    floor = bs[0][:, -1]
-    for b in bs[1:]:
-        floor = np.maximum(floor, b[:, -1])
-    return np.maximum(cat[:, : -length - 1 : -1], floor[:, None])
-
-
-def lift(du: np.ndarray, t: np.ndarray, size: int) -> np.ndarray:
-    """Seed lines 10-19 for one child u and every parent engine e at once:
-    `B[e, k] = min(du[e, k], min over e' != e of du[e', k-1] + T[e', e])`, k < size,
-    with `du` the child's table (constant past its end) and `T[src, dst]` its transfer
-    matrix.
-
-    The diagonal (T = 0) adds `du[e, k-1] >= du[e, k]`, so it never wins and needs no
-    exclusion; a missing transfer is +inf.
-
-    >>> lift(np.array([[5.0, 4.0], [1.0, 1.0]]), np.array([[0.0, 2.0], [1.0, 0.0]]), 10).tolist()
-    [[5.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
-    """
-    n_e, length = du.shape
-    n = length + 1 if length < size else size
-    b = np.empty((n_e, n))
-    b[:, 0] = du[:, 0]
-    if n > 1:
-        best = np.minimum.reduce(du[:, None, : n - 1] + t[:, :, None])  # [src, dst, k - 1] -> [dst, k - 1]
-        if n <= length:
-            np.minimum(du[:, 1:n], best, out=b[:, 1:])
-        else:  # the last budget reads du's constant tail
-            np.minimum(du[:, 1:], best[:, :-1], out=b[:, 1:-1])
-            np.minimum(du[:, -1], best[:, -1], out=b[:, -1])
-    return b
 
 
 @dataclass(slots=True)
@@ -435,84 +313,3 @@ def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: n
     if two or len(edges) > len(one) + 2 * len(two):
         held += b.nbytes  # the lifted tables the rebuild reads are views of it
     return held
-
-
-def place(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> Placement:
-    """Run the DP and rebuild an optimal assignment (argmin, top-down, no recursion).
-
-    Ties: the fewest cuts, then the earliest engine in the file's list at each node.
-
-    >>> from placement_cli.passes.tree.build import tree_from_spec
-    >>> t = tree_from_spec(["a", "b"], [
-    ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
-    ...     {"id": "x", "time": {"a": 9, "b": 2}}, {"id": "y", "time": {"a": 3, "b": 9}}],
-    ...     {"default": {"fixed": 1}})
-    >>> p = place(t, 2)
-    >>> p.latency, p.frontier, [t.engines[e] for e in p.assignment], p.cuts_used
-    (4.0, (10.0, 4.0, 4.0), ['a', 'b', 'a'], 1)
-    """
-    # The DP allocates many small acyclic objects; the cyclic GC's scans of them cost
-    # a fifth of the run time.
-    with gc_paused():
-        return _place(tree, budget, deadline, limits)
-
-
-def _place(tree: Tree, budget: int, deadline: float | None, limits: TreeLimits) -> Placement:
-    st = fast_dp(tree, budget, deadline, limits)
-    if st.stopped:
-        return Placement(budget, INF, (), (), 0, st.stopped, {"nodes_done": st.done, "nodes": tree.n, "bytes_held": st.held})
-    top = st.dp[tree.root]
-    assert top is not None
-    n_e = len(tree.engines)
-    frontier = tuple(top.min(axis=0).tolist())
-    best = frontier[-1]
-    if best == INF:
-        return Placement(budget, INF, frontier, (), 0)
-    k0 = frontier.index(best)
-    e0 = next(e for e in range(n_e) if top[e, k0] == best)
-    assignment = _rebuild(tree, st, e0, k0, st.mats)
-    cuts = sum(1 for v in range(tree.n) for u in tree.children[v] if assignment[u] != assignment[v])
-    return Placement(budget, best, frontier, tuple(assignment), cuts)
-
-
-def _rebuild(tree: Tree, st: DPState, e0: int, k0: int, mats: np.ndarray | None) -> list[int]:
-    assign = [-1] * tree.n
-    stack = [(tree.root, e0, k0)]
-    while stack:
-        v, e, k = stack.pop()
-        assign[v] = e
-        ch = tree.children[v]
-        if not ch:
-            continue
-        if len(ch) == 1:
-            shares = [k]  # one child takes the whole budget
-        else:
-            # Replay the fold on prefixes up to k: the walk to budget k reads nothing later.
-            cut = min(st.size, k + 1)
-            bs = [trim(st.lifted[u][e, :cut].tolist()) for u in ch]  # type: ignore[index]
-            folds = [bs[0]]
-            for b in bs[1:]:
-                folds.append(merge_minmax(folds[-1], b, cut))
-            shares = [0] * len(ch)
-            for i in range(len(ch) - 1, 0, -1):
-                k, shares[i] = split_minmax(folds[i - 1], bs[i], k)
-            shares[0] = k
-        for u, j in zip(ch, shares, strict=True):
-            # The child stays on e when that is as good as the best cut, else the first
-            # engine whose cut attains it: the same sums as in `lift`, so `==` holds.
-            du = st.dp[u]
-            assert du is not None
-            last = du.shape[1] - 1
-            own = float(du[e, min(j, last)])
-            if j == 0:
-                stack.append((u, e, j))
-                continue
-            col = tree.matrix(u)[:, e] if mats is None else mats[tree.origin[u], :, e]
-            cands = (du[:, min(j - 1, last)] + col).tolist()
-            want = min(own, min(cands))
-            if own == want:
-                stack.append((u, e, j))
-                continue
-            s = cands.index(want)
-            stack.append((u, s, j - 1))
-    return assign
