@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from itertools import repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -196,36 +196,18 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
             problems.append(Problem(f"{pre}engines[{i}]", f"duplicate engine '{name}'"))
         else:
             eidx[name] = i
-    n_e = len(f.engines)
 
-    index: dict[str, int] = {}
-    for i, node in enumerate(f.nodes):
-        if node.id in index:
-            problems.append(Problem(f"{pre}nodes[{i}].id", f"duplicate id '{node.id}' (first at nodes[{index[node.id]}])"))
-        else:
-            index[node.id] = i
-
-    times: list[tuple[float, ...]] = []
-    kids: list[tuple[int, ...]] = []
-    has_parent = [False] * len(f.nodes)
-    for i, node in enumerate(f.nodes):
-        row = [INF] * n_e
-        for name, t in node.time.items():
-            e = eidx.get(name)
-            if e is None:
-                problems.append(Problem(f"{pre}nodes[{i}].time.{name}", f"unknown engine '{name}'"))
-            elif t is not None:
-                row[e] = float(t)
-        times.append(tuple(row))
-        ks = []
-        for j, c in enumerate(node.children):
-            x = index.get(c)
-            if x is None:
-                problems.append(Problem(f"{pre}nodes[{i}].children[{j}]", f"unknown node '{c}'"))
+    ids = list(map(attrgetter("id"), f.nodes))
+    index = dict(zip(ids, range(len(ids)), strict=True))
+    if len(index) < len(ids):
+        index = {}
+        for i, node in enumerate(f.nodes):
+            if node.id in index:
+                problems.append(Problem(f"{pre}nodes[{i}].id", f"duplicate id '{node.id}' (first at nodes[{index[node.id]}])"))
             else:
-                ks.append(x)
-                has_parent[x] = True
-        kids.append(tuple(ks))
+                index[node.id] = i
+
+    times, kids, has_parent = _rows(f, eidx, index, pre, problems)
 
     problems += _check_linear(f, eidx, pre)
     if raw is None:
@@ -265,13 +247,43 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
         file=f,
         prefix=pre,
         engines=tuple(f.engines),
-        ids=tuple(n.id for n in f.nodes),
+        ids=tuple(ids),
         kids=tuple(kids),
         time=tuple(times),
         root=root,
         explicit=explicit,
         ref=ref,
     )
+
+
+def _rows(
+    f: TreeFile, eidx: dict[str, int], index: dict[str, int], pre: str, problems: list[Problem]
+) -> tuple[list[tuple[float, ...]], list[tuple[int, ...]], list[bool]]:
+    """Each node's times by engine (INF where it cannot run), its children as indices
+    and whether it has a parent; a problem for each unknown name."""
+    n_e = len(f.engines)
+    times: list[tuple[float, ...]] = []
+    kids: list[tuple[int, ...]] = []
+    has_parent = [False] * len(f.nodes)
+    for i, node in enumerate(f.nodes):
+        row = [INF] * n_e
+        for name, t in node.time.items():
+            e = eidx.get(name)
+            if e is None:
+                problems.append(Problem(f"{pre}nodes[{i}].time.{name}", f"unknown engine '{name}'"))
+            elif t is not None:
+                row[e] = float(t)
+        times.append(tuple(row))
+        ks = []
+        for j, c in enumerate(node.children):
+            x = index.get(c)
+            if x is None:
+                problems.append(Problem(f"{pre}nodes[{i}].children[{j}]", f"unknown node '{c}'"))
+            else:
+                ks.append(x)
+                has_parent[x] = True
+        kids.append(tuple(ks))
+    return times, kids, has_parent
 
 
 def _check_linear(f: TreeFile, eidx: dict[str, int], pre: str) -> list[Problem]:
