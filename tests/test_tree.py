@@ -284,7 +284,7 @@ def random_wide_spec(rng: random.Random, n: int, n_engines: int) -> dict[str, An
     return {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(60))
 def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int) -> None:
     """The level batches (padding, one min-plus step for many edges, one sort for many
     folds) give every table, the frontier and the assignment exactly as node by node."""
@@ -296,11 +296,12 @@ def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int)
     single = tp.TreeLimits(batch_level=10**9)
     fast = tp.fast_dp(tree, budget, limits=batched).dp
     slow = tp.fast_dp(tree, budget, limits=single).dp
+    mixed = tp.fast_dp(tree, budget, limits=tp.TreeLimits(batch_level=3)).dp  # batches fed by runs and single nodes
     literal = reference_dp(tree, budget)
     for v in range(tree.n):
-        a, b = fast[v], slow[v]
-        assert a is not None and b is not None
-        assert a.shape == b.shape and a.tolist() == b.tolist(), tree.ids[v]
+        a, b, c = fast[v], slow[v], mixed[v]
+        assert a is not None and b is not None and c is not None
+        assert a.shape == b.shape == c.shape and a.tolist() == b.tolist() == c.tolist(), tree.ids[v]
         for e in range(len(tree.engines)):
             assert [tp.at(a[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
     assert tp.place(tree, budget, limits=batched) == tp.place(tree, budget, limits=single)

@@ -49,6 +49,45 @@ class DPState:
     held: int = 0  # bytes held when it ended
 
 
+class _Home:
+    """Where each node's table lives: row `at_r[v]` of `arrays[at_a[v]]`, an array of
+    tables padded to one width with each one's constant tail (a batch, a run, or one
+    node), so a level can gather its children's tables one array at a time."""
+
+    __slots__ = ("arrays", "at_a", "at_r")
+
+    def __init__(self, n: int) -> None:
+        self.arrays: list[np.ndarray] = []
+        self.at_a = [0] * n
+        self.at_r = [0] * n
+
+    def add(self, rows: np.ndarray, nodes: list[int]) -> None:
+        a = len(self.arrays)
+        self.arrays.append(rows)
+        at_a, at_r = self.at_a, self.at_r
+        for r, v in enumerate(nodes):
+            at_a[v] = a
+            at_r[v] = r
+
+    def gather(self, nodes: list[int], width: int, out: np.ndarray) -> None:
+        """`out[i]` = the table of `nodes[i]`, cut or padded to `width` columns."""
+        at_a = self.at_a
+        where = np.array([at_a[u] for u in nodes], dtype=np.int64)
+        row = np.array(list(map(self.at_r.__getitem__, nodes)), dtype=np.int64)
+        order = np.argsort(where, kind="stable")
+        sw = where[order]
+        starts = np.flatnonzero(np.r_[True, sw[1:] != sw[:-1]]).tolist()
+        for s0, s1 in zip(starts, [*starts[1:], len(nodes)], strict=True):
+            pos = order[s0:s1]
+            src = self.arrays[int(sw[s0])][row[pos]]
+            w = src.shape[2]
+            if w >= width:
+                out[pos] = src[:, :, :width]
+            else:
+                out[pos, :, :w] = src
+                out[pos, :, w:] = src[:, :, -1:]
+
+
 def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> DPState:
     """Run the DP over the tree, children first; `deadline` is a `time.monotonic()`
     instant. `dp[v][e, k]` is the seed's value at k <
@@ -73,6 +112,7 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
     times = np.array(tree.time, dtype=np.float64).reshape(tree.n, n_e, 1)
     mats = st.mats = tree.matrices()
     levels, height, parent = _levels(tree)
+    home = _Home(tree.n)
     kids = tree.children
     dp = st.dp
     count = 0
@@ -81,7 +121,7 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
         if len(level) >= limits.batch_level:
             if count and _stop(st, deadline, limits, count):
                 return st
-            st.held += _batch(tree, st, level, times, mats)
+            st.held += _batch(tree, st, home, level, times, mats)
             count += len(level)
             check = count + _CHECK_EVERY
             continue
@@ -99,13 +139,14 @@ def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: Tree
                 while w >= 0 and len(kids[w]) == 1 and len(levels[height[w]]) < limits.batch_level:
                     run.append(w)
                     w = parent[w]
-                done = _run(tree, st, run, times, mats, deadline, limits, count)
+                done = _run(tree, st, home, run, times, mats, deadline, limits, count)
                 count += done
                 if st.stopped:
                     return st
                 check = count + _CHECK_EVERY
                 continue
             st.held += _one(tree, st, v, times[v], mats)
+            home.add(dp[v][None], [v])  # type: ignore[index]
             count += 1
     st.done = tree.n
     return st
@@ -137,7 +178,15 @@ def _levels(tree: Tree) -> tuple[list[list[int]], list[int], list[int]]:
 
 
 def _run(
-    tree: Tree, st: DPState, run: list[int], times: np.ndarray, mats: np.ndarray | None, deadline: float | None, limits: TreeLimits, count: int
+    tree: Tree,
+    st: DPState,
+    home: _Home,
+    run: list[int],
+    times: np.ndarray,
+    mats: np.ndarray | None,
+    deadline: float | None,
+    limits: TreeLimits,
+    count: int,
 ) -> int:
     """A run of one-child nodes, each the parent of the one before, whose first child's
     table is already full length (as in a long chain): `lift` and the self-time per
@@ -151,6 +200,7 @@ def _run(
     assert prev is not None
     m = len(run)
     rows = np.empty((m, n_e, size))
+    home.add(rows, run)
     tv = times[run]  # [node, engine, 1]
     # Budget 0 (no cut below) is the child's plus the self-time, summed node after node
     # as the node-by-node DP does: a running sum along the run.
@@ -221,35 +271,13 @@ def _one(tree: Tree, st: DPState, v: int, tv: np.ndarray, mats: np.ndarray | Non
     return held + row.nbytes
 
 
-def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: np.ndarray | None) -> int:
-    """Every node of one level at once; returns the bytes it keeps.
-
-    The children's tables are padded to one width with their last column (each is
-    constant past its end, so padding changes no value `lift` or `fold` reads): `lift`
-    then runs for all edges of the level as one min-plus step, and the fold of all
-    two-child nodes as one sort. Each node keeps a view of its true length, so the
-    tables read exactly as the node-by-node ones."""
-    dp = st.dp
-    size = st.size
-    kids = tree.children
+def _lift_many(tree: Tree, home: _Home, edges: list[int], w: int, mats: np.ndarray | None) -> np.ndarray:
+    """`lift` for many edges at once, each child's table padded to w columns with its
+    constant tail (so the result is each lifted table padded the same way)."""
     n_e = len(tree.engines)
-    if not kids[level[0]]:  # the leaves (a level is all leaves or none)
-        rows = times[level]
-        for i, v in enumerate(level):
-            dp[v] = rows[i]
-        return rows.nbytes
-    edges = [u for v in level for u in kids[v]]
-    lens = [dp[u].shape[1] for u in edges]  # type: ignore[union-attr]
-    w = min(max(lens) + 1, size)
     m = len(edges)
     d = np.empty((m, n_e, w))
-    for i, u in enumerate(edges):
-        du = dp[u]
-        assert du is not None
-        n = lens[i]
-        d[i, :, :n] = du
-        if n < w:
-            d[i, :, n:] = du[:, -1:]
+    home.gather(edges, w, d)
     if mats is not None:
         t = mats[[tree.origin[u] for u in edges]]
     else:
@@ -262,8 +290,46 @@ def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: n
             z = a + step
             best = np.minimum.reduce(d[a:z, :, None, :-1] + t[a:z, :, :, None], axis=1)  # [edge, src, dst, k-1] -> [edge, dst, k-1]
             np.minimum(d[a:z, :, 1:], best, out=b[a:z, :, 1:])
-    del d, t
+    return b
+
+
+def _batch(tree: Tree, st: DPState, home: _Home, level: list[int], times: np.ndarray, mats: np.ndarray | None) -> int:
+    """Every node of one level at once; returns the bytes it keeps.
+
+    The children's tables are padded with their last column (each is constant past
+    its end, so padding changes no value `lift` or `fold` reads): `lift` then runs as
+    one min-plus step per group of edges of about the same length, and the fold of
+    all two-child nodes as one sort. Each node keeps a view of its true length, so the
+    tables read exactly as the node-by-node ones."""
+    dp = st.dp
+    size = st.size
+    kids = tree.children
+    n_e = len(tree.engines)
+    if not kids[level[0]]:  # the leaves (a level is all leaves or none)
+        rows = times[level]
+        home.add(rows, level)
+        for i, v in enumerate(level):
+            dp[v] = rows[i]
+        return rows.nbytes
+    edges = [u for v in level for u in kids[v]]
+    lens = [dp[u].shape[1] for u in edges]  # type: ignore[union-attr]
     out = [min(n + 1, size) for n in lens]  # each lifted table's true length
+    m = len(edges)
+    # Edges go in groups of about their own length (padding a one-column leaf to 65
+    # columns would cost 65 times its work); each group's result is padded to w.
+    groups: dict[int, list[int]] = {}
+    for i, o in enumerate(out):
+        groups.setdefault(min(size, 1 << (o - 1).bit_length()), []).append(i)
+    w = max(groups)
+    b = np.empty((m, n_e, w))
+    for wg, idx in sorted(groups.items()):
+        bg = _lift_many(tree, home, [edges[i] for i in idx], wg, mats)
+        if len(idx) == m:
+            b = bg
+            break
+        b[idx, :, :wg] = bg
+        if wg < w:
+            b[idx, :, wg:] = bg[:, :, -1:]
     held = 0
     one: list[int] = []
     two: list[int] = []
@@ -280,6 +346,7 @@ def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: n
     if one:
         idx = [first[i] for i in one]
         rows = b[idx] + times[[level[i] for i in one]]
+        home.add(rows, [level[i] for i in one])
         held += rows.nbytes
         for r, i in enumerate(one):
             dp[level[i]] = rows[r, :, : out[first[i]]]
@@ -294,6 +361,7 @@ def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: n
         rows = np.maximum(cat[:, :, : -length - 1 : -1], np.maximum(b1[:, :, -1:], b2[:, :, -1:]))
         del cat, b1, b2
         rows += times[[level[i] for i in two]]
+        home.add(rows, [level[i] for i in two])
         held += rows.nbytes
         for r, i in enumerate(two):
             x, y = first[i], first[i] + 1
@@ -310,6 +378,7 @@ def _batch(tree: Tree, st: DPState, level: list[int], times: np.ndarray, mats: n
             row += times[v]
             held += row.nbytes
             dp[v] = row
+            home.add(row[None], [v])
     if two or len(edges) > len(one) + 2 * len(two):
         held += b.nbytes  # the lifted tables the rebuild reads are views of it
     return held
