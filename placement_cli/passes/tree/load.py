@@ -23,7 +23,7 @@ from placement_cli import FORMAT_VERSION
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.limits import Limits
-from placement_cli.passes.tree.model import INF, Explicit, TreeInput
+from placement_cli.passes.tree.model import INF, Explicit, TreeInput, small_pages
 from placement_cli.problems import validation_problems
 from placement_cli.tree_model import LinearTransfer, TreeFile
 
@@ -44,7 +44,7 @@ def load_tree(path: str) -> TreeInput:
     source = source_name(path)
     data = read_bytes(path)
     ref = {"name": source if path == "-" else Path(path).name, "sha256": hashlib.sha256(data).hexdigest()}
-    with gc_paused():
+    with gc_paused(), small_pages():
         doc = _parse(path, data)
     try:
         return parse_tree(doc, source, ref)

@@ -8,7 +8,7 @@ import numpy as np
 from placement_cli.io import gc_paused
 from placement_cli.passes.tree.dp import DPState, fast_dp
 from placement_cli.passes.tree.minmax import merge_minmax, split_minmax, trim
-from placement_cli.passes.tree.model import INF, Placement, Tree, TreeLimits
+from placement_cli.passes.tree.model import INF, Placement, Tree, TreeLimits, small_pages
 
 _LIMITS = TreeLimits()
 
@@ -29,7 +29,7 @@ def place(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLi
     """
     # The DP allocates many small acyclic objects; the cyclic GC's scans of them cost
     # a fifth of the run time.
-    with gc_paused():
+    with gc_paused(), small_pages():
         return _place(tree, budget, deadline, limits)
 
 
