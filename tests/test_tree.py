@@ -238,6 +238,135 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
         assert i + j <= k and max(tp.at(a, i), tp.at(b, j)) == want[k]
 
 
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=7), min_size=2, max_size=2),
+        min_size=2,
+        max_size=4,
+    ),
+    st.integers(1, 20),
+)
+def test_sorting_fold_equals_the_quadratic_fold(seqs: list[list[list[float]]], size: int) -> None:
+    """`fold` (every engine at once, by sorting) against seed lines 21-33 folded child
+    by child with the quadratic min-max, rows of different lengths, +inf included."""
+    import numpy as np
+
+    tables = []
+    for rows in seqs:
+        n = min(len(r) for r in rows)  # both engine rows of a child have one length
+        tables.append(np.array([sorted(r[:n], reverse=True) for r in rows]))
+    got = tp.fold(tables, size)
+    assert got.shape[1] == min(size, sum(t.shape[1] for t in tables) - len(tables) + 1)
+    for e in range(2):
+        want = tables[0][e].tolist()
+        want = [tp.at(want, k) for k in range(size)]
+        for t in tables[1:]:
+            want = quadratic_minmax(want, t[e].tolist(), size)
+        assert [tp.at(got[e].tolist(), k) for k in range(size)] == want
+
+
+def random_wide_spec(rng: random.Random, n: int, n_engines: int) -> dict[str, Any]:
+    """A bushier tree than `random_spec` (nodes with up to 4 children, so levels hold
+    many nodes), costs multiples of 1/8, some engines missing, some pairs uncuttable."""
+    engines = [f"e{i}" for i in range(n_engines)]
+    parent = [-1] + [rng.randrange(max(0, i - 6), i) for i in range(1, n)]
+    nodes = []
+    for i in range(n):
+        time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.85}
+        kids = [f"n{j}" for j in range(n) if parent[j] == i][:4]
+        nodes.append({"id": f"n{i}", "children": kids, "time": time, "rows": rng.randint(0, 4), "row_width": 8})
+    reach = {"n0"}
+    for nd in nodes:  # children beyond the fourth were dropped: keep only what hangs under n0
+        if nd["id"] in reach:
+            reach.update(nd["children"])
+    linear = {s: {d: {"fixed": rng.randint(0, 16) / 8, "per_row": rng.randint(0, 4) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
+    return {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int) -> None:
+    """The level batches (padding, one min-plus step for many edges, one sort for many
+    folds) give every table, the frontier and the assignment exactly as node by node."""
+    rng = random.Random(seed)
+    spec = random_wide_spec(rng, rng.randint(2, 120), rng.randint(1, 4))
+    tree = build(spec)
+    budget = rng.choice([0, 1, 2, 3, 5, 8, 40])
+    batched = tp.TreeLimits(batch_level=1)
+    single = tp.TreeLimits(batch_level=10**9)
+    fast = tp.fast_dp(tree, budget, limits=batched).dp
+    slow = tp.fast_dp(tree, budget, limits=single).dp
+    mixed = tp.fast_dp(tree, budget, limits=tp.TreeLimits(batch_level=3)).dp  # batches fed by runs and single nodes
+    literal = reference_dp(tree, budget)
+    for v in range(tree.n):
+        a, b, c = fast[v], slow[v], mixed[v]
+        assert a is not None and b is not None and c is not None
+        assert a.shape == b.shape == c.shape and a.tolist() == b.tolist() == c.tolist(), tree.ids[v]
+        for e in range(len(tree.engines)):
+            assert [tp.at(a[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+    assert tp.place(tree, budget, limits=batched) == tp.place(tree, budget, limits=single)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet='[]{}"\\/aYy_\x7fé "', max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='[]{}"\\Yy_ ', max_size=4), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_JSON, st.booleans())
+def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent: bool) -> None:
+    """The byte scan the tree loader uses for the depth limit against `io.too_deep`,
+    on JSON full of brackets, quotes and backslashes inside strings."""
+    import orjson
+
+    from placement_cli.io import too_deep
+    from placement_cli.passes.tree.load import nesting
+
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+    depth = nesting(data)
+    assert not too_deep(doc, depth) and (depth == 0 or too_deep(doc, depth - 1))
+
+
+def test_too_deep_json_tree_file_keeps_its_message(tmp_path: Path) -> None:
+    res, name = run_cli(tmp_path, "[" * 101 + "]" * 101, name="t.json")
+    assert res.exit_code == 3 and res.stderr.strip().endswith(f"{name}: invalid JSON: nested deeper than 100 levels"), res.stderr
+    ok = json.loads(json.dumps(BASE))
+    ok["name"] = "[" * 150 + '\\"' + "{" * 150  # brackets inside a string do not nest
+    res, _ = run_cli(tmp_path, ok)
+    assert res.exit_code == 0, res.stderr
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_long_one_child_runs_equal_the_literal_pseudocode(seed: int) -> None:
+    """Chains with a few branches: the runs of one-child nodes (one array per run, the
+    budget-0 column a running sum) against the literal pseudocode, node by node."""
+    rng = random.Random(seed)
+    n = rng.randint(20, 160)
+    n_e = rng.randint(1, 3)
+    engines = [f"e{i}" for i in range(n_e)]
+    nodes = []
+    for i in range(n):
+        kids = [f"n{i + 1}"] if i + 1 < n else []
+        if rng.random() < 0.05:
+            nodes.append({"id": f"x{i}", "time": {e: rng.randint(0, 40) / 8 for e in engines}})
+            kids.append(f"x{i}")
+        time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.9}
+        nodes.append({"id": f"n{i}", "children": kids, "time": time})
+    linear = {s: {d: {"fixed": rng.randint(1, 24) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
+    spec = {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+    tree = build(spec)
+    budget = rng.choice([1, 2, 4, 9])
+    fast = tp.fast_dp(tree, budget).dp
+    literal = reference_dp(tree, budget)
+    for v in range(tree.n):
+        row = fast[v]
+        assert row is not None
+        for e in range(n_e):
+            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+
+
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
     """Independent of hypothesis' generator: 3000 seeded trees with up to 7 nodes."""
     rng = random.Random(20240611)

@@ -5,23 +5,16 @@ subtree with v on engine e and at most k cross-engine edges ("cuts") inside it. 
 subtrees run in parallel, so children combine with MAX; a cut edge adds the transfer of
 the child's output to that child's branch. The answer is `min_e dp[root][e][K]`.
 
-The pass in four parts, each its own module: `load` (read and check a tree file; the
+The pass in parts, each its own module: `load` (read and check a tree file; the
 indexed forms are in `model`), `build` (the tree under the root, shared sub-plans
-duplicated on request), `dp` (the DP and the argmin rebuild) and `report` (the
-artifact). See `docs/tree.md`.
+duplicated on request), `dp` (the DP over the tree, with the per-node operations in
+`minmax`), `rebuild` (the argmin rebuild) and `report` (the artifact). See `docs/tree.md`.
 """
 
 from placement_cli.passes.tree.build import build_tree, tree_from_spec
-from placement_cli.passes.tree.dp import (
-    DPState,
-    fast_dp,
-    lift,
-    merge_minmax,
-    place,
-    split_minmax,
-    trim,
-)
+from placement_cli.passes.tree.dp import DPState, fast_dp
 from placement_cli.passes.tree.load import load_tree, parse_tree
+from placement_cli.passes.tree.minmax import fold, lift, merge_minmax, split_minmax, trim
 from placement_cli.passes.tree.model import (
     INF,
     Explicit,
@@ -33,6 +26,7 @@ from placement_cli.passes.tree.model import (
     at,
     children_first,
 )
+from placement_cli.passes.tree.rebuild import place
 from placement_cli.passes.tree.report import critical_path, cut_edges, evaluate, tree_artifact
 from placement_cli.tree_model import TreeFile
 
@@ -53,6 +47,7 @@ __all__ = [
     "cut_edges",
     "evaluate",
     "fast_dp",
+    "fold",
     "lift",
     "load_tree",
     "merge_minmax",

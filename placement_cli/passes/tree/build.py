@@ -28,7 +28,6 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
     >>> tree.ids, tree.children, diags[0].code
     (('join', 'scan', 'scan#2'), ((1, 2), (), ()), 'dag-expanded')
     """
-    f = inp.file
     pre = inp.prefix
     n_in = len(inp.ids)
     diags: list[Diagnostic] = []
@@ -41,6 +40,11 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
             if not reach[c]:
                 reach[c] = True
                 todo.append(c)
+
+    if all(reach) and sum(map(len, inp.kids)) == n_in - 1:
+        # Every node under the root and one edge into each but the root: a tree, and the
+        # DFS below would number its nodes as the input does.
+        return _tree(inp, inp.ids, tuple(range(n_in)), inp.kids, inp.root, inp.time), ()
 
     parents: list[list[tuple[int, int]]] = [[] for _ in range(n_in)]
     for x in range(n_in):
@@ -126,6 +130,21 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
             Diagnostic("warning", "unplaced-nodes", f"{len(unplaced)} node(s) are not under root '{inp.ids[inp.root]}' and are not placed: {shown}", tuple(unplaced))
         )
 
+    origin = tuple(visit_origin[t] for t in order)
+    children = tuple(tuple(new[c] for c in visit_kids[t]) for t in order)
+    return _tree(inp, tuple(ids), origin, children, new[0], tuple(inp.time[x] for x in origin)), tuple(diags)
+
+
+def _tree(
+    inp: TreeInput,
+    ids: tuple[str, ...],
+    origin: tuple[int, ...],
+    children: tuple[tuple[int, ...], ...],
+    root: int,
+    time: tuple[tuple[float, ...], ...],
+) -> Tree:
+    """The Tree with the transfer model as coefficient matrices."""
+    f = inp.file
     tr = f.transfer
     n_e = len(inp.engines)
     coef = {k: np.zeros((n_e, n_e)) for k in ("fixed", "rows", "width", "bytes")}
@@ -145,21 +164,19 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
     rows = tuple(float(nd.rows) if nd.rows is not None else 0.0 for nd in f.nodes)
     width = tuple(float(nd.row_width) if nd.row_width is not None else 0.0 for nd in f.nodes)
     nbytes = tuple(r * w for r, w in zip(rows, width, strict=True))
-    origin = tuple(visit_origin[t] for t in order)
-    tree = Tree(
+    return Tree(
         engines=inp.engines,
-        ids=tuple(ids),
+        ids=ids,
         origin=origin,
-        children=tuple(tuple(new[c] for c in visit_kids[t]) for t in order),
-        root=new[0],
-        time=tuple(inp.time[x] for x in origin),
+        children=children,
+        root=root,
+        time=time,
         rows=rows,
         width=width,
         nbytes=nbytes,
         terms=terms,
         explicit=inp.explicit,
     )
-    return tree, tuple(diags)
 
 
 def tree_from_spec(engines: Sequence[str], nodes: Sequence[dict[str, Any]], transfer: dict[str, Any] | None = None) -> Tree:

@@ -12,7 +12,6 @@ from placement_cli.diagnostics import Diagnostic
 from placement_cli.errors import InputError, Problem
 from placement_cli.io import num
 from placement_cli.passes.tree.build import build_tree
-from placement_cli.passes.tree.dp import place
 from placement_cli.passes.tree.model import (
     INF,
     Tree,
@@ -21,6 +20,7 @@ from placement_cli.passes.tree.model import (
     TreeOptions,
     children_first,
 )
+from placement_cli.passes.tree.rebuild import place
 
 _LIMITS = TreeLimits()
 
