@@ -172,10 +172,6 @@ def _matrix(
     return tuple(cost)
 
 
-def _nums(costs: dict[str, float | None] | dict[str, float]) -> dict[str, float | int | None]:
-    return {k: None if v is None else num(v) for k, v in costs.items()}
-
-
 def build_graph(plan: Plan, prefix: str = "") -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
@@ -445,59 +441,79 @@ def assemble(
     )
 
 
+class _Nums(dict):  # type: ignore[type-arg]
+    """Plan number -> written number (`io.num`), memoised: a large plan repeats a few
+    hundred distinct costs millions of times, and a dict hit is a C-level lookup where
+    `num` is a Python call. (1 == 1.0 == True share a key, and all write as 1.)"""
+
+    def __missing__(self, v: Any) -> Any:
+        r = self[v] = None if v is None else num(v)
+        return r
+
+
 def _normalize(g: Graph) -> dict[str, Any]:
     """The compact normalised plan (artifact format 2): derived `domain` and block `cost`
     filled in, `entry` explicit, each distinct non-default transition matrix written once
     under `matrices` (named `m0, m1, ...` in order of first use) and referred to by name;
     an edge on the default matrix carries no `transitions`. Empty lists and maps are left
-    out. It is a valid plan file, and normalising it again gives the same bytes."""
+    out. It is a valid plan file, and normalising it again gives the same bytes.
+
+    Lists that only depend on a domain bitset (`domain`) are shared between blocks:
+    the result is read (written, compared), never changed in place."""
     plan = g.plan
     targets = g.targets
     n = len(targets)
     default = g.default_matrix
     names: dict[int, str] = {}
     matrices: dict[str, Any] = {}
-
-    def ref(m: Matrix) -> str:
-        name = names.get(id(m))
-        if name is None:
-            name = names[id(m)] = f"m{len(names)}"
-            matrices[name] = m.to_json(targets)
-        return name
+    nums = _Nums()
+    dom_bits: dict[int, list[int]] = {}
+    dom_names: dict[int, list[str]] = {}
 
     out_blocks = []
     bases = g._memo["base"]
+    domain, succ, edge_mat = g.domain, g.succ, g.edge_mat
     for i, b in enumerate(plan.blocks):
-        dom = g.domain[i]
+        dom = domain[i]
+        ts = dom_bits.get(dom)
+        if ts is None:
+            ts = dom_bits[dom] = [t for t in range(n) if dom >> t & 1]
+            dom_names[dom] = [targets[t] for t in ts]
         term = b.terminator
         base = bases[i]
         nb: dict[str, Any] = {"id": b.id}
         if b.params:
             nb["params"] = list(b.params)
         nb["statements"] = [
-            {"text": s.text, "cost": _nums(s.cost)} if s.text is not None else {"cost": _nums(s.cost)}
+            {"text": s.text, "cost": {k: nums[v] for k, v in s.cost.items()}}
+            if s.text is not None
+            else {"cost": {k: nums[v] for k, v in s.cost.items()}}
             for s in b.statements
         ]
-        nb["domain"] = [targets[t] for t in range(n) if dom >> t & 1]
-        nb["cost"] = {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1}
+        nb["domain"] = dom_names[dom]
+        nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
         if b.paths:
             nb["paths"] = list(b.paths)
         if b.premium:
-            nb["premium"] = _nums(b.premium)
-        succs = []
-        for e, eid in zip(term.successors, g.succ[i], strict=True):
-            se: dict[str, Any] = {"block": e.block}
-            if e.args:
-                se["args"] = list(e.args)
-            m = g.edge_mat[eid]
-            if m is not default:
-                se["transitions"] = ref(m)
-            succs.append(se)
+            nb["premium"] = {k: nums[v] for k, v in b.premium.items()}
         nt: dict[str, Any] = {"kind": term.kind}
-        if succs:
+        if term.successors:
+            succs = []
+            for e, eid in zip(term.successors, succ[i], strict=True):
+                se: dict[str, Any] = {"block": e.block}
+                if e.args:
+                    se["args"] = list(e.args)
+                m = edge_mat[eid]
+                if m is not default:
+                    name = names.get(id(m))
+                    if name is None:
+                        name = names[id(m)] = f"m{len(names)}"
+                        matrices[name] = m.to_json(targets)
+                    se["transitions"] = name
+                succs.append(se)
             nt["successors"] = succs
         if term.cost is not None:
-            nt["cost"] = _nums(term.cost)
+            nt["cost"] = {k: nums[v] for k, v in term.cost.items()}
         nb["terminator"] = nt
         out_blocks.append(nb)
     normalized: dict[str, Any] = {
