@@ -348,15 +348,18 @@ class Run:
 
     def artifact(self, kind: str, raw_plan: bool = False) -> dict[str, Any]:
         """The artifact of stage `kind` (run it first) as JSON data. With `raw_plan`,
-        a plan read from an artifact stays the bytes it was (an `orjson.Fragment`, for
-        `placement_cli.artifact.render` in JSON only)."""
+        the plan is bytes (an `orjson.Fragment`, for `placement_cli.artifact.render` in
+        JSON only): those read when the input was an artifact, else rendered once."""
         self.run(kind)
         mine = set(upto(kind))
         plan: Any = None
-        if raw_plan and self.loaded.raw_plan is not None:
+        if raw_plan:
             import orjson
 
-            plan = orjson.Fragment(self.loaded.raw_plan)
+            from placement_cli.artifact import plan_fragment
+
+            # The bytes read, or the normalised plan rendered once for every artifact.
+            plan = orjson.Fragment(self.loaded.raw_plan) if self.loaded.raw_plan is not None else plan_fragment(self.g)
         art: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "kind": kind,
