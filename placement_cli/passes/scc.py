@@ -15,7 +15,10 @@ class SccOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-@dataclass(frozen=True, slots=True)
+# Not `frozen`: a frozen dataclass sets each field through `object.__setattr__`, which
+# made building 100k components a quarter of the pass. Treat it as immutable all the same
+# (hashable by value, like before).
+@dataclass(slots=True, unsafe_hash=True)
 class Component:
     blocks: tuple[int, ...]  # input order
     cyclic: bool
