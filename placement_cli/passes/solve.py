@@ -103,38 +103,44 @@ class SolveResult:
             return None
         return max(0.0, self.cost.total - self.lower_bound) / max(abs(self.cost.total), 1e-12)
 
-    def to_json(self, g: Graph) -> dict[str, Any]:
+    def to_json(self, g: Graph, blocks: bool = True) -> dict[str, Any]:
+        """The section's data; `blocks=False` leaves out the per-block cost table (the
+        stage does not write it: the plan has the costs)."""
         ids, names = g.block_ids, g.targets
         ok = self.status == "ok"
         a = self.assignment
-        blocks: dict[str, Any] = {}
-        for b in range(g.n_blocks):
+        table: dict[str, Any] = {}
+        for b in range(g.n_blocks) if blocks else ():
             if not g.live[b]:
                 continue
             t = a[b]
-            blocks[ids[b]] = {
+            table[ids[b]] = {
                 "target": names[t] if ok else None,
                 "cost": num(g.cost[b][t]) if ok else None,
                 "costs": {names[x]: num(g.cost[b][x]) for x in bits_of(self.domains[b])},
             }
         gap = self.gap
-        return {
+        live = g.live
+        out = {
             "method": self.method,
             "method_used": self.method_used,
             "proved_by": self.proved_by,
             "lower_bound_by": self.lower_bound_by,
             "status": self.status,
-            "assignment": {ids[b]: names[a[b]] for b in range(g.n_blocks) if g.live[b]} if ok else {},
-            "unreachable": [ids[b] for b in range(g.n_blocks) if not g.live[b]],
+            "assignment": {ids[b]: names[a[b]] for b in range(g.n_blocks) if live[b]} if ok else {},
+            "unreachable": [ids[b] for b in range(g.n_blocks) if not live[b]],
             "cost": None
             if self.cost is None
             else {"total": num(self.cost.total), "blocks": num(self.cost.blocks), "edges": num(self.cost.edges)},
             "optimal": self.optimal,
             "lower_bound": None if self.lower_bound == INF else num(self.lower_bound),
             "gap": None if gap is None else num(gap),
-            "blocks": blocks,
+            "blocks": table,
             "stats": {k: _stat(v) for k, v in self.stats.items()},
         }
+        if not blocks:
+            del out["blocks"]
+        return out
 
 
 def _stat(v: Any) -> Any:
