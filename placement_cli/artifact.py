@@ -134,8 +134,19 @@ def plan_fragment(g: Any) -> orjson.Fragment:
     """
     got = g._memo.get("plan_bytes")
     if got is None:
-        out: list[bytes] = []
-        _emit(g.normalized, 1, False, out)
-        got = g._memo["plan_bytes"] = orjson.Fragment(b"".join(out))
+        got = g._memo["plan_bytes"] = fragment(g.normalized)
     return got
+
+
+def fragment(value: Any) -> orjson.Fragment:
+    """A top-level value of an artifact (the plan, a section) as the bytes `render`
+    writes for it, to be written again without rendering it again.
+
+    >>> sec = {"domains": {"b": ["x"], "a": ["x", "y"]}, "removed": []}
+    >>> render({"prune": fragment(sec)}) == render({"prune": sec})
+    True
+    """
+    out: list[bytes] = []
+    _emit(value, 1, False, out)
+    return orjson.Fragment(b"".join(out))
 

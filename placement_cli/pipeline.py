@@ -252,6 +252,7 @@ class Run:
         # the warnings an earlier stage already printed.
         self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
         self.timings: list[tuple[str, float]] = []
+        self._fragments: dict[str, Any] = {}  # rendered sections (`artifact(raw_plan=True)`)
         # Told the name of each phase as it starts (the CLI's progress display on a
         # terminal); None: nobody is watching.
         self.progress: Callable[[str], None] | None = None
@@ -348,8 +349,9 @@ class Run:
 
     def artifact(self, kind: str, raw_plan: bool = False) -> dict[str, Any]:
         """The artifact of stage `kind` (run it first) as JSON data. With `raw_plan`,
-        the plan is bytes (an `orjson.Fragment`, for `placement_cli.artifact.render` in
-        JSON only): those read when the input was an artifact, else rendered once."""
+        the plan and the sections are bytes (`orjson.Fragment`s, for
+        `placement_cli.artifact.render` in JSON only): the plan's as read when the input
+        was an artifact, else each rendered once and reused by every later artifact."""
         self.run(kind)
         mine = set(upto(kind))
         plan: Any = None
@@ -369,5 +371,15 @@ class Run:
         }
         art.update(self.loaded.extra)
         for stage in upto(kind):
-            art[stage] = self.sections[stage]
+            art[stage] = self.sections[stage] if plan is None else self._section_fragment(stage)
         return art
+
+    def _section_fragment(self, stage: str) -> Any:
+        """A section as the bytes `render` writes for it, rendered once: `run` writes the
+        prune section into five artifacts, the scc section into four, and so on."""
+        got = self._fragments.get(stage)
+        if got is None:
+            from placement_cli.artifact import fragment
+
+            got = self._fragments[stage] = fragment(self.sections[stage])
+        return got
