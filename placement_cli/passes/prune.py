@@ -155,16 +155,16 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
                     continue
             else:
                 one = None
-            sup = [full] * K
+            acc = [full] * K
             for e in fwd:
                 out = mats[e].out
                 for t in range(K):
-                    sup[t] &= out[t]
+                    acc[t] &= out[t]
             for e in bwd:
                 inc = mats[e].inc
                 for t in range(K):
-                    sup[t] &= inc[t]
-            key = tuple(sup)
+                    acc[t] &= inc[t]
+            key = tuple(acc)
             key = arc_sup[arc] = sup_memo.setdefault(key, key)
             if one is not None:
                 single[one] = key
@@ -204,10 +204,10 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         if arc_tab is not None:
             lost = dx & arc_tab[a][dy]
         else:
-            sup = arc_sup[a]
+            pattern = arc_sup[a]
             lost = 0
             for t in range(K):
-                if dx >> t & 1 and not dy & sup[t]:
+                if dx >> t & 1 and not dy & pattern[t]:
                     lost |= 1 << t
         if not lost:
             continue

@@ -450,8 +450,12 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                                      "heuristic and the complete search on scaled costs instead"))
         exact = None
 
-    lb = inst.unscale(root_bound(inst))
+    # The root bound is computed where it can matter: not when the exact method proves
+    # the optimum (the bound is then the assignment's own cost), which on large plans
+    # saves a pass over every block and pair.
+    lb = -INF
     lb_by = "bound"
+    known: tuple[tuple[int, ...] | None, Cost | None] = (None, None)  # an assignment's evaluated cost
     a: tuple[int, ...] | None
     if exact is not None:
         # exact and auto: the exact method first. Where it proves the optimum (the usual
@@ -473,6 +477,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                                          "the exact method reported no feasible placement, but the heuristic found one"))
             a, used = h.assignment, "heuristic"
         elif a is None:
+            lb = inst.unscale(root_bound(inst))
             a, failed, used, stopped = _heuristic(c)
             if a is None:
                 if stopped:
@@ -481,14 +486,18 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                     return _unsolved(c, stopped, lb, lb_by, used)
                 return _infeasible(g, domains, failed, "search", method, used, stats, pins)
         elif out.optimal:
-            lb, lb_by = max(lb, evaluate(g, a).total), "exact"  # type: ignore[union-attr]
+            known = (a, evaluate(g, a))
+            lb, lb_by = known[1].total, "exact"  # type: ignore[union-attr]
         elif method == "auto":
             h_a, _failed_at, h_used, _stopped = _heuristic(c)
             if h_a is not None and _value(c, h_a) < _value(c, a):
                 a, used = h_a, h_used
+        if lb == -INF:
+            lb = inst.unscale(root_bound(inst))
         if not out.infeasible and math.isfinite(out.lower_bound) and out.lower_bound > lb:
             lb, lb_by = out.lower_bound, "exact"
     else:
+        lb = inst.unscale(root_bound(inst))
         a, failed, used, stopped = _heuristic(c)
         if a is None:
             if stopped:
@@ -508,8 +517,8 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
             if proven > lb:
                 lb, lb_by = proven, "complete"
 
-    cost = evaluate(g, a)
-    if cost is None or not feasible_for(g, domains, a):
+    cost = known[1] if known[0] is a else evaluate(g, a)
+    if cost is None or not _within(g, domains, a):
         raise PlacementError(f"internal error: the {used} solver produced an infeasible assignment")
     if not (math.isfinite(cost.total) and math.isfinite(cost.blocks) and math.isfinite(cost.edges)):
         raise InputError([Problem("", "the objective overflows: the cheapest placement found costs more than "
@@ -545,6 +554,14 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         lower_bound_by=lb_by,
         stats=stats,
     )
+
+
+def _within(g: Graph, domains: tuple[int, ...], a: tuple[int, ...]) -> bool:
+    """Every live block on a target of `domains` (with `evaluate` not None: `feasible_for`)."""
+    for is_live, dom, t in zip(g.live, domains, a, strict=True):
+        if is_live and (t < 0 or not dom >> t & 1):
+            return False
+    return True
 
 
 def _checked(g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnostic]) -> tuple[int, ...] | None:

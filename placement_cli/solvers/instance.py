@@ -200,7 +200,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         values.update(t_ab)
     values.discard(None)
     values.discard(INF)
-    cmax = max(0.0, max(values, default=0.0))  # type: ignore[type-var]
+    cmax: float = max(0.0, max(values, default=0.0))  # type: ignore[type-var,arg-type,assignment]
     return Instance(
         K=K,
         n=n,
@@ -222,14 +222,14 @@ def _shift_for(g: Graph) -> int:
     # Quick answer first: every term is at most the largest finite cost, and there are
     # at most one term per block and per edge. With that product far below the limit
     # (every ordinary plan), the exact sum below cannot reach it either.
-    finite: set[float] = set()
+    finite: set[float | None] = set()
     for row in g.cost:
         finite.update(row)
     for m in {id(m): m for m in g.edge_mat}.values():
         finite.update(m.cost)
-    finite.discard(None)  # type: ignore[arg-type]
+    finite.discard(None)
     finite.discard(INF)
-    top = max(finite, default=0.0)
+    top: float = max(finite, default=0.0)  # type: ignore[type-var,assignment]
     if top * (g.n_blocks + g.n_edges + 1) <= _SAFE_TOTAL / 4:
         return 0
     worst = 0.0
