@@ -42,16 +42,29 @@ class SccResult:
         (the stage does not write it: the plan and the component lists give it)."""
         ids = g.block_ids
         src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos
+        names = [f"c{c}" for c in range(len(self.components))]
         comps = []
         for c, comp in enumerate(self.components):
-            d: dict[str, Any] = {
-                "id": f"c{c}",
-                "blocks": [ids[b] for b in comp.blocks],
-                "kind": "cyclic" if comp.cyclic else "trivial",
-                "entries": [ids[b] for b in comp.entries],
-                "exits": [ids[b] for b in comp.exits],
-                "reachable": comp.live,
-            }
+            blocks = comp.blocks
+            if len(blocks) == 1:
+                one = ids[blocks[0]]
+                d: dict[str, Any] = {
+                    "id": names[c],
+                    "blocks": [one],
+                    "kind": "trivial",
+                    "entries": [one] if comp.entries else [],
+                    "exits": [one] if comp.exits else [],
+                    "reachable": comp.live,
+                }
+            else:
+                d = {
+                    "id": names[c],
+                    "blocks": [ids[b] for b in blocks],
+                    "kind": "cyclic" if comp.cyclic else "trivial",
+                    "entries": [ids[b] for b in comp.entries],
+                    "exits": [ids[b] for b in comp.exits],
+                    "reachable": comp.live,
+                }
             if boundary:
                 rows = []
                 for e in comp.boundary:
@@ -74,7 +87,7 @@ class SccResult:
             comps.append(d)
         return {
             "components": comps,
-            "edges": [{"from": f"c{a}", "to": f"c{b}"} for a, b in self.edges],
+            "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges],
         }
 
 
@@ -212,18 +225,20 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
             entries = tuple([b for b in blocks if is_entry[b]])
             exits = tuple([b for b in blocks if is_exit[b]])
             header = entries[0] if len(entries) == 1 else None
+        # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
         comps.append(
             Component(
-                blocks=blocks,
-                cyclic=len(blocks) > 1,
-                self_loop=self_loop[i],
-                live=live[blocks[0]],
-                entries=entries,
-                exits=exits,
-                boundary=tuple(boundary[i]),
-                internal=tuple(internal[i]),
-                header=header,
+                blocks, len(blocks) > 1, self_loop[i], live[blocks[0]], entries, exits,
+                tuple(boundary[i]), tuple(internal[i]), header,
             )
         )
-    edges = tuple(sorted((pos[a], pos[b]) for a, b in (divmod(key, k) for key in cedges)))
-    return SccResult(tuple(comps), comp_of, edges)
+    # Condensation edges sorted: by source position (the topological order), then by
+    # target position within each source.
+    edges: list[tuple[int, int]] = []
+    for i, c in enumerate(order):
+        outs = out_adj[c]
+        if len(outs) == 1:
+            edges.append((i, pos[outs[0]]))
+        elif outs:
+            edges += [(i, p) for p in sorted([pos[d] for d in outs])]
+    return SccResult(tuple(comps), comp_of, tuple(edges))
