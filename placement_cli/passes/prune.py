@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,12 +188,14 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             tables[sup] = tab
     arc_tab = [tables[sup] for sup in arc_sup] if tables else None
 
-    queue: deque[int] = deque(range(n_arcs))
+    # The FIFO queue as a list iterated while it grows: a list iterator sees items
+    # appended behind it, so this is the same order as a deque without the pops. Each
+    # arc is in the queue at most once at a time, and re-queued only when a domain
+    # shrinks, so the list stays below (targets + 1) x arcs entries.
+    queue = list(range(n_arcs))
     queued = bytearray(b"\x01") * n_arcs
-    popleft = queue.popleft
     push = queue.append
-    while queue:
-        a = popleft()
+    for a in queue:
         queued[a] = 0
         x = arc_x[a]
         y = arc_y[a]
