@@ -469,6 +469,7 @@ def _normalize(g: Graph) -> dict[str, Any]:
     nums = _Nums()
     dom_bits: dict[int, list[int]] = {}
     dom_names: dict[int, list[str]] = {}
+    stmt_memo: dict[tuple[tuple[str, float | None], ...], dict[str, Any]] = {}
 
     out_blocks = []
     bases = g._memo["base"]
@@ -484,12 +485,19 @@ def _normalize(g: Graph) -> dict[str, Any]:
         nb: dict[str, Any] = {"id": b.id}
         if b.params:
             nb["params"] = list(b.params)
-        nb["statements"] = [
-            {"text": s.text, "cost": {k: nums[v] for k, v in s.cost.items()}}
-            if s.text is not None
-            else {"cost": {k: nums[v] for k, v in s.cost.items()}}
-            for s in b.statements
-        ]
+        sts = []
+        for s in b.statements:
+            cost = s.cost
+            if s.text is None:
+                # Statements without text repeat (same costs): one shared record each.
+                key = tuple(cost.items())
+                rec = stmt_memo.get(key)
+                if rec is None:
+                    rec = stmt_memo[key] = {"cost": {k: nums[v] for k, v in cost.items()}}
+                sts.append(rec)
+            else:
+                sts.append({"text": s.text, "cost": {k: nums[v] for k, v in cost.items()}})
+        nb["statements"] = sts
         nb["domain"] = dom_names[dom]
         nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
         if b.paths:
