@@ -1,7 +1,7 @@
 """The pipe as users run it: whole processes on generated plans with an explicit
 transition matrix on every edge.
 
-    python -m benchmarks.bench_pipe [--quick] [--large] [--repeat N]
+    python -m benchmarks.bench_pipe [--quick] [--large] [--size BLOCKS] [--repeat N]
 
 For each size (300 and 10k blocks; 100k with --large) it measures, as separate
 processes: `validate`, every stage reading the plan, every stage reading the previous
@@ -93,11 +93,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="only the 300-block plan")
     ap.add_argument("--large", action="store_true", help="also 100k blocks (several minutes)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best is kept; 1 at 100k)")
+    ap.add_argument("--size", type=int, action="append", metavar="BLOCKS",
+                    help="only these plan sizes (repeatable): one size at a time keeps a run short")
     a = ap.parse_args(argv)
     compileall.compile_dir(str(ROOT / "placement_cli"), quiet=1)
     sizes = [300] if a.quick else [300, 10_000]
     if a.large:
         sizes.append(100_000)
+    if a.size:
+        sizes = a.size
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for n in sizes:

@@ -174,16 +174,6 @@ def _matrix(
     return tuple(cost)
 
 
-def _nums(costs: dict[str, float | None] | dict[str, float]) -> dict[str, float | int | None]:
-    # A checked document may hold an integer cost where the models hold the equal float:
-    # written the same (`num`), without the conversion for the common small integer.
-    return {k: v if type(v) is int and -_EXACT < v < _EXACT else None if v is None else num(float(v))
-            for k, v in costs.items()}
-
-
-_EXACT = 2**53
-
-
 def plan_document(plan: Any) -> dict[str, Any]:
     """The plan as checked data: a checked document as it is, a `planview.Plan` its
     document, a pydantic `model.Plan` dumped (library callers)."""
@@ -561,34 +551,49 @@ def assemble(
     )
 
 
+class _Nums(dict):  # type: ignore[type-arg]
+    """Plan number -> written number (`io.num`), memoised: a large plan repeats a few
+    hundred distinct costs millions of times, and a dict hit is a C-level lookup where
+    `num` is a Python call. (1 == 1.0 == True share a key, and all write as 1.)"""
+
+    def __missing__(self, v: Any) -> Any:
+        r = self[v] = None if v is None else num(float(v))  # a checked document may hold ints
+        return r
+
+
 def _normalize(g: Graph) -> dict[str, Any]:
     """The compact normalised plan (artifact format 2): derived `domain` and block `cost`
     filled in, `entry` explicit, each distinct non-default transition matrix written once
     under `matrices` (named `m0, m1, ...` in order of first use) and referred to by name;
     an edge on the default matrix carries no `transitions`. Empty lists and maps are left
-    out. It is a valid plan file, and normalising it again gives the same bytes."""
+    out. It is a valid plan file, and normalising it again gives the same bytes.
+
+    Lists that only depend on a domain bitset (`domain`) are shared between blocks:
+    the result is read (written, compared), never changed in place."""
     plan = g.plan
     targets = g.targets
     n = len(targets)
     default = g.default_matrix
     names: dict[int, str] = {}
     matrices: dict[str, Any] = {}
-
-    def ref(m: Matrix) -> str:
-        name = names.get(id(m))
-        if name is None:
-            name = names[id(m)] = f"m{len(names)}"
-            matrices[name] = m.to_json(targets)
-        return name
+    nums = _Nums()
+    dom_bits: dict[int, list[int]] = {}
+    dom_names: dict[int, list[str]] = {}
+    stmt_memo: dict[tuple[tuple[str, float | None], ...], dict[str, Any]] = {}
 
     out_blocks = []
     bases = g._memo["base"]
+    domain, succ, edge_mat = g.domain, g.succ, g.edge_mat
     # Read from the plan's document (views of a derived plan unwrapped): attribute access
     # through `planview` would double the time of this loop on large plans.
     for i, b in enumerate(plan_document(plan)["blocks"]):
         if type(b) is not dict:
             b = b._d
-        dom = g.domain[i]
+        dom = domain[i]
+        ts = dom_bits.get(dom)
+        if ts is None:
+            ts = dom_bits[dom] = [t for t in range(n) if dom >> t & 1]
+            dom_names[dom] = [targets[t] for t in ts]
         term = b["terminator"]
         if type(term) is not dict:
             term = term._d
@@ -597,39 +602,53 @@ def _normalize(g: Graph) -> dict[str, Any]:
         params = b.get("params")
         if params:
             nb["params"] = list(params)
-        statements = []
-        for s in b.get("statements") or ():
-            if type(s) is not dict:
-                s = s._d
-            text = s.get("text")
-            statements.append({"text": text, "cost": _nums(s["cost"])} if text is not None else {"cost": _nums(s["cost"])})
-        nb["statements"] = statements
-        nb["domain"] = [targets[t] for t in range(n) if dom >> t & 1]
-        nb["cost"] = {targets[t]: num(base[t]) for t in range(n) if dom >> t & 1}
+        sts = []
+        for st in b.get("statements") or ():
+            if type(st) is not dict:
+                st = st._d
+            cost = st["cost"]
+            text = st.get("text")
+            if text is None:
+                # Statements without text repeat (same costs): one shared record each.
+                key = tuple(cost.items())
+                rec = stmt_memo.get(key)
+                if rec is None:
+                    rec = stmt_memo[key] = {"cost": {k: nums[v] for k, v in cost.items()}}
+                sts.append(rec)
+            else:
+                sts.append({"text": text, "cost": {k: nums[v] for k, v in cost.items()}})
+        nb["statements"] = sts
+        nb["domain"] = dom_names[dom]
+        nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
         paths = b.get("paths")
         if paths:
             nb["paths"] = list(paths)
         premium = b.get("premium")
         if premium:
-            nb["premium"] = _nums(premium)
-        succs = []
-        for e, eid in zip(term.get("successors") or (), g.succ[i], strict=True):
-            if type(e) is not dict:
-                e = e._d
-            se: dict[str, Any] = {"block": e["block"]}
-            args = e.get("args")
-            if args:
-                se["args"] = list(args)
-            m = g.edge_mat[eid]
-            if m is not default:
-                se["transitions"] = ref(m)
-            succs.append(se)
+            nb["premium"] = {k: nums[v] for k, v in premium.items()}
         nt: dict[str, Any] = {"kind": term["kind"]}
-        if succs:
+        tsuccs = term.get("successors")
+        if tsuccs:
+            succs = []
+            for e, eid in zip(tsuccs, succ[i], strict=True):
+                if type(e) is not dict:
+                    e = e._d
+                se: dict[str, Any] = {"block": e["block"]}
+                args = e.get("args")
+                if args:
+                    se["args"] = list(args)
+                mt = edge_mat[eid]
+                if mt is not default:
+                    name = names.get(id(mt))
+                    if name is None:
+                        name = names[id(mt)] = f"m{len(names)}"
+                        matrices[name] = mt.to_json(targets)
+                    se["transitions"] = name
+                succs.append(se)
             nt["successors"] = succs
         tcost = term.get("cost")
         if tcost is not None:
-            nt["cost"] = _nums(tcost)
+            nt["cost"] = {k: nums[v] for k, v in tcost.items()}
         nb["terminator"] = nt
         out_blocks.append(nb)
     normalized: dict[str, Any] = {

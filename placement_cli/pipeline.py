@@ -415,6 +415,7 @@ class Run:
         # the warnings an earlier stage already printed.
         self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
         self.timings: list[tuple[str, float]] = []
+        self._fragments: dict[str, Any] = {}  # rendered sections (`artifact(raw_plan=True)`)
         # Told the name of each phase as it starts (the CLI's progress display on a
         # terminal); None: nobody is watching.
         self.progress: Callable[[str], None] | None = None
@@ -511,15 +512,19 @@ class Run:
 
     def artifact(self, kind: str, raw_plan: bool = False) -> dict[str, Any]:
         """The artifact of stage `kind` (run it first) as JSON data. With `raw_plan`,
-        a plan read from an artifact stays the bytes it was (an `orjson.Fragment`, for
-        `placement_cli.artifact.render` in JSON only)."""
+        the plan and the sections are bytes (`orjson.Fragment`s, for
+        `placement_cli.artifact.render` in JSON only): the plan's as read when the input
+        was an artifact, else each rendered once and reused by every later artifact."""
         self.run(kind)
         mine = set(upto(kind))
         plan: Any = None
-        if raw_plan and self.loaded.raw_plan is not None:
+        if raw_plan:
             import orjson
 
-            plan = orjson.Fragment(self.loaded.raw_plan)
+            from placement_cli.artifact import plan_fragment
+
+            # The bytes read, or the normalised plan rendered once for every artifact.
+            plan = orjson.Fragment(self.loaded.raw_plan) if self.loaded.raw_plan is not None else plan_fragment(self.g)
         art: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "kind": kind,
@@ -529,5 +534,15 @@ class Run:
         }
         art.update(self.loaded.extra)
         for stage in upto(kind):
-            art[stage] = self.sections[stage]
+            art[stage] = self.sections[stage] if plan is None else self._section_fragment(stage)
         return art
+
+    def _section_fragment(self, stage: str) -> Any:
+        """A section as the bytes `render` writes for it, rendered once: `run` writes the
+        prune section into five artifacts, the scc section into four, and so on."""
+        got = self._fragments.get(stage)
+        if got is None:
+            from placement_cli.artifact import fragment
+
+            got = self._fragments[stage] = fragment(self.sections[stage])
+        return got

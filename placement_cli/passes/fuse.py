@@ -20,7 +20,7 @@ from typing import Any
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.graph import INF, Graph, assemble
 from placement_cli.io import gc_paused, num
-from placement_cli.planview import Block, Edge, Plan, Terminator
+from placement_cli.planview import Block, Edge, Plan, Statement, Terminator
 from placement_cli.solvers.objective import Cost, evaluate
 
 
@@ -88,6 +88,29 @@ class FuseResult:
         return fg.normalized
 
 
+@dataclass(slots=True)
+class FusedBlock:
+    """A block of the fused plan made of several members: the fields of a plan `Block`
+    (what `graph.normalized` and the views read), without building a model for each
+    (`Block.model_construct` was a fifth of the pass on large plans). Read-only."""
+
+    id: str
+    params: list[str]
+    statements: list[Statement]
+    domain: list[str] | None
+    cost: dict[str, float] | None
+    paths: list[str]
+    premium: dict[str, float] | None
+    terminator: Terminator
+
+    @property
+    def _d(self) -> dict[str, Any]:
+        """The block as plan data, as a `planview` view gives it (`graph._normalize`
+        reads blocks this way)."""
+        return {"id": self.id, "params": self.params, "statements": self.statements, "domain": self.domain,
+                "cost": self.cost, "paths": self.paths, "premium": self.premium, "terminator": self.terminator}
+
+
 def _cost_json(c: Cost | None) -> dict[str, float | int] | None:
     if c is None:
         return None
@@ -106,10 +129,9 @@ def check_assignment(g: Graph, assignment: tuple[int, ...] | None) -> tuple[str,
     """
     if assignment is None or len(assignment) != g.n_blocks:
         return ("no-assignment", "no placement to work on: the solve stage gave no assignment", ())
+    nt = g.n_targets
     bad = tuple(
-        g.block_ids[b]
-        for b in range(g.n_blocks)
-        if g.live[b] and not 0 <= assignment[b] < g.n_targets
+        [bid for bid, is_live, t in zip(g.block_ids, g.live, assignment, strict=True) if is_live and not 0 <= t < nt]
     )
     if bad:
         shown = ", ".join(bad[:10]) + (", ..." if len(bad) > 10 else "")
@@ -152,19 +174,28 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
     # parent[b]: the block b merges into; child[a]: the block merged into a.
     parent = [-1] * n
     child = [-1] * n
-    for b in range(n):
-        if not live[b] or b == g.entry or plan_blocks[b].params:
+    src = g.edge_src
+    entry = g.entry
+    for b, (is_live, pred) in enumerate(zip(live, g.pred, strict=True)):
+        if not is_live or b == entry:
             continue
         # Dead predecessors do not count: they are dropped, so they never reach b.
-        only = -1
-        count = 0
-        for e in g.pred[b]:
-            if live[g.edge_src[e]]:
-                count += 1
-                only = e
-        if count != 1:
+        if len(pred) == 1:
+            only = pred[0]
+            if not live[src[only]]:
+                continue
+        else:
+            only = -1
+            count = 0
+            for e in pred:
+                if live[src[e]]:
+                    count += 1
+                    only = e
+            if count != 1:
+                continue
+        if plan_blocks[b].params:
             continue
-        a = g.edge_src[only]
+        a = src[only]
         if a == b or assignment[a] != assignment[b]:
             continue
         term = plan_blocks[a].terminator
@@ -189,7 +220,7 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
         members.append(tuple(chain))
     # Every live block is reached from the entry, and the entry heads its chain, so a
     # parent cycle (which would leave blocks unvisited) cannot occur among live blocks.
-    dropped = tuple(b for b in range(n) if not live[b])
+    dropped = tuple([b for b in range(n) if not live[b]])
 
     fg, fassign = _fused_graph(g, assignment, members, block_of)
     after = evaluate(fg, fassign)
@@ -227,10 +258,16 @@ def _fused_graph(
     base_of = g._memo["base"]
     ids = g.block_ids
     tindex = {t: i for i, t in enumerate(targets)}
-    # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped
-    new_id = [None if f == -1 else ids[members[f][0]] for f in block_of]
+    # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
+    # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
+    heads = [ms[0] for ms in members]
+    new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
+    renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
+    gsucc, gdst, gpos, gmat = g.succ, g.edge_dst, g.edge_pos, g.edge_mat
+    gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
+    plan_blocks = plan.blocks
 
-    blocks: list[Block] = []
+    blocks: list[Block | FusedBlock] = []  # the fused plan is built unvalidated (model_construct)
     domain: list[int] = []
     cost: list[tuple[float, ...]] = []
     bases: list[list[float]] = []
@@ -245,28 +282,30 @@ def _fused_graph(
     for f, chain in enumerate(members):
         head, tail = chain[0], chain[-1]
         fassign.append(assignment[head])
-        pb_tail = plan.blocks[tail]
-        term = pb_tail.terminator
+        out = gsucc[tail]
+        term = plan_blocks[tail].terminator
         # A successor that was absorbed elsewhere is renamed to its chain head. (For live
         # code this never triggers: an absorbed block's only predecessor is its head chain.)
-        if any(new_id[g.edge_dst[e]] != ids[g.edge_dst[e]] for e in g.succ[tail]):
-            term = Terminator.model_construct(
-                kind=term.kind,
-                successors=[
-                    Edge.model_construct(block=new_id[e], args=s.args, transitions=s.transitions)
-                    for s, e in zip(term.successors, (g.edge_dst[e] for e in g.succ[tail]), strict=True)
-                ],
-                cost=term.cost,
-            )
+        for e in out:
+            if renamed[gdst[e]]:
+                term = Terminator.model_construct(
+                    kind=term.kind,
+                    successors=[
+                        Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
+                        for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
+                    ],
+                    cost=term.cost,
+                )
+                break
         if len(chain) == 1:
-            pb = plan.blocks[head]
+            pb = plan_blocks[head]
             if term is not pb.terminator:
                 pb = pb.model_copy(update={"terminator": term})
             blocks.append(pb)
-            domain.append(g.domain[head])
-            cost.append(g.cost[head])
+            domain.append(gdomain[head])
+            cost.append(gcost[head])
             bases.append(base_of[head])
-            block_paths.append(g.block_paths[head])
+            block_paths.append(gpaths[head])
         else:
             dom = -1
             for m in chain:
@@ -299,29 +338,36 @@ def _fused_graph(
             total = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
             hp = plan.blocks[head]
             blocks.append(
-                Block.model_construct(
-                    id=hp.id,
-                    params=list(hp.params),
-                    statements=statements,
-                    domain=[targets[t] for t in range(nt) if dom >> t & 1],
-                    cost={targets[t]: base[t] for t in range(nt) if dom >> t & 1},
-                    paths=names,
-                    premium={targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None,
-                    terminator=term,
+                FusedBlock(
+                    hp.id,
+                    list(hp.params),
+                    statements,
+                    [targets[t] for t in range(nt) if dom >> t & 1],
+                    {targets[t]: base[t] for t in range(nt) if dom >> t & 1},
+                    names,
+                    {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None,
+                    term,
                 )
             )
             domain.append(dom)
             cost.append(total)
             bases.append(base)
             block_paths.append(tuple(paths))
-        mine = []
-        for e in g.succ[tail]:
-            mine.append(len(edge_src))
+        k = len(edge_src)
+        if len(out) == 1:
+            e = out[0]
+            succ.append((k,))
             edge_src.append(f)
-            edge_dst.append(block_of[g.edge_dst[e]])
-            edge_pos.append(g.edge_pos[e])
-            edge_mat.append(g.edge_mat[e])
-        succ.append(tuple(mine))
+            edge_dst.append(block_of[gdst[e]])
+            edge_pos.append(gpos[e])
+            edge_mat.append(gmat[e])
+        else:
+            succ.append(tuple(range(k, k + len(out))))
+            for e in out:
+                edge_src.append(f)
+                edge_dst.append(block_of[gdst[e]])
+                edge_pos.append(gpos[e])
+                edge_mat.append(gmat[e])
 
     fplan = Plan.model_construct(
         version=1,

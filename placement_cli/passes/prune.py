@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,38 +26,56 @@ class PruneResult:
         return "infeasible" if any(d.severity == "error" for d in self.diagnostics) else "ok"
 
     def to_json(self, g: Graph) -> dict[str, Any]:
+        names: dict[int, list[str]] = {}  # one list per distinct domain (read-only data)
+        for m in set(self.domains):
+            names[m] = g.target_list(m)
+        ids = g.block_ids
         return {
-            "domains": {g.block_ids[b]: g.target_list(m) for b, m in enumerate(self.domains)},
+            "domains": dict(zip(ids, [names[m] for m in self.domains], strict=True)),
             "removed": [
-                {"block": g.block_ids[b], "target": g.targets[t], "edge": g.edge_json(e)}
+                {"block": ids[b], "target": g.targets[t], "edge": g.edge_json(e)}
                 for b, t, e in self.removed
             ],
         }
 
 
-def _neighbours(g: Graph) -> list[list[tuple[int, tuple[int, ...], tuple[int, ...]]]]:
-    """Per block x: (y, edges x->y, edges y->x) for each distinct neighbour y != x,
-    ordered by first edge id so that arc processing follows input order."""
-    pair_edges: dict[tuple[int, int], list[int]] = {}
-    order: list[tuple[int, int]] = []
-    for e in range(g.n_edges):
-        u, v = g.edge_src[e], g.edge_dst[e]
+Nbr = tuple[int, tuple[int, ...], tuple[int, ...], int]
+
+
+def _neighbours(g: Graph) -> list[list[Nbr]]:
+    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
+    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
+    n = g.n_blocks
+    pair_edges: dict[int, list[int]] = {}  # key: min * n + max (dicts keep first-use order)
+    src, dst = g.edge_src, g.edge_dst
+    for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         if u == v:
             continue
-        key = (u, v) if u < v else (v, u)
+        key = u * n + v if u < v else v * n + u
         lst = pair_edges.get(key)
         if lst is None:
-            lst = pair_edges[key] = []
-            order.append(key)
-        lst.append(e)
-    nb: list[list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = [[] for _ in range(g.n_blocks)]
-    for a, b in order:
-        es = pair_edges[(a, b)]
-        ab = tuple(e for e in es if g.edge_src[e] == a)
-        ba = tuple(e for e in es if g.edge_src[e] == b)
-        nb[a].append((b, ab, ba))
-        nb[b].append((a, ba, ab))
+            pair_edges[key] = [e]
+        else:
+            lst.append(e)
+    nb: list[list[Nbr]] = [[] for _ in range(n)]
+    for key, es in pair_edges.items():
+        a, b = divmod(key, n)
+        if len(es) == 1:
+            e = es[0]
+            ab: tuple[int, ...] = (e,) if src[e] == a else ()
+            ba: tuple[int, ...] = () if ab else (e,)
+        else:
+            ab = tuple(e for e in es if src[e] == a)
+            ba = tuple(e for e in es if src[e] == b)
+        na, nbb = nb[a], nb[b]
+        na.append((b, ab, ba, len(nbb)))
+        nbb.append((a, ba, ab, len(na) - 1))
     return nb
+
+
+# Up to this many targets an arc's revision is one table lookup (2**K entries per
+# distinct support pattern); above it, a loop over the block's targets.
+_TABLE_TARGETS = 8
 
 
 def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
@@ -68,6 +85,10 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
     two blocks must all allow a pair; a self-loop keeps only targets whose diagonal is
     allowed. A live block is never narrowed because of a dead (unreachable) neighbour:
     dead code never runs, so it cannot make live code infeasible.
+
+    Arcs are revised in the order of the classic queue (every arc in block and first-edge
+    order, then the arcs into a narrowed block, in neighbour order); an arc's revision
+    looks up, for the neighbour's current domain, which targets lose all support.
 
     >>> from placement_cli.model import Plan
     >>> from placement_cli.graph import build_graph
@@ -80,6 +101,7 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
     [['interp'], ['interp']]
     """
     n = g.n_blocks
+    K = g.n_targets
     dom = list(g.domain)
     live = g.live
     removed: list[tuple[int, int, int]] = []
@@ -90,18 +112,17 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         if dom[b] == 0:
             diags.append(_empty_initial(g, b))
 
-    for e in range(g.n_edges):
-        u = g.edge_src[e]
-        if u != g.edge_dst[e] or dom[u] == 0:
+    for e, (u, v) in enumerate(zip(g.edge_src, g.edge_dst, strict=True)):
+        if u != v or dom[u] == 0:
             continue
         m = g.edge_mat[e]
         keep = 0
-        for t in range(g.n_targets):
+        for t in range(K):
             if m.out[t] >> t & 1:
                 keep |= 1 << t
         lost = dom[u] & ~keep
         if lost:
-            for t in range(g.n_targets):
+            for t in range(K):
                 if lost >> t & 1:
                     removed.append((u, t, e))
             dom[u] &= keep
@@ -109,46 +130,102 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
                 emptied.append(u)
 
     nbrs = _neighbours(g)
-    queue: deque[tuple[int, int, int]] = deque()  # (x, neighbour slot in nbrs[x])
-    queued: set[tuple[int, int]] = set()
-    slot_of: list[dict[int, int]] = [{y: i for i, (y, _, _) in enumerate(nb)} for nb in nbrs]
+    # Arcs numbered in (block, neighbour slot) order: the initial queue order.
+    first = [0] * (n + 1)
     for x in range(n):
-        for i in range(len(nbrs[x])):
-            queue.append((x, i, 0))
-            queued.add((x, i))
+        first[x + 1] = first[x] + len(nbrs[x])
+    n_arcs = first[n]
+    arc_sup: list[tuple[int, ...]] = [()] * n_arcs  # per target: partners allowed by every edge
+    sup_memo: dict[tuple[int, ...], tuple[int, ...]] = {}
+    single: dict[tuple[int, bool], tuple[int, ...]] = {}
+    mats = g.edge_mat
+    full = (1 << K) - 1
+    arc = 0
+    for x in range(n):
+        for _y, fwd, bwd, _back in nbrs[x]:
+            if len(fwd) + len(bwd) == 1:
+                # One edge (the usual case): matrices are shared, so is their pattern.
+                one = (id(mats[fwd[0]]), True) if fwd else (id(mats[bwd[0]]), False)
+                got = single.get(one)
+                if got is not None:
+                    arc_sup[arc] = got
+                    arc += 1
+                    continue
+            else:
+                one = None
+            acc = [full] * K
+            for e in fwd:
+                out = mats[e].out
+                for t in range(K):
+                    acc[t] &= out[t]
+            for e in bwd:
+                inc = mats[e].inc
+                for t in range(K):
+                    acc[t] &= inc[t]
+            key = tuple(acc)
+            key = arc_sup[arc] = sup_memo.setdefault(key, key)
+            if one is not None:
+                single[one] = key
+            arc += 1
+    arc_x = [x for x in range(n) for _ in nbrs[x]]
+    arc_y = [y for x in range(n) for y, _, _, _ in nbrs[x]]
+    # into[x]: (z, arc z->x) for each neighbour z of x, in x's neighbour order: the
+    # arcs to revise again when x's domain shrinks.
+    into = [[(z, first[z] + back) for z, _, _, back in nbx] for nbx in nbrs]
 
-    while queue:
-        x, i, _ = queue.popleft()
-        queued.discard((x, i))
-        y, fwd, bwd = nbrs[x][i]
+    # For few targets: per support pattern, lost[dy] = targets without a partner in dy.
+    tables: dict[tuple[int, ...], list[int]] = {}
+    if K <= _TABLE_TARGETS:
+        for sup in sup_memo.values():
+            tab = [0] * (1 << K)
+            for dy in range(1 << K):
+                lost = 0
+                for t in range(K):
+                    if not dy & sup[t]:
+                        lost |= 1 << t
+                tab[dy] = lost
+            tables[sup] = tab
+    arc_tab = [tables[sup] for sup in arc_sup] if tables else None
+
+    # The FIFO queue as a list iterated while it grows: a list iterator sees items
+    # appended behind it, so this is the same order as a deque without the pops. Each
+    # arc is in the queue at most once at a time, and re-queued only when a domain
+    # shrinks, so the list stays below (targets + 1) x arcs entries.
+    queue = list(range(n_arcs))
+    queued = bytearray(b"\x01") * n_arcs
+    push = queue.append
+    for a in queue:
+        queued[a] = 0
+        x = arc_x[a]
+        y = arc_y[a]
         dx, dy = dom[x], dom[y]
         if dx == 0 or dy == 0 or (live[x] and not live[y]):
             continue
-        lost = 0
+        if arc_tab is not None:
+            lost = dx & arc_tab[a][dy]
+        else:
+            pattern = arc_sup[a]
+            lost = 0
+            for t in range(K):
+                if dx >> t & 1 and not dy & pattern[t]:
+                    lost |= 1 << t
+        if not lost:
+            continue
+        _, fwd, bwd, _ = nbrs[x][a - first[x]]
         t = 0
-        mask = dx
+        mask = lost
         while mask:
             if mask & 1:
-                ok = dy
-                for e in fwd:
-                    ok &= g.edge_mat[e].out[t]
-                for e in bwd:
-                    ok &= g.edge_mat[e].inc[t]
-                if not ok:
-                    lost |= 1 << t
-                    removed.append((x, t, _blame(g, t, dy, fwd, bwd)))
+                removed.append((x, t, _blame(g, t, dy, fwd, bwd)))
             mask >>= 1
             t += 1
-        if lost:
-            dom[x] = dx & ~lost
-            if dom[x] == 0:
-                emptied.append(x)
-            for z, _, _ in nbrs[x]:
-                if z != y:
-                    back = slot_of[z][x]
-                    if (z, back) not in queued:
-                        queued.add((z, back))
-                        queue.append((z, back, 0))
+        dom[x] = dx & ~lost
+        if dom[x] == 0:
+            emptied.append(x)
+        for z, back in into[x]:
+            if z != y and not queued[back]:
+                queued[back] = 1
+                push(back)
 
     for b in emptied:
         diags.append(_emptied(g, b, [r for r in removed if r[0] == b]))

@@ -14,7 +14,10 @@ class SccOptions:
     """Options of `scc` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not `frozen`: a frozen dataclass sets each field through `object.__setattr__`, which
+# made building 100k components a quarter of the pass. Treat it as immutable all the same
+# (hashable by value, like before).
+@dataclass(slots=True, unsafe_hash=True)
 class Component:
     blocks: tuple[int, ...]  # input order
     cyclic: bool
@@ -33,33 +36,49 @@ class SccResult:
     comp_of: tuple[int, ...]  # block -> component position
     edges: tuple[tuple[int, int], ...]  # condensation edges (from, to), sorted
 
-    def to_json(self, g: Graph) -> dict[str, Any]:
+    def to_json(self, g: Graph, boundary: bool = True) -> dict[str, Any]:
+        """The section's data; `boundary=False` leaves each component's `boundary` out
+        (the stage does not write it: the plan and the component lists give it)."""
         ids = g.block_ids
+        src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos
+        names = [f"c{c}" for c in range(len(self.components))]
         comps = []
         for c, comp in enumerate(self.components):
-            inside = set(comp.blocks)
-            boundary = []
-            for e in comp.boundary:
-                u, v = g.edge_src[e], g.edge_dst[e]
-                incoming = v in inside
-                boundary.append(
-                    {
-                        "block": ids[v if incoming else u],
-                        "source": ids[u],
-                        "target": ids[v],
-                        "index": g.edge_pos[e],
-                        "direction": "incoming" if incoming else "outgoing",
-                    }
-                )
-            d: dict[str, Any] = {
-                "id": f"c{c}",
-                "blocks": [ids[b] for b in comp.blocks],
-                "kind": "cyclic" if comp.cyclic else "trivial",
-                "entries": [ids[b] for b in comp.entries],
-                "exits": [ids[b] for b in comp.exits],
-                "boundary": boundary,
-                "reachable": comp.live,
-            }
+            blocks = comp.blocks
+            if len(blocks) == 1:
+                one = ids[blocks[0]]
+                d: dict[str, Any] = {
+                    "id": names[c],
+                    "blocks": [one],
+                    "kind": "trivial",
+                    "entries": [one] if comp.entries else [],
+                    "exits": [one] if comp.exits else [],
+                    "reachable": comp.live,
+                }
+            else:
+                d = {
+                    "id": names[c],
+                    "blocks": [ids[b] for b in blocks],
+                    "kind": "cyclic" if comp.cyclic else "trivial",
+                    "entries": [ids[b] for b in comp.entries],
+                    "exits": [ids[b] for b in comp.exits],
+                    "reachable": comp.live,
+                }
+            if boundary:
+                rows = []
+                for e in comp.boundary:
+                    u, v = src[e], dst[e]
+                    incoming = self.comp_of[v] == c
+                    rows.append(
+                        {
+                            "block": ids[v if incoming else u],
+                            "source": ids[u],
+                            "target": ids[v],
+                            "index": pos[e],
+                            "direction": "incoming" if incoming else "outgoing",
+                        }
+                    )
+                d["boundary"] = rows
             if not comp.cyclic:
                 d["self_loop"] = comp.self_loop
             else:
@@ -67,7 +86,7 @@ class SccResult:
             comps.append(d)
         return {
             "components": comps,
-            "edges": [{"from": f"c{a}", "to": f"c{b}"} for a, b in self.edges],
+            "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges],
         }
 
 
@@ -135,7 +154,8 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     [((0, 1), True), ((2,), False)]
     """
     n = g.n_blocks
-    succ = [[g.edge_dst[e] for e in g.succ[b]] for b in range(n)]
+    src, dst = g.edge_src, g.edge_dst
+    succ = [[dst[e] for e in out] for out in g.succ]
     raw = tarjan(n, succ)
     comp_raw = [0] * n
     for c, members in enumerate(raw):
@@ -144,15 +164,16 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     k = len(raw)
     firsts = [min(m) for m in raw]
     indeg = [0] * k
-    cedges: set[tuple[int, int]] = set()
-    for e in range(g.n_edges):
-        a, b = comp_raw[g.edge_src[e]], comp_raw[g.edge_dst[e]]
-        if a != b and (a, b) not in cedges:
-            cedges.add((a, b))
-            indeg[b] += 1
+    cedges: set[int] = set()  # a * k + b
     out_adj: list[list[int]] = [[] for _ in range(k)]
-    for a, b in cedges:
-        out_adj[a].append(b)
+    for u, v in zip(src, dst, strict=True):
+        a, b = comp_raw[u], comp_raw[v]
+        if a != b:
+            key = a * k + b
+            if key not in cedges:
+                cedges.add(key)
+                indeg[b] += 1
+                out_adj[a].append(b)
     heap = [(firsts[c], c) for c in range(k) if indeg[c] == 0]
     heapq.heapify(heap)
     order: list[int] = []
@@ -166,49 +187,57 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     pos = [0] * k
     for i, c in enumerate(order):
         pos[c] = i
-    comp_of = tuple(pos[comp_raw[b]] for b in range(n))
+    comp_of = tuple([pos[c] for c in comp_raw])
 
+    # One pass over the edges in id order fills every component's edge lists already
+    # sorted, and marks the blocks entered from or left to another component.
+    internal: list[list[int]] = [[] for _ in range(k)]
+    boundary: list[list[int]] = [[] for _ in range(k)]
+    self_loop = [False] * k
+    is_entry = [False] * n
+    is_exit = [False] * n
+    is_entry[g.entry] = True
+    for e, (u, v) in enumerate(zip(src, dst, strict=True)):
+        cu, cv = comp_of[u], comp_of[v]
+        if cu == cv:
+            internal[cu].append(e)
+            if u == v:
+                self_loop[cu] = True
+        else:
+            boundary[cu].append(e)
+            boundary[cv].append(e)
+            is_exit[u] = True
+            is_entry[v] = True
+
+    live = g.live
     comps = []
-    for c in order:
-        blocks = tuple(sorted(raw[c]))
-        inside = set(blocks)
-        internal: list[int] = []
-        boundary: list[int] = []
-        entries: set[int] = set()
-        exits: set[int] = set()
-        self_loop = False
-        for b in blocks:
-            for e in g.succ[b]:
-                v = g.edge_dst[e]
-                if v in inside:
-                    internal.append(e)
-                    if v == b:
-                        self_loop = True
-                else:
-                    boundary.append(e)
-                    exits.add(b)
-            for e in g.pred[b]:
-                if g.edge_src[e] not in inside:
-                    boundary.append(e)
-                    entries.add(b)
-        if g.entry in inside:
-            entries.add(g.entry)
-        cyclic = len(blocks) > 1
-        header = None
-        if cyclic and len(entries) == 1:
-            header = next(iter(entries))
+    for i, c in enumerate(order):
+        members = raw[c]
+        if len(members) == 1:
+            b = members[0]
+            blocks: tuple[int, ...] = (b,)
+            entries: tuple[int, ...] = blocks if is_entry[b] else ()
+            exits: tuple[int, ...] = blocks if is_exit[b] else ()
+            header = None
+        else:
+            blocks = tuple(sorted(members))
+            entries = tuple([b for b in blocks if is_entry[b]])
+            exits = tuple([b for b in blocks if is_exit[b]])
+            header = entries[0] if len(entries) == 1 else None
+        # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
         comps.append(
             Component(
-                blocks=blocks,
-                cyclic=cyclic,
-                self_loop=self_loop,
-                live=g.live[blocks[0]],
-                entries=tuple(sorted(entries)),
-                exits=tuple(sorted(exits)),
-                boundary=tuple(sorted(boundary)),
-                internal=tuple(sorted(internal)),
-                header=header,
+                blocks, len(blocks) > 1, self_loop[i], live[blocks[0]], entries, exits,
+                tuple(boundary[i]), tuple(internal[i]), header,
             )
         )
-    edges = tuple(sorted((pos[a], pos[b]) for a, b in cedges))
-    return SccResult(tuple(comps), comp_of, edges)
+    # Condensation edges sorted: by source position (the topological order), then by
+    # target position within each source.
+    edges: list[tuple[int, int]] = []
+    for i, c in enumerate(order):
+        outs = out_adj[c]
+        if len(outs) == 1:
+            edges.append((i, pos[outs[0]]))
+        elif outs:
+            edges += [(i, p) for p in sorted([pos[d] for d in outs])]
+    return SccResult(tuple(comps), comp_of, tuple(edges))

@@ -139,38 +139,44 @@ class SolveResult:
             return None
         return max(0.0, self.cost.total - self.lower_bound) / max(abs(self.cost.total), 1e-12)
 
-    def to_json(self, g: Graph) -> dict[str, Any]:
+    def to_json(self, g: Graph, blocks: bool = True) -> dict[str, Any]:
+        """The section's data; `blocks=False` leaves out the per-block cost table (the
+        stage does not write it: the plan has the costs)."""
         ids, names = g.block_ids, g.targets
         ok = self.status == "ok"
         a = self.assignment
-        blocks: dict[str, Any] = {}
-        for b in range(g.n_blocks):
+        table: dict[str, Any] = {}
+        for b in range(g.n_blocks) if blocks else ():
             if not g.live[b]:
                 continue
             t = a[b]
-            blocks[ids[b]] = {
+            table[ids[b]] = {
                 "target": names[t] if ok else None,
                 "cost": num(g.cost[b][t]) if ok else None,
                 "costs": {names[x]: num(g.cost[b][x]) for x in bits_of(self.domains[b])},
             }
         gap = self.gap
-        return {
+        live = g.live
+        out = {
             "method": self.method,
             "method_used": self.method_used,
             "proved_by": self.proved_by,
             "lower_bound_by": self.lower_bound_by,
             "status": self.status,
-            "assignment": {ids[b]: names[a[b]] for b in range(g.n_blocks) if g.live[b]} if ok else {},
-            "unreachable": [ids[b] for b in range(g.n_blocks) if not g.live[b]],
+            "assignment": {ids[b]: names[a[b]] for b in range(g.n_blocks) if live[b]} if ok else {},
+            "unreachable": [ids[b] for b in range(g.n_blocks) if not live[b]],
             "cost": None
             if self.cost is None
             else {"total": num(self.cost.total), "blocks": num(self.cost.blocks), "edges": num(self.cost.edges)},
             "optimal": self.optimal,
             "lower_bound": None if self.lower_bound == INF else num(self.lower_bound),
             "gap": None if gap is None else num(gap),
-            "blocks": blocks,
+            "blocks": table,
             "stats": {k: _stat(v) for k, v in self.stats.items()},
         }
+        if not blocks:
+            del out["blocks"]
+        return out
 
 
 def _stat(v: Any) -> Any:
@@ -480,8 +486,12 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                                      "heuristic and the complete search on scaled costs instead"))
         exact = None
 
-    lb = inst.unscale(root_bound(inst))
+    # The root bound is computed where it can matter: not when the exact method proves
+    # the optimum (the bound is then the assignment's own cost), which on large plans
+    # saves a pass over every block and pair.
+    lb = -INF
     lb_by = "bound"
+    known: tuple[tuple[int, ...] | None, Cost | None] = (None, None)  # an assignment's evaluated cost
     a: tuple[int, ...] | None
     if exact is not None:
         # exact and auto: the exact method first. Where it proves the optimum (the usual
@@ -503,6 +513,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                                          "the exact method reported no feasible placement, but the heuristic found one"))
             a, used = h.assignment, "heuristic"
         elif a is None:
+            lb = inst.unscale(root_bound(inst))
             a, failed, used, stopped = _heuristic(c)
             if a is None:
                 if stopped:
@@ -511,14 +522,18 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                     return _unsolved(c, stopped, lb, lb_by, used)
                 return _infeasible(g, domains, failed, "search", method, used, stats, pins)
         elif out.optimal:
-            lb, lb_by = max(lb, evaluate(g, a).total), "exact"  # type: ignore[union-attr]
+            known = (a, evaluate(g, a))
+            lb, lb_by = known[1].total, "exact"  # type: ignore[union-attr]
         elif method == "auto":
             h_a, _failed_at, h_used, _stopped = _heuristic(c)
             if h_a is not None and _value(c, h_a) < _value(c, a):
                 a, used = h_a, h_used
+        if lb == -INF:
+            lb = inst.unscale(root_bound(inst))
         if not out.infeasible and math.isfinite(out.lower_bound) and out.lower_bound > lb:
             lb, lb_by = out.lower_bound, "exact"
     else:
+        lb = inst.unscale(root_bound(inst))
         a, failed, used, stopped = _heuristic(c)
         if a is None:
             if stopped:
@@ -538,8 +553,8 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
             if proven > lb:
                 lb, lb_by = proven, "complete"
 
-    cost = evaluate(g, a)
-    if cost is None or not feasible_for(g, domains, a):
+    cost = known[1] if known[0] is a else evaluate(g, a)
+    if cost is None or not _within(g, domains, a):
         raise PlacementError(f"internal error: the {used} solver produced an infeasible assignment")
     if not (math.isfinite(cost.total) and math.isfinite(cost.blocks) and math.isfinite(cost.edges)):
         raise InputError([Problem("", "the objective overflows: the cheapest placement found costs more than "
@@ -575,6 +590,14 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         lower_bound_by=lb_by,
         stats=stats,
     )
+
+
+def _within(g: Graph, domains: tuple[int, ...], a: tuple[int, ...]) -> bool:
+    """Every live block on a target of `domains` (with `evaluate` not None: `feasible_for`)."""
+    for is_live, dom, t in zip(g.live, domains, a, strict=True):
+        if is_live and (t < 0 or not dom >> t & 1):
+            return False
+    return True
 
 
 def _checked(g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnostic]) -> tuple[int, ...] | None:

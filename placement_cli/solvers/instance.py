@@ -124,12 +124,10 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         mats = _scaled_matrices(mats, -shift)  # type: ignore[assignment]
         unary = tuple(tuple(c if c == INF else math.ldexp(c, -shift) for c in row) for row in unary)
     dom = [domains[b] if live[b] else 0 for b in range(n)]
-    pairs: dict[tuple[int, int], list[int]] = {}
-    for e in range(g.n_edges):
-        u = src[e]
+    pairs: dict[int, list[int]] = {}  # key min * n + max; dicts keep first-edge order
+    for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         if not live[u]:
             continue
-        v = dst[e]
         if u == v:
             m = mats[e]
             keep = 0
@@ -138,31 +136,32 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
                     keep |= 1 << t
             dom[u] &= keep
             continue
-        key = (u, v) if u < v else (v, u)
+        key = u * n + v if u < v else v * n + u
         lst = pairs.get(key)
         if lst is None:
             pairs[key] = [e]
         else:
             lst.append(e)
 
-    transposed: dict[int, tuple[Table, tuple[int, ...]]] = {}
+    # Per matrix (shared between edges): its table and allowed sets in both directions.
+    oriented: dict[int, tuple[tuple[Table, tuple[int, ...]], tuple[Table, tuple[int, ...]]]] = {}
 
-    def transpose(m: object) -> tuple[Table, tuple[int, ...]]:
-        r = transposed.get(id(m))
+    def both(m: Any) -> tuple[tuple[Table, tuple[int, ...]], tuple[Table, tuple[int, ...]]]:
+        r = oriented.get(id(m))
         if r is None:
-            cost = m.cost  # type: ignore[attr-defined]
-            r = (tuple(cost[d * K + s] for s in range(K) for d in range(K)), m.inc)  # type: ignore[attr-defined]
-            transposed[id(m)] = r
+            cost = m.cost
+            tr = tuple(cost[d * K + s] for s in range(K) for d in range(K))
+            r = oriented[id(m)] = ((cost, m.out), (tr, m.inc))
         return r
 
     nbr: list[list[int]] = [[] for _ in range(n)]
     tab: list[list[Table]] = [[] for _ in range(n)]
     allow: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
-    for (a, b), es in pairs.items():
+    folded: list[Table] = []  # tables summed over parallel edges (not shared)
+    for key, es in pairs.items():
+        a, b = divmod(key, n)
         if len(es) == 1:
-            m = mats[es[0]]
-            fwd: tuple[Table, tuple[int, ...]] = (m.cost, m.out)
-            bwd = transpose(m)
+            fwd, bwd = both(mats[es[0]])
             ab, ba = (fwd, bwd) if src[es[0]] == a else (bwd, fwd)
         else:
             acc: list[float | None] = [0.0] * (K * K)
@@ -181,6 +180,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
             t_ba = tuple(t_ab[d * K + s] for s in range(K) for d in range(K))
             ab = (t_ab, _allowed(t_ab, K))
             ba = (t_ba, _allowed(t_ba, K))
+            folded.append(t_ab)
         nbr[a].append(b)
         tab[a].append(ab[0])
         allow[a].append(ab[1])
@@ -188,29 +188,28 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         tab[b].append(ba[0])
         allow[b].append(ba[1])
 
-    cmax = 0.0
-    seen: set[int] = set()
-    for b in range(n):
-        if not live[b]:
-            continue
-        for uc in unary[b]:
-            if uc != INF and uc > cmax:
-                cmax = uc
-        for table in tab[b]:
-            if id(table) not in seen:
-                seen.add(id(table))
-                for x in table:
-                    if x is not None and x > cmax:
-                        cmax = x
+    # The largest finite cost of the live problem (a max: any order gives the same).
+    # Every table is a shared matrix's (either direction: same entries) or a folded one.
+    live_blocks = tuple([b for b in range(n) if live[b]])
+    values: set[float | None] = set()
+    for b in live_blocks:
+        values.update(unary[b])
+    for fwd, _ in oriented.values():
+        values.update(fwd[0])
+    for t_ab in folded:
+        values.update(t_ab)
+    values.discard(None)
+    values.discard(INF)
+    cmax: float = max(0.0, max(values, default=0.0))  # type: ignore[type-var,arg-type,assignment]
     return Instance(
         K=K,
         n=n,
-        live=tuple(b for b in range(n) if live[b]),
+        live=live_blocks,
         dom=tuple(dom),
         unary=unary,
-        nbr=tuple(tuple(x) for x in nbr),
-        tab=tuple(tuple(x) for x in tab),
-        allow=tuple(tuple(x) for x in allow),
+        nbr=tuple([tuple(x) for x in nbr]),
+        tab=tuple([tuple(x) for x in tab]),
+        allow=tuple([tuple(x) for x in allow]),
         tol=1e-9 * (1.0 + cmax),
         shift=shift,
     )
@@ -220,6 +219,19 @@ def _shift_for(g: Graph) -> int:
     """0, or the power of two to divide every cost by so that no assignment's objective
     (nor any partial sum of it) can exceed `_SAFE_TOTAL`. The worst case is summed at
     2**-64 so that the check itself cannot overflow."""
+    # Quick answer first: every term is at most the largest finite cost, and there are
+    # at most one term per block and per edge. With that product far below the limit
+    # (every ordinary plan), the exact sum below cannot reach it either.
+    finite: set[float | None] = set()
+    for row in g.cost:
+        finite.update(row)
+    for m in {id(m): m for m in g.edge_mat}.values():
+        finite.update(m.cost)
+    finite.discard(None)
+    finite.discard(INF)
+    top: float = max(finite, default=0.0)  # type: ignore[type-var,assignment]
+    if top * (g.n_blocks + g.n_edges + 1) <= _SAFE_TOTAL / 4:
+        return 0
     worst = 0.0
     ld = math.ldexp
     mat_max: dict[int, float] = {}
@@ -282,18 +294,21 @@ def root_bound(inst: Instance) -> float:
     """
     K = inst.K
     total = 0.0
+    dom, unary, tab, allow, nbr = inst.dom, inst.unary, inst.tab, inst.allow, inst.nbr
     for b in inst.live:
-        d = inst.dom[b]
+        d = dom[b]
         if not d:
             return INF
         best = INF
-        owned = [(tb, al, inst.dom[n]) for tb, al, n in zip(inst.tab[b], inst.allow[b], inst.nbr[b], strict=True) if n > b]
+        owned = [(tb, al, dom[n]) for tb, al, n in zip(tab[b], allow[b], nbr[b], strict=True) if n > b]
+        row = unary[b]
         for t in bits_of(d):
-            c = inst.unary[b][t]
+            c = row[t]
+            tK = t * K
             for tb, al, dn in owned:
                 m = INF
                 for tn in bits_of(al[t] & dn):
-                    x = tb[t * K + tn]
+                    x = tb[tK + tn]
                     if x < m:  # type: ignore[operator]
                         m = x  # type: ignore[assignment]
                 c += m
@@ -303,4 +318,3 @@ def root_bound(inst: Instance) -> float:
                 best = c
         total += best
     return total
-

@@ -44,19 +44,20 @@ def evaluate(g: Graph, assignment: tuple[int, ...] | list[int]) -> Cost | None:
     Cost(total=5.0, blocks=2.0, edges=3.0)
     """
     blocks = 0.0
-    for b in range(g.n_blocks):
-        if not g.live[b]:
+    live = g.live
+    for b, (is_live, dom, row) in enumerate(zip(live, g.domain, g.cost, strict=True)):
+        if not is_live:
             continue
         t = assignment[b]
-        if t < 0 or not g.domain[b] >> t & 1:
+        if t < 0 or not dom >> t & 1:
             return None
-        blocks += g.cost[b][t]
+        blocks += row[t]
     edges = 0.0
-    for e in range(g.n_edges):
-        u = g.edge_src[e]
-        if not g.live[u]:
+    K = g.n_targets
+    for u, v, m in zip(g.edge_src, g.edge_dst, g.edge_mat, strict=True):
+        if not live[u]:
             continue
-        c = g.edge_mat[e].get(assignment[u], assignment[g.edge_dst[e]])
+        c = m.cost[assignment[u] * K + assignment[v]]  # Matrix.get, inlined
         if c is None:
             return None
         edges += c

@@ -17,10 +17,7 @@ from placement_cli.stages.base import Output, Problems, Stage, compare
 
 
 def section(res: SccResult, g: Any) -> dict[str, Any]:
-    js = res.to_json(g)
-    for c in js["components"]:
-        del c["boundary"]
-    return js
+    return res.to_json(g, boundary=False)
 
 
 def compute(run: Any, options: SccOptions | None) -> Output:

@@ -20,8 +20,7 @@ from placement_cli.stages.base import Output, Problems, Stage, dump
 def compute(run: Any, options: SolveOptions | None) -> Output:
     g = run.g
     res = solve(g, run.value("prune"), run.value("scc"), options)
-    js = res.to_json(g)
-    js.pop("blocks", None)
+    js = res.to_json(g, blocks=False)
     return Output(res.assignment if res.status == "ok" else None, js, res.diagnostics, res.status, res)
 
 
