@@ -63,7 +63,9 @@ class _View:
 
 
 def _wrap(cls: type[_View], value: Any) -> Any:
-    return value if isinstance(value, _View) else cls(value)
+    # Only plan data is wrapped: a view, or a block fusion built with the same fields
+    # (`fuse.FusedBlock`), is already read by attribute.
+    return cls(value) if type(value) is dict else value
 
 
 class Statement(_View):
