@@ -105,7 +105,7 @@ class FusedBlock:
 
     @property
     def _d(self) -> dict[str, Any]:
-        """The block as plan data, as a `planview` view gives it (`graph._normalize`
+        """The block as plan data, as a `planview` view gives it (`normalize.normalize`
         reads blocks this way)."""
         return {"id": self.id, "params": self.params, "statements": self.statements, "domain": self.domain,
                 "cost": self.cost, "paths": self.paths, "premium": self.premium, "terminator": self.terminator}
