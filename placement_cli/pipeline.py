@@ -1,8 +1,10 @@
 """Reading a plan or an artifact once, running the missing stages, and building artifacts.
 
 An artifact (format 2, see docs/format.md) carries the compact normalised plan and
-every earlier stage's section. It is parsed once, straight from bytes into strict
-models (`placement_cli.sections`); each earlier section is then checked against the
+every earlier stage's section. It is parsed once with orjson and its types checked by
+the fast checks (`placement_cli.plancheck`, `placement_cli.sectioncheck`), which accept
+exactly what the strict models (`placement_cli.sections`) accept; anything else goes to
+those models for its messages (docs/load.md). Each earlier section is then checked against the
 plan by its stage (`placement_cli.stages`) before its decision is reused, and a
 section that does not hold is exit 3 with `FILE: section.path: message`.
 

@@ -1,5 +1,6 @@
 """The artifact format (version 2) as strict pydantic models: one definition that reads
-artifacts (straight from bytes, every type checked) and publishes the JSON Schemas.
+artifacts when the fast check (`placement_cli.sectioncheck`) does not accept them, gives
+every type error's message, and publishes the JSON Schemas.
 
 Reading is strict on purpose: an artifact is this tool's own output, so a field of the
 wrong type (`cost: {"total": -1}`, `scc: 5`, `format_version: true`) is tampering or
