@@ -28,20 +28,24 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 from placement_cli.diagnostics import Diagnostic
 from placement_cli.errors import InputError, PlacementError, Problem
 from placement_cli.graph import Graph
-from placement_cli.io import gc_paused, num
+from placement_cli.io import gc_paused
 from placement_cli.passes.scc import SccResult
+
+# The options and the section are modules of their own (solve_options, solve_result);
+# their names stay importable from here.
+from placement_cli.passes.solve_options import Pair, SolveOptions
+from placement_cli.passes.solve_result import SolveResult, _clean_stats, from_json
 from placement_cli.solvers.complete import (
     INF,
     Budget,
     Instance,
     arc_consistent,
-    bits_of,
     branch_and_bound,
     build_instance,
     find_feasible,
@@ -53,137 +57,7 @@ from placement_cli.solvers.complete import (
 from placement_cli.solvers.heuristic import refine, solve_heuristic
 from placement_cli.solvers.objective import UNASSIGNED, Cost, evaluate, feasible_for
 
-Pair = tuple[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class SolveOptions:
-    """Options of `solve`. Only `time_limit` (and the memory bound) are resources;
-    every budget that can change the assignment is counted in steps, so results do not
-    depend on machine speed unless a limit is hit. Checked on construction (a
-    `ValueError` naming every bad field); a frozen dataclass, not a pydantic model, so
-    that running a stage does not import pydantic.
-
-    >>> SolveOptions(time_limit=2, pins=[["x", "a"]]).time_limit, SolveOptions(pins=[["x", "a"]]).pins
-    (2.0, (('x', 'a'),))
-    >>> SolveOptions(method="fast", max_rounds=-1)
-    Traceback (most recent call last):
-    ...
-    ValueError: invalid solve options: method: expected one of auto, exact, heuristic, got 'fast'; max_rounds: expected an integer >= 0, got -1
-    """
-
-    method: Literal["auto", "exact", "heuristic"] = "auto"
-    time_limit: float = 5.0
-    memory_limit_mb: int | None = 2048  # MB the searches may grow the process by (None: unbounded)
-    max_rounds: int = 100  # forward/backward rounds of the fixpoint (0: forward pass only)
-    max_backtracks: int = 10_000  # backtracks before the seed gives up
-    csp_node_limit: int = 5_000  # B&B nodes per CSP solve of a loop (>= 1)
-    prove_max_blocks: int = 200  # live blocks up to which B&B tries to prove optimality
-    prove_node_limit: int = 200_000  # nodes of that proof attempt
-    pins: tuple[Pair, ...] = ()  # (block id, target): the block must run there
-    forbids: tuple[Pair, ...] = ()  # (block id, target): the block must not run there
-    warm_start: tuple[Pair, ...] | None = None  # (block id, target) of an earlier solve: the first incumbent
-
-    def __post_init__(self) -> None:
-        bad: list[str] = []
-        if self.method not in ("auto", "exact", "heuristic"):
-            bad.append(f"method: expected one of auto, exact, heuristic, got {self.method!r:.40}")
-        t = self.time_limit
-        if isinstance(t, bool) or not isinstance(t, int | float) or not t >= 0:
-            bad.append(f"time_limit: expected a number >= 0, got {t!r:.40}")
-        else:
-            object.__setattr__(self, "time_limit", float(t))
-        m = self.memory_limit_mb
-        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
-            bad.append(f"memory_limit_mb: expected an integer >= 1 or None, got {m!r:.40}")
-        for name, low in (("max_rounds", 0), ("max_backtracks", 0), ("csp_node_limit", 1),
-                          ("prove_max_blocks", 0), ("prove_node_limit", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                bad.append(f"{name}: expected an integer >= {low}, got {v!r:.40}")
-        for name in ("pins", "forbids", "warm_start"):
-            v = getattr(self, name)
-            if v is None and name == "warm_start":
-                continue
-            try:
-                pairs = tuple((a, b) for a, b in v)
-                ok = all(isinstance(a, str) and isinstance(b, str) for a, b in pairs)
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                bad.append(f"{name}: expected (block id, target) pairs of strings")
-            else:
-                object.__setattr__(self, name, pairs)
-        if bad:
-            raise ValueError("invalid solve options: " + "; ".join(bad))
-
-
-@dataclass(frozen=True, slots=True)
-class SolveResult:
-    assignment: tuple[int, ...]  # target per block; UNASSIGNED for dead blocks (all, unless ok)
-    status: str  # "ok", "infeasible" (proven) or "unsolved" (stopped by a limit)
-    diagnostics: tuple[Diagnostic, ...]
-    cost: Cost | None
-    optimal: bool
-    lower_bound: float
-    domains: tuple[int, ...]  # the pruned domains the solve ran on
-    method: str
-    method_used: str | None  # which solver produced the assignment
-    proved_by: str | None  # what proved optimality (or infeasibility); None when unproven
-    lower_bound_by: str | None  # what proved `lower_bound`: "bound", "complete" or "exact"
-    stats: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def gap(self) -> float | None:
-        if self.cost is None or self.lower_bound == INF:
-            return None
-        return max(0.0, self.cost.total - self.lower_bound) / max(abs(self.cost.total), 1e-12)
-
-    def to_json(self, g: Graph, blocks: bool = True) -> dict[str, Any]:
-        """The section's data; `blocks=False` leaves out the per-block cost table (the
-        stage does not write it: the plan has the costs)."""
-        ids, names = g.block_ids, g.targets
-        ok = self.status == "ok"
-        a = self.assignment
-        table: dict[str, Any] = {}
-        for b in range(g.n_blocks) if blocks else ():
-            if not g.live[b]:
-                continue
-            t = a[b]
-            table[ids[b]] = {
-                "target": names[t] if ok else None,
-                "cost": num(g.cost[b][t]) if ok else None,
-                "costs": {names[x]: num(g.cost[b][x]) for x in bits_of(self.domains[b])},
-            }
-        gap = self.gap
-        live = g.live
-        out = {
-            "method": self.method,
-            "method_used": self.method_used,
-            "proved_by": self.proved_by,
-            "lower_bound_by": self.lower_bound_by,
-            "status": self.status,
-            "assignment": {ids[b]: names[a[b]] for b in range(g.n_blocks) if live[b]} if ok else {},
-            "unreachable": [ids[b] for b in range(g.n_blocks) if not live[b]],
-            "cost": None
-            if self.cost is None
-            else {"total": num(self.cost.total), "blocks": num(self.cost.blocks), "edges": num(self.cost.edges)},
-            "optimal": self.optimal,
-            "lower_bound": None if self.lower_bound == INF else num(self.lower_bound),
-            "gap": None if gap is None else num(gap),
-            "blocks": table,
-            "stats": {k: _stat(v) for k, v in self.stats.items()},
-        }
-        if not blocks:
-            del out["blocks"]
-        return out
-
-
-def _stat(v: Any) -> Any:
-    if isinstance(v, float):
-        return num(v) if math.isfinite(v) else None
-    return v
-
+__all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 
 def _exact_module() -> Any:
     """`solvers.exact` when this build has it (issue 4 adds it), else None."""
@@ -610,59 +484,3 @@ def _checked(g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnost
     warnings.append(Diagnostic("warning", "solver-disagreement",
                                "the exact method returned an infeasible assignment; it was ignored"))
     return None
-
-
-def _clean_stats(s: dict[str, Any]) -> dict[str, Any]:
-    """The exact method's counters, without anything named like a timing:
-    artifacts must be byte-identical across runs."""
-    return {k: v for k, v in sorted(s.items())
-            if not (k.endswith(("_s", "_ms", "_sec", "_seconds")) or "time" in k or "elapsed" in k)}
-
-
-def from_json(section: Any, g: Graph) -> tuple[int, ...]:
-    """Read a solve section's `assignment` back (a pipe's earlier stage) and check it:
-    every live block on a target of its domain, every edge allowed.
-
-    >>> from placement_cli.model import Plan
-    >>> from placement_cli.graph import build_graph
-    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
-    ...     "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}))
-    >>> from_json({"assignment": {"x": "b"}}, g)
-    (1,)
-    """
-    if not isinstance(section, dict) or not isinstance(section.get("assignment"), dict):
-        raise InputError([Problem("solve.assignment", "expected a map block -> target")])
-    amap = section["assignment"]
-    infeasible = section.get("status") == "infeasible"
-    out = [UNASSIGNED] * g.n_blocks
-    problems: list[Problem] = []
-    for k, v in amap.items():
-        where = f"solve.assignment.{k}"
-        b = g.index.get(k)
-        if b is None:
-            problems.append(Problem(where, f"unknown block '{k}'"))
-        elif not g.live[b]:
-            problems.append(Problem(where, f"block '{k}' is unreachable and takes no target"))
-        elif not isinstance(v, str) or v not in g.targets:
-            problems.append(Problem(where, f"unknown target {v!r}"))
-        elif not g.domain[b] >> g.targets.index(v) & 1:
-            problems.append(Problem(where, f"target '{v}' cannot run block '{k}'"))
-        else:
-            out[b] = g.targets.index(v)
-    if not infeasible:
-        for b in range(g.n_blocks):
-            if g.live[b] and out[b] == UNASSIGNED and g.block_ids[b] not in amap:
-                problems.append(Problem(f"solve.assignment.{g.block_ids[b]}", "missing: every reachable block needs a target"))
-        if not problems:
-            for e in range(g.n_edges):
-                u, v = g.edge_src[e], g.edge_dst[e]
-                if g.live[u] and g.edge_mat[e].get(out[u], out[v]) is None:
-                    problems.append(Problem(
-                        f"solve.assignment.{g.block_ids[u]}",
-                        f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} does not allow "
-                        f"{g.targets[out[u]]} -> {g.targets[out[v]]}",
-                    ))
-    if problems:
-        raise InputError(problems)
-    return tuple(out)
-
