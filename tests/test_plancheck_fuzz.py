@@ -20,7 +20,7 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from placement_cli import pipeline
+from placement_cli import loading
 from placement_cli.artifact import render
 from placement_cli.errors import InputError
 from placement_cli.io import dumps
@@ -72,19 +72,29 @@ def _outcome(path: str, stages: bool) -> tuple[Any, ...]:
     return (*out, art)
 
 
-def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
+def _slow(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Force the models' path; the returned counter says how often the fast check was
+    asked (and refused), so a test can tell the slow path really ran."""
+    asked = [0]
+
     def refuse(doc: Any) -> None:
+        asked[0] += 1
         raise Reject("forced")
 
-    monkeypatch.setattr(pipeline, "check_plan", refuse)
-    monkeypatch.setattr(pipeline, "check_artifact", refuse)
+    monkeypatch.setattr(loading, "check_plan", refuse)
+    monkeypatch.setattr(loading, "check_artifact", refuse)
+    return asked
 
 
 def _both(path: str, monkeypatch: pytest.MonkeyPatch, stages: bool = False) -> tuple[Any, Any]:
     fast = _outcome(path, stages)
     with monkeypatch.context() as m:
-        _slow(m)
+        asked = _slow(m)
         slow = _outcome(path, stages)
+    # A loaded input went through a fast check first: if the forced refusal was never
+    # asked, the patch missed the load path and `slow` was the fast path again.
+    if fast[0] == "ok":
+        assert asked[0] > 0, "the slow path was not taken"
     return fast, slow
 
 
@@ -143,7 +153,7 @@ def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
 
 
 def _artifact_doc(r: random.Random, kind: str) -> dict[str, Any]:
-    loaded = pipeline.Loaded("<fuzz>", pipeline._plan_from_doc(random_plan(r, 8)))
+    loaded = loading.Loaded("<fuzz>", loading._plan_from_doc(random_plan(r, 8)))
     run = Run(loaded)
     return orjson.loads(render(run.artifact(kind), "json"))  # type: ignore[no-any-return]
 
@@ -166,7 +176,7 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         data, suffix = serialise(doc, r)
         if i % 2:
             # The layout this tool writes, so the plan's span is found and parsed apart
-            # (`pipeline._parse_artifact`), tampered or not.
+            # (`loading._parse_artifact`), tampered or not.
             try:
                 data, suffix = dumps(doc), ".json"
             except TypeError:
@@ -237,7 +247,7 @@ def test_scc_section_match_is_equality():
     same = differ = 0
     for _ in range(300):
         try:
-            g = pipeline._plan_from_doc(random_plan(r, 10))
+            g = loading._plan_from_doc(random_plan(r, 10))
         except InputError:
             continue
         res = scc(g)
