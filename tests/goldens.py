@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,16 +62,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="refresh the golden files")
     a = ap.parse_args(argv)
+    files = ((golden_path(ex, name), data) for ex in plan_examples() + tree_examples()
+             for name, data in produce(ex).items())
+    return sync(files, a.write)
+
+
+def sync(files: Iterable[tuple[Path, bytes]], write: bool) -> int:
+    """Check (or, with `write`, refresh) golden files: each (path, bytes) that is missing
+    or differs is reported, and written when asked. Returns the exit status: 1 when a
+    check found a difference, else 0."""
     bad = 0
-    for ex in plan_examples() + tree_examples():
-        for name, data in produce(ex).items():
-            gp = golden_path(ex, name)
-            if a.write:
+    for gp, data in files:
+        if not gp.exists() or gp.read_bytes() != data:
+            if write:
                 gp.parent.mkdir(parents=True, exist_ok=True)
-                if not gp.exists() or gp.read_bytes() != data:
-                    gp.write_bytes(data)
-                    print(f"wrote {gp.relative_to(ROOT)}")
-            elif not gp.exists() or gp.read_bytes() != data:
+                gp.write_bytes(data)
+                print(f"wrote {gp.relative_to(ROOT)}")
+            else:
                 print(f"differs: {gp.relative_to(ROOT)}")
                 bad += 1
     return 1 if bad else 0

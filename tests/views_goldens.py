@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.goldens import GOLDEN_DIR, ROOT, plan_examples
+from tests.goldens import GOLDEN_DIR, ROOT, plan_examples, sync
 
 VIEWS = ("cfg", "islands", "graph")
 FORMATS = {"dot": "dot", "mermaid": "mmd", "text": "txt"}
@@ -76,19 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="refresh the golden files")
     a = ap.parse_args(argv)
-    bad = 0
-    for ex in plan_examples():
-        for name, data in produce(ex).items():
-            gp = golden_path(ex, name)
-            if a.write:
-                if not gp.exists() or gp.read_bytes() != data:
-                    gp.parent.mkdir(parents=True, exist_ok=True)
-                    gp.write_bytes(data)
-                    print(f"wrote {gp.relative_to(ROOT)}")
-            elif not gp.exists() or gp.read_bytes() != data:
-                print(f"differs: {gp.relative_to(ROOT)}")
-                bad += 1
-    return 1 if bad else 0
+    return sync(((golden_path(ex, name), data) for ex in plan_examples() for name, data in produce(ex).items()),
+                a.write)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,9 @@ from placement_cli.lower.ir import (
     BodyIR,
     Op,
     Stmt,
+    local_users,
     reverse_postorder,
+    rpo_numbers,
 )
 from placement_cli.lower.profile import Compiled, TargetRules
 
@@ -163,19 +165,8 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     for x in range(n_loc):
         counts[x] = to_ret[defblock[x]]
 
-    rpo_num = [-1] * len(blocks)
-    for k, b in enumerate(order):
-        rpo_num[b] = k
-    users: list[list[int]] = [[] for _ in range(n_loc)]  # blocks to revisit when a local loses its bit
-    for u in order:
-        for st in blocks[u].stmts:
-            for op in st.ops:
-                if op.local >= 0:
-                    users[op.local].append(u)
-        for v, args in blocks[u].succ:
-            for op in args:
-                if op.local >= 0:
-                    users[op.local].append(v)
+    rpo_num = rpo_numbers(order, len(blocks))
+    users = local_users(blocks, order, n_loc)  # blocks to revisit when a local loses its bit
     exact = has_return and all(counts)  # the final set is the fixpoint itself
 
     finals = []

@@ -366,15 +366,49 @@ def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
     Returns (idom, rpo number); unreachable blocks have rpo number -1."""
     n = len(blocks)
     order = reverse_postorder(blocks, entry)
-    num = [-1] * n
-    for k, b in enumerate(order):
-        num[b] = k
+    num = rpo_numbers(order, n)
     preds: list[list[int]] = [[] for _ in range(n)]
     for u in order:
         for v, _ in blocks[u].succ:
             if v >= 0:
                 preds[v].append(u)
     return cfg.dominators(entry, order, preds, n), num
+
+
+def rpo_numbers(order: list[int], n: int) -> list[int]:
+    """Each block's position in the reverse postorder `order`; -1 for a block not in it.
+
+    >>> rpo_numbers([2, 0], 3)
+    [1, -1, 0]
+    """
+    num = [-1] * n
+    for k, b in enumerate(order):
+        num[b] = k
+    return num
+
+
+def local_users(blocks: list[Blk], order: list[int], n_loc: int) -> list[list[int]]:
+    """Per local, the blocks a forward worklist revisits when the local's value changes:
+    those with a statement reading it, and the targets of edges passing it as an
+    argument (in `order`, repeats kept: revisiting is idempotent). The eligibility and
+    size analyses share it.
+
+    >>> x = Op(K_LOCAL, 0, None)
+    >>> b = [Blk("a", [], [], "goto", None, [(1, (x,))]), Blk("b", [1], [Stmt("load", 2, (x,), "")], "return", None, [])]
+    >>> local_users(b, [0, 1], 3)
+    [[1, 1], [], []]
+    """
+    users: list[list[int]] = [[] for _ in range(n_loc)]
+    for u in order:
+        for st in blocks[u].stmts:
+            for op in st.ops:
+                if op.local >= 0:
+                    users[op.local].append(u)
+        for v, args in blocks[u].succ:
+            for op in args:
+                if op.local >= 0:
+                    users[op.local].append(v)
+    return users
 
 
 def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:

@@ -25,7 +25,9 @@ from placement_cli.lower.ir import (
     BodyIR,
     FileIR,
     Op,
+    local_users,
     reverse_postorder,
+    rpo_numbers,
 )
 from placement_cli.lower.types import UNKNOWN as UNKNOWN_TY
 from placement_cli.lower.types import Ty, Types
@@ -138,19 +140,8 @@ class SizeAnalysis:
                 return static_of(op.ty) if op.ty is not None else ONE
             return size[op.local]
 
-        rpo_num = [-1] * len(blocks)
-        for k, b in enumerate(order):
-            rpo_num[b] = k
-        users: list[list[int]] = [[] for _ in range(n)]  # blocks to revisit when a local's size changes
-        for u in order:
-            for st in blocks[u].stmts:
-                for op in st.ops:
-                    if op.local >= 0:
-                        users[op.local].append(u)
-            for v, args in blocks[u].succ:
-                for op in args:
-                    if op.local >= 0:
-                        users[op.local].append(v)
+        rpo_num = rpo_numbers(order, len(blocks))
+        users = local_users(blocks, order, n)  # blocks to revisit when a local's size changes
         dirty = [True] * len(blocks)
         heap = list(range(len(order)))
         while heap:
