@@ -6,27 +6,27 @@ Heavy modules (pydantic, yaml, the passes) are imported inside the commands so t
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from placement_cli import __version__
-from placement_cli.errors import (
-    EXIT_INFEASIBLE,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_IO,
-    EXIT_OK,
-    EXIT_UNSOLVED,
-    InputError,
-    PlacementError,
+from placement_cli.console import (
+    KEEPER,
+    emit,
+    exit_for,
+    guarded,
+    keep,
+    print_timings,
+    progress,
+    say,
+    show_summary,
+    warn_diagnostics,
 )
+from placement_cli.errors import EXIT_OK
 from placement_cli.stages import REGISTRY, STAGES
 
 # `\b` keeps click from reflowing the paragraph after it (one stage per line).
@@ -105,145 +105,34 @@ def _root(
     pass
 
 
-def _stderr_is_terminal() -> bool:
-    return sys.stderr is not None and sys.stderr.isatty()
-
-
-def _say(message: str, quiet: bool, always: bool = False) -> None:
-    """Human text goes to stderr, through rich, and only when someone is looking."""
-    if quiet or not (always or _stderr_is_terminal()):
-        return
-    if not _stderr_is_terminal():
-        # Plain text for logs and pipes; rich (a tenth of a second to import) only for people.
-        sys.stderr.write(message.rstrip("\n") + "\n")
-        return
-    from rich.console import Console
-
-    Console(stderr=True, highlight=False, soft_wrap=True).print(message, markup=False)
-
-
-def _warn_diagnostics(diagnostics: list[dict[str, Any]], quiet: bool) -> None:
-    """Errors and warnings this process raised (not those an input artifact carried:
-    the stage that raised them already printed them)."""
-    if quiet:
-        return
-    for d in diagnostics:
-        if d.get("severity") in ("error", "warning"):
-            sys.stderr.write(f"{d['severity']}: {d['code']}: {d['message']}\n")
-
-
-def _exit_for(status: str) -> int:
-    return {"infeasible": EXIT_INFEASIBLE, "unsolved": EXIT_UNSOLVED}.get(status, EXIT_OK)
-
-
-def _summary(make: Callable[[], str], quiet: bool) -> None:
-    """The human summary: computed only when shown, and never fatal (the artifact is
-    already written by then)."""
-    if quiet or not _stderr_is_terminal():
-        return
-    try:
-        text = make()
-    except Exception as exc:  # noqa: BLE001 - a summary must not fail a finished command
-        text = f"(no summary: {type(exc).__name__})"
-    _say(text, quiet)
-
-
-def _print_timings(timings: list[tuple[str, float]], enabled: bool) -> None:
-    if enabled:
-        for phase, secs in timings:
-            sys.stderr.write(f"time: {phase:<16} {secs * 1000:9.1f} ms\n")
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    sys.stderr.write(message.rstrip("\n") + "\n")
-    raise typer.Exit(code)
-
-
-def guarded(debug: bool, body: Callable[[], int]) -> None:
-    """The one place where exceptions become exit codes."""
-    # One short-lived process over millions of acyclic objects: the cyclic collector's
-    # repeated full scans cost more than the algorithms themselves (measured 2-4x).
-    gc.disable()
-    try:
-        code = body()
-    except InputError as exc:
-        _fail(str(exc), exc.exit_code)
-    except PlacementError as exc:
-        _fail(f"placement: {exc}", exc.exit_code)
-    except BrokenPipeError:
-        # The reader went away (`| head`): not an error of ours, and no traceback.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-        raise typer.Exit(EXIT_OK) from None
-    except KeyboardInterrupt:
-        _fail("placement: interrupted", EXIT_INTERRUPTED)
-    except OSError as exc:
-        # Reading the input or writing the output failed in the file system.
-        where = exc.filename if exc.filename is not None else "<file>"
-        _fail(f"placement: {where}: {exc.strerror or exc}", EXIT_IO)
-    except typer.Exit:
-        raise
-    except Exception as exc:  # a bug: one line unless asked for more
-        if debug:
-            import traceback
-
-            traceback.print_exc()
-        _fail(f"placement: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)", EXIT_INTERNAL)
-    raise typer.Exit(code)
-
-
-def _emit(art: dict[str, Any], output: str | None, fmt: Format) -> None:
-    from placement_cli.artifact import render
-    from placement_cli.io import write_output
-
-    write_output(render(art, fmt.value), output)
-
-
-@contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[str], None] | None]:
-    """A spinner on stderr naming the running phase (loading, each stage, writing), only
-    when someone is looking: stderr a terminal and not --quiet. Yields the update
-    function, or None (then nothing is drawn and nothing is imported)."""
-    if quiet or not _stderr_is_terminal():
-        yield None
-        return
-    from rich.console import Console
-
-    with Console(stderr=True).status("load", spinner="dots") as status:
-        yield lambda phase: status.update(f"{phase}")
-
-
 def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, options: dict[str, Any],
            timings: bool = False) -> int:
     import time
 
     from placement_cli.pipeline import Run, load
 
-    with _progress(quiet) as progress:
+    with progress(quiet) as update:
         t0 = time.perf_counter()
         loaded = load(path)
         run = Run(loaded, options)
-        run.progress = progress
+        run.progress = update
         run.timings.append(("load", time.perf_counter() - t0))
         run.run(stage)
         with run.timed("build artifact"):
             art = run.artifact(stage, raw_plan=fmt == Format.json)
-        _keep(run)
+        keep(run)
         with run.timed("write"):
-            _emit(art, output, fmt)
-    _warn_diagnostics(run.new_diagnostics, quiet)
-    _print_timings(run.timings, timings)
+            emit(art, output, fmt.value)
+    warn_diagnostics(run.new_diagnostics, quiet)
+    print_timings(run.timings, timings)
 
     def summary() -> str:
         from placement_cli.summary import summarize
 
         return summarize(run, stage)
 
-    _summary(summary, quiet)
-    return _exit_for(art["status"])
+    show_summary(summary, quiet)
+    return exit_for(art["status"])
 
 
 @app.command()
@@ -262,11 +151,12 @@ def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False, t
         for stage in STAGES:
             if stage in loaded.models:
                 run.run(stage)
+        keep(run)
         g = loaded.graph
         checked = [s for s in STAGES if s in loaded.models]
         what = f"; sections checked: {', '.join(checked)}" if checked else ""
-        _print_timings(run.timings, timings)
-        _say(
+        print_timings(run.timings, timings)
+        say(
             f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
             quiet,
             always=True,
@@ -386,10 +276,10 @@ def run(
         from placement_cli.io import write_files
         from placement_cli.pipeline import Run, load
 
-        with _progress(quiet) as progress:
+        with progress(quiet) as update:
             t0 = time.perf_counter()
             pipeline = Run(load(path), _solve_options(method, time_limit))
-            pipeline.progress = progress
+            pipeline.progress = update
             pipeline.timings.append(("load", time.perf_counter() - t0))
             files = []
             for stage in STAGES:
@@ -397,12 +287,12 @@ def run(
                 with pipeline.timed(f"artifact {stage}"):
                     art = pipeline.artifact(stage, raw_plan=format == Format.json)
                     files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
-            _keep(pipeline)
+            keep(pipeline)
             # All or nothing: a failure while writing leaves no new file behind.
             with pipeline.timed("write"):
                 write_files(files)
-        _warn_diagnostics(pipeline.new_diagnostics, quiet)
-        _print_timings(pipeline.timings, timings)
+        warn_diagnostics(pipeline.new_diagnostics, quiet)
+        print_timings(pipeline.timings, timings)
         if not quiet:
 
             def summary() -> str:
@@ -414,8 +304,8 @@ def run(
                 text = summary()
             except Exception as exc:  # noqa: BLE001 - the artifacts are written
                 text = f"(no summary: {type(exc).__name__})"
-            _say(text, quiet, always=True)
-        return _exit_for(pipeline.status)
+            say(text, quiet, always=True)
+        return exit_for(pipeline.status)
 
     guarded(debug, body)
 
@@ -447,9 +337,9 @@ def lower(
         profile = read_profile(targets) if targets is not None else None
         opts = LowerOptions(split=split.value if split else None, size_cap=size_cap, body=body_name, profile=profile)
         plan, diags = lower_command(path, output, format.value, opts)
-        _warn_diagnostics([d for d in diags if d["severity"] != "info"], quiet)
+        warn_diagnostics([d for d in diags if d["severity"] != "info"], quiet)
         low = plan["lower"]
-        _say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", quiet)
+        say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", quiet)
         return EXIT_OK
 
     guarded(debug, body)
@@ -478,9 +368,9 @@ def tree(
         from placement_cli.io import dumps, write_output
 
         write_output(dumps(art, format.value), output)  # the tree artifact keeps its indented layout
-        _warn_diagnostics(art.get("diagnostics", []), quiet)
-        _say(summary, quiet)
-        return _exit_for(art["status"])
+        warn_diagnostics(art.get("diagnostics", []), quiet)
+        say(summary, quiet)
+        return exit_for(art["status"])
 
     guarded(debug, body)
 
@@ -501,27 +391,14 @@ def schema(
 
         for name, sch in all_schemas().items():
             write_output(schema_bytes(sch), str(Path(out_dir) / name))
-        _say(f"wrote {len(all_schemas())} schemas to {out_dir}/", quiet)
+        say(f"wrote {len(all_schemas())} schemas to {out_dir}/", quiet)
         return EXIT_OK
 
     guarded(debug, body)
 
 
-_FAST_EXIT = False
-_KEPT: list[Any] = []
-
-
-def _keep(obj: Any) -> None:
-    """Hold a command's large structures until the process exits: `main` ends with
-    `os._exit`, so nothing is freed object by object (a tenth of a second or more on
-    large plans, for memory the OS reclaims at once anyway)."""
-    if _FAST_EXIT:
-        _KEPT.append(obj)
-
-
 def main() -> None:
-    global _FAST_EXIT
-    _FAST_EXIT = True
+    KEEPER.enabled = True
     try:
         app(prog_name="placement")
         code = 0

@@ -71,7 +71,7 @@ def show(
     debug: DebugOpt = False,
 ) -> None:
     """Draw a placement: the CFG by target, the islands, or the island graph."""
-    from placement_cli.cli import guarded
+    from placement_cli.console import guarded
 
     def body() -> int:
         from placement_cli.views.data import prepare
@@ -111,7 +111,7 @@ def explain(
     debug: DebugOpt = False,
 ) -> None:
     """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
-    from placement_cli.cli import guarded
+    from placement_cli.console import guarded
 
     def body() -> int:
         from pathlib import PurePath
@@ -144,7 +144,7 @@ def diff(
     debug: DebugOpt = False,
 ) -> None:
     """Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input."""
-    from placement_cli.cli import guarded
+    from placement_cli.console import guarded
 
     def body() -> int:
         from placement_cli.errors import EXIT_DIFFERS, UsageError
