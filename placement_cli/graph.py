@@ -213,13 +213,15 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     full = (1 << n) - 1
     blocks = doc["blocks"]
 
-    index: dict[str, int] = {}
-    for i, b in enumerate(blocks):
-        bid = b["id"]
-        if bid in index:
-            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
-        else:
-            index[bid] = i
+    ids = [b["id"] for b in blocks]
+    index = dict(zip(ids, range(len(ids)), strict=True))
+    if len(index) != len(ids):
+        index = {}
+        for i, bid in enumerate(ids):
+            if bid in index:
+                chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
+            else:
+                index[bid] = i
     entry = 0
     plan_entry = doc.get("entry")
     if plan_entry is not None:
@@ -284,17 +286,8 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     # value types), problem-free ones only, so a faulty one is reported at every use.
     by_bytes: dict[bytes, Matrix] = {}
 
-    def matrix(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
-        """The Matrix of edge `k` of block `i`."""
-        key: bytes | None
-        try:
-            key = dumps(raw)
-        except (TypeError, JSONEncodeError):
-            key = None
-        if key is not None:
-            got = by_bytes.get(key)
-            if got is not None:
-                return got
+    def matrix(raw: dict[str, dict[str, float]], i: int, k: int, key: bytes | None) -> Matrix:
+        """The Matrix of edge `k` of block `i`, not yet known by its serialisation `key`."""
         before = len(chk.problems)
         m = convert(raw, i, k)
         if key is not None and len(chk.problems) == before:
@@ -320,42 +313,55 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
 
     # Statement costs and domains repeat too: each distinct problem-free one is read
     # once (statement costs by their serialisation: equal bytes, equal values; a checked
-    # plan has no NaN, which orjson would write as `null` like None).
+    # plan has no NaN, which orjson would write as `null` like None). Whole statement
+    # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
+    # summed cost, and the cost row of a block that adds nothing to them (no terminator
+    # cost, domain, cost or premium), are computed once per distinct problem-free list.
+    # Rows and bases are shared between blocks: nothing changes them after loading.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
+    seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, row or None]
     seen_domains: dict[tuple[str, ...], int] = {}
-    for i, b in enumerate(blocks):
+    no_statements: list[Any] = [full, [0.0] * n, None]
+
+    def statement_costs(stmts: list[Any], i: int) -> list[Any]:
+        """[support, base, None] of the statements of block `i` (problems reported)."""
         support = full
         base = [0.0] * n
-        stmts = b.get("statements")
-        if stmts:
-            for j, st in enumerate(stmts):
-                sc = st["cost"]
-                try:
-                    key: bytes | None = dumps(sc)
-                except (TypeError, JSONEncodeError):
-                    key = None
-                hit = seen_costs.get(key) if key is not None else None
-                if hit is None:
-                    m = 0
-                    adds = []
-                    before = len(chk.problems)
-                    for t, c in sc.items():
-                        got = bit.get(t)
-                        if got is None:
-                            chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
-                        elif c is not None:
-                            m |= got[1]
-                            adds.append((got[0], c))
-                    if key is not None and len(chk.problems) == before:
-                        seen_costs[key] = (m, tuple(adds))
-                else:
-                    m, adds = hit  # type: ignore[assignment]
-                for ti, c in adds:  # in map order: the same float sums
-                    base[ti] += c
-                support &= m
-        term = b["terminator"]
-        tcost = term.get("cost")
+        for j, st in enumerate(stmts):
+            sc = st["cost"]
+            try:
+                key: bytes | None = dumps(sc)
+            except (TypeError, JSONEncodeError):
+                key = None
+            hit = seen_costs.get(key) if key is not None else None
+            if hit is None:
+                m = 0
+                adds = []
+                before = len(chk.problems)
+                for t, c in sc.items():
+                    got = bit.get(t)
+                    if got is None:
+                        chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
+                    elif c is not None:
+                        m |= got[1]
+                        adds.append((got[0], c))
+                if key is not None and len(chk.problems) == before:
+                    seen_costs[key] = (m, tuple(adds))
+            else:
+                m, adds = hit  # type: ignore[assignment]
+            for ti, c in adds:  # in map order: the same float sums
+                base[ti] += c
+            support &= m
+        return [support, base, None]
+
+    def block_costs(
+        i: int, b: dict[str, Any], support: int, base: list[float],
+        tcost: Any, bdomain: Any, bcost: Any, premium: Any,
+    ) -> None:
+        """Block `i`'s domain, base and cost row from its statements' support and base
+        (not changed: shared), appended to `domain`, `bases` and `costs`."""
         if tcost is not None:
+            base = list(base)
             m = 0
             for t, c in tcost.items():
                 got = bit.get(t)
@@ -366,7 +372,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     base[got[0]] += c
             support &= m
         dom = support
-        bdomain = b.get("domain")
         if bdomain is not None:
             key_d = tuple(bdomain)
             given = seen_domains.get(key_d, -1)
@@ -384,7 +389,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                 if len(chk.problems) == before:
                     seen_domains[key_d] = given
             dom &= given
-        bcost = b.get("cost")
         if bcost is not None:
             base = [0.0] * n
             for t, c in bcost.items():
@@ -395,7 +399,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     base[got[0]] = float(c)
         bases.append(base)
         total = list(base)
-        premium = b.get("premium")
         if premium is not None:
             for t, c in premium.items():
                 got = bit.get(t)
@@ -411,6 +414,38 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     chk.add(f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity")
         domain.append(dom)
         costs.append(tuple(total))
+
+    for i, b in enumerate(blocks):
+        at_block = len(chk.problems)
+        stmts = b.get("statements")
+        memo: list[Any] | None
+        if stmts:
+            try:
+                lkey: bytes | None = dumps(stmts)
+            except (TypeError, JSONEncodeError):
+                lkey = None
+            memo = seen_lists.get(lkey) if lkey is not None else None
+            if memo is None:
+                memo = statement_costs(stmts, i)
+                if lkey is not None and len(chk.problems) == at_block:
+                    seen_lists[lkey] = memo
+        else:
+            memo = no_statements
+        support, base, row = memo
+        term = b["terminator"]
+        tcost = term.get("cost")
+        bdomain = b.get("domain")
+        bcost = b.get("cost")
+        premium = b.get("premium")
+        plain = tcost is None and bdomain is None and bcost is None and premium is None
+        if plain and row is not None:
+            bases.append(base)
+            domain.append(support)
+            costs.append(row)
+        else:
+            block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
+            if plain and len(chk.problems) == at_block:
+                memo[2] = costs[-1]
 
         names = b.get("paths")
         if names:
@@ -461,7 +496,12 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                             f"unknown matrix '{tr}' (not in the top-level matrices)")
                     mat = default
             else:
-                mat = matrix(tr, i, k)
+                try:
+                    mkey: bytes | None = dumps(tr)
+                except (TypeError, JSONEncodeError):
+                    mkey = None
+                got_m = by_bytes.get(mkey) if mkey is not None else None
+                mat = got_m if got_m is not None else matrix(tr, i, k, mkey)
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
@@ -475,7 +515,8 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
 
     return assemble(
         plan=PlanView(doc),
-        block_ids=tuple(b["id"] for b in blocks),
+        block_ids=tuple(ids),
+        index=index,
         entry=entry,
         domain=domain,
         cost=costs,
@@ -500,6 +541,7 @@ def assemble(
     domain: list[int],
     cost: list[tuple[float, ...]],
     bases: list[list[float]],
+    index: dict[str, int] | None = None,
     edge_src: list[int],
     edge_dst: list[int],
     edge_pos: list[int],
@@ -533,7 +575,7 @@ def assemble(
         name=plan.name,
         targets=tuple(plan.targets),
         block_ids=block_ids,
-        index={b: i for i, b in enumerate(block_ids)},
+        index={b: i for i, b in enumerate(block_ids)} if index is None else index,
         entry=entry,
         domain=tuple(domain),
         cost=tuple(cost),

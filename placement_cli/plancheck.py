@@ -158,6 +158,12 @@ def _plan(doc: Any) -> None:
     if type(blocks) is not list or not blocks:
         raise Reject("blocks")
     accepted: set[bytes] = set()
+    # Statement lists repeat too (a few dozen distinct ones on 100k blocks): a list whose
+    # serialisation was accepted before is accepted again. Equal bytes mean equal keys,
+    # values and value types (these documents come from orjson or `yaml_core`: exact
+    # built-in types), except `null`, which orjson also writes for NaN and infinities:
+    # a list whose bytes hold `null` is checked every time.
+    accepted_stmts: set[bytes] = set()
     block_fields, stmt_fields, term_fields, edge_fields, kinds = (
         _BLOCK_FIELDS, _STATEMENT_FIELDS, _TERM_FIELDS, _EDGE_FIELDS, TERM_KINDS)
     for b in blocks:
@@ -172,6 +178,14 @@ def _plan(doc: Any) -> None:
             stmts = b["statements"]
             if type(stmts) is not list:
                 raise Reject("blocks[].statements")
+            try:
+                skey: bytes | None = dumps(stmts)
+            except (TypeError, JSONEncodeError):
+                skey = None
+            if skey is not None and skey in accepted_stmts:
+                stmts = ()
+            elif skey is not None and b"null" not in skey:
+                accepted_stmts.add(skey)  # only reached again when the loop below accepts
             for s in stmts:
                 if type(s) is not dict or not s.keys() <= stmt_fields or "cost" not in s:
                     raise Reject("blocks[].statements[]")

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from placement_cli import loading
 from placement_cli.artifact import render
 from placement_cli.errors import InputError
+from placement_cli.graph import build_graph
 from placement_cli.io import dumps
 from placement_cli.model import Plan
 from placement_cli.pipeline import Run, load
@@ -266,3 +267,132 @@ def test_scc_section_match_is_equality():
         same += got
         differ += not got
     assert same and differ
+
+
+# Pairs of values for one statement cost in two otherwise equal copies: the first is
+# read (and remembered when accepted) before the second, which is refused by the models,
+# a problem of meaning, or accepted alike. None and NaN (or infinity) both serialise as
+# `null`; 1, 1.0 and True do not.
+_TWINS = [
+    (None, float("nan")), (None, float("inf")), (None, -float("inf")), (1, True), (1, 1.0), (1.0, 1),
+    (0, False), (1, 2**53 + 1), (1, "1"), (1, -1), (1, [1]), (None, None), (1, 1),
+]
+
+
+def _copies(doc: dict[str, Any], donor: dict[str, Any], r: random.Random) -> list[dict[str, Any]]:
+    """Add 2 to 6 blocks to `doc`, each with a copy of `donor`'s statements and of the
+    last block's terminator (so its matrices), and return them."""
+    blocks = doc["blocks"]
+    last, first = blocks[-1], blocks[0]
+    copies = []
+    for j in range(r.randint(2, 6)):
+        copy = orjson.loads(orjson.dumps(donor))
+        copy["id"] = f"rep{j}"
+        copy.pop("params", None)
+        copy["terminator"] = orjson.loads(orjson.dumps(last["terminator"]))
+        for e in copy["terminator"].get("successors") or ():
+            e.pop("args", None)
+            e["block"] = last["id"] if not last.get("params") else first["id"]
+            if first.get("params") and e["block"] == first["id"]:
+                e["args"] = ["x"] * len(first["params"])
+        copies.append(copy)
+    blocks.extend(copies)
+    return copies
+
+
+def test_repeated_statement_lists_and_matrices_are_checked_where_they_differ(tmp_path, monkeypatch):
+    """The fast check and the graph builder read a repeated statement list, matrix or
+    statement cost once (by its serialisation); a copy that differs only where the bytes
+    hide it (None and NaN are both `null`) must still be refused, reported at its own
+    place, or accepted, exactly as the models decide."""
+    r = random.Random(SEED + 5)
+    ok = refused = problems = 0
+    for i in range(80):
+        doc = random_plan(r, 6)
+        blocks = doc["blocks"]
+        if not any(b.get("statements") for b in blocks):
+            blocks[0]["statements"] = [{"cost": {doc["targets"][0]: 1}}]
+        donor = next(b for b in blocks if b.get("statements"))
+        copies = _copies(doc, donor, r)
+        # Two copies twisted at the same place, the first read before the second.
+        first, second = sorted(r.sample(range(len(copies)), 2))
+        at = r.randrange(len(donor["statements"]))
+        twist = r.choice(_TWINS + ["unknown-target", "text"])
+        for which, copy in ((0, copies[first]), (1, copies[second])):
+            st = copy["statements"][at]
+            if twist == "unknown-target":
+                st["cost"]["nowhere"] = 1
+            elif twist == "text":
+                st["text"] = ("t", 1)[which]
+            elif st["cost"]:
+                st["cost"][next(iter(st["cost"]))] = twist[which]
+        fmt = "yaml" if r.random() < 0.6 else "json"  # YAML carries NaN and infinities
+        data, suffix = serialise(doc, r, fmt)
+        path = tmp_path / f"r{i}{suffix or ('.yaml' if fmt == 'yaml' else '.json')}"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch)
+        assert fast == slow, (i, twist, data[:600])
+        if fast[0] == "ok":
+            ok += 1
+        elif "unknown target" in fast[1] or "overflows" in fast[1]:
+            problems += 1
+        else:
+            refused += 1
+    assert ok and refused and problems
+
+
+def _respell(costs: Any, salt: int) -> int:
+    """Write some integer costs as the equal floats (which of them: the bits of `salt`),
+    so that equal values serialise differently. Returns the salt, shifted past them."""
+    if isinstance(costs, dict):
+        for t, c in costs.items():
+            if type(c) is int and salt & 1:
+                costs[t] = float(c)
+            salt >>= 1
+    return salt
+
+
+def test_graph_is_the_same_when_no_statement_list_repeats():
+    """The graph builder's reading of repeated statement lists, statement costs and
+    matrices once is invisible: the same plan with every statement given its own text
+    and its costs and every matrix their own spelling (`1` or `1.0`: almost nothing repeats, so nothing is remembered) builds
+    the same graph, or reports the same problems."""
+    r = random.Random(SEED + 6)
+    compared = failed = 0
+    for _ in range(150):
+        doc = mutate(base_plan(r), r, 1) if r.random() < 0.5 else random_plan(r, 8)
+        blocks = doc.get("blocks") if isinstance(doc, dict) else None
+        if isinstance(blocks, list) and blocks and all(isinstance(b, dict) for b in blocks):
+            donors = [b for b in blocks if isinstance(b.get("statements"), list) and b["statements"]]
+            if donors and isinstance(blocks[-1].get("terminator"), dict):
+                donor = r.choice(donors)
+                if r.random() < 0.3 and isinstance(donor["statements"][0], dict):
+                    donor["statements"][0]["cost"] = {"nowhere": 1}  # a problem in every copy
+                _copies(doc, donor, r)
+        try:
+            check_plan(doc)
+        except Reject:
+            continue
+        unique = orjson.loads(orjson.dumps(doc))
+        salt = 0
+        for i, b in enumerate(unique["blocks"]):
+            for j, st in enumerate(b.get("statements") or ()):
+                st["text"] = f"{i}.{j}"
+                salt += 1
+                _respell(st["cost"], salt)
+            for e in b["terminator"].get("successors") or ():
+                tr = e.get("transitions")
+                if isinstance(tr, dict):
+                    salt += 1
+                    for row in tr.values():
+                        salt = _respell(row, salt)
+        outcomes = []
+        for d in (doc, unique):
+            try:
+                outcomes.append(("ok", _graph_signature(build_graph(d))[:-1]))
+            except InputError as exc:
+                outcomes.append(("error", str(exc)))
+        assert outcomes[0] == outcomes[1]
+        compared += 1
+        failed += outcomes[0][0] == "error"
+    assert compared and failed
