@@ -271,9 +271,10 @@ def check_section(name: str, value: Any) -> None:
     SECTIONS[name](value)
 
 
-def check_artifact(doc: Any) -> None:
+def check_artifact(doc: Any, *, plan: bool = True) -> None:
     """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as in `check_plan`)."""
+    (its plan as in `check_plan`; without `plan`, everything but the plan, which the
+    caller then checks while it builds the graph: `graph.build_graph(..., check=True)`)."""
     if type(doc) is not dict or not doc.keys() <= _ARTIFACT_FIELDS:
         raise Reject("artifact")
     v = doc.get("format_version")
@@ -299,4 +300,5 @@ def check_artifact(doc: Any) -> None:
             check(v)
     if "plan" not in doc:
         raise Reject("plan")
-    check_plan_part(doc["plan"])
+    if plan:
+        check_plan_part(doc["plan"])

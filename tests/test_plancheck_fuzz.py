@@ -78,11 +78,12 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     asked (and refused), so a test can tell the slow path really ran."""
     asked = [0]
 
-    def refuse(doc: Any) -> None:
+    def refuse(doc: Any, *args: Any, **kwargs: Any) -> None:
         asked[0] += 1
         raise Reject("forced")
 
-    monkeypatch.setattr(loading, "check_plan", refuse)
+    # The fast path's two entries: a plan's checked build, an artifact's type check.
+    monkeypatch.setattr(loading, "checked_graph", refuse)
     monkeypatch.setattr(loading, "check_artifact", refuse)
     return asked
 
@@ -115,6 +116,18 @@ def _fast_accepts(check: Any, doc: Any) -> bool:
     return True
 
 
+def _checked_build_accepts(doc: Any) -> bool:
+    """Whether `build_graph(doc, check=True)` accepts the types (its plan may still have
+    problems of meaning)."""
+    try:
+        build_graph(doc, check=True)
+    except Reject:
+        return False
+    except InputError:
+        pass
+    return True
+
+
 def test_valid_plans_take_the_fast_path_and_build_the_same_graph(tmp_path, monkeypatch):
     r = random.Random(SEED)
     for i in range(N_PLANS // 3):
@@ -144,6 +157,8 @@ def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
         except orjson.JSONDecodeError:
             parsed = None
         if isinstance(parsed, dict):
+            # The checks made while building (the load path) are exactly `check_plan`'s.
+            assert _checked_build_accepts(parsed) == _fast_accepts(check_plan, parsed), (i, data[:400])
             if _fast_accepts(check_plan, parsed):
                 accepted += 1
                 assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
@@ -189,6 +204,8 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         spans += fast[0] == "ok" and fast[6] is not None
         if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
             assert _models_accept(Artifact.model_validate, doc), (i, kind)
+        if isinstance(doc, dict) and _fast_accepts(lambda d: check_artifact(d, plan=False), doc):
+            assert _checked_build_accepts(doc["plan"]) == _fast_accepts(check_artifact, doc), (i, kind)
     assert fast_taken and spans
 
 
