@@ -258,7 +258,6 @@ def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False, t
         t0 = time.perf_counter()
         loaded = load(path)
         run = Run(loaded)
-        _keep(run)
         run.timings.append(("load", time.perf_counter() - t0))
         for stage in STAGES:
             if stage in loaded.models:

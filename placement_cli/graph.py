@@ -102,9 +102,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     (('b0',), (3,))
     """
     if check:
-        blocks = check_head(plan)
-        for b in blocks:
-            check_block_head(b)  # ids and parameters are read across blocks
+        check_head(plan)
     doc = plan_document(plan)
     chk = _Checker()
     p = prefix
@@ -119,7 +117,13 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     full = (1 << n) - 1
     blocks = doc["blocks"]
 
+    # Ids and parameter counts are read across blocks (an edge's destination): their
+    # types are checked first.
+    if check:
+        for b in blocks:
+            check_block_head(b)
     ids = [b["id"] for b in blocks]
+    nparams = [len(b.get("params") or ()) for b in blocks]
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         index = {}
@@ -221,16 +225,17 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # once (statement costs by their serialisation: equal bytes, equal values; a checked
     # plan has no NaN, which orjson would write as `null` like None). Whole statement
     # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
-    # summed cost, and the cost row of a block that adds nothing to them (no terminator
-    # cost, domain, cost or premium), are computed once per distinct problem-free list.
-    # Rows and bases are shared between blocks: nothing changes them after loading.
+    # summed cost are computed once per distinct problem-free list, and with them, once
+    # per distinct serialisation of what else costs (terminator cost, domain, cost,
+    # premium: their types are checked at every block), the block's domain, base and
+    # cost row. Rows and bases are shared between blocks: nothing changes them.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
-    seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, row or None]
+    seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, {extras key: (domain, base, row)}]
     seen_domains: dict[tuple[str, ...], int] = {}
-    no_statements: list[Any] = [full, [0.0] * n, None]
+    no_statements: list[Any] = [full, [0.0] * n, {}]
 
     def statement_costs(stmts: list[Any], i: int) -> list[Any]:
-        """[support, base, None] of the statements of block `i` (problems reported)."""
+        """[support, base, {}] of the statements of block `i` (problems reported)."""
         support = full
         base = [0.0] * n
         for j, st in enumerate(stmts):
@@ -258,7 +263,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
             for ti, c in adds:  # in map order: the same float sums
                 base[ti] += c
             support &= m
-        return [support, base, None]
+        return [support, base, {}]
 
     def block_costs(
         i: int, b: dict[str, Any], support: int, base: list[float],
@@ -341,21 +346,27 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     seen_lists[lkey] = memo
         else:
             memo = no_statements
-        support, base, row = memo
+        support, base, rows = memo
         term = b["terminator"]
         tcost = term.get("cost")
         bdomain = b.get("domain")
         bcost = b.get("cost")
         premium = b.get("premium")
-        plain = tcost is None and bdomain is None and bcost is None and premium is None
-        if plain and row is not None:
-            bases.append(base)
-            domain.append(support)
-            costs.append(row)
+        xkey: bytes | None = b""
+        if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
+            try:
+                xkey = dumps((tcost, bdomain, bcost, premium))
+            except (TypeError, JSONEncodeError):
+                xkey = None
+        got = rows.get(xkey) if xkey is not None else None
+        if got is not None:
+            domain.append(got[0])
+            bases.append(got[1])
+            costs.append(got[2])
         else:
             block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
-            if plain and len(chk.problems) == at_block:
-                memo[2] = costs[-1]
+            if xkey is not None and len(chk.problems) == at_block:
+                rows[xkey] = (domain[-1], bases[-1], costs[-1])
 
         names = b.get("paths")
         if names:
@@ -391,7 +402,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
                 dst = -1
             else:
-                want_n = len(blocks[dst].get("params") or ())
+                want_n = nparams[dst]
                 got_n = len(e.get("args") or ())
                 if got_n != want_n:
                     chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",

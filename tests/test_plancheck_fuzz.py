@@ -307,10 +307,13 @@ def _copies(doc: dict[str, Any], donor: dict[str, Any], r: random.Random) -> lis
         copy["id"] = f"rep{j}"
         copy.pop("params", None)
         copy["terminator"] = orjson.loads(orjson.dumps(last["terminator"]))
-        for e in copy["terminator"].get("successors") or ():
+        succs = copy["terminator"].get("successors")
+        for e in succs if isinstance(succs, list) else ():
+            if not isinstance(e, dict):
+                continue
             e.pop("args", None)
-            e["block"] = last["id"] if not last.get("params") else first["id"]
-            if first.get("params") and e["block"] == first["id"]:
+            e["block"] = last.get("id") if not last.get("params") else first.get("id")
+            if isinstance(first.get("params"), list) and e["block"] == first.get("id"):
                 e["args"] = ["x"] * len(first["params"])
         copies.append(copy)
     blocks.extend(copies)
@@ -385,6 +388,16 @@ def test_graph_is_the_same_when_no_statement_list_repeats():
                 donor = r.choice(donors)
                 if r.random() < 0.3 and isinstance(donor["statements"][0], dict):
                     donor["statements"][0]["cost"] = {"nowhere": 1}  # a problem in every copy
+                targets = doc.get("targets")
+                if r.random() < 0.5 and isinstance(targets, list) and targets and isinstance(targets[0], str):
+                    # What else costs, repeated with the statements: fine, or a problem in every copy.
+                    t = targets[0]
+                    field, value = r.choice([
+                        ("domain", [t]), ("domain", [t, "nowhere"]), ("domain", [t, t]), ("cost", {t: 2}),
+                        ("cost", {"nowhere": 1}), ("premium", {t: 1.5}), ("premium", {"nowhere": 2}),
+                        ("cost", {t: 1e308}), ("premium", {t: 1e308}),
+                    ])
+                    donor[field] = value
                 _copies(doc, donor, r)
         try:
             check_plan(doc)
