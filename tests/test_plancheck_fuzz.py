@@ -426,3 +426,38 @@ def test_graph_is_the_same_when_no_statement_list_repeats():
         compared += 1
         failed += outcomes[0][0] == "error"
     assert compared and failed
+
+
+def test_every_literal_and_optional_field_is_checked():
+    """Each literal field refuses another string, each optional typed field another type,
+    exactly as the models do (checked inline by `sectioncheck`, so named one by one)."""
+    r = random.Random(SEED + 7)
+    doc = None
+    while doc is None:
+        try:
+            doc = _artifact_doc(r, "islands")
+        except InputError:
+            pass
+    twists = [
+        ("scc", lambda s: s["components"][0].__setitem__("kind", "other")),
+        ("scc", lambda s: s["components"][0].__setitem__("self_loop", "yes")),
+        ("scc", lambda s: s["components"][0].__setitem__("header", 1)),
+        ("scc", lambda s: s["components"][0].__setitem__("reachable", 1)),
+        ("solve", lambda s: s.__setitem__("status", "done")),
+        ("solve", lambda s: s.__setitem__("method", 1)),
+        ("solve", lambda s: s.__setitem__("gap", "0")),
+        ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("kind", "other")),
+        ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("provides", "p")),
+        ("islands", lambda s: s["graph"].__setitem__("entry", 1)),
+        ("fuse", lambda s: s["blocks"][0].__setitem__("target", 1) if s["blocks"] else s.__setitem__("merged", -1)),
+    ]
+    for stage, twist in twists:
+        sec = orjson.loads(orjson.dumps(doc[stage]))
+        assert _fast_accepts(lambda d, s=stage: check_section(s, d), sec)
+        twist(sec)
+        assert not _fast_accepts(lambda d, s=stage: check_section(s, d), sec), stage
+        assert not _models_accept(SECTION_MODELS[stage].model_validate, sec), stage
+    diag = {"severity": "fatal", "code": "c", "message": "m", "blocks": [], "stage": "solve"}
+    art = {**doc, "diagnostics": [diag]}
+    assert not _fast_accepts(check_artifact, art)
+    assert not _models_accept(Artifact.model_validate, art)
