@@ -1,25 +1,42 @@
-"""The compact indexed form every pass runs on.
+"""Checking a plan and building its indexed form (`build_graph`; the form itself:
+`placement_cli.indexed`, whose names are re-exported here).
 
-The public models are parsed and checked once (`build_graph`); afterwards blocks are
-indices in input order, targets are bit positions in target order, domains are int
-bitsets, and each CFG edge is a position in one flat edge list (source block order,
-then successor position), so no algorithm ever iterates a hash-ordered container.
+The public models are parsed and checked once; afterwards blocks are indices in input
+order, targets bit positions, domains int bitsets (`placement_cli.indexed.Graph`).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
 from orjson import JSONEncodeError, dumps
 
 from placement_cli.errors import InputError, Problem
-from placement_cli.io import num
+from placement_cli.indexed import (
+    INF,
+    Graph,
+    Matrix,
+    assemble,
+    bits,
+    identity_matrix,
+    make_matrix,
+    popcount,
+)
 from placement_cli.limits import objective_problems
+from placement_cli.plancheck import (
+    check_block,
+    check_block_head,
+    check_head,
+    check_matrix,
+    check_statements,
+)
 from placement_cli.planview import Plan as PlanView
 
-INF = math.inf
+__all__ = [
+    "INF", "SUCCESSOR_COUNT", "Graph", "Matrix", "assemble", "bits", "build_graph", "identity_matrix",
+    "make_matrix", "plan_document", "popcount",
+]
+
 SUCCESSOR_COUNT = {
     "goto": (1, 1),
     "graph_read": (1, 1),
@@ -27,124 +44,6 @@ SUCCESSOR_COUNT = {
     "return": (0, 0),
     "unreachable": (0, 0),
 }
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Matrix:
-    """A TransMatrix over target indices: `cost[s * n + d]` is None when s->d is forbidden."""
-
-    n: int
-    cost: tuple[float | None, ...]
-    out: tuple[int, ...]  # out[s]: bitset of destinations allowed from s
-    inc: tuple[int, ...]  # inc[d]: bitset of sources allowed into d
-
-    def get(self, s: int, d: int) -> float | None:
-        return self.cost[s * self.n + d]
-
-    def to_json(self, targets: tuple[str, ...]) -> dict[str, dict[str, float | int]]:
-        n = self.n
-        rows: dict[str, dict[str, float | int]] = {}
-        for s in range(n):
-            row = {targets[d]: num(c) for d in range(n) if (c := self.cost[s * n + d]) is not None}
-            if row:
-                rows[targets[s]] = row
-        return rows
-
-
-def make_matrix(n: int, cost: tuple[float | None, ...]) -> Matrix:
-    out = [0] * n
-    inc = [0] * n
-    for s in range(n):
-        for d in range(n):
-            if cost[s * n + d] is not None:
-                out[s] |= 1 << d
-                inc[d] |= 1 << s
-    return Matrix(n, cost, tuple(out), tuple(inc))
-
-
-def identity_matrix(n: int) -> Matrix:
-    return make_matrix(n, tuple(0.0 if s == d else None for s in range(n) for d in range(n)))
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Graph:
-    """A checked plan in indexed form. Immutable: passes return new results."""
-
-    name: str | None
-    targets: tuple[str, ...]
-    block_ids: tuple[str, ...]
-    index: dict[str, int]
-    entry: int
-    domain: tuple[int, ...]  # initial TargetBitSet per block
-    cost: tuple[tuple[float, ...], ...]  # cost[b][t], INF outside the domain
-    edge_src: tuple[int, ...]
-    edge_dst: tuple[int, ...]
-    edge_pos: tuple[int, ...]  # successor position inside the source's terminator
-    edge_mat: tuple[Matrix, ...]
-    succ: tuple[tuple[int, ...], ...]  # edge ids leaving each block, in successor order
-    pred: tuple[tuple[int, ...], ...]  # edge ids entering each block, in edge-id order
-    live: tuple[bool, ...]  # reachable from the entry
-    block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
-    path_names: tuple[str, ...]
-    path_origin: tuple[int, ...]  # bitset of origin targets per path
-    plan: PlanView  # the checked plan (views over its document), kept for `normalized`
-    default_matrix: Matrix
-    _memo: dict[str, Any]  # lazily built views (the normalised plan dict)
-
-    @property
-    def normalized(self) -> dict[str, Any]:
-        """The normalised plan as written into artifacts, built on first use: a stage
-        that only reads a plan to run an algorithm should not pay for it."""
-        got = self._memo.get("normalized")
-        if got is None:
-            from placement_cli.normalize import normalize
-
-            got = self._memo["normalized"] = normalize(self)
-        return got  # type: ignore[no-any-return]
-
-    @property
-    def n_blocks(self) -> int:
-        return len(self.block_ids)
-
-    @property
-    def n_targets(self) -> int:
-        return len(self.targets)
-
-    @property
-    def n_edges(self) -> int:
-        return len(self.edge_src)
-
-    def edge_json(self, e: int) -> dict[str, Any]:
-        return {
-            "from": self.block_ids[self.edge_src[e]],
-            "index": self.edge_pos[e],
-            "to": self.block_ids[self.edge_dst[e]],
-        }
-
-    def target_list(self, mask: int) -> list[str]:
-        return [t for i, t in enumerate(self.targets) if mask >> i & 1]
-
-    def mask_of(self, names: list[str]) -> int:
-        m = 0
-        for name in names:
-            m |= 1 << self.targets.index(name)
-        return m
-
-
-def bits(mask: int) -> list[int]:
-    """Set bit positions in ascending (target) order."""
-    out = []
-    i = 0
-    while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
-    return out
-
-
-def popcount(mask: int) -> int:
-    return mask.bit_count()
 
 
 class _Checker:
@@ -186,12 +85,15 @@ def plan_document(plan: Any) -> dict[str, Any]:
     return plan.model_dump()  # type: ignore[no-any-return]
 
 
-def build_graph(plan: Any, prefix: str = "") -> Graph:
+def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
     `plan` is a validated `model.Plan`, or a document `plancheck.check_plan` accepted
     (or its `planview.Plan`). All problems are collected and raised together as one
-    `InputError`.
+    `InputError`. With `check`, `plan` is a parsed document not yet checked: the checks
+    of `check_plan` are made along the way (one traversal of a large document instead
+    of two), and `plancheck.Reject` is raised before any `InputError` when they refuse
+    it (the caller then asks the models).
 
     >>> from placement_cli.model import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -199,6 +101,8 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     >>> g.block_ids, g.domain
     (('b0',), (3,))
     """
+    if check:
+        check_head(plan)
     doc = plan_document(plan)
     chk = _Checker()
     p = prefix
@@ -213,13 +117,21 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     full = (1 << n) - 1
     blocks = doc["blocks"]
 
-    index: dict[str, int] = {}
-    for i, b in enumerate(blocks):
-        bid = b["id"]
-        if bid in index:
-            chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
-        else:
-            index[bid] = i
+    # Ids and parameter counts are read across blocks (an edge's destination): their
+    # types are checked first.
+    if check:
+        for b in blocks:
+            check_block_head(b)
+    ids = [b["id"] for b in blocks]
+    nparams = [len(b.get("params") or ()) for b in blocks]
+    index = dict(zip(ids, range(len(ids)), strict=True))
+    if len(index) != len(ids):
+        index = {}
+        for i, bid in enumerate(ids):
+            if bid in index:
+                chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
+            else:
+                index[bid] = i
     entry = 0
     plan_entry = doc.get("entry")
     if plan_entry is not None:
@@ -284,17 +196,8 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
     # value types), problem-free ones only, so a faulty one is reported at every use.
     by_bytes: dict[bytes, Matrix] = {}
 
-    def matrix(raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
-        """The Matrix of edge `k` of block `i`."""
-        key: bytes | None
-        try:
-            key = dumps(raw)
-        except (TypeError, JSONEncodeError):
-            key = None
-        if key is not None:
-            got = by_bytes.get(key)
-            if got is not None:
-                return got
+    def matrix(raw: dict[str, dict[str, float]], i: int, k: int, key: bytes | None) -> Matrix:
+        """The Matrix of edge `k` of block `i`, not yet known by its serialisation `key`."""
         before = len(chk.problems)
         m = convert(raw, i, k)
         if key is not None and len(chk.problems) == before:
@@ -320,42 +223,56 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
 
     # Statement costs and domains repeat too: each distinct problem-free one is read
     # once (statement costs by their serialisation: equal bytes, equal values; a checked
-    # plan has no NaN, which orjson would write as `null` like None).
+    # plan has no NaN, which orjson would write as `null` like None). Whole statement
+    # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
+    # summed cost are computed once per distinct problem-free list, and with them, once
+    # per distinct serialisation of what else costs (terminator cost, domain, cost,
+    # premium: their types are checked at every block), the block's domain, base and
+    # cost row. Rows and bases are shared between blocks: nothing changes them.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
+    seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, {extras key: (domain, base, row)}]
     seen_domains: dict[tuple[str, ...], int] = {}
-    for i, b in enumerate(blocks):
+    no_statements: list[Any] = [full, [0.0] * n, {}]
+
+    def statement_costs(stmts: list[Any], i: int) -> list[Any]:
+        """[support, base, {}] of the statements of block `i` (problems reported)."""
         support = full
         base = [0.0] * n
-        stmts = b.get("statements")
-        if stmts:
-            for j, st in enumerate(stmts):
-                sc = st["cost"]
-                try:
-                    key: bytes | None = dumps(sc)
-                except (TypeError, JSONEncodeError):
-                    key = None
-                hit = seen_costs.get(key) if key is not None else None
-                if hit is None:
-                    m = 0
-                    adds = []
-                    before = len(chk.problems)
-                    for t, c in sc.items():
-                        got = bit.get(t)
-                        if got is None:
-                            chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
-                        elif c is not None:
-                            m |= got[1]
-                            adds.append((got[0], c))
-                    if key is not None and len(chk.problems) == before:
-                        seen_costs[key] = (m, tuple(adds))
-                else:
-                    m, adds = hit  # type: ignore[assignment]
-                for ti, c in adds:  # in map order: the same float sums
-                    base[ti] += c
-                support &= m
-        term = b["terminator"]
-        tcost = term.get("cost")
+        for j, st in enumerate(stmts):
+            sc = st["cost"]
+            try:
+                key: bytes | None = dumps(sc)
+            except (TypeError, JSONEncodeError):
+                key = None
+            hit = seen_costs.get(key) if key is not None else None
+            if hit is None:
+                m = 0
+                adds = []
+                before = len(chk.problems)
+                for t, c in sc.items():
+                    got = bit.get(t)
+                    if got is None:
+                        chk.add(f"{p}blocks[{i}].statements[{j}].cost.{t}", f"unknown target '{t}'")
+                    elif c is not None:
+                        m |= got[1]
+                        adds.append((got[0], c))
+                if key is not None and len(chk.problems) == before:
+                    seen_costs[key] = (m, tuple(adds))
+            else:
+                m, adds = hit  # type: ignore[assignment]
+            for ti, c in adds:  # in map order: the same float sums
+                base[ti] += c
+            support &= m
+        return [support, base, {}]
+
+    def block_costs(
+        i: int, b: dict[str, Any], support: int, base: list[float],
+        tcost: Any, bdomain: Any, bcost: Any, premium: Any,
+    ) -> None:
+        """Block `i`'s domain, base and cost row from its statements' support and base
+        (not changed: shared), appended to `domain`, `bases` and `costs`."""
         if tcost is not None:
+            base = list(base)
             m = 0
             for t, c in tcost.items():
                 got = bit.get(t)
@@ -366,7 +283,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     base[got[0]] += c
             support &= m
         dom = support
-        bdomain = b.get("domain")
         if bdomain is not None:
             key_d = tuple(bdomain)
             given = seen_domains.get(key_d, -1)
@@ -384,7 +300,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                 if len(chk.problems) == before:
                     seen_domains[key_d] = given
             dom &= given
-        bcost = b.get("cost")
         if bcost is not None:
             base = [0.0] * n
             for t, c in bcost.items():
@@ -395,7 +310,6 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     base[got[0]] = float(c)
         bases.append(base)
         total = list(base)
-        premium = b.get("premium")
         if premium is not None:
             for t, c in premium.items():
                 got = bit.get(t)
@@ -411,6 +325,48 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                     chk.add(f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity")
         domain.append(dom)
         costs.append(tuple(total))
+
+    for i, b in enumerate(blocks):
+        if check:
+            check_block(b)
+        at_block = len(chk.problems)
+        stmts = b.get("statements")
+        memo: list[Any] | None
+        if stmts:
+            try:
+                lkey: bytes | None = dumps(stmts)
+            except (TypeError, JSONEncodeError):
+                lkey = None
+            memo = seen_lists.get(lkey) if lkey is not None else None
+            if memo is None:
+                if check:
+                    check_statements(stmts)
+                memo = statement_costs(stmts, i)
+                if lkey is not None and len(chk.problems) == at_block and not (check and b"null" in lkey):
+                    seen_lists[lkey] = memo
+        else:
+            memo = no_statements
+        support, base, rows = memo
+        term = b["terminator"]
+        tcost = term.get("cost")
+        bdomain = b.get("domain")
+        bcost = b.get("cost")
+        premium = b.get("premium")
+        xkey: bytes | None = b""
+        if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
+            try:
+                xkey = dumps((tcost, bdomain, bcost, premium))
+            except (TypeError, JSONEncodeError):
+                xkey = None
+        got = rows.get(xkey) if xkey is not None else None
+        if got is not None:
+            domain.append(got[0])
+            bases.append(got[1])
+            costs.append(got[2])
+        else:
+            block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
+            if xkey is not None and len(chk.problems) == at_block:
+                rows[xkey] = (domain[-1], bases[-1], costs[-1])
 
         names = b.get("paths")
         if names:
@@ -446,7 +402,7 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                 chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
                 dst = -1
             else:
-                want_n = len(blocks[dst].get("params") or ())
+                want_n = nparams[dst]
                 got_n = len(e.get("args") or ())
                 if got_n != want_n:
                     chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",
@@ -461,7 +417,17 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
                             f"unknown matrix '{tr}' (not in the top-level matrices)")
                     mat = default
             else:
-                mat = matrix(tr, i, k)
+                try:
+                    mkey: bytes | None = dumps(tr)
+                except (TypeError, JSONEncodeError):
+                    mkey = None
+                got_m = by_bytes.get(mkey) if mkey is not None else None
+                if got_m is not None:
+                    mat = got_m
+                else:
+                    if check:
+                        check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
+                    mat = matrix(tr, i, k, mkey)
             mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
@@ -475,7 +441,8 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
 
     return assemble(
         plan=PlanView(doc),
-        block_ids=tuple(b["id"] for b in blocks),
+        block_ids=tuple(ids),
+        index=index,
         entry=entry,
         domain=domain,
         cost=costs,
@@ -489,65 +456,4 @@ def build_graph(plan: Any, prefix: str = "") -> Graph:
         path_names=tuple(path_index),
         path_origin=tuple(path_origin),
         default_matrix=default,
-    )
-
-
-def assemble(
-    *,
-    plan: PlanView,
-    block_ids: tuple[str, ...],
-    entry: int,
-    domain: list[int],
-    cost: list[tuple[float, ...]],
-    bases: list[list[float]],
-    edge_src: list[int],
-    edge_dst: list[int],
-    edge_pos: list[int],
-    edge_mat: list[Matrix],
-    succ: list[tuple[int, ...]],
-    block_paths: list[tuple[int, ...]],
-    path_names: tuple[str, ...],
-    path_origin: tuple[int, ...],
-    default_matrix: Matrix,
-) -> Graph:
-    """A Graph from already-checked per-block and per-edge lists: derives the id index,
-    the predecessor lists and reachability. `build_graph` and passes that derive a new
-    plan from a checked one (fusion) share it, so the derived fields have one definition."""
-    n = len(block_ids)
-    pred_lists: list[list[int]] = [[] for _ in range(n)]
-    for eid, d in enumerate(edge_dst):
-        pred_lists[d].append(eid)
-
-    live = [False] * n
-    live[entry] = True
-    stack = [entry]
-    while stack:
-        u = stack.pop()
-        for eid in succ[u]:
-            v = edge_dst[eid]
-            if not live[v]:
-                live[v] = True
-                stack.append(v)
-
-    return Graph(
-        name=plan.name,
-        targets=tuple(plan.targets),
-        block_ids=block_ids,
-        index={b: i for i, b in enumerate(block_ids)},
-        entry=entry,
-        domain=tuple(domain),
-        cost=tuple(cost),
-        edge_src=tuple(edge_src),
-        edge_dst=tuple(edge_dst),
-        edge_pos=tuple(edge_pos),
-        edge_mat=tuple(edge_mat),
-        succ=tuple(succ),
-        pred=tuple(tuple(x) for x in pred_lists),
-        live=tuple(live),
-        block_paths=tuple(block_paths),
-        path_names=path_names,
-        path_origin=path_origin,
-        plan=plan,
-        default_matrix=default_matrix,
-        _memo={"base": bases},
     )

@@ -87,11 +87,23 @@ def objective_problems(
     'costs too large: the objective could exceed '
     """
     total = 0.0
+    inf = float("inf")
+    # Rows repeat as shared objects (a plan's plain blocks with equal statements): each
+    # is scanned once, by identity (all are alive in `costs`, so no id is reused).
+    tops: dict[int, float] = {}
     for row in costs:
-        top = 0.0
-        for c in row:
-            if top < c < float("inf"):
-                top = c
+        top = tops.get(id(row))
+        if top is None:
+            if inf in row:
+                top = 0.0
+                for c in row:
+                    if top < c < inf:
+                        top = c
+            else:
+                top = max(row, default=0.0)
+                if not top > 0.0:  # the scan's start (costs are never NaN)
+                    top = 0.0
+            tops[id(row)] = top
         total += top
         if total >= limit:
             break

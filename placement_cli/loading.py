@@ -19,7 +19,7 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.errors import InputError, Problem
 from placement_cli.graph import Graph, build_graph
 from placement_cli.io import gc_paused, is_json, parse_document, read_bytes, source_name
-from placement_cli.plancheck import Reject, check_plan
+from placement_cli.plancheck import Reject
 from placement_cli.problems import brief, validation_problems
 from placement_cli.sectioncheck import check_artifact, check_section
 from placement_cli.stages import STAGES, get, upto
@@ -128,16 +128,23 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
         return build_graph(plan, prefix)
 
 
+def checked_graph(doc: Any, prefix: str = "") -> Graph:
+    """The graph of a parsed plan document, its types checked as `plancheck.check_plan`
+    checks them in the same traversal (`build_graph(..., check=True)`): raises `Reject`
+    when they are not certainly what the models accept, else `InputError` for the
+    plan's problems."""
+    with gc_paused():
+        return build_graph(doc, prefix, check=True)
+
+
 def _plan_from_doc(doc: Any) -> Graph:
     """A plan parsed from JSON or YAML (plain types only) this process owns: accepted by
     the fast check and built from the document itself, or else validated by the models
     (every message theirs)."""
-    with gc_paused():
-        try:
-            check_plan(doc)
-        except Reject:
-            return parse_plan(doc)
-        return build_graph(doc)
+    try:
+        return checked_graph(doc)
+    except Reject:
+        return parse_plan(doc)
 
 
 def _plan_from_json(data: bytes) -> Graph:
@@ -182,18 +189,13 @@ def load(path: str) -> Loaded:
             if doc is not None:
                 try:
                     if artifact:
-                        check_artifact(doc)
-                    else:
-                        check_plan(doc)
-                except Reject:
-                    pass
-                else:
-                    if artifact:
+                        check_artifact(doc, plan=False)
                         loaded = _artifact_doc(doc, source)
                         loaded.raw_plan = raw_plan
                         return loaded
-                    with gc_paused():
-                        return Loaded(source, build_graph(doc))
+                    return Loaded(source, checked_graph(doc))
+                except Reject:
+                    pass
             if not artifact:
                 return Loaded(source, _plan_from_json(data))
             return _artifact_from_json(data, source)
@@ -205,10 +207,10 @@ def load(path: str) -> Loaded:
             return _lower(doc, source)
         if "format_version" in doc:
             try:
-                check_artifact(doc)
+                check_artifact(doc, plan=False)
+                return _artifact_doc(doc, source)
             except Reject:
                 return _artifact(_validate_artifact(lambda: _artifact_model().model_validate(doc), doc.get("format_version")), source)
-            return _artifact_doc(doc, source)
         return Loaded(source, _plan_from_doc(doc))
     except InputError as exc:
         raise exc.with_source(source) from None
@@ -374,12 +376,20 @@ def _artifact(art: Any, source: str) -> Loaded:
 
 
 def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
-    """An artifact document `sectioncheck.check_artifact` accepted (as `_artifact` would)."""
+    """An artifact document `sectioncheck.check_artifact(doc, plan=False)` accepted (as
+    `_artifact` would): raises `Reject` when its plan is not certainly accepted."""
     kind = doc["kind"]
     diagnostics = doc["diagnostics"]
+    # The plan's types first (a refusal goes to the models, which read them first), its
+    # problems after the sections' presence (the order the models' path reports them).
+    problems: InputError | None = None
+    try:
+        g = checked_graph(doc["plan"], "plan.")
+    except InputError as exc:
+        problems = exc
     _sections_present(kind, lambda stage: doc.get(stage) is not None, [d["stage"] for d in diagnostics])
-    with gc_paused():
-        g = build_graph(doc["plan"], "plan.")
+    if problems is not None:
+        raise problems
     data = {stage: doc[stage] for stage in upto(kind)}
     extra = {"lower": doc["lower"]} if doc.get("lower") is not None else {}
     return Loaded(source, g, diagnostics=diagnostics, status=doc["status"], data=data, extra=extra)

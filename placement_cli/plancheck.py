@@ -117,7 +117,9 @@ def _any_map(v: Any, where: str) -> None:
                 stack.append((x, depth + 1))
 
 
-def _plan(doc: Any) -> None:
+def check_head(doc: Any) -> list[Any]:
+    """Everything of a plan but its blocks' contents; returns the blocks (a non-empty
+    list)."""
     if type(doc) is not dict or not doc.keys() <= _PLAN_FIELDS:
         raise Reject("plan")
     v = doc.get("version")
@@ -157,84 +159,135 @@ def _plan(doc: Any) -> None:
     blocks = doc.get("blocks")
     if type(blocks) is not list or not blocks:
         raise Reject("blocks")
-    accepted: set[bytes] = set()
-    block_fields, stmt_fields, term_fields, edge_fields, kinds = (
-        _BLOCK_FIELDS, _STATEMENT_FIELDS, _TERM_FIELDS, _EDGE_FIELDS, TERM_KINDS)
-    for b in blocks:
-        if type(b) is not dict or not b.keys() <= block_fields:
-            raise Reject("blocks[]")
-        v = b.get("id")
-        if type(v) is not str or not v:
-            raise Reject("blocks[].id")
-        if "params" in b:
-            _strs(b["params"], "blocks[].params")
-        if "statements" in b:
-            stmts = b["statements"]
-            if type(stmts) is not list:
-                raise Reject("blocks[].statements")
-            for s in stmts:
-                if type(s) is not dict or not s.keys() <= stmt_fields or "cost" not in s:
-                    raise Reject("blocks[].statements[]")
-                v = s.get("text")
-                if v is not None and type(v) is not str:
-                    raise Reject("blocks[].statements[].text")
-                cost = s["cost"]  # `_costs(cost, ..., True)` inline: one per statement
-                if type(cost) is not dict:
+    return blocks
+
+
+def check_block_head(b: Any) -> None:
+    """A block is a mapping of known fields with its id and parameters (what is read of
+    a block when another block's edge leads to it)."""
+    if type(b) is not dict or not b.keys() <= _BLOCK_FIELDS:
+        raise Reject("blocks[]")
+    v = b.get("id")
+    if type(v) is not str or not v:
+        raise Reject("blocks[].id")
+    if "params" in b:
+        _strs(b["params"], "blocks[].params")
+
+
+def check_block(b: Any) -> None:
+    """The rest of a block (`check_block_head` accepted it), except two parts that
+    repeat and are checked apart, once per distinct serialisation: the contents of its
+    statement list (`check_statements`) and of explicit edge matrices (`check_matrix`)."""
+    if "statements" in b and type(b["statements"]) is not list:
+        raise Reject("blocks[].statements")
+    v = b.get("domain")
+    if v is not None:
+        _strs(v, "blocks[].domain")
+    v = b.get("cost")
+    if v is not None:
+        _costs(v, "blocks[].cost", False)
+    if "paths" in b:
+        _strs(b["paths"], "blocks[].paths")
+    v = b.get("premium")
+    if v is not None:
+        _costs(v, "blocks[].premium", False)
+    term = b.get("terminator")
+    if type(term) is not dict or not term.keys() <= _TERM_FIELDS:
+        raise Reject("blocks[].terminator")
+    v = term.get("kind")
+    if type(v) is not str or v not in TERM_KINDS:
+        raise Reject("blocks[].terminator.kind")
+    v = term.get("cost")
+    if v is not None:
+        _costs(v, "blocks[].terminator.cost", True)
+    if "successors" in term:
+        succs = term["successors"]
+        if type(succs) is not list:
+            raise Reject("blocks[].terminator.successors")
+        edge_fields = _EDGE_FIELDS
+        for e in succs:
+            if type(e) is not dict or not e.keys() <= edge_fields or type(e.get("block")) is not str:
+                raise Reject("blocks[].terminator.successors[]")
+            if "args" in e:
+                _strs(e["args"], "blocks[].terminator.successors[].args")
+            v = e.get("transitions")
+            if v is not None and type(v) is not str and type(v) is not dict:
+                raise Reject("blocks[].terminator.successors[].transitions")
+
+
+def check_statements(stmts: list[Any]) -> None:
+    """The contents of a block's statement list."""
+    stmt_fields = _STATEMENT_FIELDS
+    for s in stmts:
+        if type(s) is not dict or not s.keys() <= stmt_fields or "cost" not in s:
+            raise Reject("blocks[].statements[]")
+        v = s.get("text")
+        if v is not None and type(v) is not str:
+            raise Reject("blocks[].statements[].text")
+        cost = s["cost"]  # `_costs(cost, ..., True)` inline: one per statement
+        if type(cost) is not dict:
+            raise Reject("blocks[].statements[].cost")
+        for k, c in cost.items():
+            t = type(c)
+            if type(k) is not str:
+                raise Reject("blocks[].statements[].cost")
+            if t is float:
+                if not 0.0 <= c < BIG_FLOAT:
                     raise Reject("blocks[].statements[].cost")
-                for k, c in cost.items():
-                    t = type(c)
-                    if type(k) is not str:
-                        raise Reject("blocks[].statements[].cost")
-                    if t is float:
-                        if not 0.0 <= c < BIG_FLOAT:
-                            raise Reject("blocks[].statements[].cost")
-                    elif t is int:
-                        if not 0 <= c <= _EXACT_INT:
-                            raise Reject("blocks[].statements[].cost")
-                    elif c is not None:
-                        raise Reject("blocks[].statements[].cost")
-        v = b.get("domain")
-        if v is not None:
-            _strs(v, "blocks[].domain")
-        v = b.get("cost")
-        if v is not None:
-            _costs(v, "blocks[].cost", False)
-        if "paths" in b:
-            _strs(b["paths"], "blocks[].paths")
-        v = b.get("premium")
-        if v is not None:
-            _costs(v, "blocks[].premium", False)
-        term = b.get("terminator")
-        if type(term) is not dict or not term.keys() <= term_fields:
-            raise Reject("blocks[].terminator")
-        v = term.get("kind")
-        if type(v) is not str or v not in kinds:
-            raise Reject("blocks[].terminator.kind")
-        v = term.get("cost")
-        if v is not None:
-            _costs(v, "blocks[].terminator.cost", True)
-        if "successors" in term:
-            succs = term["successors"]
-            if type(succs) is not list:
-                raise Reject("blocks[].terminator.successors")
-            for e in succs:
-                if type(e) is not dict or not e.keys() <= edge_fields or type(e.get("block")) is not str:
-                    raise Reject("blocks[].terminator.successors[]")
-                if "args" in e:
-                    _strs(e["args"], "blocks[].terminator.successors[].args")
-                v = e.get("transitions")
-                if v is not None and type(v) is not str:
-                    # Matrices repeat: one accepted is accepted at every use. Equal bytes
-                    # mean equal keys, values and value types here (an accepted matrix
-                    # has no `null`, the one value orjson writes for several).
-                    try:
-                        key = dumps(v)
-                    except (TypeError, JSONEncodeError):
-                        key = None
-                    if key is None or key not in accepted:
-                        _matrix(v, "blocks[].terminator.successors[].transitions")
-                        if key is not None:
-                            accepted.add(key)
+            elif t is int:
+                if not 0 <= c <= _EXACT_INT:
+                    raise Reject("blocks[].statements[].cost")
+            elif c is not None:
+                raise Reject("blocks[].statements[].cost")
+
+
+def check_matrix(v: Any) -> None:
+    """An edge's explicit transition matrix."""
+    _matrix(v, "blocks[].terminator.successors[].transitions")
+
+
+def serialised(v: Any) -> bytes | None:
+    """The key a repeated part is recognised by: its orjson bytes, or None when orjson
+    cannot write it. Equal bytes mean equal keys, values and value types (plans come
+    from orjson or `yaml_core`: exact built-in types), except `null`, which orjson also
+    writes for NaN and infinities: a part whose bytes hold `null` is accepted by its
+    key only if its checks refuse NaN and infinities wherever they allow None.
+
+    >>> serialised([{"cost": {"a": 1}}]), serialised({1: 2})
+    (b'[{"cost":{"a":1}}]', None)
+    """
+    try:
+        return dumps(v)
+    except (TypeError, JSONEncodeError):
+        return None
+
+
+def _plan(doc: Any) -> None:
+    blocks = check_head(doc)
+    # Repeated statement lists and matrices (a few dozen and a handful of distinct ones
+    # on 100k blocks) are checked once per serialisation; a statement list whose bytes
+    # hold `null` every time (a None cost and a NaN one are written alike).
+    accepted: set[bytes] = set()
+    accepted_stmts: set[bytes] = set()
+    for b in blocks:
+        check_block_head(b)
+        check_block(b)
+        stmts = b.get("statements")
+        if stmts:
+            key = serialised(stmts)
+            if key is None or key not in accepted_stmts:
+                check_statements(stmts)
+                if key is not None and b"null" not in key:
+                    accepted_stmts.add(key)
+        for e in b["terminator"].get("successors") or ():
+            v = e.get("transitions")
+            if type(v) is dict:
+                # An accepted matrix has no `null` (its costs are never None).
+                key = serialised(v)
+                if key is None or key not in accepted:
+                    check_matrix(v)
+                    if key is not None:
+                        accepted.add(key)
 
 
 def check_plan_part(doc: Any) -> None:
@@ -244,7 +297,8 @@ def check_plan_part(doc: Any) -> None:
 
 def check_plan(doc: Any) -> None:
     """Accept `doc` as a plan exactly when `model.Plan` certainly would; raise `Reject`
-    otherwise."""
+    otherwise. `graph.build_graph(doc, check=True)` applies the same checks while it
+    builds the graph (one traversal)."""
     _plan(doc)
 
 

@@ -95,83 +95,138 @@ def _strlist(v: Any) -> None:
             raise Reject("list")
 
 
-def _opt(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if v is not None:
-            f(v)
+class _Opt:
+    """A field that may be null: `f` checks any other value."""
 
-    return check
+    __slots__ = ("f",)
+
+    def __init__(self, f: Check) -> None:
+        self.f = f
+
+    def __call__(self, v: Any) -> None:
+        if v is not None:
+            self.f(v)
+
+
+def _opt(f: Check) -> Check:
+    return _Opt(f)
+
+
+class _Lit:
+    """One of the given strings."""
+
+    __slots__ = ("allowed",)
+
+    def __init__(self, values: tuple[str, ...]) -> None:
+        self.allowed = frozenset(values)
+
+    def __call__(self, v: Any) -> None:
+        if type(v) is not str or v not in self.allowed:
+            raise Reject("literal")
 
 
 def _lit(*values: str) -> Check:
-    allowed = frozenset(values)
-
-    def check(v: Any) -> None:
-        if type(v) is not str or v not in allowed:
-            raise Reject("literal")
-
-    return check
+    return _Lit(values)
 
 
-def _list(f: Check) -> Check:
-    def check(v: Any) -> None:
+class _List:
+    """A list, each item checked by `f` (a list of objects: all of them in one call)."""
+
+    __slots__ = ("f",)
+
+    def __init__(self, f: Check) -> None:
+        self.f = f
+
+    def __call__(self, v: Any) -> None:
         if type(v) is not list:
             raise Reject("list")
+        f = self.f
+        if type(f) is _Obj:
+            f.each(v)
+            return
         for x in v:
             f(x)
 
-    return check
+
+def _list(f: Check) -> Check:
+    return _List(f)
+
+
+# Field checks an object makes inline, by kind (sections list 100k components: a call per
+# field would be most of the time).
+_INLINE_TYPES: dict[Any, type] = {_str: str, _bool: bool}
+
+
+class _Obj:
+    """A strict model: `required` fields must be present, `optional` ones may be; with
+    `extra`, other string keys are carried (and must be writable), else refused.
+    Strings, string lists, booleans and literals, required or optional-and-nullable, are
+    checked inline."""
+
+    def __init__(self, required: dict[str, Check], optional: dict[str, Check] | None, extra: bool) -> None:
+        opt = optional or {}
+        self.names = frozenset({**required, **opt})
+        self.req = frozenset(required)
+        self.extra = extra
+        self.typed = tuple((k, _INLINE_TYPES[f]) for k, f in required.items() if f in _INLINE_TYPES)
+        self.lists = tuple(k for k, f in required.items() if f is _strlist)
+        self.lits = tuple((k, f.allowed) for k, f in required.items() if type(f) is _Lit)
+        self.others = tuple((k, f) for k, f in required.items()
+                            if f not in _INLINE_TYPES and f is not _strlist and type(f) is not _Lit)
+        # Optional fields that may be null and are otherwise of one type: checked inline.
+        self.opt_typed = tuple((k, _INLINE_TYPES[f.f]) for k, f in opt.items()
+                               if type(f) is _Opt and f.f in _INLINE_TYPES)
+        self.opt_others = tuple((k, f) for k, f in opt.items() if not (type(f) is _Opt and f.f in _INLINE_TYPES))
+
+    def __call__(self, v: Any) -> None:
+        self.each((v,))
+
+    def each(self, items: Any) -> None:
+        """Check every item of `items` (one call for a whole list)."""
+        names, req, extra = self.names, self.req, self.extra
+        typed, lists, lits, others = self.typed, self.lists, self.lits, self.others
+        opt_typed, opt_others = self.opt_typed, self.opt_others
+        for v in items:
+            if type(v) is not dict:
+                raise Reject("object")
+            keys = v.keys()
+            if not keys <= names:
+                if not extra:
+                    raise Reject("object")
+                for k, x in v.items():
+                    if k not in names:
+                        if type(k) is not str:
+                            raise Reject("object")
+                        _plain_writable(x)
+            if not req <= keys:
+                raise Reject("missing")
+            for k, t in typed:
+                if type(v[k]) is not t:
+                    raise Reject(k)
+            for k in lists:
+                x = v[k]
+                if type(x) is not list:
+                    raise Reject(k)
+                for y in x:
+                    if type(y) is not str:
+                        raise Reject(k)
+            for k, allowed in lits:
+                x = v[k]
+                if type(x) is not str or x not in allowed:
+                    raise Reject(k)
+            for k, f in others:
+                f(v[k])
+            for k, t in opt_typed:
+                x = v.get(k)
+                if x is not None and type(x) is not t:
+                    raise Reject(k)
+            for k, f in opt_others:
+                if k in v:
+                    f(v[k])
 
 
 def _obj(required: dict[str, Check], optional: dict[str, Check] | None = None, extra: bool = False) -> Check:
-    """A strict model: `required` fields must be present, `optional` ones may be; with
-    `extra`, other string keys are carried (and must be writable), else refused.
-    Required strings, string lists and booleans are checked inline (sections list
-    100k components: a call per field would be most of the time)."""
-    opt = optional or {}
-    fields = {**required, **opt}
-    names = frozenset(fields)
-    strs = tuple(k for k, f in required.items() if f is _str)
-    lists = tuple(k for k, f in required.items() if f is _strlist)
-    bools = tuple(k for k, f in required.items() if f is _bool)
-    others = tuple((k, f) for k, f in required.items() if f not in (_str, _strlist, _bool))
-    req = frozenset(required)
-    opt_items = tuple(opt.items())
-
-    def check(v: Any) -> None:
-        if type(v) is not dict:
-            raise Reject("object")
-        keys = v.keys()
-        if not keys <= names:
-            if not extra:
-                raise Reject("object")
-            for k, x in v.items():
-                if k not in names:
-                    if type(k) is not str:
-                        raise Reject("object")
-                    _plain_writable(x)
-        if not req <= keys:
-            raise Reject("missing")
-        for k in strs:
-            if type(v[k]) is not str:
-                raise Reject(k)
-        for k in lists:
-            x = v[k]
-            if type(x) is not list:
-                raise Reject(k)
-            for y in x:
-                if type(y) is not str:
-                    raise Reject(k)
-        for k in bools:
-            if type(v[k]) is not bool:
-                raise Reject(k)
-        for k, f in others:
-            f(v[k])
-        for k, f in opt_items:
-            if k in v:
-                f(v[k])
-
-    return check
+    return _Obj(required, optional, extra)
 
 
 def _map(f: Check) -> Check:
@@ -271,9 +326,10 @@ def check_section(name: str, value: Any) -> None:
     SECTIONS[name](value)
 
 
-def check_artifact(doc: Any) -> None:
+def check_artifact(doc: Any, *, plan: bool = True) -> None:
     """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as in `check_plan`)."""
+    (its plan as in `check_plan`; without `plan`, everything but the plan, which the
+    caller then checks while it builds the graph: `graph.build_graph(..., check=True)`)."""
     if type(doc) is not dict or not doc.keys() <= _ARTIFACT_FIELDS:
         raise Reject("artifact")
     v = doc.get("format_version")
@@ -299,4 +355,5 @@ def check_artifact(doc: Any) -> None:
             check(v)
     if "plan" not in doc:
         raise Reject("plan")
-    check_plan_part(doc["plan"])
+    if plan:
+        check_plan_part(doc["plan"])

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from placement_cli import loading
 from placement_cli.artifact import render
 from placement_cli.errors import InputError
+from placement_cli.graph import build_graph
 from placement_cli.io import dumps
 from placement_cli.model import Plan
 from placement_cli.pipeline import Run, load
@@ -77,11 +78,12 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     asked (and refused), so a test can tell the slow path really ran."""
     asked = [0]
 
-    def refuse(doc: Any) -> None:
+    def refuse(doc: Any, *args: Any, **kwargs: Any) -> None:
         asked[0] += 1
         raise Reject("forced")
 
-    monkeypatch.setattr(loading, "check_plan", refuse)
+    # The fast path's two entries: a plan's checked build, an artifact's type check.
+    monkeypatch.setattr(loading, "checked_graph", refuse)
     monkeypatch.setattr(loading, "check_artifact", refuse)
     return asked
 
@@ -114,6 +116,18 @@ def _fast_accepts(check: Any, doc: Any) -> bool:
     return True
 
 
+def _checked_build_accepts(doc: Any) -> bool:
+    """Whether `build_graph(doc, check=True)` accepts the types (its plan may still have
+    problems of meaning)."""
+    try:
+        build_graph(doc, check=True)
+    except Reject:
+        return False
+    except InputError:
+        pass
+    return True
+
+
 def test_valid_plans_take_the_fast_path_and_build_the_same_graph(tmp_path, monkeypatch):
     r = random.Random(SEED)
     for i in range(N_PLANS // 3):
@@ -143,6 +157,8 @@ def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
         except orjson.JSONDecodeError:
             parsed = None
         if isinstance(parsed, dict):
+            # The checks made while building (the load path) are exactly `check_plan`'s.
+            assert _checked_build_accepts(parsed) == _fast_accepts(check_plan, parsed), (i, data[:400])
             if _fast_accepts(check_plan, parsed):
                 accepted += 1
                 assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
@@ -188,6 +204,8 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         spans += fast[0] == "ok" and fast[6] is not None
         if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
             assert _models_accept(Artifact.model_validate, doc), (i, kind)
+        if isinstance(doc, dict) and _fast_accepts(lambda d: check_artifact(d, plan=False), doc):
+            assert _checked_build_accepts(doc["plan"]) == _fast_accepts(check_artifact, doc), (i, kind)
     assert fast_taken and spans
 
 
@@ -266,3 +284,180 @@ def test_scc_section_match_is_equality():
         same += got
         differ += not got
     assert same and differ
+
+
+# Pairs of values for one statement cost in two otherwise equal copies: the first is
+# read (and remembered when accepted) before the second, which is refused by the models,
+# a problem of meaning, or accepted alike. None and NaN (or infinity) both serialise as
+# `null`; 1, 1.0 and True do not.
+_TWINS = [
+    (None, float("nan")), (None, float("inf")), (None, -float("inf")), (1, True), (1, 1.0), (1.0, 1),
+    (0, False), (1, 2**53 + 1), (1, "1"), (1, -1), (1, [1]), (None, None), (1, 1),
+]
+
+
+def _copies(doc: dict[str, Any], donor: dict[str, Any], r: random.Random) -> list[dict[str, Any]]:
+    """Add 2 to 6 blocks to `doc`, each with a copy of `donor`'s statements and of the
+    last block's terminator (so its matrices), and return them."""
+    blocks = doc["blocks"]
+    last, first = blocks[-1], blocks[0]
+    copies = []
+    for j in range(r.randint(2, 6)):
+        copy = orjson.loads(orjson.dumps(donor))
+        copy["id"] = f"rep{j}"
+        copy.pop("params", None)
+        copy["terminator"] = orjson.loads(orjson.dumps(last["terminator"]))
+        succs = copy["terminator"].get("successors")
+        for e in succs if isinstance(succs, list) else ():
+            if not isinstance(e, dict):
+                continue
+            e.pop("args", None)
+            e["block"] = last.get("id") if not last.get("params") else first.get("id")
+            if isinstance(first.get("params"), list) and e["block"] == first.get("id"):
+                e["args"] = ["x"] * len(first["params"])
+        copies.append(copy)
+    blocks.extend(copies)
+    return copies
+
+
+def test_repeated_statement_lists_and_matrices_are_checked_where_they_differ(tmp_path, monkeypatch):
+    """The fast check and the graph builder read a repeated statement list, matrix or
+    statement cost once (by its serialisation); a copy that differs only where the bytes
+    hide it (None and NaN are both `null`) must still be refused, reported at its own
+    place, or accepted, exactly as the models decide."""
+    r = random.Random(SEED + 5)
+    ok = refused = problems = 0
+    for i in range(80):
+        doc = random_plan(r, 6)
+        blocks = doc["blocks"]
+        if not any(b.get("statements") for b in blocks):
+            blocks[0]["statements"] = [{"cost": {doc["targets"][0]: 1}}]
+        donor = next(b for b in blocks if b.get("statements"))
+        copies = _copies(doc, donor, r)
+        # Two copies twisted at the same place, the first read before the second.
+        first, second = sorted(r.sample(range(len(copies)), 2))
+        at = r.randrange(len(donor["statements"]))
+        twist = r.choice(_TWINS + ["unknown-target", "text"])
+        for which, copy in ((0, copies[first]), (1, copies[second])):
+            st = copy["statements"][at]
+            if twist == "unknown-target":
+                st["cost"]["nowhere"] = 1
+            elif twist == "text":
+                st["text"] = ("t", 1)[which]
+            elif st["cost"]:
+                st["cost"][next(iter(st["cost"]))] = twist[which]
+        fmt = "yaml" if r.random() < 0.6 else "json"  # YAML carries NaN and infinities
+        data, suffix = serialise(doc, r, fmt)
+        path = tmp_path / f"r{i}{suffix or ('.yaml' if fmt == 'yaml' else '.json')}"
+        path.write_bytes(data)
+        fast, slow = _both(str(path), monkeypatch)
+        assert fast == slow, (i, twist, data[:600])
+        if fast[0] == "ok":
+            ok += 1
+        elif "unknown target" in fast[1] or "overflows" in fast[1]:
+            problems += 1
+        else:
+            refused += 1
+    assert ok and refused and problems
+
+
+def _respell(costs: Any, salt: int) -> int:
+    """Write some integer costs as the equal floats (which of them: the bits of `salt`),
+    so that equal values serialise differently. Returns the salt, shifted past them."""
+    if isinstance(costs, dict):
+        for t, c in costs.items():
+            if type(c) is int and salt & 1:
+                costs[t] = float(c)
+            salt >>= 1
+    return salt
+
+
+def test_graph_is_the_same_when_no_statement_list_repeats():
+    """The graph builder's reading of repeated statement lists, statement costs and
+    matrices once is invisible: the same plan with every statement given its own text
+    and its costs and every matrix their own spelling (`1` or `1.0`: almost nothing repeats, so nothing is remembered) builds
+    the same graph, or reports the same problems."""
+    r = random.Random(SEED + 6)
+    compared = failed = 0
+    for _ in range(150):
+        doc = mutate(base_plan(r), r, 1) if r.random() < 0.5 else random_plan(r, 8)
+        blocks = doc.get("blocks") if isinstance(doc, dict) else None
+        if isinstance(blocks, list) and blocks and all(isinstance(b, dict) for b in blocks):
+            donors = [b for b in blocks if isinstance(b.get("statements"), list) and b["statements"]]
+            if donors and isinstance(blocks[-1].get("terminator"), dict):
+                donor = r.choice(donors)
+                if r.random() < 0.3 and isinstance(donor["statements"][0], dict):
+                    donor["statements"][0]["cost"] = {"nowhere": 1}  # a problem in every copy
+                targets = doc.get("targets")
+                if r.random() < 0.5 and isinstance(targets, list) and targets and isinstance(targets[0], str):
+                    # What else costs, repeated with the statements: fine, or a problem in every copy.
+                    t = targets[0]
+                    field, value = r.choice([
+                        ("domain", [t]), ("domain", [t, "nowhere"]), ("domain", [t, t]), ("cost", {t: 2}),
+                        ("cost", {"nowhere": 1}), ("premium", {t: 1.5}), ("premium", {"nowhere": 2}),
+                        ("cost", {t: 1e308}), ("premium", {t: 1e308}),
+                    ])
+                    donor[field] = value
+                _copies(doc, donor, r)
+        try:
+            check_plan(doc)
+        except Reject:
+            continue
+        unique = orjson.loads(orjson.dumps(doc))
+        salt = 0
+        for i, b in enumerate(unique["blocks"]):
+            for j, st in enumerate(b.get("statements") or ()):
+                st["text"] = f"{i}.{j}"
+                salt += 1
+                _respell(st["cost"], salt)
+            for e in b["terminator"].get("successors") or ():
+                tr = e.get("transitions")
+                if isinstance(tr, dict):
+                    salt += 1
+                    for row in tr.values():
+                        salt = _respell(row, salt)
+        outcomes = []
+        for d in (doc, unique):
+            try:
+                outcomes.append(("ok", _graph_signature(build_graph(d))[:-1]))
+            except InputError as exc:
+                outcomes.append(("error", str(exc)))
+        assert outcomes[0] == outcomes[1]
+        compared += 1
+        failed += outcomes[0][0] == "error"
+    assert compared and failed
+
+
+def test_every_literal_and_optional_field_is_checked():
+    """Each literal field refuses another string, each optional typed field another type,
+    exactly as the models do (checked inline by `sectioncheck`, so named one by one)."""
+    r = random.Random(SEED + 7)
+    doc = None
+    while doc is None:
+        try:
+            doc = _artifact_doc(r, "islands")
+        except InputError:
+            pass
+    twists = [
+        ("scc", lambda s: s["components"][0].__setitem__("kind", "other")),
+        ("scc", lambda s: s["components"][0].__setitem__("self_loop", "yes")),
+        ("scc", lambda s: s["components"][0].__setitem__("header", 1)),
+        ("scc", lambda s: s["components"][0].__setitem__("reachable", 1)),
+        ("solve", lambda s: s.__setitem__("status", "done")),
+        ("solve", lambda s: s.__setitem__("method", 1)),
+        ("solve", lambda s: s.__setitem__("gap", "0")),
+        ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("kind", "other")),
+        ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("provides", "p")),
+        ("islands", lambda s: s["graph"].__setitem__("entry", 1)),
+        ("fuse", lambda s: s["blocks"][0].__setitem__("target", 1) if s["blocks"] else s.__setitem__("merged", -1)),
+    ]
+    for stage, twist in twists:
+        sec = orjson.loads(orjson.dumps(doc[stage]))
+        assert _fast_accepts(lambda d, s=stage: check_section(s, d), sec)
+        twist(sec)
+        assert not _fast_accepts(lambda d, s=stage: check_section(s, d), sec), stage
+        assert not _models_accept(SECTION_MODELS[stage].model_validate, sec), stage
+    diag = {"severity": "fatal", "code": "c", "message": "m", "blocks": [], "stage": "solve"}
+    art = {**doc, "diagnostics": [diag]}
+    assert not _fast_accepts(check_artifact, art)
+    assert not _models_accept(Artifact.model_validate, art)
