@@ -34,15 +34,20 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     pr = Problems("scc")
     comp_of = [-1] * g.n_blocks
     components = sec["components"]
+    index = g.index
+    members: list[list[int]] = []  # block indices per component (read once: see scc_verify)
     for c, comp in enumerate(components):
+        m: list[int] = []
+        members.append(m)
         for j, bid in enumerate(comp["blocks"]):
-            b = g.index.get(bid)
+            b = index.get(bid)
             if b is None:
                 pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
             elif comp_of[b] != -1:
                 pr.add(f"components[{c}].blocks[{j}]", f"block '{bid}' is already in components[{comp_of[b]}]: not a partition")
             else:
                 comp_of[b] = c
+                m.append(b)
     missing = [g.block_ids[b] for b in range(g.n_blocks) if comp_of[b] == -1]
     if missing and not pr.items:
         pr.add("components", f"not a partition of the blocks: '{missing[0]}' is in no component" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
@@ -56,10 +61,8 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     pr.raise_if_any()
     # A partition whose every edge goes forward, made of strongly connected parts, is
     # the components themselves (see `scc_verify`): no recomputation needed to say so.
-    index = g.index
-    members = [[index[bid] for bid in comp["blocks"]] for comp in components]
     for c, blocks in enumerate(members):
-        if not blocks or not strongly_connected(g, comp_of, c, blocks):
+        if len(blocks) != 1 and (not blocks or not strongly_connected(g, comp_of, c, blocks)):
             pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
     pr.raise_if_any()
     proved = condense(g, comp_of, members, sec)

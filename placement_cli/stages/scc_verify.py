@@ -180,33 +180,34 @@ def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str
 def _written_as(sec: dict[str, Any], comps: list[Component], edges: list[tuple[int, int]], ids: Any) -> bool:
     """Whether `sec` is what `SccResult.to_json(boundary=False)` writes for these
     components and edges, given that component c of `sec` lists `comps[c].blocks`.
-    Compared a field at a time over all components (list comparisons run in C) rather
-    than a component at a time; the types are already checked, so `==` on booleans is
-    `is`."""
+
+    Each component's fields are read in one pass and compared as tuples (the list
+    comparison runs in C): on large plans the read section's objects lie all over
+    memory, and touching each once is what costs. Types are already checked, so `==` on
+    booleans is `is`; each component has seven fields, the six every component has and
+    `header` (cyclic) or `self_loop` (trivial)."""
     given = sec["components"]
     k = len(comps)
     if len(given) != k or len(sec["edges"]) != len(edges):
         return False
     names = [f"c{c}" for c in range(k)]
-    cyclic = [c for c in range(k) if comps[c].cyclic]
-    # Seven fields each: the six every component has, and `header` (cyclic) or `self_loop`.
-    if (
-        [len(d) for d in given] != [7] * k
-        or [d["id"] for d in given] != names
-        or [d["reachable"] for d in given] != [comp.live for comp in comps]
-        or [d["kind"] for d in given] != ["cyclic" if comp.cyclic else "trivial" for comp in comps]
-        or [d.get("self_loop") for d in given] != [None if comp.cyclic else comp.self_loop for comp in comps]
-        or [given[c].get("header", 0) for c in cyclic]
-        != [ids[comps[c].header] if comps[c].header is not None else None for c in cyclic]
-    ):
+    got = [
+        (len(d), d["id"], d["reachable"], d["kind"], d.get("self_loop"), d.get("header", 0), d["entries"], d["exits"])
+        for d in given
+    ]
+    want = [
+        (
+            7,
+            names[c],
+            comp.live,
+            "cyclic" if comp.cyclic else "trivial",
+            None if comp.cyclic else comp.self_loop,
+            (ids[comp.header] if comp.header is not None else None) if comp.cyclic else 0,
+            [ids[b] for b in comp.entries],
+            [ids[b] for b in comp.exits],
+        )
+        for c, comp in enumerate(comps)
+    ]
+    if got != want:
         return False
-    for field in ("entries", "exits"):
-        got = [d[field] for d in given]
-        want = [comp.entries if field == "entries" else comp.exits for comp in comps]
-        if [len(x) for x in got] != [len(x) for x in want]:
-            return False
-        if any(x and got[c] != [ids[b] for b in x] for c, x in enumerate(want)):
-            return False
-    return [e["from"] for e in sec["edges"]] == [names[a] for a, _ in edges] and [
-        e["to"] for e in sec["edges"]
-    ] == [names[b] for _, b in edges]
+    return [(e["from"], e["to"]) for e in sec["edges"]] == [(names[a], names[b]) for a, b in edges]
