@@ -128,7 +128,9 @@ def _agree(path: Path, stage: str) -> str:
         assert new[1] == old[1]
     else:
         assert _same_value(stage, new[1].value, old[1].value)
-        assert orjson.dumps(new[1].section) == orjson.dumps(old[1].section)
+        # The same bytes downstream: the writer sorts keys, and keeps each value's type.
+        sort = orjson.OPT_SORT_KEYS
+        assert orjson.dumps(new[1].section, option=sort) == orjson.dumps(old[1].section, option=sort)
     return new[0]
 
 
@@ -209,3 +211,18 @@ def test_examples_and_a_generated_plan_are_accepted_with_the_same_value(stage, t
         assert _agree(f, stage) == "accept", plan
         seen += 1
     assert seen > 3
+
+
+def test_a_fuse_section_with_float_costs_goes_on_as_fuse_writes_it(tmp_path):
+    art = _artifact(EX, "islands")
+    assert art is not None
+    for part in ("cost_before", "cost_after"):
+        art["fuse"][part] = {k: float(v) for k, v in art["fuse"][part].items()}
+    # Members listed in another key order, too: still the same section.
+    art["fuse"]["blocks"] = [dict(reversed(list(fb.items()))) for fb in art["fuse"]["blocks"]]
+    f = tmp_path / "t.json"
+    f.write_bytes(orjson.dumps(art))
+    assert b'"total":' in f.read_bytes() and _agree(f, "fuse") == "accept"
+    run = Run(load(str(f)))
+    run.run("fuse")
+    assert all(type(v) is int for v in run.sections["fuse"]["cost_before"].values())
