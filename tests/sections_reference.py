@@ -1,7 +1,8 @@
-"""The section checks as they were before the linear-time verifiers (session 4): each
-recomputes its stage and compares. Kept verbatim as the reference the fast checks are
-tested against (`tests/test_sections_verify.py`): the same sections accepted, the same
-message for every rejected one, the same value and section passed on.
+"""The section checks as they were before the linear-time verifiers (session 4): prune's
+one linear pass, and scc's, fuse's and islands' recompute-and-compare. Kept verbatim as
+the reference the stages' checks are tested against (`tests/test_sections_verify.py`):
+the same sections accepted, the same message for every rejected one, the same value and
+section passed on.
 """
 # ruff: noqa: E501
 
@@ -12,7 +13,7 @@ from typing import Any
 from placement_cli.passes.fuse import fuse
 from placement_cli.passes.islands import islands
 from placement_cli.passes.scc import SccResult, scc
-from placement_cli.stages.base import Output, Problems, compare
+from placement_cli.stages.base import Output, Problems, compare, dump
 from placement_cli.stages.scc import section as scc_section
 
 
@@ -159,5 +160,69 @@ def check_islands(run: Any, sec: dict[str, Any]) -> Output:
     compare(pr, sec, expected := res.to_json(g))
     pr.raise_if_any()
     return Output(res, expected)
+
+
+
+def check_prune(run: Any, sec: dict[str, Any]) -> Output:
+    g = run.g
+    pr = Problems("prune")
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    domains = list(g.domain)
+    seen = [False] * g.n_blocks
+    for bid, ts in sec["domains"].items():
+        b = g.index.get(bid)
+        if b is None:
+            pr.add(f"domains.{bid}", f"unknown block '{bid}'")
+            continue
+        seen[b] = True
+        m = 0
+        last = -1
+        for j, t in enumerate(ts):
+            ti = tindex.get(t)
+            if ti is None:
+                pr.add(f"domains.{bid}[{j}]", f"unknown target '{t}'")
+            elif ti <= last:
+                pr.add(f"domains.{bid}[{j}]", f"target '{t}' out of target order or repeated")
+            elif not g.domain[b] >> ti & 1:
+                pr.add(f"domains.{bid}", f"not a subset of the block's domain in the plan: '{t}' cannot run it")
+            else:
+                m |= 1 << ti
+                last = ti
+        domains[b] = m
+    for b, ok in enumerate(seen):
+        if not ok:
+            pr.add(f"domains.{g.block_ids[b]}", "missing: every block is listed")
+    pr.raise_if_any()
+    gone: set[tuple[int, int]] = set()
+    for j, r in enumerate(sec["removed"]):
+        r_block, r_target, edge = r["block"], r["target"], r["edge"]
+        rb = g.index.get(r_block)
+        rt = tindex.get(r_target)
+        if rb is None:
+            pr.add(f"removed[{j}].block", f"unknown block '{r_block}'")
+            continue
+        if rt is None:
+            pr.add(f"removed[{j}].target", f"unknown target '{r_target}'")
+            continue
+        if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
+            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains")
+        elif (rb, rt) in gone:
+            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' listed twice")
+        gone.add((rb, rt))
+        e_from, e_index, e_to = edge["from"], edge["index"], edge["to"]
+        u, v = g.index.get(e_from), g.index.get(e_to)
+        if u is None or v is None or e_index >= len(g.succ[u]) or g.edge_dst[g.succ[u][e_index]] != v:
+            pr.add(f"removed[{j}].edge", f"no edge {e_from}[{e_index}] -> {e_to} in the plan")
+        elif rb not in (u, v):
+            pr.add(f"removed[{j}].edge", f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'")
+    for b in range(g.n_blocks):
+        lost = g.domain[b] & ~domains[b]
+        for lt in range(g.n_targets):
+            if lost >> lt & 1 and (b, lt) not in gone:
+                pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
+    pr.raise_if_any()
+    # The status a read section implies: a live block with nothing left cannot be placed.
+    status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
+    return Output(tuple(domains), dump(sec), (), status)
 
 
