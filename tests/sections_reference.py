@@ -1,5 +1,5 @@
-"""The section checks as they were before the linear-time verifiers (session 4): prune's
-one linear pass, and scc's, fuse's and islands' recompute-and-compare. Kept verbatim as
+"""The section checks as they were before the linear-time verifiers (session 4): prune's and
+solve's linear passes, and scc's, fuse's and islands' recompute-and-compare. Kept verbatim as
 the reference the stages' checks are tested against (`tests/test_sections_verify.py`):
 the same sections accepted, the same message for every rejected one, the same value and
 section passed on.
@@ -8,11 +8,13 @@ section passed on.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from placement_cli.passes.fuse import fuse
 from placement_cli.passes.islands import islands
 from placement_cli.passes.scc import SccResult, scc
+from placement_cli.solvers.objective import UNASSIGNED, evaluate
 from placement_cli.stages.base import Output, Problems, compare, dump
 from placement_cli.stages.scc import section as scc_section
 
@@ -224,5 +226,72 @@ def check_prune(run: Any, sec: dict[str, Any]) -> Output:
     # The status a read section implies: a live block with nothing left cannot be placed.
     status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
     return Output(tuple(domains), dump(sec), (), status)
+
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def check_solve(run: Any, sec: dict[str, Any]) -> Output:
+    g = run.g
+    domains = run.value("prune")
+    pr = Problems("solve")
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    status = sec["status"]
+    ok = status == "ok"
+    assignment = sec["assignment"]
+    a = [UNASSIGNED] * g.n_blocks
+    for bid, t in assignment.items():
+        b = g.index.get(bid)
+        ti = tindex.get(t)
+        if b is None:
+            pr.add(f"assignment.{bid}", f"unknown block '{bid}'")
+        elif not g.live[b]:
+            pr.add(f"assignment.{bid}", f"block '{bid}' is unreachable and takes no target")
+        elif ti is None:
+            pr.add(f"assignment.{bid}", f"unknown target '{t}'")
+        elif not domains[b] >> ti & 1:
+            pr.add(f"assignment.{bid}", f"target '{t}' is not in the domain of block '{bid}' (after pruning)")
+        else:
+            a[b] = ti
+    if not ok and assignment:
+        pr.add("assignment", f"status is '{status}', so there is no assignment")
+    dead = [g.block_ids[b] for b in range(g.n_blocks) if not g.live[b]]
+    if sec["unreachable"] != dead:
+        pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
+    pr.raise_if_any()
+    if ok:
+        for b in range(g.n_blocks):
+            if g.live[b] and a[b] == UNASSIGNED:
+                pr.add(f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target")
+        pr.raise_if_any()
+        for e in range(g.n_edges):
+            u, v = g.edge_src[e], g.edge_dst[e]
+            if g.live[u] and g.edge_mat[e].get(a[u], a[v]) is None:
+                pr.add(f"assignment.{g.block_ids[u]}", f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
+                       f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}")
+        pr.raise_if_any()
+        cost = evaluate(g, a)
+        assert cost is not None  # feasible: checked just above
+        said_cost, lower_bound, optimal = sec["cost"], sec["lower_bound"], sec["optimal"]
+        if said_cost is None:
+            pr.add("cost", "status is 'ok' but there is no cost")
+        else:
+            for part in ("total", "blocks", "edges"):
+                said, real = said_cost[part], getattr(cost, part)
+                if not _close(said, real):
+                    pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
+            if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
+                pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+            if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
+                pr.add("optimal", "true, but lower_bound does not equal cost.total")
+    else:
+        if sec["cost"] is not None:
+            pr.add("cost", f"status is '{status}', so cost is null")
+        if sec["optimal"] and status == "unsolved":
+            pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
+    pr.raise_if_any()
+    return Output(tuple(a) if ok else None, dump(sec), (), status)
 
 

@@ -27,7 +27,7 @@ from tests import sections_reference as ref
 from tests.conftest import ROOT
 from tests.strategies import plans
 
-STAGES = ("prune", "scc", "fuse", "islands")
+STAGES = ("prune", "scc", "solve", "fuse", "islands")
 EX = ROOT / "examples/three_targets.yaml"
 
 
@@ -97,7 +97,7 @@ def _outcome(run: Run, stage: str, check: Any, sec: dict[str, Any]) -> tuple[str
 
 
 def _same_value(stage: str, a: Any, b: Any) -> bool:
-    if stage in ("prune", "scc"):
+    if stage in ("prune", "scc", "solve"):
         return bool(a == b)
     if stage == "fuse":
         same = (a.assignment, a.members, a.block_of, a.dropped, a.cost_before, a.cost_after, a.diagnostics) == (
