@@ -3,8 +3,11 @@
 Fusion follows from the plan and the assignment, so a read section is checked against
 the recomputed one: first that every fused block's members exist, run on the block's
 target under the assignment (no block fuses across targets) and together cover each
-live block once, then field by field. The fused plan itself is not written: the plan
-and `fuse.blocks` give it (`FuseResult.plan_json` builds it for whoever wants it).
+live block once, then the members against fusion's as block indices and the small
+fields one by one (field by field, for the message, only when they differ). Fusion is
+computed either way: its fused graph is what `islands` runs on (docs/section-checks.md).
+The fused plan itself is not written: the plan and `fuse.blocks` give it
+(`FuseResult.plan_json` builds it for whoever wants it).
 """
 
 from __future__ import annotations
