@@ -27,12 +27,25 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     tindex = {t: i for i, t in enumerate(g.targets)}
     domains = list(g.domain)
     seen = [False] * g.n_blocks
+    index, plan_domain = g.index, g.domain
+    # A domain list's bitset, or -1 when it is not known targets in target order; plans
+    # repeat a few distinct lists, so each is read once. A block whose list is clean
+    # and inside its plan domain needs nothing more; any other gets the loop below,
+    # which names each problem.
+    masks: dict[tuple[str, ...], int] = {}
     for bid, ts in sec["domains"].items():
-        b = g.index.get(bid)
+        b = index.get(bid)
         if b is None:
             pr.add(f"domains.{bid}", f"unknown block '{bid}'")
             continue
         seen[b] = True
+        key = tuple(ts)
+        m = masks.get(key)
+        if m is None:
+            m = masks[key] = _mask(ts, tindex)
+        if m >= 0 and not m & ~plan_domain[b]:
+            domains[b] = m
+            continue
         m = 0
         last = -1
         for j, t in enumerate(ts):
@@ -52,9 +65,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             pr.add(f"domains.{g.block_ids[b]}", "missing: every block is listed")
     pr.raise_if_any()
     gone: set[tuple[int, int]] = set()
+    gsucc, gdst = g.succ, g.edge_dst
     for j, r in enumerate(sec["removed"]):
         r_block, r_target, edge = r["block"], r["target"], r["edge"]
-        rb = g.index.get(r_block)
+        rb = index.get(r_block)
         rt = tindex.get(r_target)
         if rb is None:
             pr.add(f"removed[{j}].block", f"unknown block '{r_block}'")
@@ -62,19 +76,21 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         if rt is None:
             pr.add(f"removed[{j}].target", f"unknown target '{r_target}'")
             continue
-        if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
+        if not plan_domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
             pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains")
         elif (rb, rt) in gone:
             pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' listed twice")
         gone.add((rb, rt))
         e_from, e_index, e_to = edge["from"], edge["index"], edge["to"]
-        u, v = g.index.get(e_from), g.index.get(e_to)
-        if u is None or v is None or e_index >= len(g.succ[u]) or g.edge_dst[g.succ[u][e_index]] != v:
+        u, v = index.get(e_from), index.get(e_to)
+        if u is None or v is None or e_index >= len(gsucc[u]) or gdst[gsucc[u][e_index]] != v:
             pr.add(f"removed[{j}].edge", f"no edge {e_from}[{e_index}] -> {e_to} in the plan")
         elif rb not in (u, v):
             pr.add(f"removed[{j}].edge", f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'")
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~domains[b]
+        if not lost:
+            continue
         for lt in range(g.n_targets):
             if lost >> lt & 1 and (b, lt) not in gone:
                 pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
@@ -82,6 +98,23 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     # The status a read section implies: a live block with nothing left cannot be placed.
     status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
     return Output(tuple(domains), dump(sec), (), status)
+
+
+def _mask(ts: list[str], tindex: dict[str, int]) -> int:
+    """The bitset of a domain list of known targets in target order, else -1.
+
+    >>> _mask(["a", "c"], {"a": 0, "b": 1, "c": 2}), _mask(["c", "a"], {"a": 0, "c": 2}), _mask(["x"], {})
+    (5, -1, -1)
+    """
+    m = 0
+    last = -1
+    for t in ts:
+        ti = tindex.get(t)
+        if ti is None or ti <= last:
+            return -1
+        m |= 1 << ti
+        last = ti
+    return m
 
 
 STAGE = Stage(

@@ -1,11 +1,14 @@
 """Stage `scc`: strongly connected components and the condensation (`passes.scc`).
 
-The components follow from the plan alone, so a read section is checked against the
-recomputed ones: first for the specific ways it can be wrong (unknown or repeated
-block ids, blocks missing from the partition, a component that is not strongly
-connected, an order that is not topological), each with a message saying so, then
-field by field. `boundary` edges are not written (the plan and the component lists
-give them).
+The components follow from the plan alone. A read section is checked first for the
+specific ways it can be wrong (unknown or repeated block ids, blocks missing from the
+partition, an order that is not topological, a component that is not strongly
+connected), each with a message saying so; a section passing those is the set of
+components, and `scc_verify.condense` then proves the rest (the order `scc` picks,
+entries, exits, headers, the condensation edges) in one pass over the edges, without
+recomputing. Only a section it cannot prove right is recomputed and compared field by
+field, for the message. `boundary` edges are not written (the plan and the component
+lists give them).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
 from placement_cli.stages.base import Output, Problems, Stage, compare
+from placement_cli.stages.scc_verify import condense, strongly_connected
 
 
 def section(res: SccResult, g: Any) -> dict[str, Any]:
@@ -27,19 +31,23 @@ def compute(run: Any, options: SccOptions | None) -> Output:
 
 def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
-    res = scc(g, run.options.get("scc"))
     pr = Problems("scc")
     comp_of = [-1] * g.n_blocks
     components = sec["components"]
+    index = g.index
+    members: list[list[int]] = []  # block indices per component (read once: see scc_verify)
     for c, comp in enumerate(components):
+        m: list[int] = []
+        members.append(m)
         for j, bid in enumerate(comp["blocks"]):
-            b = g.index.get(bid)
+            b = index.get(bid)
             if b is None:
                 pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
             elif comp_of[b] != -1:
                 pr.add(f"components[{c}].blocks[{j}]", f"block '{bid}' is already in components[{comp_of[b]}]: not a partition")
             else:
                 comp_of[b] = c
+                m.append(b)
     missing = [g.block_ids[b] for b in range(g.n_blocks) if comp_of[b] == -1]
     if missing and not pr.items:
         pr.add("components", f"not a partition of the blocks: '{missing[0]}' is in no component" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
@@ -51,12 +59,19 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             pr.add(f"components[{b}]", f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]")
             break
     pr.raise_if_any()
-    for c, comp in enumerate(components):
-        blocks = comp["blocks"]
-        real = res.comp_of[g.index[blocks[0]]] if blocks else -1
-        if not blocks or any(res.comp_of[g.index[b]] != real for b in blocks):
+    # A partition whose every edge goes forward, made of strongly connected parts, is
+    # the components themselves (see `scc_verify`): no recomputation needed to say so.
+    for c, blocks in enumerate(members):
+        if len(blocks) != 1 and (not blocks or not strongly_connected(g, comp_of, c, blocks)):
             pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
-        elif len(blocks) != len(res.components[real].blocks):
+    pr.raise_if_any()
+    proved = condense(g, comp_of, members, sec)
+    if proved is not None:
+        return Output(proved, sec)
+    # Not provably the section `scc` writes: recompute, and say where it differs.
+    res = scc(g, run.options.get("scc"))
+    for c, blocks in enumerate(members):
+        if len(blocks) != len(res.components[res.comp_of[blocks[0]]].blocks):
             pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
     pr.raise_if_any()
     if matches(sec, res, g):

@@ -37,12 +37,13 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     ok = status == "ok"
     assignment = sec["assignment"]
     a = [UNASSIGNED] * g.n_blocks
+    index, live = g.index, g.live
     for bid, t in assignment.items():
-        b = g.index.get(bid)
+        b = index.get(bid)
         ti = tindex.get(t)
         if b is None:
             pr.add(f"assignment.{bid}", f"unknown block '{bid}'")
-        elif not g.live[b]:
+        elif not live[b]:
             pr.add(f"assignment.{bid}", f"block '{bid}' is unreachable and takes no target")
         elif ti is None:
             pr.add(f"assignment.{bid}", f"unknown target '{t}'")
@@ -52,18 +53,17 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             a[b] = ti
     if not ok and assignment:
         pr.add("assignment", f"status is '{status}', so there is no assignment")
-    dead = [g.block_ids[b] for b in range(g.n_blocks) if not g.live[b]]
+    dead = [g.block_ids[b] for b in range(g.n_blocks) if not live[b]]
     if sec["unreachable"] != dead:
         pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
     pr.raise_if_any()
     if ok:
         for b in range(g.n_blocks):
-            if g.live[b] and a[b] == UNASSIGNED:
+            if live[b] and a[b] == UNASSIGNED:
                 pr.add(f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target")
         pr.raise_if_any()
-        for e in range(g.n_edges):
-            u, v = g.edge_src[e], g.edge_dst[e]
-            if g.live[u] and g.edge_mat[e].get(a[u], a[v]) is None:
+        for e, (u, v, mat) in enumerate(zip(g.edge_src, g.edge_dst, g.edge_mat, strict=True)):
+            if live[u] and mat.get(a[u], a[v]) is None:
                 pr.add(f"assignment.{g.block_ids[u]}", f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
                        f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}")
         pr.raise_if_any()
