@@ -196,10 +196,10 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
 
 
 def _emit(art: dict[str, Any], output: str | None, fmt: Format) -> None:
-    from placement_cli.artifact import render
+    from placement_cli.artifact import render_parts
     from placement_cli.io import write_output
 
-    write_output(render(art, fmt.value), output)
+    write_output(render_parts(art, fmt.value), output)
 
 
 @contextmanager
@@ -382,7 +382,7 @@ def run(
         import time
         from pathlib import Path
 
-        from placement_cli.artifact import render
+        from placement_cli.artifact import render_parts
         from placement_cli.io import write_files
         from placement_cli.pipeline import Run, load
 
@@ -396,7 +396,7 @@ def run(
                 pipeline.run(stage)
                 with pipeline.timed(f"artifact {stage}"):
                     art = pipeline.artifact(stage, raw_plan=format == Format.json)
-                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
+                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render_parts(art, format.value)))
             _keep(pipeline)
             # All or nothing: a failure while writing leaves no new file behind.
             with pipeline.timed("write"):
