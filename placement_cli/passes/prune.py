@@ -270,9 +270,9 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         # Each emptied block's removals, in removal order (one pass, not one per block).
         why: dict[int, list[tuple[int, int, int]]] = {b: [] for b in emptied}
         for r in removed:
-            got = why.get(r[0])
-            if got is not None:
-                got.append(r)
+            of_block = why.get(r[0])
+            if of_block is not None:
+                of_block.append(r)
         for b in emptied:
             diags.append(_emptied(g, b, why[b]))
     removed.sort()
