@@ -17,9 +17,28 @@ import orjson
 _OPTS = orjson.OPT_SORT_KEYS
 
 
+class Raw:
+    """Bytes of a value as `render` writes it, kept as the list of pieces it was made
+    of: `render_parts` passes them on and the writer hands them to the kernel as they
+    are (`io.write_output`). Joining them, or wrapping them in an `orjson.Fragment`
+    and letting orjson copy them, would copy an artifact's plan (tens of megabytes on
+    a large plan) several times over, each into freshly allocated memory.
+
+    >>> render({"a": Raw([b'[1,', b'2]'])}) == b'{\\n  "a": [1,2]\\n}\\n'
+    True
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.parts = parts
+
+
 def _default(obj: Any) -> Any:
     if isinstance(obj, (tuple, frozenset)):
         return list(obj)
+    if isinstance(obj, Raw):  # inside a value written as a whole (YAML never sees one)
+        return orjson.Fragment(b"".join(obj.parts))
     raise TypeError(f"cannot serialise {type(obj).__name__}")
 
 
@@ -32,6 +51,35 @@ def _expand(v: Any, depth: int, in_list: bool) -> bool:
         return True
     # A list of records one level deeper (islands.graph.nodes, schedule.levels).
     return depth == 3 and isinstance(v, list) and isinstance(v[0], (dict, list))
+
+
+# Maps with at most this many entries are written entry by entry: the bulk writer's
+# two passes of `bytes.replace` over the result cost more than the loop when a value
+# is large (an artifact's top level: the plan's and each section's bytes).
+_FEW = 16
+
+def _any_expands(v: dict[str, Any], depth: int) -> bool:
+    """Whether some value of map `v` is laid out over several lines at `depth` (what
+    `_expand` says for each), found with C-level passes over the values where it can:
+    a map of 100k domains or assignments took a Python call per entry.
+
+    >>> _any_expands({"a": ["x"], "b": []}, 3), _any_expands({"a": [["x"]]}, 3), _any_expands({"a": [["x"]]}, 4)
+    (False, True, False)
+    """
+    if depth > 3:
+        return False  # below the third level only lists of records at the third expand
+    if depth < 3:
+        return any(_expand(x, depth, False) for x in v.values())
+    values = v.values()
+    types = set(map(type, values))
+    if not any(issubclass(t, list) for t in types):
+        return False  # at the third level only a list of records (or of lists) expands
+    firsts = set(map(type, [x[0] for x in values if type(x) is list and x]))
+    if any(issubclass(t, (dict, list)) for t in firsts):
+        return True
+    if all(t is list or not issubclass(t, list) for t in types):
+        return False
+    return any(_expand(x, depth, False) for x in values if type(x) is not list)  # list subclasses
 
 
 # Markers for the bulk writers below. Compact orjson output never holds a raw newline
@@ -62,6 +110,9 @@ def _entries(v: dict[str, Any], pad: bytes) -> bytes:
 
 
 def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
+    if type(v) is Raw:
+        out += v.parts
+        return
     if not _expand(v, depth, in_list):
         out.append(orjson.dumps(v, default=_default, option=_OPTS))
         return
@@ -69,7 +120,7 @@ def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
     sep = b",\n" + pad
     end = b"\n" + b"  " * depth
     if isinstance(v, dict):
-        if not any(_expand(x, depth + 1, False) for x in v.values()):
+        if len(v) > _FEW and not _any_expands(v, depth + 1):
             # Every value one line: one C-level dumps for the whole map.
             out += (b"{\n", pad, _entries(v, pad), end, b"}")
             return
@@ -111,17 +162,31 @@ def render(art: dict[str, Any], fmt: str = "json") -> bytes:
       ]
     }
     """
+    return b"".join(render_parts(art, fmt))
+
+
+def render_parts(art: dict[str, Any], fmt: str = "json") -> list[bytes]:
+    """`render`'s bytes as the pieces they are made of, for `io.write_output`.
+
+    >>> b"".join(render_parts({"a": 1})) == render({"a": 1})
+    True
+    """
     if fmt == "yaml":
         from placement_cli.io import dumps
 
-        return dumps(art, "yaml")
+        return [dumps(_plain_raw(art), "yaml")]
     out: list[bytes] = []
     _emit(art, 0, False, out)
     out.append(b"\n")
-    return b"".join(out)
+    return out
 
 
-def plan_fragment(g: Any) -> orjson.Fragment:
+def _plain_raw(art: dict[str, Any]) -> dict[str, Any]:
+    """Top-level `Raw` values read back as data (YAML is written from data)."""
+    return {k: orjson.loads(b"".join(v.parts)) if type(v) is Raw else v for k, v in art.items()}
+
+
+def plan_fragment(g: Any) -> Raw:
     """The normalised plan of graph `g` as the bytes `render` writes for an artifact's
     `plan` (built once per graph and kept: `run` writes the same plan into five artifacts).
 
@@ -134,11 +199,13 @@ def plan_fragment(g: Any) -> orjson.Fragment:
     """
     got = g._memo.get("plan_bytes")
     if got is None:
-        got = g._memo["plan_bytes"] = fragment(g.normalized)
+        from placement_cli.normalize import rendered
+
+        got = g._memo["plan_bytes"] = fragment(rendered(g))
     return got
 
 
-def fragment(value: Any) -> orjson.Fragment:
+def fragment(value: Any) -> Raw:
     """A top-level value of an artifact (the plan, a section) as the bytes `render`
     writes for it, to be written again without rendering it again.
 
@@ -148,5 +215,5 @@ def fragment(value: Any) -> orjson.Fragment:
     """
     out: list[bytes] = []
     _emit(value, 1, False, out)
-    return orjson.Fragment(b"".join(out))
+    return Raw(out)
 

@@ -272,7 +272,7 @@ def run(
         import time
         from pathlib import Path
 
-        from placement_cli.artifact import render
+        from placement_cli.artifact import render_parts
         from placement_cli.io import write_files
         from placement_cli.pipeline import Run, load
 
@@ -286,7 +286,7 @@ def run(
                 pipeline.run(stage)
                 with pipeline.timed(f"artifact {stage}"):
                     art = pipeline.artifact(stage, raw_plan=format == Format.json)
-                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render(art, format.value)))
+                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render_parts(art, format.value)))
             keep(pipeline)
             # All or nothing: a failure while writing leaves no new file behind.
             with pipeline.timed("write"):

@@ -125,10 +125,10 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
 def emit(art: dict[str, Any], output: str | None, fmt: str) -> None:
     """Render an artifact (`json` or `yaml`) and write it to `output` (atomically), or to
     stdout when `output` is None."""
-    from placement_cli.artifact import render
+    from placement_cli.artifact import render_parts
     from placement_cli.io import write_output
 
-    write_output(render(art, fmt), output)
+    write_output(render_parts(art, fmt), output)
 
 
 @contextmanager

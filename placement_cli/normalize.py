@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from placement_cli.artifact import Raw
 from placement_cli.graph import Graph, plan_document
 from placement_cli.io import num
 
@@ -112,12 +115,18 @@ def normalize(g: Graph) -> dict[str, Any]:
             nt["cost"] = {k: nums[v] for k, v in tcost.items()}
         nb["terminator"] = nt
         out_blocks.append(nb)
+    return _top(g, out_blocks, matrices)
+
+
+def _top(g: Graph, blocks: Any, matrices: dict[str, Any]) -> dict[str, Any]:
+    """The normalised plan around its `blocks` (a list, or their rendered bytes)."""
+    plan = g.plan
     normalized: dict[str, Any] = {
         "version": 1,
-        "targets": list(targets),
+        "targets": list(g.targets),
         "entry": g.block_ids[g.entry],
-        "transitions": default.to_json(targets),
-        "blocks": out_blocks,
+        "transitions": g.default_matrix.to_json(g.targets),
+        "blocks": blocks,
     }
     if matrices:
         normalized["matrices"] = matrices
@@ -126,3 +135,158 @@ def normalize(g: Graph) -> dict[str, Any]:
     if plan.name is not None:
         normalized["name"] = plan.name
     return normalized
+
+
+# Pieces of a block's line, in the sorted key order `artifact.render` writes.
+_PARAMS = b',"params":'
+_PATHS = b',"paths":'
+_PREMIUM = b',"premium":'
+_STATEMENTS = b',"statements":'
+_NO_STATEMENTS = b',"statements":[]'
+_TERM = b',"terminator":{'
+_TERM_COST = b',"terminator":{"cost":'
+_SUCC_FIRST = b',"successors":[{'
+_SUCC_NEXT = b',{'
+_ARGS = b'"args":'
+_BLOCK = b'"block":'
+_ARGS_BLOCK = b',"block":'
+
+
+def rendered(g: Graph) -> dict[str, Any]:
+    """`normalize(g)` with its `blocks` already written as `artifact.render` writes
+    them in an artifact's `plan` (an `artifact.Raw`): the same bytes, made from
+    memoised pieces (a block's cost and domain per distinct domain and cost row, its
+    statements per distinct statement list, a successor's matrix name per matrix)
+    rather than a dict per block, statement and successor rendered one by one.
+    `tests/test_normalize_render.py` holds it to `normalize` on every example and on
+    random plans.
+
+    >>> from placement_cli.model import Plan
+    >>> from placement_cli.graph import build_graph
+    >>> from placement_cli.artifact import fragment, render
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "blocks": [{"id": "x", "statements": [{"cost": {"a": 1.0, "b": 2.5}}],
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "return"}}]}))
+    >>> render({"plan": fragment(rendered(g))}) == render({"plan": normalize(g)})
+    True
+    """
+    targets = g.targets
+    n = len(targets)
+    default = g.default_matrix
+    dumps = orjson.dumps
+    sort = orjson.OPT_SORT_KEYS
+    nums = _Nums()
+    ids = g.block_ids
+    idb = list(map(dumps, ids))
+    matrices: dict[str, Any] = {}
+    # id(matrix) -> the end of a successor that names it (the default: no name).
+    tails: dict[int, bytes] = {id(default): b"}"}
+    heads: dict[tuple[Any, ...], bytes] = {}  # (domain, cost row) -> '{"cost":..,"domain":..,"id":'
+    stmts_memo: dict[bytes, bytes] = {}  # the statements as read -> ',"statements":[..]'
+    kinds: dict[str, bytes] = {}  # terminator kind -> '"kind":".."'
+
+    out: list[bytes] = [b"[\n      "]
+    push = out.append
+    bases = g._memo["base"]
+    domain, succ, edge_mat, edge_dst = g.domain, g.succ, g.edge_mat, g.edge_dst
+    for i, b in enumerate(plan_document(g.plan)["blocks"]):
+        if type(b) is not dict:
+            b = b._d
+        dom = domain[i]
+        base = bases[i]
+        hk = (dom, *base)
+        head = heads.get(hk)
+        if head is None:
+            ts = [t for t in range(n) if dom >> t & 1]
+            cost = dumps({targets[t]: nums[base[t]] for t in ts}, option=sort)
+            head = heads[hk] = b'{"cost":' + cost + b',"domain":' + dumps([targets[t] for t in ts]) + b',"id":'
+        push(head)
+        push(idb[i])
+        sts = b.get("statements")
+        # `id` and `terminator` are always there: a block with no other key than those
+        # (and `statements`) has no params, paths or premium to look up.
+        if len(b) > (2 if sts is None else 3):
+            params = b.get("params")
+            if params:
+                push(_PARAMS + dumps(list(params)))
+            paths = b.get("paths")
+            if paths:
+                push(_PATHS + dumps(list(paths)))
+            premium = b.get("premium")
+            if premium:
+                push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
+        if not sts:
+            push(_NO_STATEMENTS)
+        else:
+            # Keyed by the statements' own JSON: equal JSON is an equal list, which
+            # normalises to equal bytes (key order and number types included).
+            try:
+                key: bytes | None = dumps(sts)
+            except TypeError:  # statements as objects (a fused plan): not memoised
+                key = None
+            got = stmts_memo.get(key) if key is not None else None
+            if got is None:
+                got = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
+                if key is not None:
+                    stmts_memo[key] = got
+            push(got)
+        term = b["terminator"]
+        if type(term) is not dict:
+            term = term._d
+        tsuccs = term.get("successors")
+        # `kind` is always there; the cost only when some other key is.
+        tcost = term.get("cost") if len(term) > (1 if tsuccs is None else 2) else None
+        if tcost is None:
+            push(_TERM)
+        else:
+            push(_TERM_COST + dumps({k: nums[v] for k, v in tcost.items()}, option=sort) + b",")
+        kind = term["kind"]
+        kb = kinds.get(kind)
+        if kb is None:
+            kb = kinds[kind] = b'"kind":' + dumps(kind)
+        push(kb)
+        if tsuccs:
+            first = _SUCC_FIRST
+            for e, eid in zip(tsuccs, succ[i], strict=True):
+                push(first)
+                first = _SUCC_NEXT
+                if type(e) is not dict:
+                    e = e._d
+                args = e.get("args")
+                if args:
+                    push(_ARGS + dumps(list(args)) + _ARGS_BLOCK)
+                else:
+                    push(_BLOCK)
+                push(idb[edge_dst[eid]])
+                mt = edge_mat[eid]
+                tail = tails.get(id(mt))
+                if tail is None:
+                    name = f"m{len(matrices)}"
+                    matrices[name] = mt.to_json(targets)
+                    tail = tails[id(mt)] = b',"transitions":"' + name.encode() + b'"}'
+                push(tail)
+            push(b"]}},\n      ")
+        else:
+            push(b"}},\n      ")
+    # The list as `render` lays it out at an artifact's `plan.blocks`.
+    if len(out) > 1:
+        out[-1] = out[-1][:-8]  # no separator after the last block
+        out.append(b"\n    ]")
+    else:
+        out[0] = b"[]"
+    return _top(g, Raw(out), matrices)
+
+
+def _statements(sts: Any, nums: _Nums) -> list[dict[str, Any]]:
+    """A block's statements as `normalize` writes them."""
+    got = []
+    for st in sts:
+        if type(st) is not dict:
+            st = st._d
+        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st["cost"].items()}}
+        text = st.get("text")
+        if text is not None:
+            rec["text"] = text
+        got.append(rec)
+    return got

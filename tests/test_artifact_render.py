@@ -79,3 +79,49 @@ def test_every_golden_artifact_renders_as_the_reference() -> None:
         doc = orjson.loads(data)
         assert reference(doc) == data, p  # the reference is the layout of the goldens
         assert render(doc) == data, p
+
+
+# Maps with more entries than `artifact._FEW` take the bulk writer (one orjson call and
+# two `bytes.replace` passes); smaller ones are written entry by entry.
+_big_map = st.dictionaries(_text, _tree, min_size=17, max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_text, st.one_of(_tree, _big_map, st.dictionaries(_text, _big_map, max_size=2)), max_size=4))
+def test_large_maps_take_the_bulk_writer_and_match_the_reference(art: dict[str, Any]) -> None:
+    assert render(art) == reference(art)
+
+
+def test_the_bulk_writer_sees_a_list_of_records_deep_in_a_large_map() -> None:
+    many = {f"k{i}": ["x"] for i in range(40)}
+    for value in ([{"r": 1}], [["n"]], [], "s", {"d": [1]}):
+        art = {"sec": {"m": {**many, "z": value}}}
+        assert render(art) == reference(art), value
+
+
+def test_raw_pieces_render_as_the_value_they_stand_for() -> None:
+    from placement_cli.artifact import fragment, render_parts
+
+    sec = {"domains": {f"b{i}": ["x", "y"][: i % 3] for i in range(50)}, "removed": [{"k": 1}], "n": 3}
+    art = {"plan": {"blocks": [{"id": "a"}]}, "sec": sec, "status": "ok"}
+    raw = {**art, "sec": fragment(sec)}
+    assert render(raw) == render(art) == reference(art)
+    assert b"".join(render_parts(raw)) == render(art)
+    # As YAML, a top-level Raw value is written as its data.
+    assert render(raw, "yaml") == render(art, "yaml")
+
+
+def test_write_output_writes_pieces_to_a_file_and_to_stdout(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    from placement_cli.io import write_output
+
+    parts = [b"a" * 100_000, b"", b"b"] * 700  # more pieces than one writev takes
+    whole = b"".join(parts)
+    write_output(parts, str(tmp_path / "o.json"))
+    assert (tmp_path / "o.json").read_bytes() == whole
+    code = ("import sys; from placement_cli.io import write_output; sys.stdout.buffer.write(b'<');"
+            "write_output([b'x' * 70000] * 40 + [b'y'], None)")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    assert got == b"<" + b"x" * 70000 * 40 + b"y"
