@@ -45,11 +45,23 @@ class PruneResult:
 Nbr = tuple[int, tuple[int, ...], tuple[int, ...], int]
 
 
-def _neighbours(g: Graph) -> list[list[Nbr]]:
-    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
-    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
+def edge_pairs(g: Graph) -> dict[int, list[int]]:
+    """The edges between each pair of distinct blocks a < b, keyed `a * n_blocks + b`, in
+    order of each pair's first edge id (self-loops left out). Built once per graph and
+    shared (`prune` and `solvers.instance` both group edges so): read-only.
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["t"], "blocks": [
+    ...     {"id": "a", "terminator": {"kind": "switch", "successors": [{"block": "b"}, {"block": "a"}]}},
+    ...     {"id": "b", "terminator": {"kind": "goto", "successors": [{"block": "a"}]}}]})
+    >>> edge_pairs(g)  # a->b (edge 0) and b->a (edge 2); the self-loop (edge 1) is not a pair
+    {1: [0, 2]}
+    """
+    got = g._memo.get("edge_pairs")
+    if got is not None:
+        return got  # type: ignore[no-any-return]
     n = g.n_blocks
-    pair_edges: dict[int, list[int]] = {}  # key: min * n + max (dicts keep first-use order)
+    pair_edges: dict[int, list[int]] = {}  # dicts keep first-use order
     src, dst = g.edge_src, g.edge_dst
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         if u == v:
@@ -60,6 +72,16 @@ def _neighbours(g: Graph) -> list[list[Nbr]]:
             pair_edges[key] = [e]
         else:
             lst.append(e)
+    g._memo["edge_pairs"] = pair_edges
+    return pair_edges
+
+
+def _neighbours(g: Graph) -> list[list[Nbr]]:
+    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
+    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
+    n = g.n_blocks
+    pair_edges = edge_pairs(g)
+    src = g.edge_src
     nb: list[list[Nbr]] = [[] for _ in range(n)]
     for key, es in pair_edges.items():
         a, b = divmod(key, n)
