@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import heapq
-import operator
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any
 
 from placement_cli.diagnostics import Diagnostic
@@ -212,13 +209,20 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             tables[sup] = tab
     arc_tab = [tables[sup] for sup in arc_sup] if tables else None
 
-    def revise(a: int) -> bool:
-        """Revise arc `a` (x against y); True when x lost targets."""
+    # The FIFO queue as a list iterated while it grows: a list iterator sees items
+    # appended behind it, so this is the same order as a deque without the pops. Each
+    # arc is in the queue at most once at a time, and re-queued only when a domain
+    # shrinks, so the list stays below (targets + 1) x arcs entries.
+    queue = list(range(n_arcs))
+    queued = bytearray(b"\x01") * n_arcs
+    push = queue.append
+    for a in queue:
+        queued[a] = 0
         x = arc_x[a]
         y = arc_y[a]
         dx, dy = dom[x], dom[y]
         if dx == 0 or dy == 0 or (live[x] and not live[y]):
-            return False
+            continue
         if arc_tab is not None:
             lost = dx & arc_tab[a][dy]
         else:
@@ -228,7 +232,7 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
                 if dx >> t & 1 and not dy & pattern[t]:
                     lost |= 1 << t
         if not lost:
-            return False
+            continue
         _, fwd, bwd, _ = nbrs[x][a - first[x]]
         t = 0
         mask = lost
@@ -240,49 +244,6 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         dom[x] = dx & ~lost
         if dom[x] == 0:
             emptied.append(x)
-        return True
-
-    # The classic FIFO queue starts with every arc in order. Most arcs of that first
-    # round remove nothing, and which ones can is known up front: an arc removes
-    # something only if it does on the initial domains, or if its neighbour's domain
-    # shrank before its turn (a shrinking domain of its own block only removes less).
-    # So the first round visits, in order, just those arcs (a heap of positions),
-    # and is otherwise the classic queue: arcs revised before the shrink go to the tail.
-    start = list(map(dom.__getitem__, arc_x))
-    if arc_tab is not None:
-        hits = list(map(operator.getitem, arc_tab, map(dom.__getitem__, arc_y)))
-        may = list(map(operator.and_, start, hits))
-    else:
-        may = [1] * n_arcs  # many targets: no table, visit every arc
-    heap = list(compress(range(n_arcs), may))  # ascending: already a heap
-    pending = bytearray(n_arcs)  # in the heap
-    for a in heap:
-        pending[a] = 1
-    tail: list[int] = []
-    queued = bytearray(n_arcs)  # in the tail
-    push = tail.append
-    while heap:
-        p = heapq.heappop(heap)
-        if not revise(p):
-            continue
-        x, y = arc_x[p], arc_y[p]
-        for z, back in into[x]:
-            if back > p:  # still ahead in the first round: revised there
-                if not pending[back]:
-                    pending[back] = 1
-                    heapq.heappush(heap, back)
-            elif z != y and not queued[back]:
-                queued[back] = 1
-                push(back)
-    # Then the tail, as the classic queue: a list iterated while it grows (a list
-    # iterator sees items appended behind it). Each arc is in it at most once at a
-    # time and re-queued only when a domain shrinks, so it stays below
-    # (targets + 1) x arcs entries.
-    for a in tail:
-        queued[a] = 0
-        if not revise(a):
-            continue
-        x, y = arc_x[a], arc_y[a]
         for z, back in into[x]:
             if z != y and not queued[back]:
                 queued[back] = 1
