@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -308,7 +308,7 @@ def _unlink(path: str | Path) -> None:
         pass
 
 
-def write_files(files: list[tuple[str, Data]]) -> None:
+def write_files(files: Sequence[tuple[str, Data]]) -> None:
     """Write every (path, bytes) or none: each goes to a temporary file next to its
     target first, and all are renamed into place only when every write succeeded. On a
     failure the temporaries are removed, and so is any target this call created, so a

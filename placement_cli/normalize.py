@@ -178,7 +178,7 @@ def rendered(g: Graph) -> dict[str, Any]:
     sort = orjson.OPT_SORT_KEYS
     nums = _Nums()
     ids = g.block_ids
-    idb = list(map(dumps, ids))
+    idb = _json_strings(ids)
     matrices: dict[str, Any] = {}
     # id(matrix) -> the end of a successor that names it (the default: no name).
     tails: dict[int, bytes] = {id(default): b"}"}
@@ -229,7 +229,7 @@ def rendered(g: Graph) -> dict[str, Any]:
             if got is None:
                 got = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
                 if key is not None:
-                    stmts_memo[key] = got
+                    stmts_memo[bytes(memoryview(key))] = got  # a copy: see `_json_strings`
             push(got)
         term = b["terminator"]
         if type(term) is not dict:
@@ -276,6 +276,26 @@ def rendered(g: Graph) -> dict[str, Any]:
     else:
         out[0] = b"[]"
     return _top(g, Raw(out), matrices)
+
+
+def _json_strings(strings: tuple[str, ...]) -> list[bytes]:
+    """Each string as JSON bytes (what orjson writes for it).
+
+    Not `orjson.dumps` per string: each bytes object it returns sits alone on a fresh
+    page of memory (measured: one page fault, about 3 microseconds, per object kept),
+    so keeping 100k of them cost a third of a second. Strings without a quote, a
+    backslash or a control character are written as they are; any other, by orjson.
+
+    >>> _json_strings(("bb0", 'a"b', "é")) == [orjson.dumps(s) for s in ("bb0", 'a"b', "é")]
+    True
+    """
+    whole = "".join(strings)
+    if '"' not in whole and "\\" not in whole and whole.isprintable():
+        return [f'"{s}"'.encode() for s in strings]
+    return [
+        f'"{s}"'.encode() if '"' not in s and "\\" not in s and s.isprintable() else bytes(memoryview(orjson.dumps(s)))
+        for s in strings
+    ]
 
 
 def _statements(sts: Any, nums: _Nums) -> list[dict[str, Any]]:

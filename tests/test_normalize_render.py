@@ -97,3 +97,15 @@ def test_a_fused_plan_made_of_block_objects() -> None:
     assert fg is not None and fg.n_blocks < run.g.n_blocks  # something was fused
     assert any(type(b).__name__ == "FusedBlock" for b in plan_document(fg.plan)["blocks"])
     _same(fg)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=8).filter(lambda s: not any(0xD800 <= ord(c) <= 0xDFFF for c in s)), max_size=6))
+def test_block_ids_are_written_as_orjson_writes_them(ids: list[str]) -> None:
+    import orjson
+
+    from placement_cli.normalize import _json_strings
+
+    assert _json_strings(tuple(ids)) == [orjson.dumps(s) for s in ids]
+    assert _json_strings(tuple(i for i in ids if '"' not in i and "\\" not in i and i.isprintable())) == [
+        orjson.dumps(s) for s in ids if '"' not in s and "\\" not in s and s.isprintable()]

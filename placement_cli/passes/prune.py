@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import heapq
-import operator
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any
 
 from placement_cli.diagnostics import Diagnostic
@@ -45,11 +42,23 @@ class PruneResult:
 Nbr = tuple[int, tuple[int, ...], tuple[int, ...], int]
 
 
-def _neighbours(g: Graph) -> list[list[Nbr]]:
-    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
-    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
+def edge_pairs(g: Graph) -> dict[int, list[int]]:
+    """The edges between each pair of distinct blocks a < b, keyed `a * n_blocks + b`, in
+    order of each pair's first edge id (self-loops left out). Built once per graph and
+    shared (`prune` and `solvers.instance` both group edges so): read-only.
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["t"], "blocks": [
+    ...     {"id": "a", "terminator": {"kind": "switch", "successors": [{"block": "b"}, {"block": "a"}]}},
+    ...     {"id": "b", "terminator": {"kind": "goto", "successors": [{"block": "a"}]}}]})
+    >>> edge_pairs(g)  # a->b (edge 0) and b->a (edge 2); the self-loop (edge 1) is not a pair
+    {1: [0, 2]}
+    """
+    got = g._memo.get("edge_pairs")
+    if got is not None:
+        return got  # type: ignore[no-any-return]
     n = g.n_blocks
-    pair_edges: dict[int, list[int]] = {}  # key: min * n + max (dicts keep first-use order)
+    pair_edges: dict[int, list[int]] = {}  # dicts keep first-use order
     src, dst = g.edge_src, g.edge_dst
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         if u == v:
@@ -60,6 +69,16 @@ def _neighbours(g: Graph) -> list[list[Nbr]]:
             pair_edges[key] = [e]
         else:
             lst.append(e)
+    g._memo["edge_pairs"] = pair_edges
+    return pair_edges
+
+
+def _neighbours(g: Graph) -> list[list[Nbr]]:
+    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
+    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
+    n = g.n_blocks
+    pair_edges = edge_pairs(g)
+    src = g.edge_src
     nb: list[list[Nbr]] = [[] for _ in range(n)]
     for key, es in pair_edges.items():
         a, b = divmod(key, n)
@@ -190,13 +209,20 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             tables[sup] = tab
     arc_tab = [tables[sup] for sup in arc_sup] if tables else None
 
-    def revise(a: int) -> bool:
-        """Revise arc `a` (x against y); True when x lost targets."""
+    # The FIFO queue as a list iterated while it grows: a list iterator sees items
+    # appended behind it, so this is the same order as a deque without the pops. Each
+    # arc is in the queue at most once at a time, and re-queued only when a domain
+    # shrinks, so the list stays below (targets + 1) x arcs entries.
+    queue = list(range(n_arcs))
+    queued = bytearray(b"\x01") * n_arcs
+    push = queue.append
+    for a in queue:
+        queued[a] = 0
         x = arc_x[a]
         y = arc_y[a]
         dx, dy = dom[x], dom[y]
         if dx == 0 or dy == 0 or (live[x] and not live[y]):
-            return False
+            continue
         if arc_tab is not None:
             lost = dx & arc_tab[a][dy]
         else:
@@ -206,7 +232,7 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
                 if dx >> t & 1 and not dy & pattern[t]:
                     lost |= 1 << t
         if not lost:
-            return False
+            continue
         _, fwd, bwd, _ = nbrs[x][a - first[x]]
         t = 0
         mask = lost
@@ -218,49 +244,6 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         dom[x] = dx & ~lost
         if dom[x] == 0:
             emptied.append(x)
-        return True
-
-    # The classic FIFO queue starts with every arc in order. Most arcs of that first
-    # round remove nothing, and which ones can is known up front: an arc removes
-    # something only if it does on the initial domains, or if its neighbour's domain
-    # shrank before its turn (a shrinking domain of its own block only removes less).
-    # So the first round visits, in order, just those arcs (a heap of positions),
-    # and is otherwise the classic queue: arcs revised before the shrink go to the tail.
-    start = list(map(dom.__getitem__, arc_x))
-    if arc_tab is not None:
-        hits = list(map(operator.getitem, arc_tab, map(dom.__getitem__, arc_y)))
-        may = list(map(operator.and_, start, hits))
-    else:
-        may = [1] * n_arcs  # many targets: no table, visit every arc
-    heap = list(compress(range(n_arcs), may))  # ascending: already a heap
-    pending = bytearray(n_arcs)  # in the heap
-    for a in heap:
-        pending[a] = 1
-    tail: list[int] = []
-    queued = bytearray(n_arcs)  # in the tail
-    push = tail.append
-    while heap:
-        p = heapq.heappop(heap)
-        if not revise(p):
-            continue
-        x, y = arc_x[p], arc_y[p]
-        for z, back in into[x]:
-            if back > p:  # still ahead in the first round: revised there
-                if not pending[back]:
-                    pending[back] = 1
-                    heapq.heappush(heap, back)
-            elif z != y and not queued[back]:
-                queued[back] = 1
-                push(back)
-    # Then the tail, as the classic queue: a list iterated while it grows (a list
-    # iterator sees items appended behind it). Each arc is in it at most once at a
-    # time and re-queued only when a domain shrinks, so it stays below
-    # (targets + 1) x arcs entries.
-    for a in tail:
-        queued[a] = 0
-        if not revise(a):
-            continue
-        x, y = arc_x[a], arc_y[a]
         for z, back in into[x]:
             if z != y and not queued[back]:
                 queued[back] = 1

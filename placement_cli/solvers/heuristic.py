@@ -13,6 +13,9 @@ Where this differs from HashQL's implementation of the same seed (reference §5)
 acceptance test uses the true objective (estimates only order candidates); the CSP bound
 is admissible for the objective it prunes; region order is dynamic MRV; CSP results are
 cached by boundary context; giving up is reported, never papered over with a default.
+
+The loop CSP (a cyclic super block under its boundary context) is `solvers.loops`; this
+module holds the forward pass and the refinement sweeps.
 """
 
 from __future__ import annotations
@@ -22,12 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.passes.scc import SccResult
-from placement_cli.solvers.complete import INF, Budget, Instance, Sub, bits_of, search
-
-_MISSING = object()
-# Loop CSP results cached per boundary context, over all loops of a solve: the memory
-# bound of the cache (each entry is a few small tuples). Past it, results are recomputed.
-CACHE_ENTRIES = 200_000
+from placement_cli.solvers.budget import Budget
+from placement_cli.solvers.instance import INF, Instance, bits_of
+from placement_cli.solvers.loops import Cyclic, LoopCsp, LoopState
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,43 +39,7 @@ class HeuristicOutcome:
     stopped: str | None = None  # "time-limit"/"memory-limit" when the budget cut it short
 
 
-class _Cyclic:
-    """A cyclic super block: its CSP structure, boundary and cache."""
-
-    __slots__ = ("members", "sub", "boundary", "cache")
-
-    def __init__(self, inst: Instance, members: tuple[int, ...], header: int | None, sb_of: list[int], s: int) -> None:
-        K = inst.K
-        self.members = members
-        self.sub = Sub(inst, members, [0 if b == header else 1 for b in members])
-        # (member slot, outside block, table member->outside, member targets allowed per outside target)
-        self.boundary: list[tuple[int, int, tuple[float | None, ...], tuple[int, ...]]] = []
-        for v, b in enumerate(members):
-            for n, tb in zip(inst.nbr[b], inst.tab[b], strict=True):
-                if sb_of[n] != s:
-                    inc = tuple(
-                        sum(1 << t for t in range(K) if tb[t * K + te] is not None) for te in range(K)
-                    )
-                    self.boundary.append((v, n, tb, inc))
-        self.cache: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[int, ...] | None] = {}
-
-
-class _State:
-    """Retry state of a cyclic super block on the assignment stack: per-member target
-    heaps (by block cost plus boundary cost), what has been consumed, what is forced."""
-
-    __slots__ = ("ctx", "heaps", "ptr", "forced", "values", "est")
-
-    def __init__(self, ctx: tuple[int, ...], dom: list[int], unary: list[list[float]], values: tuple[int, ...]) -> None:
-        self.ctx = ctx
-        self.heaps = [sorted((unary[v][t], t) for t in bits_of(d)) for v, d in enumerate(dom)]
-        self.est = unary
-        self.ptr = [0] * len(dom)
-        self.forced: dict[int, int] = {}
-        self.values = values
-
-
-class Seed:
+class Seed(LoopCsp):
     """One solve of one plan: precomputed super blocks plus the search state."""
 
     def __init__(
@@ -106,8 +70,8 @@ class Seed:
             headers.append(comp.header)
         self.blocks = blocks
         self.S = len(blocks)
-        self.cyc: list[_Cyclic | None] = [
-            _Cyclic(inst, bs, headers[s], sb_of, s) if len(bs) > 1 else None for s, bs in enumerate(blocks)
+        self.cyc: list[Cyclic | None] = [
+            Cyclic(inst, bs, headers[s], sb_of, s) if len(bs) > 1 else None for s, bs in enumerate(blocks)
         ]
         self.first = [bs[0] for bs in blocks]
         deg0 = [0] * self.S
@@ -131,102 +95,6 @@ class Seed:
         self.assign: list[int] = [-1] * n
 
     # ------------------------------------------------------------------ CSP
-
-    def _context(self, s: int, ctx: tuple[int, ...]) -> tuple[list[int], list[list[float]]]:
-        """Member domains narrowed by the assigned outside neighbours, and member costs
-        including the edges to them (the boundary context of the seed)."""
-        inst = self.inst
-        K = inst.K
-        cyc = self.cyc[s]
-        assert cyc is not None
-        dom = [inst.dom[b] for b in cyc.members]
-        unary = [list(inst.unary[b]) for b in cyc.members]
-        for (v, _, _, inc), te in zip(cyc.boundary, ctx, strict=True):
-            if te >= 0:
-                dom[v] &= inc[te]
-        for (v, _, tb, _), te in zip(cyc.boundary, ctx, strict=True):
-            if te >= 0:
-                row = unary[v]
-                for t in bits_of(dom[v]):
-                    row[t] += tb[t * K + te]  # type: ignore[operator]
-        return dom, unary
-
-    def _csp(self, s: int, ctx: tuple[int, ...], forced: dict[int, int]) -> tuple[int, ...] | None:
-        """Best member targets for this boundary context (B&B, cached by context)."""
-        cyc = self.cyc[s]
-        assert cyc is not None
-        key = (ctx, tuple(sorted(forced.items())))
-        hit = cyc.cache.get(key, _MISSING)
-        if hit is not _MISSING:
-            self.stats["cache_hits"] += 1
-            return hit  # type: ignore[return-value]
-        dom, unary = self._context(s, ctx)
-        for v, t in forced.items():
-            dom[v] &= 1 << t
-        f = search(cyc.sub, dom, unary, mac=False, bound=True, node_limit=self.csp_node_limit, budget=self.budget)
-        self.stats["csp_solves"] += 1
-        self.stats["csp_nodes"] += f.nodes
-        values = f.values
-        if f.exhausted:
-            self.stats["csp_proven"] += 1
-        elif values is not None:
-            values = self._polish(cyc.sub, dom, unary, values)
-        elif self.budget is not None and self.budget.reason is not None:
-            return None  # cut short by the budget: not an answer for this context
-        if self.cached < CACHE_ENTRIES:
-            cyc.cache[key] = values
-            self.cached += 1
-        return values
-
-    def _polish(self, sub: Sub, dom: list[int], unary: list[list[float]], values: tuple[int, ...]) -> tuple[int, ...]:
-        """One-member moves inside a loop whose B&B hit its node limit: the search is
-        depth first, so its early choices are the ones it never got back to."""
-        K = sub.K
-        tol = self.inst.tol
-        val = list(values)
-        for _ in range(50):
-            changed = False
-            for v in range(len(val)):
-                d = dom[v]
-                if d & (d - 1) == 0:
-                    continue
-                ns = sub.nbr[v]
-                tbs = sub.tab[v]
-                best_t = -1
-                best_c = INF
-                cur_c = INF
-                for t in bits_of(d):
-                    c = unary[v][t]
-                    for n, tb in zip(ns, tbs, strict=True):
-                        x = tb[t * K + val[n]]
-                        if x is None:
-                            c = INF
-                            break
-                        c += x
-                    if t == val[v]:
-                        cur_c = c
-                    if c < best_c:
-                        best_c, best_t = c, t
-                if best_t != val[v] and best_c < cur_c - tol:
-                    val[v] = best_t
-                    changed = True
-            if not changed:
-                break
-        return tuple(val)
-
-    def _local(self, s: int, unary: list[list[float]], values: tuple[int, ...] | list[int]) -> float:
-        """Members' costs with boundary edges (via `unary`) plus internal edges."""
-        cyc = self.cyc[s]
-        assert cyc is not None
-        sub = cyc.sub
-        K = sub.K
-        c = 0.0
-        for v, t in enumerate(values):
-            c += unary[v][t]
-        for a, i in sub.pairs:
-            x = sub.tab[a][i][values[a] * K + values[sub.nbr[a][i]]]
-            c += INF if x is None else x
-        return c
 
     # ---------------------------------------------------------- forward pass
 
@@ -341,7 +209,7 @@ class Seed:
         self.n_done += 1
         self._set(self.blocks[s][0], cands[idx][1])
 
-    def _commit_cyclic(self, s: int, state: _State, values: tuple[int, ...]) -> None:
+    def _commit_cyclic(self, s: int, state: LoopState, values: tuple[int, ...]) -> None:
         state.values = values
         self.stack.append((s, len(self.trail), state))
         self.done[s] = True
@@ -363,10 +231,10 @@ class Seed:
         if values is None:
             return False
         dom, unary = self._context(s, ctx)
-        self._commit_cyclic(s, _State(ctx, dom, unary, values), values)
+        self._commit_cyclic(s, LoopState(ctx, dom, unary, values), values)
         return True
 
-    def _retry(self, s: int, st: _State) -> bool:
+    def _retry(self, s: int, st: LoopState) -> bool:
         """Least-delta perturbation: change the member whose next candidate costs the
         least more than its current target, force it, re-solve; until the heaps run out."""
         budget = self.budget

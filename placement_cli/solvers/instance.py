@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import Any
 
 from placement_cli.graph import Graph
+from placement_cli.passes.prune import edge_pairs
 
 INF = math.inf
 # Costs are scaled (by a power of two, exact) when the objective could exceed this:
@@ -124,24 +126,18 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         mats = _scaled_matrices(mats, -shift)  # type: ignore[assignment]
         unary = tuple(tuple(c if c == INF else math.ldexp(c, -shift) for c in row) for row in unary)
     dom = [domains[b] if live[b] else 0 for b in range(n)]
-    pairs: dict[int, list[int]] = {}  # key min * n + max; dicts keep first-edge order
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
-        if not live[u]:
-            continue
-        if u == v:
+        if u == v and live[u]:
             m = mats[e]
             keep = 0
             for t in range(K):
                 if m.out[t] >> t & 1:
                     keep |= 1 << t
             dom[u] &= keep
-            continue
-        key = u * n + v if u < v else v * n + u
-        lst = pairs.get(key)
-        if lst is None:
-            pairs[key] = [e]
-        else:
-            lst.append(e)
+    # The edges of each block pair, in first-edge order (shared with `prune`). A pair
+    # with an edge leaving a live block joins two live blocks; any other pair has only
+    # edges leaving dead blocks, which the objective does not count.
+    pairs = edge_pairs(g)
 
     # Per matrix (shared between edges): its table and allowed sets in both directions.
     oriented: dict[int, tuple[tuple[Table, tuple[int, ...]], tuple[Table, tuple[int, ...]]]] = {}
@@ -160,8 +156,12 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     folded: list[Table] = []  # tables summed over parallel edges (not shared)
     for key, es in pairs.items():
         a, b = divmod(key, n)
+        if not (live[a] and live[b]):
+            continue
         if len(es) == 1:
-            fwd, bwd = both(mats[es[0]])
+            m = mats[es[0]]
+            r = oriented.get(id(m))
+            fwd, bwd = r if r is not None else both(m)
             ab, ba = (fwd, bwd) if src[es[0]] == a else (bwd, fwd)
         else:
             acc: list[float | None] = [0.0] * (K * K)
@@ -190,10 +190,8 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
 
     # The largest finite cost of the live problem (a max: any order gives the same).
     # Every table is a shared matrix's (either direction: same entries) or a folded one.
-    live_blocks = tuple([b for b in range(n) if live[b]])
-    values: set[float | None] = set()
-    for b in live_blocks:
-        values.update(unary[b])
+    live_blocks = tuple(compress(range(n), live))
+    values: set[float | None] = set(chain.from_iterable(map(unary.__getitem__, live_blocks)))
     for fwd, _ in oriented.values():
         values.update(fwd[0])
     for t_ab in folded:
@@ -207,9 +205,9 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         live=live_blocks,
         dom=tuple(dom),
         unary=unary,
-        nbr=tuple([tuple(x) for x in nbr]),
-        tab=tuple([tuple(x) for x in tab]),
-        allow=tuple([tuple(x) for x in allow]),
+        nbr=tuple(map(tuple, nbr)),
+        tab=tuple(map(tuple, tab)),
+        allow=tuple(map(tuple, allow)),
         tol=1e-9 * (1.0 + cmax),
         shift=shift,
     )
