@@ -150,9 +150,11 @@ class Run:
 
     def artifact(self, kind: str, raw_plan: bool = False) -> dict[str, Any]:
         """The artifact of stage `kind` (run it first) as JSON data. With `raw_plan`,
-        the plan and the sections are bytes (`orjson.Fragment`s, for
-        `placement_cli.artifact.render` in JSON only): the plan's as read when the input
-        was an artifact, else each rendered once and reused by every later artifact."""
+        the plan and the sections are bytes for `placement_cli.artifact.render` /
+        `render_parts` in JSON only (an `orjson.Fragment` for the plan's bytes as read
+        when the input was an artifact, else `artifact.Raw` pieces rendered once and
+        reused by every later artifact); a bare `orjson.dumps` of such an artifact
+        needs `render`'s `default`."""
         self.run(kind)
         mine = set(upto(kind))
         plan: Any = None
