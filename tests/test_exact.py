@@ -404,9 +404,11 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
     search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
     lists = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30))
-    assert default.optimal and dp.optimal and search.optimal and lists.optimal
-    assert default.lower_bound == dp.lower_bound == search.lower_bound == lists.lower_bound
-    for out in (default, dp, search, lists):
+    # Dead-end elimination before the search (off by default) proves the same optimum.
+    dee = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(search_dominance=True))
+    assert default.optimal and dp.optimal and search.optimal and lists.optimal and dee.optimal
+    assert default.lower_bound == dp.lower_bound == search.lower_bound == lists.lower_bound == dee.lower_bound
+    for out in (default, dp, search, lists, dee):
         if out.assignment is not None:
             c = evaluate(g, out.assignment)
             assert c is not None and c.total == out.lower_bound
@@ -460,3 +462,54 @@ def test_doctests() -> None:
     for mod in (bounds, budget, entry, families):
         r = doctest.testmod(mod)
         assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)
+
+
+def _icm_full_passes(order: list[int], unary: list[list[float]], arcs: list[list[Any]], passes: int = 8) -> dict[int, int]:
+    """The literal primal heuristic: sequential rounding, then full passes of iterated
+    conditional modes over every block (the reference for the worklist version)."""
+    val: dict[int, int] = {}
+    for x in order:
+        s = list(unary[x])
+        for y, t, st_, rows in arcs[x]:
+            if y in val:
+                j = val[y]
+                s = [a + (t[i * st_ + j] if rows else t[j * st_ + i]) for i, a in enumerate(s)]
+        val[x] = s.index(min(s))
+    for _ in range(passes):
+        changed = False
+        for x in order:
+            s = list(unary[x])
+            for y, t, st_, rows in arcs[x]:
+                j = val[y]
+                s = [a + (t[i * st_ + j] if rows else t[j * st_ + i]) for i, a in enumerate(s)]
+            m = min(s)
+            if m < s[val[x]]:
+                val[x] = s.index(m)
+                changed = True
+        if not changed:
+            break
+    return val
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_primal_worklist_equals_full_passes(seed: int) -> None:
+    """`round_and_polish` looks at a block again only after a neighbour moved: the same
+    assignment as full passes (random graphs, small integer costs so that ties occur,
+    some infinite entries), for every pass limit."""
+    from placement_cli.solvers.exact.primal import round_and_polish
+
+    rnd = random.Random(seed)
+    n = rnd.randint(1, 12)
+    ks = [rnd.randint(1, 4) for _ in range(n)]
+    unary = [[float(rnd.choice([0, 1, 2, 3, math.inf])) for _ in range(k)] for k in ks]
+    arcs: list[list[Any]] = [[] for _ in range(n)]
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rnd.random() < 0.4:
+                t = [float(rnd.choice([0, 0, 1, 2, 5, math.inf])) for _ in range(ks[a] * ks[b])]
+                arcs[a].append((b, t, ks[b], True))
+                arcs[b].append((a, t, ks[b], False))
+    order = list(range(n))
+    rnd.shuffle(order)
+    for passes in (0, 1, 2, 8):
+        assert round_and_polish(order, unary, arcs, passes) == _icm_full_passes(order, unary, arcs, passes)

@@ -46,6 +46,10 @@ class ExactBudget:
     # dominated values around every branch anyway.
     dominance_rounds: int = 1
     dominance_stages: int = 1
+    # ... also on a core too wide for the dynamic programming (one that goes to the
+    # search). Off: the search's root bounds the core as it is, and its reduced-cost
+    # fixing removes values on its own (measured faster on random cores).
+    search_dominance: bool = False
     # The primal heuristic (primal.py): round the reparametrisation to an assignment and
     # polish it, at the root every 8 sweeps and at every search node; off, the search
     # alone finds assignments (tests turn it off to exercise the search).

@@ -89,6 +89,10 @@ class DenseCore:
         AT[0::2] = T0
         AT[1::2] = T0.transpose(0, 2, 1)
         self.U, self.T0, self.edges, self.pos = U, T0, edges, pos
+        # The tables with the partner's values first (j, e, i): numpy reduces over a
+        # leading axis by elementwise minima of contiguous slices, about 4 times faster
+        # than over a short last axis (the same minima, exactly).
+        self.T0T = np.ascontiguousarray(T0.transpose(2, 0, 1))
         self.M = np.zeros((2 * n_e, kmax))
         self.ea = np.array([pos[a] for a, _ in edges], dtype=np.intp)
         self.eb = np.array([pos[b] for _, b in edges], dtype=np.intp)
@@ -133,6 +137,7 @@ class DenseCore:
                 AT[ai],
                 np.array(own, dtype=np.intp),
                 np.array(starts, dtype=np.intp),
+                np.ascontiguousarray(AT[ai].transpose(2, 0, 1)),
             ))
 
     def sweep(self) -> None:
@@ -140,10 +145,10 @@ class DenseCore:
         block's unary and its tables' projections onto it all become their average."""
         np, U, M = self.np, self.U, self.M
         with np.errstate(invalid="ignore"):
-            for members, share_n, ai, ri, at, own, starts in self.classes:
+            for members, share_n, ai, ri, _at, own, starts, atT in self.classes:
                 mo = M[ai]
                 # The projections of the current tables onto the owning blocks.
-                ph = (at - M[ri][:, None, :]).min(axis=2) - mo
+                ph = (atT - M[ri].T[:, :, None]).min(axis=0) - mo
                 share = (U[members] + np.add.reduceat(ph, starts, axis=0)) / share_n
                 # inf - inf is nan in the branch `where` discards: no table changes there.
                 M[ai] = mo - np.where(ph < INF, share[own] - ph, 0.0)
@@ -164,8 +169,8 @@ class DenseCore:
             return INF
         M = self.M
         with np.errstate(invalid="ignore"):
-            masked = np.where(live[self.eb][:, None, :], self.T0 - M[1::2][:, None, :], INF)
-            rmin = masked.min(axis=2) - M[0::2]
+            masked = np.where(live[self.eb].T[:, :, None], self.T0T - M[1::2].T[:, :, None], INF)
+            rmin = masked.min(axis=0) - M[0::2]
         h = U.copy()
         np.add.at(h, self.ea, rmin)
         self.h = h
@@ -233,7 +238,7 @@ class DenseCore:
         done = np.zeros(len(val), dtype=bool)
         for rnd in range(passes + 1):
             moved = False
-            for (members, _, ai, ri, at, _own, starts), pp in zip(self.classes, self.partner, strict=True):
+            for (members, _, ai, ri, at, _own, starts, _atT), pp in zip(self.classes, self.partner, strict=True):
                 vp = val[pp]
                 # The current tables' columns at the partners' values, rows: this block.
                 col = at[np.arange(len(vp)), :, vp] - M[ai] - M[ri, vp][:, None]

@@ -55,9 +55,15 @@ def round_and_polish(
             if j is not None:
                 s = list(map(add, s, t[j::st] if rows else t[j * st : j * st + kx]))
         val[x] = s.index(min(s))
+    # A block is looked at again only once a neighbour has moved since its last look:
+    # otherwise its sums are the same and it stays (the same moves as full passes).
+    dirty = dict.fromkeys(order, True)
     for _ in range(passes):
         changed = False
         for x in order:
+            if not dirty[x]:
+                continue
+            dirty[x] = False
             s = unary[x]
             assert s is not None
             kx = len(s)
@@ -68,6 +74,8 @@ def round_and_polish(
             if m < s[val[x]]:
                 val[x] = s.index(m)
                 changed = True
+                for y, *_ in arcs[x] or ():
+                    dirty[y] = True
         if not changed:
             break
     return val
