@@ -26,6 +26,7 @@ from placement_cli.limits import objective_problems
 from placement_cli.plancheck import (
     check_block,
     check_block_head,
+    check_costs,
     check_head,
     check_matrix,
     check_statements,
@@ -227,8 +228,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
     # summed cost are computed once per distinct problem-free list, and with them, once
     # per distinct serialisation of what else costs (terminator cost, domain, cost,
-    # premium: their types are checked at every block), the block's domain, base and
-    # cost row. Rows and bases are shared between blocks: nothing changes them.
+    # premium: their types checked once too, where no `null` may hide a NaN), the block's
+    # domain, base and cost row. Rows and bases are shared between blocks: nothing
+    # changes them.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
     seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, {extras key: (domain, base, row)}]
     seen_domains: dict[tuple[str, ...], int] = {}
@@ -359,6 +361,10 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
             except (TypeError, JSONEncodeError):
                 xkey = None
         got = rows.get(xkey) if xkey is not None else None
+        if check and (got is None or b"null" in (xkey or b"")):
+            # Types as the first block with these bytes had them (it was checked), but a
+            # nullable terminator cost's `null` may be a NaN here.
+            check_costs(b)
         if got is not None:
             domain.append(got[0])
             bases.append(got[1])
