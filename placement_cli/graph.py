@@ -355,15 +355,17 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         bcost = b.get("cost")
         premium = b.get("premium")
         xkey: bytes | None = b""
+        nulls = 0  # the `null`s of the absent fields in the key
         if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
+            nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
             try:
                 xkey = dumps((tcost, bdomain, bcost, premium))
             except (TypeError, JSONEncodeError):
                 xkey = None
         got = rows.get(xkey) if xkey is not None else None
-        if check and (got is None or b"null" in (xkey or b"")):
-            # Types as the first block with these bytes had them (it was checked), but a
-            # nullable terminator cost's `null` may be a NaN here.
+        if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
+            # Types as the first block with these bytes had them (it was checked), unless
+            # a `null` beyond the absent fields' own may be a NaN here.
             check_costs(b)
         if got is not None:
             domain.append(got[0])
