@@ -403,7 +403,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 if prm in seen_params:
                     chk.add(f"{p}blocks[{i}].params[{j}]", f"duplicate parameter '{prm}'")
                 seen_params.add(prm)
-        mine = []
+        first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
             dst = index.get(e["block"])
             if dst is None:
@@ -436,12 +436,11 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     if check:
                         check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
                     mat = matrix(tr, i, k, mkey)
-            mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
             edge_mat.append(mat)
-        succ.append(tuple(mine))
+        succ.append(tuple(range(first_edge, len(edge_src))) if successors else ())
 
     chk.problems += objective_problems(costs, edge_mat, p)
     if chk.problems:
