@@ -26,6 +26,7 @@ from placement_cli.limits import objective_problems
 from placement_cli.plancheck import (
     check_block,
     check_block_head,
+    check_costs,
     check_head,
     check_matrix,
     check_statements,
@@ -227,8 +228,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
     # summed cost are computed once per distinct problem-free list, and with them, once
     # per distinct serialisation of what else costs (terminator cost, domain, cost,
-    # premium: their types are checked at every block), the block's domain, base and
-    # cost row. Rows and bases are shared between blocks: nothing changes them.
+    # premium: their types checked once too, where no `null` may hide a NaN), the block's
+    # domain, base and cost row. Rows and bases are shared between blocks: nothing
+    # changes them.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
     seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, {extras key: (domain, base, row)}]
     seen_domains: dict[tuple[str, ...], int] = {}
@@ -353,12 +355,18 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         bcost = b.get("cost")
         premium = b.get("premium")
         xkey: bytes | None = b""
+        nulls = 0  # the `null`s of the absent fields in the key
         if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
+            nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
             try:
                 xkey = dumps((tcost, bdomain, bcost, premium))
             except (TypeError, JSONEncodeError):
                 xkey = None
         got = rows.get(xkey) if xkey is not None else None
+        if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
+            # Types as the first block with these bytes had them (it was checked), unless
+            # a `null` beyond the absent fields' own may be a NaN here.
+            check_costs(b)
         if got is not None:
             domain.append(got[0])
             bases.append(got[1])
@@ -395,7 +403,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 if prm in seen_params:
                     chk.add(f"{p}blocks[{i}].params[{j}]", f"duplicate parameter '{prm}'")
                 seen_params.add(prm)
-        mine = []
+        first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
             dst = index.get(e["block"])
             if dst is None:
@@ -428,12 +436,11 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     if check:
                         check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
                     mat = matrix(tr, i, k, mkey)
-            mine.append(len(edge_src))
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
             edge_mat.append(mat)
-        succ.append(tuple(mine))
+        succ.append(tuple(range(first_edge, len(edge_src))) if successors else ())
 
     chk.problems += objective_problems(costs, edge_mat, p)
     if chk.problems:

@@ -187,7 +187,7 @@ def assemble(
         edge_pos=tuple(edge_pos),
         edge_mat=tuple(edge_mat),
         succ=tuple(succ),
-        pred=tuple(tuple(x) for x in pred_lists),
+        pred=tuple(map(tuple, pred_lists)),
         live=tuple(live),
         block_paths=tuple(block_paths),
         path_names=path_names,

@@ -175,31 +175,20 @@ def check_block_head(b: Any) -> None:
 
 
 def check_block(b: Any) -> None:
-    """The rest of a block (`check_block_head` accepted it), except two parts that
+    """The rest of a block (`check_block_head` accepted it), except three parts that
     repeat and are checked apart, once per distinct serialisation: the contents of its
-    statement list (`check_statements`) and of explicit edge matrices (`check_matrix`)."""
+    statement list (`check_statements`), what else costs (`check_costs`) and explicit
+    edge matrices (`check_matrix`)."""
     if "statements" in b and type(b["statements"]) is not list:
         raise Reject("blocks[].statements")
-    v = b.get("domain")
-    if v is not None:
-        _strs(v, "blocks[].domain")
-    v = b.get("cost")
-    if v is not None:
-        _costs(v, "blocks[].cost", False)
     if "paths" in b:
         _strs(b["paths"], "blocks[].paths")
-    v = b.get("premium")
-    if v is not None:
-        _costs(v, "blocks[].premium", False)
     term = b.get("terminator")
     if type(term) is not dict or not term.keys() <= _TERM_FIELDS:
         raise Reject("blocks[].terminator")
     v = term.get("kind")
     if type(v) is not str or v not in TERM_KINDS:
         raise Reject("blocks[].terminator.kind")
-    v = term.get("cost")
-    if v is not None:
-        _costs(v, "blocks[].terminator.cost", True)
     if "successors" in term:
         succs = term["successors"]
         if type(succs) is not list:
@@ -213,6 +202,23 @@ def check_block(b: Any) -> None:
             v = e.get("transitions")
             if v is not None and type(v) is not str and type(v) is not dict:
                 raise Reject("blocks[].terminator.successors[].transitions")
+
+
+def check_costs(b: dict[str, Any]) -> None:
+    """What else of a block costs (`check_block` accepted it): its domain, cost, premium
+    and terminator cost."""
+    v = b.get("domain")
+    if v is not None:
+        _strs(v, "blocks[].domain")
+    v = b.get("cost")
+    if v is not None:
+        _costs(v, "blocks[].cost", False)
+    v = b.get("premium")
+    if v is not None:
+        _costs(v, "blocks[].premium", False)
+    v = b["terminator"].get("cost")
+    if v is not None:
+        _costs(v, "blocks[].terminator.cost", True)
 
 
 def check_statements(stmts: list[Any]) -> None:
@@ -272,6 +278,7 @@ def _plan(doc: Any) -> None:
     for b in blocks:
         check_block_head(b)
         check_block(b)
+        check_costs(b)
         stmts = b.get("statements")
         if stmts:
             key = serialised(stmts)

@@ -338,9 +338,17 @@ def test_repeated_statement_lists_and_matrices_are_checked_where_they_differ(tmp
         first, second = sorted(r.sample(range(len(copies)), 2))
         at = r.randrange(len(donor["statements"]))
         twist = r.choice(_TWINS + ["unknown-target", "text"])
+        # Where: a statement, or what else costs (the terminator's cost may be null).
+        place = r.choice(("statement", "statement", "terminator", "cost", "premium", "domain"))
+        t0 = doc["targets"][0]
         for which, copy in ((0, copies[first]), (1, copies[second])):
             st = copy["statements"][at]
-            if twist == "unknown-target":
+            if place == "domain" and type(twist) is tuple:
+                copy["domain"] = [(t0, twist[which])[type(twist[which]) is not str and which]]
+            elif place != "statement" and type(twist) is tuple:
+                owner = copy["terminator"] if place == "terminator" else copy
+                owner[place] = {t0: twist[which]}
+            elif twist == "unknown-target":
                 st["cost"]["nowhere"] = 1
             elif twist == "text":
                 st["text"] = ("t", 1)[which]
@@ -461,3 +469,24 @@ def test_every_literal_and_optional_field_is_checked():
     art = {**doc, "diagnostics": [diag]}
     assert not _fast_accepts(check_artifact, art)
     assert not _models_accept(Artifact.model_validate, art)
+
+
+@pytest.mark.parametrize("place", ["terminator", "statement", "matrix"])
+@pytest.mark.parametrize("second", [".nan", ".inf", "-.inf", "null", "true", "1.0"])
+def test_a_null_twin_is_checked_again(tmp_path, monkeypatch, place, second):
+    """Two blocks equal but for one value, the first `null` and the second a value
+    orjson would also write as `null` (or one it would not): the second is judged on its
+    own, as the models judge it."""
+    def block(i: int, value: str) -> str:
+        stmt = f"{{cost: {{a: {value if place == 'statement' else 1}}}}}"
+        tcost = f", cost: {{a: {value}}}" if place == "terminator" else ""
+        matrix = f", transitions: {{a: {{a: 0, b: {value}}}}}" if place == "matrix" else ""
+        return (f"  - {{id: b{i}, statements: [{stmt}], terminator: {{kind: goto{tcost}, "
+                f"successors: [{{block: b{i + 1}{matrix}}}]}}}}\n")
+    first = "null" if place != "matrix" else "1"  # a matrix's costs are never null
+    text = "version: 1\ntargets: [a, b]\nblocks:\n" + block(0, first) + block(1, second)
+    text += "  - {id: b2, terminator: {kind: return}}\n"
+    path = tmp_path / "twin.yaml"
+    path.write_text(text)
+    fast, slow = _both(str(path), monkeypatch)
+    assert fast == slow, text
