@@ -251,23 +251,22 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
 def _fused_graph(
     g: Graph, assignment: tuple[int, ...], members: list[tuple[int, ...]], block_of: list[int]
 ) -> tuple[Graph, tuple[int, ...]]:
-    """The fused plan model and its indexed Graph, derived from `g` without re-checking it."""
+    """The fused plan's indexed Graph, derived from `g` without re-checking it.
+
+    What `fuse` and `islands` read (domains, costs, paths, edges) is built here; the fused
+    plan's blocks (statements, renamed terminators, the merged blocks' fields), which only
+    the fused plan as a document needs (`plan_json`, `graph.normalized`), are built on the
+    first read of `graph.plan.blocks` (that was most of this function on large plans)."""
     targets = g.targets
     nt = len(targets)
     plan = g.plan
     base_of = g._memo["base"]
     ids = g.block_ids
     tindex = {t: i for i, t in enumerate(targets)}
-    # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
-    # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
-    heads = [ms[0] for ms in members]
-    new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
-    renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
     gsucc, gdst, gpos, gmat = g.succ, g.edge_dst, g.edge_pos, g.edge_mat
     gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
     plan_blocks = plan.blocks
 
-    blocks: list[Block | FusedBlock] = []  # the fused plan is built unvalidated (model_construct)
     domain: list[int] = []
     cost: list[tuple[float, ...]] = []
     bases: list[list[float]] = []
@@ -278,30 +277,13 @@ def _fused_graph(
     edge_mat: list[Any] = []
     succ: list[tuple[int, ...]] = []
     fassign: list[int] = []
+    premiums: dict[int, dict[str, float] | None] = {}  # fused block of 2+ members -> its premium
 
     for f, chain in enumerate(members):
         head, tail = chain[0], chain[-1]
         fassign.append(assignment[head])
         out = gsucc[tail]
-        term = plan_blocks[tail].terminator
-        # A successor that was absorbed elsewhere is renamed to its chain head. (For live
-        # code this never triggers: an absorbed block's only predecessor is its head chain.)
-        for e in out:
-            if renamed[gdst[e]]:
-                term = Terminator.model_construct(
-                    kind=term.kind,
-                    successors=[
-                        Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
-                        for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
-                    ],
-                    cost=term.cost,
-                )
-                break
         if len(chain) == 1:
-            pb = plan_blocks[head]
-            if term is not pb.terminator:
-                pb = pb.model_copy(update={"terminator": term})
-            blocks.append(pb)
             domain.append(gdomain[head])
             cost.append(gcost[head])
             bases.append(base_of[head])
@@ -309,46 +291,30 @@ def _fused_graph(
         else:
             dom = -1
             for m in chain:
-                dom &= g.domain[m]
+                dom &= gdomain[m]
             dom &= (1 << nt) - 1
             base = [0.0] * nt
             prem = [0.0] * nt
             has_prem = [False] * nt
             paths: list[int] = []
             seen: set[int] = set()
-            names: list[str] = []
-            statements = []
             for m in chain:
-                pb = plan.blocks[m]
-                statements.extend(pb.statements)
                 bm = base_of[m]
                 for t in range(nt):
                     if dom >> t & 1:
                         base[t] += bm[t]
-                if pb.premium:
-                    for tname, c in pb.premium.items():
+                pm = plan_blocks[m].premium
+                if pm:
+                    for tname, c in pm.items():
                         t = tindex[tname]
                         prem[t] += c
                         has_prem[t] = True
-                for p in g.block_paths[m]:
+                for p in gpaths[m]:
                     if p not in seen:
                         seen.add(p)
                         paths.append(p)
-                        names.append(g.path_names[p])
             total = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
-            hp = plan.blocks[head]
-            blocks.append(
-                FusedBlock(
-                    hp.id,
-                    list(hp.params),
-                    statements,
-                    [targets[t] for t in range(nt) if dom >> t & 1],
-                    {targets[t]: base[t] for t in range(nt) if dom >> t & 1},
-                    names,
-                    {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None,
-                    term,
-                )
-            )
+            premiums[f] = {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None
             domain.append(dom)
             cost.append(total)
             bases.append(base)
@@ -369,14 +335,66 @@ def _fused_graph(
                 edge_pos.append(gpos[e])
                 edge_mat.append(gmat[e])
 
-    fplan = Plan.model_construct(
-        version=1,
-        name=plan.name,
-        targets=plan.targets,
-        entry=ids[g.entry],
-        transitions=plan.transitions,
-        paths=plan.paths,
-        blocks=blocks,
+    def fused_blocks() -> list[Block | FusedBlock]:
+        # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
+        # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
+        heads = [ms[0] for ms in members]
+        new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
+        renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
+        path_names = g.path_names
+        blocks: list[Block | FusedBlock] = []  # unvalidated (model_construct)
+        for f, chain in enumerate(members):
+            head, tail = chain[0], chain[-1]
+            out = gsucc[tail]
+            term = plan_blocks[tail].terminator
+            # A successor that was absorbed elsewhere is renamed to its chain head. (For live
+            # code this never triggers: an absorbed block's only predecessor is its head chain.)
+            for e in out:
+                if renamed[gdst[e]]:
+                    term = Terminator.model_construct(
+                        kind=term.kind,
+                        successors=[
+                            Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
+                            for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
+                        ],
+                        cost=term.cost,
+                    )
+                    break
+            if len(chain) == 1:
+                pb = plan_blocks[head]
+                if term is not pb.terminator:
+                    pb = pb.model_copy(update={"terminator": term})
+                blocks.append(pb)
+                continue
+            dom, base = domain[f], bases[f]
+            statements: list[Statement] = []
+            for m in chain:
+                statements.extend(plan_blocks[m].statements)
+            hp = plan_blocks[head]
+            blocks.append(
+                FusedBlock(
+                    hp.id,
+                    list(hp.params),
+                    statements,
+                    [targets[t] for t in range(nt) if dom >> t & 1],
+                    {targets[t]: base[t] for t in range(nt) if dom >> t & 1},
+                    [path_names[p] for p in block_paths[f]],
+                    premiums[f],
+                    term,
+                )
+            )
+        return blocks
+
+    fplan = Plan(
+        _FusedDocument(
+            fused_blocks,
+            version=1,
+            name=plan.name,
+            targets=plan.targets,
+            entry=ids[g.entry],
+            transitions=plan.transitions,
+            paths=plan.paths,
+        )
     )
     block_ids = tuple(ids[ms[0]] for ms in members)
     fg = assemble(
@@ -397,3 +415,31 @@ def _fused_graph(
         default_matrix=g.default_matrix,
     )
     return fg, tuple(fassign)
+
+
+class _FusedDocument(dict):  # type: ignore[type-arg]
+    """The fused plan's document (what `planview.Plan` views): its `blocks` are built by
+    `build` on first read, so a fused graph used only for its indices never builds them.
+
+    >>> d = _FusedDocument(lambda: ["b"], version=1)
+    >>> d.get("blocks"), d["blocks"], dict(d)
+    (['b'], ['b'], {'version': 1, 'blocks': ['b']})
+    """
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Any, **fields: Any) -> None:
+        super().__init__(**fields)
+        self._build = build
+
+    def __missing__(self, key: str) -> Any:
+        if key != "blocks" or self._build is None:
+            raise KeyError(key)
+        got = self["blocks"] = self._build()
+        self._build = None
+        return got
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "blocks" or key in self:
+            return self[key]
+        return default
