@@ -193,10 +193,9 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
                     only = e
             if count != 1:
                 continue
-        if plan_blocks[b].params:
-            continue
         a = src[only]
-        if a == b or assignment[a] != assignment[b]:
+        # The index checks before the plan's fields (reading a block view costs more).
+        if a == b or assignment[a] != assignment[b] or plan_blocks[b].params:
             continue
         term = plan_blocks[a].terminator
         if term.kind != "goto" or term.successors[0].args:
@@ -267,78 +266,66 @@ def _fused_graph(
     gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
     plan_blocks = plan.blocks
 
-    domain: list[int] = []
-    cost: list[tuple[float, ...]] = []
-    bases: list[list[float]] = []
-    block_paths: list[tuple[int, ...]] = []
-    edge_src: list[int] = []
-    edge_dst: list[int] = []
-    edge_pos: list[int] = []
-    edge_mat: list[Any] = []
-    succ: list[tuple[int, ...]] = []
-    fassign: list[int] = []
+    # Most fused blocks are single blocks: their fields are the original's, taken in
+    # bulk; the merged ones are then computed one by one over their members.
+    heads = [ms[0] for ms in members]
+    tails = [ms[-1] for ms in members]
+    domain = [gdomain[h] for h in heads]
+    cost = [gcost[h] for h in heads]
+    bases = [base_of[h] for h in heads]
+    block_paths = [gpaths[h] for h in heads]
+    fassign = [assignment[h] for h in heads]
     premiums: dict[int, dict[str, float] | None] = {}  # fused block of 2+ members -> its premium
-
+    full = (1 << nt) - 1
     for f, chain in enumerate(members):
-        head, tail = chain[0], chain[-1]
-        fassign.append(assignment[head])
-        out = gsucc[tail]
         if len(chain) == 1:
-            domain.append(gdomain[head])
-            cost.append(gcost[head])
-            bases.append(base_of[head])
-            block_paths.append(gpaths[head])
-        else:
-            dom = -1
-            for m in chain:
-                dom &= gdomain[m]
-            dom &= (1 << nt) - 1
-            base = [0.0] * nt
-            prem = [0.0] * nt
-            has_prem = [False] * nt
-            paths: list[int] = []
-            seen: set[int] = set()
-            for m in chain:
-                bm = base_of[m]
-                for t in range(nt):
-                    if dom >> t & 1:
-                        base[t] += bm[t]
-                pm = plan_blocks[m].premium
-                if pm:
-                    for tname, c in pm.items():
-                        t = tindex[tname]
-                        prem[t] += c
-                        has_prem[t] = True
-                for p in gpaths[m]:
-                    if p not in seen:
-                        seen.add(p)
-                        paths.append(p)
-            total = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
-            premiums[f] = {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None
-            domain.append(dom)
-            cost.append(total)
-            bases.append(base)
-            block_paths.append(tuple(paths))
-        k = len(edge_src)
-        if len(out) == 1:
-            e = out[0]
-            succ.append((k,))
-            edge_src.append(f)
-            edge_dst.append(block_of[gdst[e]])
-            edge_pos.append(gpos[e])
-            edge_mat.append(gmat[e])
-        else:
-            succ.append(tuple(range(k, k + len(out))))
-            for e in out:
-                edge_src.append(f)
-                edge_dst.append(block_of[gdst[e]])
-                edge_pos.append(gpos[e])
-                edge_mat.append(gmat[e])
+            continue
+        dom = full
+        for m in chain:
+            dom &= gdomain[m]
+        base = [0.0] * nt
+        prem = [0.0] * nt
+        has_prem = [False] * nt
+        paths: list[int] = []
+        seen: set[int] = set()
+        for m in chain:
+            bm = base_of[m]
+            for t in range(nt):
+                if dom >> t & 1:
+                    base[t] += bm[t]
+            pm = plan_blocks[m].premium
+            if pm:
+                for tname, c in pm.items():
+                    t = tindex[tname]
+                    prem[t] += c
+                    has_prem[t] = True
+            for p in gpaths[m]:
+                if p not in seen:
+                    seen.add(p)
+                    paths.append(p)
+        premiums[f] = {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None
+        domain[f] = dom
+        cost[f] = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
+        bases[f] = base
+        block_paths[f] = tuple(paths)
+
+    # A fused block's edges are its tail's, in order; edge ids follow fused block order.
+    outs = [gsucc[t] for t in tails]
+    old_edges = [e for out in outs for e in out]
+    edge_src = [f for f, out in enumerate(outs) for _ in out]
+    edge_dst = [block_of[gdst[e]] for e in old_edges]
+    edge_pos = [gpos[e] for e in old_edges]
+    edge_mat = [gmat[e] for e in old_edges]
+    succ: list[tuple[int, ...]] = []
+    k = 0
+    for out in outs:
+        c = len(out)
+        succ.append((k,) if c == 1 else tuple(range(k, k + c)))
+        k += c
 
     def fused_blocks() -> list[Block | FusedBlock]:
         # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
         # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
-        heads = [ms[0] for ms in members]
         new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
         renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
         path_names = g.path_names
