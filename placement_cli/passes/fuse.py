@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.diagnostics import Diagnostic
-from placement_cli.graph import INF, Graph, assemble
+from placement_cli.graph import INF, Graph, assemble, plan_document
 from placement_cli.io import gc_paused, num
 from placement_cli.planview import Block, Edge, Plan, Statement, Terminator
 from placement_cli.solvers.objective import Cost, evaluate
@@ -170,7 +170,9 @@ def fuse(g: Graph, assignment: tuple[int, ...], options: FuseOptions | None = No
 def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
     n = g.n_blocks
     live = g.live
-    plan_blocks = g.plan.blocks
+    # The blocks as plan data (dicts), not views: wrapping every block in a view and
+    # reading its fields through properties was half of this pass on large plans.
+    docs = plan_document(g.plan)["blocks"]
     # parent[b]: the block b merges into; child[a]: the block merged into a.
     parent = [-1] * n
     child = [-1] * n
@@ -195,10 +197,10 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
                 continue
         a = src[only]
         # The index checks before the plan's fields (reading a block view costs more).
-        if a == b or assignment[a] != assignment[b] or plan_blocks[b].params:
+        if a == b or assignment[a] != assignment[b] or _data(docs[b]).get("params"):
             continue
-        term = plan_blocks[a].terminator
-        if term.kind != "goto" or term.successors[0].args:
+        term = _data(_data(docs[a])["terminator"])
+        if term["kind"] != "goto" or _data(term["successors"][0]).get("args"):
             continue
         parent[b] = a
         child[a] = b
@@ -264,7 +266,7 @@ def _fused_graph(
     tindex = {t: i for i, t in enumerate(targets)}
     gsucc, gdst, gpos, gmat = g.succ, g.edge_dst, g.edge_pos, g.edge_mat
     gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
-    plan_blocks = plan.blocks
+    docs = plan_document(plan)["blocks"]
 
     # Most fused blocks are single blocks: their fields are the original's, taken in
     # bulk; the merged ones are then computed one by one over their members.
@@ -293,7 +295,7 @@ def _fused_graph(
             for t in range(nt):
                 if dom >> t & 1:
                     base[t] += bm[t]
-            pm = plan_blocks[m].premium
+            pm = _data(docs[m]).get("premium")
             if pm:
                 for tname, c in pm.items():
                     t = tindex[tname]
@@ -324,6 +326,7 @@ def _fused_graph(
         k += c
 
     def fused_blocks() -> list[Block | FusedBlock]:
+        plan_blocks = plan.blocks
         # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
         # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
         new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
@@ -402,6 +405,12 @@ def _fused_graph(
         default_matrix=g.default_matrix,
     )
     return fg, tuple(fassign)
+
+
+def _data(x: Any) -> dict[str, Any]:
+    """Plan data as a dict: a checked document's part as it is, a view's (`planview`,
+    `FusedBlock`) underlying data."""
+    return x if type(x) is dict else x._d  # type: ignore[no-any-return]
 
 
 class _FusedDocument(dict):  # type: ignore[type-arg]
