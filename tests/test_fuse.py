@@ -395,3 +395,23 @@ def test_cli_fuse_on_the_example(cli):
     assert art["fuse"]["cost_preserved"] is True
     assert art["fuse"]["cost_after"]["total"] == art["solve"]["cost"]["total"]
     assert {"id": "bb2", "target": "embedding", "members": ["bb2", "bb3"]} in art["fuse"]["blocks"]
+
+
+def test_fused_plan_blocks_are_built_on_first_read() -> None:
+    # `fuse` and `islands` only need the fused graph's indices; the fused plan's blocks
+    # are built when first read, and then are the merged blocks.
+    g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+        "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0}}, "blocks": [
+        {"id": "x", "statements": [{"text": "s1", "cost": {"a": 1, "b": 1}}], "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+        {"id": "y", "statements": [{"text": "s2", "cost": {"a": 2, "b": 2}}], "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
+        {"id": "z", "terminator": {"kind": "return"}}]}))
+    r = fuse(g, (0, 0, 1))
+    assert r.graph is not None
+    doc = r.graph.plan._d
+    assert "blocks" not in dict.keys(doc)
+    assert r.graph.domain == (3, 3) and r.members == ((0, 1), (2,))
+    blocks = r.graph.plan.blocks
+    assert "blocks" in dict.keys(doc)
+    assert [b.id for b in blocks] == ["x", "z"]
+    assert [s.text for s in blocks[0].statements] == ["s1", "s2"]
+    assert r.plan_json(g)["blocks"][0]["terminator"]["successors"][0]["block"] == "z"

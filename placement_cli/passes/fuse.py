@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.diagnostics import Diagnostic
-from placement_cli.graph import INF, Graph, assemble
+from placement_cli.graph import INF, Graph, assemble, plan_document
 from placement_cli.io import gc_paused, num
 from placement_cli.planview import Block, Edge, Plan, Statement, Terminator
 from placement_cli.solvers.objective import Cost, evaluate
@@ -170,7 +170,9 @@ def fuse(g: Graph, assignment: tuple[int, ...], options: FuseOptions | None = No
 def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
     n = g.n_blocks
     live = g.live
-    plan_blocks = g.plan.blocks
+    # The blocks as plan data (dicts), not views: wrapping every block in a view and
+    # reading its fields through properties was half of this pass on large plans.
+    docs = plan_document(g.plan)["blocks"]
     # parent[b]: the block b merges into; child[a]: the block merged into a.
     parent = [-1] * n
     child = [-1] * n
@@ -193,13 +195,12 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
                     only = e
             if count != 1:
                 continue
-        if plan_blocks[b].params:
-            continue
         a = src[only]
-        if a == b or assignment[a] != assignment[b]:
+        # The index checks before the plan's fields (reading a block view costs more).
+        if a == b or assignment[a] != assignment[b] or _data(docs[b]).get("params"):
             continue
-        term = plan_blocks[a].terminator
-        if term.kind != "goto" or term.successors[0].args:
+        term = _data(_data(docs[a])["terminator"])
+        if term["kind"] != "goto" or _data(term["successors"][0]).get("args"):
             continue
         parent[b] = a
         child[a] = b
@@ -251,92 +252,115 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
 def _fused_graph(
     g: Graph, assignment: tuple[int, ...], members: list[tuple[int, ...]], block_of: list[int]
 ) -> tuple[Graph, tuple[int, ...]]:
-    """The fused plan model and its indexed Graph, derived from `g` without re-checking it."""
+    """The fused plan's indexed Graph, derived from `g` without re-checking it.
+
+    What `fuse` and `islands` read (domains, costs, paths, edges) is built here; the fused
+    plan's blocks (statements, renamed terminators, the merged blocks' fields), which only
+    the fused plan as a document needs (`plan_json`, `graph.normalized`), are built on the
+    first read of `graph.plan.blocks` (that was most of this function on large plans)."""
     targets = g.targets
     nt = len(targets)
     plan = g.plan
     base_of = g._memo["base"]
     ids = g.block_ids
     tindex = {t: i for i, t in enumerate(targets)}
-    # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
-    # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
-    heads = [ms[0] for ms in members]
-    new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
-    renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
     gsucc, gdst, gpos, gmat = g.succ, g.edge_dst, g.edge_pos, g.edge_mat
     gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
-    plan_blocks = plan.blocks
+    docs = plan_document(plan)["blocks"]
 
-    blocks: list[Block | FusedBlock] = []  # the fused plan is built unvalidated (model_construct)
-    domain: list[int] = []
-    cost: list[tuple[float, ...]] = []
-    bases: list[list[float]] = []
-    block_paths: list[tuple[int, ...]] = []
-    edge_src: list[int] = []
-    edge_dst: list[int] = []
-    edge_pos: list[int] = []
-    edge_mat: list[Any] = []
-    succ: list[tuple[int, ...]] = []
-    fassign: list[int] = []
-
+    # Most fused blocks are single blocks: their fields are the original's, taken in
+    # bulk; the merged ones are then computed one by one over their members.
+    heads = [ms[0] for ms in members]
+    tails = [ms[-1] for ms in members]
+    domain = [gdomain[h] for h in heads]
+    cost = [gcost[h] for h in heads]
+    bases = [base_of[h] for h in heads]
+    block_paths = [gpaths[h] for h in heads]
+    fassign = [assignment[h] for h in heads]
+    premiums: dict[int, dict[str, float] | None] = {}  # fused block of 2+ members -> its premium
+    full = (1 << nt) - 1
     for f, chain in enumerate(members):
-        head, tail = chain[0], chain[-1]
-        fassign.append(assignment[head])
-        out = gsucc[tail]
-        term = plan_blocks[tail].terminator
-        # A successor that was absorbed elsewhere is renamed to its chain head. (For live
-        # code this never triggers: an absorbed block's only predecessor is its head chain.)
-        for e in out:
-            if renamed[gdst[e]]:
-                term = Terminator.model_construct(
-                    kind=term.kind,
-                    successors=[
-                        Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
-                        for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
-                    ],
-                    cost=term.cost,
-                )
-                break
         if len(chain) == 1:
-            pb = plan_blocks[head]
-            if term is not pb.terminator:
-                pb = pb.model_copy(update={"terminator": term})
-            blocks.append(pb)
-            domain.append(gdomain[head])
-            cost.append(gcost[head])
-            bases.append(base_of[head])
-            block_paths.append(gpaths[head])
-        else:
-            dom = -1
+            continue
+        dom = full
+        for m in chain:
+            dom &= gdomain[m]
+        base = [0.0] * nt
+        prem = [0.0] * nt
+        has_prem = [False] * nt
+        paths: list[int] = []
+        seen: set[int] = set()
+        for m in chain:
+            bm = base_of[m]
+            for t in range(nt):
+                if dom >> t & 1:
+                    base[t] += bm[t]
+            pm = _data(docs[m]).get("premium")
+            if pm:
+                for tname, c in pm.items():
+                    t = tindex[tname]
+                    prem[t] += c
+                    has_prem[t] = True
+            for p in gpaths[m]:
+                if p not in seen:
+                    seen.add(p)
+                    paths.append(p)
+        premiums[f] = {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None
+        domain[f] = dom
+        cost[f] = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
+        bases[f] = base
+        block_paths[f] = tuple(paths)
+
+    # A fused block's edges are its tail's, in order; edge ids follow fused block order.
+    outs = [gsucc[t] for t in tails]
+    old_edges = [e for out in outs for e in out]
+    edge_src = [f for f, out in enumerate(outs) for _ in out]
+    edge_dst = [block_of[gdst[e]] for e in old_edges]
+    edge_pos = [gpos[e] for e in old_edges]
+    edge_mat = [gmat[e] for e in old_edges]
+    succ: list[tuple[int, ...]] = []
+    k = 0
+    for out in outs:
+        c = len(out)
+        succ.append((k,) if c == 1 else tuple(range(k, k + c)))
+        k += c
+
+    def fused_blocks() -> list[Block | FusedBlock]:
+        plan_blocks = plan.blocks
+        # new_id[b]: the id b is known by after fusion (its chain head's), None when dropped;
+        # renamed[b]: whether that differs from b's own id (ids are unique: head != b).
+        new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
+        renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
+        path_names = g.path_names
+        blocks: list[Block | FusedBlock] = []  # unvalidated (model_construct)
+        for f, chain in enumerate(members):
+            head, tail = chain[0], chain[-1]
+            out = gsucc[tail]
+            term = plan_blocks[tail].terminator
+            # A successor that was absorbed elsewhere is renamed to its chain head. (For live
+            # code this never triggers: an absorbed block's only predecessor is its head chain.)
+            for e in out:
+                if renamed[gdst[e]]:
+                    term = Terminator.model_construct(
+                        kind=term.kind,
+                        successors=[
+                            Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
+                            for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
+                        ],
+                        cost=term.cost,
+                    )
+                    break
+            if len(chain) == 1:
+                pb = plan_blocks[head]
+                if term is not pb.terminator:
+                    pb = pb.model_copy(update={"terminator": term})
+                blocks.append(pb)
+                continue
+            dom, base = domain[f], bases[f]
+            statements: list[Statement] = []
             for m in chain:
-                dom &= g.domain[m]
-            dom &= (1 << nt) - 1
-            base = [0.0] * nt
-            prem = [0.0] * nt
-            has_prem = [False] * nt
-            paths: list[int] = []
-            seen: set[int] = set()
-            names: list[str] = []
-            statements = []
-            for m in chain:
-                pb = plan.blocks[m]
-                statements.extend(pb.statements)
-                bm = base_of[m]
-                for t in range(nt):
-                    if dom >> t & 1:
-                        base[t] += bm[t]
-                if pb.premium:
-                    for tname, c in pb.premium.items():
-                        t = tindex[tname]
-                        prem[t] += c
-                        has_prem[t] = True
-                for p in g.block_paths[m]:
-                    if p not in seen:
-                        seen.add(p)
-                        paths.append(p)
-                        names.append(g.path_names[p])
-            total = tuple(base[t] + prem[t] if dom >> t & 1 else INF for t in range(nt))
-            hp = plan.blocks[head]
+                statements.extend(plan_blocks[m].statements)
+            hp = plan_blocks[head]
             blocks.append(
                 FusedBlock(
                     hp.id,
@@ -344,39 +368,23 @@ def _fused_graph(
                     statements,
                     [targets[t] for t in range(nt) if dom >> t & 1],
                     {targets[t]: base[t] for t in range(nt) if dom >> t & 1},
-                    names,
-                    {targets[t]: prem[t] for t in range(nt) if has_prem[t]} or None,
+                    [path_names[p] for p in block_paths[f]],
+                    premiums[f],
                     term,
                 )
             )
-            domain.append(dom)
-            cost.append(total)
-            bases.append(base)
-            block_paths.append(tuple(paths))
-        k = len(edge_src)
-        if len(out) == 1:
-            e = out[0]
-            succ.append((k,))
-            edge_src.append(f)
-            edge_dst.append(block_of[gdst[e]])
-            edge_pos.append(gpos[e])
-            edge_mat.append(gmat[e])
-        else:
-            succ.append(tuple(range(k, k + len(out))))
-            for e in out:
-                edge_src.append(f)
-                edge_dst.append(block_of[gdst[e]])
-                edge_pos.append(gpos[e])
-                edge_mat.append(gmat[e])
+        return blocks
 
-    fplan = Plan.model_construct(
-        version=1,
-        name=plan.name,
-        targets=plan.targets,
-        entry=ids[g.entry],
-        transitions=plan.transitions,
-        paths=plan.paths,
-        blocks=blocks,
+    fplan = Plan(
+        _FusedDocument(
+            fused_blocks,
+            version=1,
+            name=plan.name,
+            targets=plan.targets,
+            entry=ids[g.entry],
+            transitions=plan.transitions,
+            paths=plan.paths,
+        )
     )
     block_ids = tuple(ids[ms[0]] for ms in members)
     fg = assemble(
@@ -397,3 +405,37 @@ def _fused_graph(
         default_matrix=g.default_matrix,
     )
     return fg, tuple(fassign)
+
+
+def _data(x: Any) -> dict[str, Any]:
+    """Plan data as a dict: a checked document's part as it is, a view's (`planview`,
+    `FusedBlock`) underlying data."""
+    return x if type(x) is dict else x._d  # type: ignore[no-any-return]
+
+
+class _FusedDocument(dict):  # type: ignore[type-arg]
+    """The fused plan's document (what `planview.Plan` views): its `blocks` are built by
+    `build` on first read, so a fused graph used only for its indices never builds them.
+
+    >>> d = _FusedDocument(lambda: ["b"], version=1)
+    >>> d.get("blocks"), d["blocks"], dict(d)
+    (['b'], ['b'], {'version': 1, 'blocks': ['b']})
+    """
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Any, **fields: Any) -> None:
+        super().__init__(**fields)
+        self._build = build
+
+    def __missing__(self, key: str) -> Any:
+        if key != "blocks" or self._build is None:
+            raise KeyError(key)
+        got = self["blocks"] = self._build()
+        self._build = None
+        return got
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "blocks" or key in self:
+            return self[key]
+        return default
