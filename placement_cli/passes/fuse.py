@@ -417,9 +417,17 @@ class _FusedDocument(dict):  # type: ignore[type-arg]
     """The fused plan's document (what `planview.Plan` views): its `blocks` are built by
     `build` on first read, so a fused graph used only for its indices never builds them.
 
+    Anything that walks the whole mapping (iteration, `keys`, `items`, `values`, `len`,
+    `in`, `copy`, and so `dict(d)` and `planview`'s `model_copy`) builds the blocks
+    first, so no copy of the document can miss them. orjson does not go through these
+    methods: never dump this document directly (nothing does; `normalize` reads views).
+
     >>> d = _FusedDocument(lambda: ["b"], version=1)
     >>> d.get("blocks"), d["blocks"], dict(d)
     (['b'], ['b'], {'version': 1, 'blocks': ['b']})
+    >>> e = _FusedDocument(lambda: ["b"], version=1)
+    >>> dict(e), "blocks" in _FusedDocument(lambda: [], v=1), len(_FusedDocument(lambda: [], v=1))
+    ({'version': 1, 'blocks': ['b']}, True, 2)
     """
 
     __slots__ = ("_build",)
@@ -436,6 +444,38 @@ class _FusedDocument(dict):  # type: ignore[type-arg]
         return got
 
     def get(self, key: str, default: Any = None) -> Any:
-        if key == "blocks" or key in self:
+        if key == "blocks" or dict.__contains__(self, key):
             return self[key]
         return default
+
+    def _whole(self) -> None:
+        if self._build is not None:
+            self["blocks"]
+
+    def __iter__(self) -> Any:
+        self._whole()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._whole()
+        return dict.__len__(self)
+
+    def __contains__(self, key: object) -> bool:
+        self._whole()
+        return dict.__contains__(self, key)
+
+    def keys(self) -> Any:
+        self._whole()
+        return dict.keys(self)
+
+    def items(self) -> Any:
+        self._whole()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self._whole()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._whole()
+        return dict(dict.items(self))
