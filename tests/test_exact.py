@@ -303,7 +303,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
     for vals, c in costs.items():
         if c == opt:
             for i, a in enumerate(vals):
-                assert dense.U[i, a] < math.inf, (vals, i)
+                assert dense.unaries()[i, a] < math.inf, (vals, i)
     assert (dense.U < math.inf).any(axis=1).all()
 
 
