@@ -110,11 +110,12 @@ class DenseCore:
             while c in used:
                 c += 1
             colour[i] = c
-        groups: list[list[int]] = []
-        for c in range(max(colour) + 1 if colour else 0):
-            members = [i for i in range(m) if colour[i] == c and owned[i]]
-            if members:
-                groups.append(members)
+        # One pass puts each block in its class (in block order): not one scan per class.
+        buckets: list[list[int]] = [[] for _ in range(max(colour) + 1 if colour else 0)]
+        for i in range(m):
+            if owned[i]:
+                buckets[colour[i]].append(i)
+        groups = [g for g in buckets if g]
         # The arrays are laid out class by class: a class's blocks are consecutive rows
         # of `U` and the arcs they own consecutive rows of `M`, so a sweep reads and
         # writes each class through slices (views) instead of scattered gathers and
@@ -142,6 +143,10 @@ class DenseCore:
         self.M = np.zeros((2 * n_e, kmax))
         self.ea = np.array([inv[pos[a]] for a, _ in edges], dtype=np.intp)
         self.eb = np.array([inv[pos[b]] for _, b in edges], dtype=np.intp)
+        # The row of each arc's partner block (the other end of its edge), by arc.
+        end = [0] * (2 * n_e)
+        end[0::2] = self.eb.tolist()
+        end[1::2] = self.ea.tolist()
         self.classes = []
         self.partner: list[Any] = []
         lo = alo = 0
@@ -155,7 +160,7 @@ class DenseCore:
                 own += [j] * len(owned[i])
             ai = np.array(arcs, dtype=np.intp)
             # The partner block's row of each arc (the other end of its edge).
-            ends = [inv[pos[edges[a >> 1][1]] if a & 1 == 0 else pos[edges[a >> 1][0]]] for a in arcs]
+            ends = [end[a] for a in arcs]
             self.partner.append(np.array(ends, dtype=np.intp))
             hi, ahi = lo + len(members), alo + len(arcs)
             self.classes.append((
