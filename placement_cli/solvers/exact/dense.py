@@ -185,10 +185,12 @@ class DenseCore:
             for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
                 mo = M[alo:ahi]
                 # The projections of the current tables onto the owning blocks.
-                ph = (atT - M[ri].T[:, :, None]).min(axis=0) - mo
+                # (`take` gathers the same rows as fancy indexing, measured 2-3 times
+                # faster on these small arrays.)
+                ph = (atT - M.take(ri, axis=0).T[:, :, None]).min(axis=0) - mo
                 share = (U[lo:hi] + np.add.reduceat(ph, starts, axis=0)) / share_n
                 # inf - inf is nan in the branch `where` discards: no table changes there.
-                mo -= np.where(ph < INF, share[own] - ph, 0.0)
+                mo -= np.where(ph < INF, share.take(own, axis=0) - ph, 0.0)
                 U[lo:hi] = share
 
     def unaries(self) -> Any:
@@ -210,8 +212,9 @@ class DenseCore:
             return INF
         M = self.M
         with np.errstate(invalid="ignore"):
-            masked = np.where(live[self.eb].T[:, :, None], self.T0T - M[self.fb].T[:, :, None], INF)
-            rmin = masked.min(axis=0) - M[self.fa]
+            masked = np.where(live.take(self.eb, axis=0).T[:, :, None],
+                              self.T0T - M.take(self.fb, axis=0).T[:, :, None], INF)
+            rmin = masked.min(axis=0) - M.take(self.fa, axis=0)
         h = U.copy()
         np.add.at(h, self.ea, rmin)
         self.h = h
