@@ -262,6 +262,54 @@ def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd:
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@given(plans(), st.integers(1, 6))
+def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], sweeps: int) -> None:
+    """The arrays, laid out class by class, do the list form's sweep (`bounds._diffuse`,
+    an independent per-block implementation) in the colour classes' order: the blocks of
+    a class share no table, so that order is the one the arrays' sweep follows. The
+    unaries, tables, bound and margins agree, each by block (not by row of the arrays)."""
+    from placement_cli.solvers.exact.bounds import _bound, _diffuse
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    assume(model is not None and model.ks)
+    assert model is not None
+    xs = sorted(model.ks)
+    K = [model.ks.get(v, 0) for v in range(g.n_blocks)]
+
+    def lists() -> tuple[list[Any], list[Any]]:
+        un: list[Any] = [None] * g.n_blocks
+        nb: list[Any] = [None] * g.n_blocks
+        for v in xs:
+            un[v] = list(model.unary[v])  # type: ignore[arg-type, union-attr]
+            nb[v] = {}
+        for (a, b), tab in model.pairs.items():  # type: ignore[union-attr]
+            nb[a][b] = nb[b][a] = list(tab)
+        return un, nb
+
+    def close(p: float, q: float) -> bool:
+        return p == q or math.isclose(p, q, rel_tol=1e-9, abs_tol=1e-9)
+
+    un1, nb1 = lists()
+    un2, nb2 = lists()
+    dense = DenseCore(numpy_or_none(), K, un1, nb1, xs)
+    assert sorted(dense.ixs) == xs
+    for _ in range(sweeps):
+        dense.sweep()
+        _diffuse(K, un2, nb2, dense.ixs)
+    hs: dict[int, list[float]] = {}
+    lb2 = _bound(K, un2, nb2, xs, model.constant, hs)
+    assert close(dense.bound(model.constant), lb2)
+    got = dense.margins()
+    assert all(close(p, q) for x in hs for p, q in zip(got[x], hs[x], strict=True))
+    dense.write_back(un1, nb1)
+    for x in xs:
+        assert all(close(p, q) for p, q in zip(un1[x], un2[x], strict=True)), x
+        for y in nb2[x]:
+            assert all(close(p, q) for p, q in zip(nb1[x][y], nb2[x][y], strict=True)), (x, y)
+
+
 @settings(max_examples=300, deadline=None)
 @given(plans(), st.integers(0, 12))
 def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: int) -> None:
@@ -303,7 +351,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
     for vals, c in costs.items():
         if c == opt:
             for i, a in enumerate(vals):
-                assert dense.U[i, a] < math.inf, (vals, i)
+                assert dense.unaries()[i, a] < math.inf, (vals, i)
     assert (dense.U < math.inf).any(axis=1).all()
 
 
