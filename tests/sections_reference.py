@@ -1,8 +1,9 @@
 """The section checks as they were before the linear-time verifiers (session 4): prune's and
-solve's linear passes, and scc's, fuse's and islands' recompute-and-compare. Kept verbatim as
-the reference the stages' checks are tested against (`tests/test_sections_verify.py`):
-the same sections accepted, the same message for every rejected one, the same value and
-section passed on.
+solve's linear passes, and scc's and fuse's recompute-and-compare. Kept verbatim as the
+reference the stages' checks are tested against (`tests/test_sections_verify.py`): the
+same sections accepted, the same message for every rejected one, the same value and
+section passed on. The islands check did not change (it still recomputes and compares),
+so it has no copy here.
 """
 # ruff: noqa: E501
 
@@ -12,7 +13,6 @@ import math
 from typing import Any
 
 from placement_cli.passes.fuse import fuse
-from placement_cli.passes.islands import islands
 from placement_cli.passes.scc import SccResult, scc
 from placement_cli.solvers.objective import UNASSIGNED, evaluate
 from placement_cli.stages.base import Output, Problems, compare, dump
@@ -119,46 +119,6 @@ def check_fuse(run: Any, sec: dict[str, Any]) -> Output:
     if merged != sum(len(fb["members"]) - 1 for fb in fused_blocks if fb["members"]):
         pr.add("merged", f"{merged} does not match the fused blocks' members")
     pr.raise_if_any()
-    compare(pr, sec, expected := res.to_json(g))
-    pr.raise_if_any()
-    return Output(res, expected)
-
-
-
-def check_islands(run: Any, sec: dict[str, Any]) -> Output:
-    g = run.g
-    fused = run.value("fuse")
-    res = islands(g, run.value("solve"), fused, run.options.get("islands"))  # type: ignore[arg-type]
-    pr = Problems("islands")
-    fg = fused.graph
-    if fg is not None:
-        findex = fg.index
-        for i, isl in enumerate(sec["islands"]):
-            inside: set[int] = set()
-            isl_blocks, isl_target = isl["blocks"], isl["target"]
-            for j, bid in enumerate(isl_blocks):
-                f = findex.get(bid)
-                if f is None:
-                    pr.add(f"islands[{i}].blocks[{j}]", f"unknown fused block '{bid}'")
-                elif g.targets[fused.assignment[f]] != isl_target:
-                    pr.add(f"islands[{i}].blocks[{j}]", f"block '{bid}' runs on '{g.targets[fused.assignment[f]]}', not on the island's target '{isl_target}'")
-                else:
-                    inside.add(f)
-            if inside and len(inside) == len(isl_blocks):
-                # Connected through edges inside the island (either direction).
-                start = next(iter(inside))
-                reached = {start}
-                stack = [start]
-                while stack:
-                    u = stack.pop()
-                    for e in (*fg.succ[u], *fg.pred[u]):
-                        w = fg.edge_dst[e] if fg.edge_src[e] == u else fg.edge_src[e]
-                        if w in inside and w not in reached:
-                            reached.add(w)
-                            stack.append(w)
-                if len(reached) != len(inside):
-                    pr.add(f"islands[{i}].blocks", "not connected: an island is one group of same-target blocks joined by edges")
-        pr.raise_if_any()
     compare(pr, sec, expected := res.to_json(g))
     pr.raise_if_any()
     return Output(res, expected)

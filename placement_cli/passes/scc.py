@@ -163,17 +163,17 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
             comp_raw[b] = c
     k = len(raw)
     firsts = [min(m) for m in raw]
+    # Kahn's algorithm on the condensation, taking the available component with the
+    # smallest first block. Repeated condensation edges need no removing: a component
+    # becomes available when its last in-edge is taken, whatever their number, and the
+    # heap's order depends on its keys only.
     indeg = [0] * k
-    cedges: set[int] = set()  # a * k + b
     out_adj: list[list[int]] = [[] for _ in range(k)]
     for u, v in zip(src, dst, strict=True):
         a, b = comp_raw[u], comp_raw[v]
         if a != b:
-            key = a * k + b
-            if key not in cedges:
-                cedges.add(key)
-                indeg[b] += 1
-                out_adj[a].append(b)
+            indeg[b] += 1
+            out_adj[a].append(b)
     heap = [(firsts[c], c) for c in range(k) if indeg[c] == 0]
     heapq.heapify(heap)
     order: list[int] = []
@@ -187,8 +187,28 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     pos = [0] * k
     for i, c in enumerate(order):
         pos[c] = i
-    comp_of = tuple([pos[c] for c in comp_raw])
+    comp_of = [pos[c] for c in comp_raw]
+    return condensation(g, comp_of, [m if len(m) == 1 else sorted(m) for m in (raw[c] for c in order)])
 
+
+def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccResult:
+    """The `SccResult` of components already known, in their final order: `members[c]`
+    lists component c's blocks in input order, `comp_of` maps a block to its component,
+    and every edge goes forward or stays inside. The one pass over the edges that derives
+    the rest (entries, exits, header, self-loops, each component's edge lists, the
+    condensation edges), shared by `scc` and the check of a read section
+    (`stages.scc_verify.condense`).
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["t"], "blocks": [
+    ...     {"id": "a", "terminator": {"kind": "goto", "successors": [{"block": "b"}]}},
+    ...     {"id": "b", "terminator": {"kind": "return"}}]})
+    >>> condensation(g, [0, 1], [[0], [1]]) == scc(g)
+    True
+    """
+    k = len(members)
+    n = g.n_blocks
+    src, dst = g.edge_src, g.edge_dst
     # One pass over the edges in id order fills every component's edge lists already
     # sorted, and marks the blocks entered from or left to another component.
     internal: list[list[int]] = [[] for _ in range(k)]
@@ -197,6 +217,8 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     is_entry = [False] * n
     is_exit = [False] * n
     is_entry[g.entry] = True
+    cedges: set[int] = set()  # a * k + b
+    out_adj: list[list[int]] = [[] for _ in range(k)]
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         cu, cv = comp_of[u], comp_of[v]
         if cu == cv:
@@ -208,36 +230,38 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
             boundary[cv].append(e)
             is_exit[u] = True
             is_entry[v] = True
+            key = cu * k + cv
+            if key not in cedges:
+                cedges.add(key)
+                out_adj[cu].append(cv)
 
     live = g.live
     comps = []
-    for i, c in enumerate(order):
-        members = raw[c]
-        if len(members) == 1:
-            b = members[0]
+    for c, listed in enumerate(members):
+        if len(listed) == 1:
+            b = listed[0]
             blocks: tuple[int, ...] = (b,)
             entries: tuple[int, ...] = blocks if is_entry[b] else ()
             exits: tuple[int, ...] = blocks if is_exit[b] else ()
             header = None
         else:
-            blocks = tuple(sorted(members))
+            blocks = tuple(listed)
             entries = tuple([b for b in blocks if is_entry[b]])
             exits = tuple([b for b in blocks if is_exit[b]])
             header = entries[0] if len(entries) == 1 else None
         # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
         comps.append(
             Component(
-                blocks, len(blocks) > 1, self_loop[i], live[blocks[0]], entries, exits,
-                tuple(boundary[i]), tuple(internal[i]), header,
+                blocks, len(blocks) > 1, self_loop[c], live[blocks[0]], entries, exits,
+                tuple(boundary[c]), tuple(internal[c]), header,
             )
         )
-    # Condensation edges sorted: by source position (the topological order), then by
-    # target position within each source.
+    # Condensation edges sorted: by source (the topological order), then by target.
     edges: list[tuple[int, int]] = []
-    for i, c in enumerate(order):
+    for c in range(k):
         outs = out_adj[c]
         if len(outs) == 1:
-            edges.append((i, pos[outs[0]]))
+            edges.append((c, outs[0]))
         elif outs:
-            edges += [(i, p) for p in sorted([pos[d] for d in outs])]
-    return SccResult(tuple(comps), comp_of, tuple(edges))
+            edges += [(c, d) for d in sorted(outs)]
+    return SccResult(tuple(comps), tuple(comp_of), tuple(edges))

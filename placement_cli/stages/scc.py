@@ -17,7 +17,7 @@ from typing import Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
 from placement_cli.stages.base import Output, Problems, Stage, compare
-from placement_cli.stages.scc_verify import condense, strongly_connected
+from placement_cli.stages.scc_verify import condense, strongly_connected, written_as
 
 
 def section(res: SccResult, g: Any) -> dict[str, Any]:
@@ -95,24 +95,9 @@ def matches(sec: dict[str, Any], res: SccResult, g: Any) -> bool:
     comps = sec["components"]
     if len(comps) != len(res.components):
         return False
-    for c, (d, comp) in enumerate(zip(comps, res.components, strict=True)):
-        # The six fields every component has, and `header` (cyclic) or `self_loop`.
-        if len(d) != 7 or d["id"] != f"c{c}" or d["reachable"] is not comp.live:
-            return False
-        if comp.cyclic:
-            if d["kind"] != "cyclic" or "header" not in d:
-                return False
-            if d["header"] != (ids[comp.header] if comp.header is not None else None):
-                return False
-        elif d["kind"] != "trivial" or d.get("self_loop") is not comp.self_loop:
-            return False
-        if (d["blocks"] != [ids[b] for b in comp.blocks] or d["entries"] != [ids[b] for b in comp.entries]
-                or d["exits"] != [ids[b] for b in comp.exits]):
-            return False
-    edges = sec["edges"]
-    if len(edges) != len(res.edges):
+    if any(d["blocks"] != [ids[b] for b in comp.blocks] for d, comp in zip(comps, res.components, strict=True)):
         return False
-    return all(e["from"] == f"c{a}" and e["to"] == f"c{b}" for e, (a, b) in zip(edges, res.edges, strict=True))
+    return written_as(sec, res.components, res.edges, ids)
 
 
 STAGE = Stage(

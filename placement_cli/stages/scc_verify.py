@@ -7,8 +7,9 @@ would need an edge going backward. What is left to prove is that the order is th
 `passes.scc.scc` picks among the topological orders (Kahn's algorithm taking the
 component with the smallest first block first), which replaying that algorithm on the
 given order checks, and that every other field is what the plan says (entries, exits,
-header, self-loops, reachability, the condensation edges): those are derived here in one
-pass over the edges, exactly as `scc` derives them, and compared.
+header, self-loops, reachability, the condensation edges): those are derived by the
+same function `scc` derives them with (`passes.scc.condensation`, one pass over the
+edges), and compared.
 
 The stage (`placement_cli.stages.scc`) runs its specific checks first, which give the
 messages; `strongly_connected` and `condense` here then replace the recomputation. When
@@ -22,7 +23,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from placement_cli.passes.scc import Component, SccResult
+from placement_cli.passes.scc import Component, SccResult, condensation
 
 
 def strongly_connected(g: Any, comp_of: Sequence[int], c: int, blocks: Sequence[int]) -> bool:
@@ -95,38 +96,17 @@ def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str
             increasing = False
         firsts.append(first)
         prev = first
-    src, dst = g.edge_src, g.edge_dst
-    n = g.n_blocks
-    internal: list[list[int]] = [[] for _ in range(k)]
-    boundary: list[list[int]] = [[] for _ in range(k)]
-    self_loop = [False] * k
-    is_entry = [False] * n
-    is_exit = [False] * n
-    is_entry[g.entry] = True
-    cedges: set[int] = set()  # a * k + b
-    out_adj: list[list[int]] = [[] for _ in range(k)]
-    indeg = [0] * k
-    for e, (u, v) in enumerate(zip(src, dst, strict=True)):
-        cu, cv = comp_of[u], comp_of[v]
-        if cu == cv:
-            internal[cu].append(e)
-            if u == v:
-                self_loop[cu] = True
-        else:
-            boundary[cu].append(e)
-            boundary[cv].append(e)
-            is_exit[u] = True
-            is_entry[v] = True
-            key = cu * k + cv
-            if key not in cedges:
-                cedges.add(key)
-                indeg[cv] += 1
-                out_adj[cu].append(cv)
+    res = condensation(g, comp_of, members)
     # `scc` orders the components by Kahn's algorithm, taking the available component
     # with the smallest first block. Every edge going forward, an order whose first
     # blocks increase is that one (each component is available when its turn comes, and
     # smallest among the rest); otherwise replay the algorithm: it must pop 0, 1, 2, ...
     if not increasing:
+        indeg = [0] * k
+        out_adj: list[list[int]] = [[] for _ in range(k)]
+        for a, b in res.edges:
+            indeg[b] += 1
+            out_adj[a].append(b)
         heap = [(firsts[c], c) for c in range(k) if indeg[c] == 0]
         heapq.heapify(heap)
         i = 0
@@ -141,43 +121,12 @@ def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str
                     heapq.heappush(heap, (firsts[d], d))
         if i != k:
             return None
-
-    live = g.live
-    ids = g.block_ids
-    comps = []
-    for c, blocks_list in enumerate(members):
-        if len(blocks_list) == 1:
-            b = blocks_list[0]
-            blocks: tuple[int, ...] = (b,)
-            entries: tuple[int, ...] = blocks if is_entry[b] else ()
-            exits: tuple[int, ...] = blocks if is_exit[b] else ()
-            header = None
-            cyclic = False
-        else:
-            blocks = tuple(blocks_list)
-            entries = tuple([b for b in blocks if is_entry[b]])
-            exits = tuple([b for b in blocks if is_exit[b]])
-            header = entries[0] if len(entries) == 1 else None
-            cyclic = True
-        comps.append(
-            Component(
-                blocks, cyclic, self_loop[c], live[blocks[0]], entries, exits,
-                tuple(boundary[c]), tuple(internal[c]), header,
-            )
-        )
-    edges: list[tuple[int, int]] = []
-    for c in range(k):
-        outs = out_adj[c]
-        if len(outs) == 1:
-            edges.append((c, outs[0]))
-        elif outs:
-            edges += [(c, d) for d in sorted(outs)]
-    if sec is not None and not _written_as(sec, comps, edges, ids):
+    if sec is not None and not written_as(sec, res.components, res.edges, g.block_ids):
         return None
-    return SccResult(tuple(comps), tuple(comp_of), tuple(edges))
+    return res
 
 
-def _written_as(sec: dict[str, Any], comps: list[Component], edges: list[tuple[int, int]], ids: Any) -> bool:
+def written_as(sec: dict[str, Any], comps: Sequence[Component], edges: Sequence[tuple[int, int]], ids: Any) -> bool:
     """Whether `sec` is what `SccResult.to_json(boundary=False)` writes for these
     components and edges, given that component c of `sec` lists `comps[c].blocks`.
 
@@ -185,7 +134,20 @@ def _written_as(sec: dict[str, Any], comps: list[Component], edges: list[tuple[i
     comparison runs in C): on large plans the read section's objects lie all over
     memory, and touching each once is what costs. Types are already checked, so `==` on
     booleans is `is`; each component has seven fields, the six every component has and
-    `header` (cyclic) or `self_loop` (trivial)."""
+    `header` (cyclic) or `self_loop` (trivial). `stages.scc.matches` adds the block
+    lists to it.
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> from placement_cli.passes.scc import scc
+    >>> from placement_cli.stages.scc import section
+    >>> g = parse_plan({"version": 1, "targets": ["t"], "blocks": [{"id": "a", "terminator": {"kind": "return"}}]})
+    >>> res = scc(g); sec = section(res, g)
+    >>> written_as(sec, res.components, res.edges, g.block_ids)
+    True
+    >>> sec["components"][0]["reachable"] = False
+    >>> written_as(sec, res.components, res.edges, g.block_ids)
+    False
+    """
     given = sec["components"]
     k = len(comps)
     if len(given) != k or len(sec["edges"]) != len(edges):

@@ -16,6 +16,30 @@ from placement_cli.solvers.exact.primal import list_arcs, round_and_polish
 from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
 
 
+def _condition(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
+               x: int, a: int, dirty: list[int]) -> float:
+    """Fix block `x` of the core to its value `a`, in place: each neighbour's table row
+    (or column) at `a` is added to that neighbour's unary costs, the tables go, the
+    neighbours are appended to `dirty` (their degree fell); returns `x`'s own cost at
+    `a`, which leaves the core as a constant.
+
+    >>> un = [[1.0, 2.0], [0.0, 0.0]]; nb = [{1: [0.0, 5.0, 7.0, 0.0]}, {0: [0.0, 5.0, 7.0, 0.0]}]
+    >>> dirty = []; _condition([2, 2], un, nb, 0, 1, dirty), un, nb, dirty
+    (2.0, [None, [7.0, 0.0]], [None, {}], [1])
+    """
+    kx = K[x]
+    for y, t in nb[x].items():  # type: ignore[union-attr]
+        ky = K[y]
+        row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
+        un[y] = list(map(_add, un[y], row))  # type: ignore[arg-type]
+        del nb[y][x]  # type: ignore[union-attr]
+        dirty.append(y)
+    cost = un[x][a]  # type: ignore[index]
+    nb[x] = None
+    un[x] = None
+    return cost
+
+
 class _PairSearch:
     """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
     backtracking).
@@ -264,7 +288,6 @@ class _PairSearch:
     ) -> None:
         K = self.K
         m = self.m
-        add = _add
         ops: list = []
         first = True
         lb = INF
@@ -285,20 +308,9 @@ class _PairSearch:
                     return
                 dirty = []
                 for x, a in forced:
-                    nx = nb[x]
-                    if nx is None:
+                    if nb[x] is None:
                         continue
-                    ux = un[x]
-                    const += ux[a]  # type: ignore[index]
-                    kx = K[x]
-                    for y, t in nx.items():
-                        ky = K[y]
-                        row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
-                        un[y] = list(map(add, un[y], row))  # type: ignore[arg-type]
-                        del nb[y][x]  # type: ignore[union-attr]
-                        dirty.append(y)
-                    nb[x] = None
-                    un[x] = None
+                    const += _condition(K, un, nb, x, a, dirty)
                     ops.append(("f", x, a))
                     changed = True
                 alive = [x for x in alive if nb[x] is not None]
@@ -389,7 +401,6 @@ class _PairSearch:
                 const: float, ops: list, path: list, lb: float) -> None:
         """Condition the block with the most neighbours on each of its live values."""
         K = self.K
-        add = _add
         v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
         uv = un[v]
         kv = K[v]
@@ -408,16 +419,8 @@ class _PairSearch:
                 return
             un2 = [u if u is None else u[:] for u in un]
             nb2 = [d if d is None else dict(d) for d in nb]
-            c2 = const + uv[a]  # type: ignore[index]
-            dirty2 = []
-            for y, t in nb[v].items():  # type: ignore[union-attr]
-                ky = K[y]
-                row = t[a * ky : a * ky + ky] if v < y else t[a::kv]
-                un2[y] = list(map(add, un2[y], row))  # type: ignore[arg-type]
-                del nb2[y][v]  # type: ignore[union-attr]
-                dirty2.append(y)
-            nb2[v] = None
-            un2[v] = None
+            dirty2: list[int] = []
+            c2 = const + _condition(K, un2, nb2, v, a, dirty2)
             try:
                 self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
             except _Timeout:
