@@ -14,18 +14,18 @@ EXAMPLE ?= examples/three_targets.yaml
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
 # `make run` needs only the package itself, not the test and lint tools.
 $(RSTAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e . --config-settings editable_mode=compat
 	touch $@
 
 $(BSTAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[dev,bench]'
+	$(PY) -m pip install -q -e '.[dev,bench]' --config-settings editable_mode=compat
 	touch $@
 
 run: $(RSTAMP)

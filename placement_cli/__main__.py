@@ -1,3 +1,3 @@
-from placement_cli.cli import main
+from placement_cli.launch import main
 
 main()

@@ -6,28 +6,21 @@ Heavy modules (pydantic, yaml, the passes) are imported inside the commands so t
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from placement_cli import __version__
 from placement_cli.console import (
-    KEEPER,
-    emit,
     exit_for,
     guarded,
-    keep,
-    print_timings,
-    progress,
     say,
-    show_summary,
     warn_diagnostics,
 )
 from placement_cli.errors import EXIT_OK
-from placement_cli.stages import REGISTRY, STAGES
+from placement_cli.stages import REGISTRY
 
 # `\b` keeps click from reflowing the paragraph after it (one stage per line).
 HELP = """\
@@ -105,65 +98,12 @@ def _root(
     pass
 
 
-def _stage(stage: str, path: str, output: str | None, fmt: Format, quiet: bool, options: dict[str, Any],
-           timings: bool = False) -> int:
-    import time
-
-    from placement_cli.pipeline import Run, load
-
-    with progress(quiet) as update:
-        t0 = time.perf_counter()
-        loaded = load(path)
-        run = Run(loaded, options)
-        run.progress = update
-        run.timings.append(("load", time.perf_counter() - t0))
-        run.run(stage)
-        with run.timed("build artifact"):
-            art = run.artifact(stage, raw_plan=fmt == Format.json)
-        keep(run)
-        with run.timed("write"):
-            emit(art, output, fmt.value)
-    warn_diagnostics(run.new_diagnostics, quiet)
-    print_timings(run.timings, timings)
-
-    def summary() -> str:
-        from placement_cli.summary import summarize
-
-        return summarize(run, stage)
-
-    show_summary(summary, quiet)
-    return exit_for(art["status"])
-
-
 @app.command()
 def validate(path: InputArg, quiet: QuietOpt = False, debug: DebugOpt = False, timings: TimingsOpt = False) -> None:
     """Check a plan, or an artifact and every section in it; exit 3 listing every problem."""
+    from placement_cli import stagecmd
 
-    def body() -> int:
-        import time
-
-        from placement_cli.pipeline import Run, load
-
-        t0 = time.perf_counter()
-        loaded = load(path)
-        run = Run(loaded)
-        run.timings.append(("load", time.perf_counter() - t0))
-        for stage in STAGES:
-            if stage in loaded.models:
-                run.run(stage)
-        keep(run)
-        g = loaded.graph
-        checked = [s for s in STAGES if s in loaded.models]
-        what = f"; sections checked: {', '.join(checked)}" if checked else ""
-        print_timings(run.timings, timings)
-        say(
-            f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
-            quiet,
-            always=True,
-        )
-        return EXIT_OK
-
-    guarded(debug, body)
+    guarded(debug, lambda: stagecmd.validate(path, quiet, timings))
 
 
 MethodOpt = Annotated[
@@ -200,8 +140,11 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             warm_start: WarmStartOpt = None,
             # --- end solver engineer
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet,
-                                          _solve_options(method, time_limit, pin, forbid, pins_file, warm_start), timings))
+            from placement_cli import stagecmd
+
+            guarded(debug, lambda: stagecmd.stage(
+                stage, path, output, format.value, quiet,
+                stagecmd.solve_options(method.value, time_limit, pin, forbid, pins_file, warm_start), timings))
 
     else:
 
@@ -213,7 +156,9 @@ def _register_stage(stage: str, summary: str, solves: bool) -> None:
             debug: DebugOpt = False,
             timings: TimingsOpt = False,
         ) -> None:
-            guarded(debug, lambda: _stage(stage, path, output, format, quiet, {}, timings))
+            from placement_cli import stagecmd
+
+            guarded(debug, lambda: stagecmd.stage(stage, path, output, format.value, quiet, {}, timings))
 
     command.__doc__ = summary
     app.command(name=stage)(command)
@@ -232,13 +177,6 @@ WarmStartOpt = Annotated[str | None, typer.Option("--warm-start", metavar="ARTIF
                                                        "artifact (blocks matched by id).")]
 
 
-def _solve_options(method: Method, time_limit: float, pin: list[str] | None = None,
-                   forbid: list[str] | None = None, pins_file: str | None = None,
-                   warm_start: str | None = None) -> dict[str, Any]:
-    from placement_cli.passes.solve_cli import cli_options
-
-    return {"solve": cli_options(method.value, time_limit, pin=pin, forbid=forbid, pins_file=pins_file,
-                                 warm_start=warm_start)}
 # --- end solver engineer
 
 
@@ -267,47 +205,10 @@ def run(
     timings: TimingsOpt = False,
 ) -> None:
     """Every stage; one artifact per stage in --out-dir (all written or none), and a summary."""
+    from placement_cli import stagecmd
 
-    def body() -> int:
-        import time
-        from pathlib import Path
-
-        from placement_cli.artifact import render_parts
-        from placement_cli.io import write_files
-        from placement_cli.pipeline import Run, load
-
-        with progress(quiet) as update:
-            t0 = time.perf_counter()
-            pipeline = Run(load(path), _solve_options(method, time_limit))
-            pipeline.progress = update
-            pipeline.timings.append(("load", time.perf_counter() - t0))
-            files = []
-            for stage in STAGES:
-                pipeline.run(stage)
-                with pipeline.timed(f"artifact {stage}"):
-                    art = pipeline.artifact(stage, raw_plan=format == Format.json)
-                    files.append((str(Path(out_dir) / f"{stage}.{format.value}"), render_parts(art, format.value)))
-            keep(pipeline)
-            # All or nothing: a failure while writing leaves no new file behind.
-            with pipeline.timed("write"):
-                write_files(files)
-        warn_diagnostics(pipeline.new_diagnostics, quiet)
-        print_timings(pipeline.timings, timings)
-        if not quiet:
-
-            def summary() -> str:
-                from placement_cli.summary import summarize_run
-
-                return summarize_run(pipeline, out_dir)
-
-            try:
-                text = summary()
-            except Exception as exc:  # noqa: BLE001 - the artifacts are written
-                text = f"(no summary: {type(exc).__name__})"
-            say(text, quiet, always=True)
-        return exit_for(pipeline.status)
-
-    guarded(debug, body)
+    guarded(debug, lambda: stagecmd.run_all(path, out_dir, format.value, quiet,
+                                            stagecmd.solve_options(method.value, time_limit), timings))
 
 
 class Split(StrEnum):
@@ -398,19 +299,10 @@ def schema(
 
 
 def main() -> None:
-    KEEPER.enabled = True
-    try:
-        app(prog_name="placement")
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-    os._exit(code)
+    """The whole `placement` process (kept here for callers of `cli.main`; see `launch.main`)."""
+    from placement_cli.launch import main as launch_main
+
+    launch_main()
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-import typer
-
 from placement_cli.errors import (
     EXIT_INFEASIBLE,
     EXIT_INTERNAL,
@@ -83,7 +81,15 @@ def print_timings(timings: list[tuple[str, float]], enabled: bool) -> None:
 
 def fail(message: str, code: int) -> NoReturn:
     sys.stderr.write(message.rstrip("\n") + "\n")
-    raise typer.Exit(code)
+    raise SystemExit(code)
+
+
+def _is_typer_exit(exc: BaseException) -> bool:
+    # typer's own `Exit` (a RuntimeError) ends a command on purpose and must pass through.
+    # Only a process that imported typer can raise one, so the fast launcher, which never
+    # imports it, does not pay for the check.
+    typer = sys.modules.get("typer")
+    return typer is not None and isinstance(exc, typer.Exit)
 
 
 def guarded(debug: bool, body: Callable[[], int]) -> None:
@@ -104,22 +110,24 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
             os.dup2(devnull, sys.stdout.fileno())
         except OSError:
             pass
-        raise typer.Exit(EXIT_OK) from None
+        raise SystemExit(EXIT_OK) from None
     except KeyboardInterrupt:
         fail("placement: interrupted", EXIT_INTERRUPTED)
     except OSError as exc:
         # Reading the input or writing the output failed in the file system.
         where = exc.filename if exc.filename is not None else "<file>"
         fail(f"placement: {where}: {exc.strerror or exc}", EXIT_IO)
-    except typer.Exit:
-        raise
     except Exception as exc:  # a bug: one line unless asked for more
+        if _is_typer_exit(exc):
+            raise
         if debug:
             import traceback
 
             traceback.print_exc()
         fail(f"placement: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)", EXIT_INTERNAL)
-    raise typer.Exit(code)
+    # SystemExit, not typer.Exit: click lets it through unchanged, and the fast launcher
+    # (`launch.py`) runs commands without typer.
+    raise SystemExit(code)
 
 
 def emit(art: dict[str, Any], output: str | None, fmt: str) -> None:
