@@ -11,21 +11,27 @@ EXAMPLE ?= examples/three_targets.yaml
 
 .PHONY: run test lint goldens schemas bench clean fuzz
 
+# Editable installs use setuptools' `compat` mode: a plain path entry, where the default
+# mode installs an import hook that every Python process runs at start-up (about 22 ms,
+# paid by each stage of a pipe; docs/startup.md). setuptools calls the mode transitional:
+# when it is gone, the default mode is used.
+EDITABLE := --config-settings editable_mode=compat
+
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install -q -e '.[dev]' $(EDITABLE) || $(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
 # `make run` needs only the package itself, not the test and lint tools.
 $(RSTAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e . --config-settings editable_mode=compat
+	$(PY) -m pip install -q -e . $(EDITABLE) || $(PY) -m pip install -q -e .
 	touch $@
 
 $(BSTAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[dev,bench]' --config-settings editable_mode=compat
+	$(PY) -m pip install -q -e '.[dev,bench]' $(EDITABLE) || $(PY) -m pip install -q -e '.[dev,bench]'
 	touch $@
 
 run: $(RSTAMP)
