@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from placement_cli.errors import InputError, Problem, UsageError
 from placement_cli.io import read_document, source_name
-from placement_cli.passes.solve import Pair, SolveOptions
+from placement_cli.passes.solve_options import Pair, SolveOptions
 
 
 def _pair(text: str, flag: str) -> Pair:
