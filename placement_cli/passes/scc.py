@@ -258,7 +258,7 @@ def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccR
                     outs.append(cv)
 
     live = g.live
-    comps = []
+    comps: list[Component] = []
     push = comps.append
     none: tuple[int, ...] = ()
     for c, listed in enumerate(members):
