@@ -30,10 +30,12 @@ class PruneResult:
         for m in set(self.domains):
             names[m] = g.target_list(m)
         ids = g.block_ids
+        targets = g.targets
+        src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos  # `g.edge_json`, written out
         return {
             "domains": dict(zip(ids, [names[m] for m in self.domains], strict=True)),
             "removed": [
-                {"block": ids[b], "target": g.targets[t], "edge": g.edge_json(e)}
+                {"block": ids[b], "target": targets[t], "edge": {"from": ids[src[e]], "index": pos[e], "to": ids[dst[e]]}}
                 for b, t, e in self.removed
             ],
         }
