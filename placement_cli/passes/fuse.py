@@ -280,13 +280,14 @@ def _fused_graph(
 
     # Most fused blocks are single blocks: their fields are the original's, taken in
     # bulk; the merged ones are then computed one by one over their members.
+    # (`map` of a sequence's `__getitem__`: the same lists as comprehensions, at C speed.)
     heads = [ms[0] for ms in members]
     tails = [ms[-1] for ms in members]
-    domain = [gdomain[h] for h in heads]
-    cost = [gcost[h] for h in heads]
-    bases = [base_of[h] for h in heads]
-    block_paths = [gpaths[h] for h in heads]
-    fassign = [assignment[h] for h in heads]
+    domain = list(map(gdomain.__getitem__, heads))
+    cost = list(map(gcost.__getitem__, heads))
+    bases = list(map(base_of.__getitem__, heads))
+    block_paths = list(map(gpaths.__getitem__, heads))
+    fassign = list(map(assignment.__getitem__, heads))
     premiums: dict[int, dict[str, float] | None] = {}  # fused block of 2+ members -> its premium
     full = (1 << nt) - 1
     in_dom: dict[int, list[int]] = {}  # domain bitset -> its targets
@@ -336,12 +337,12 @@ def _fused_graph(
         block_paths[f] = tuple(paths)
 
     # A fused block's edges are its tail's, in order; edge ids follow fused block order.
-    outs = [gsucc[t] for t in tails]
+    outs = list(map(gsucc.__getitem__, tails))
     old_edges = [e for out in outs for e in out]
     edge_src = [f for f, out in enumerate(outs) for _ in out]
-    edge_dst = [block_of[gdst[e]] for e in old_edges]
-    edge_pos = [gpos[e] for e in old_edges]
-    edge_mat = [gmat[e] for e in old_edges]
+    edge_dst = list(map(block_of.__getitem__, map(gdst.__getitem__, old_edges)))
+    edge_pos = list(map(gpos.__getitem__, old_edges))
+    edge_mat = list(map(gmat.__getitem__, old_edges))
     succ: list[tuple[int, ...]] = []
     k = 0
     for out in outs:

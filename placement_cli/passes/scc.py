@@ -42,6 +42,8 @@ class SccResult:
         ids = g.block_ids
         src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos
         names = [f"c{c}" for c in range(len(self.components))]
+        if not boundary:
+            return {"components": self._components_json(ids, names), "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges]}
         comps = []
         for c, comp in enumerate(self.components):
             blocks = comp.blocks
@@ -88,6 +90,37 @@ class SccResult:
             "components": comps,
             "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges],
         }
+
+
+    def _components_json(self, ids: tuple[str, ...], names: list[str]) -> list[dict[str, Any]]:
+        """`to_json(g, boundary=False)`'s components: the same records, each built in one
+        literal (a one-block component, most of them, is never cyclic: `self_loop`)."""
+        comps: list[dict[str, Any]] = []
+        push = comps.append
+        for c, comp in enumerate(self.components):
+            blocks = comp.blocks
+            if len(blocks) == 1:
+                one = ids[blocks[0]]
+                push({
+                    "id": names[c], "blocks": [one], "kind": "trivial",
+                    "entries": [one] if comp.entries else [], "exits": [one] if comp.exits else [],
+                    "reachable": comp.live, "self_loop": comp.self_loop,
+                })
+                continue
+            d: dict[str, Any] = {
+                "id": names[c],
+                "blocks": [ids[b] for b in blocks],
+                "kind": "cyclic" if comp.cyclic else "trivial",
+                "entries": [ids[b] for b in comp.entries],
+                "exits": [ids[b] for b in comp.exits],
+                "reachable": comp.live,
+            }
+            if not comp.cyclic:
+                d["self_loop"] = comp.self_loop
+            else:
+                d["header"] = ids[comp.header] if comp.header is not None else None
+            push(d)
+        return comps
 
 
 def tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
