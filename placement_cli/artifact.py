@@ -10,6 +10,7 @@ indented block of a large plan spans dozens of lines and doubles the size).
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -109,6 +110,50 @@ def _entries(v: dict[str, Any], pad: bytes) -> bytes:
     return body.replace(b",\n:,", b": ").replace(b",\n,", b",\n" + pad)
 
 
+# Characters whose absence from every key and string value of a map makes its compact
+# JSON splittable by plain byte patterns (`_plain_entries`).
+_STRUCTURAL = ('"', "\\", "[", "]", ":", ",", "{", "}")
+
+
+def _plain_entries(v: dict[Any, Any], pad: bytes) -> bytes | None:
+    """`_entries(v, pad)` for the large maps of an artifact's sections, a domain per
+    block (lists of target names) or a target per block (names), from one compact
+    `orjson.dumps` of the map and two `bytes.replace`: no sequence of markers built
+    per entry. Only when every key and string is printable ASCII without a quote,
+    backslash, bracket, brace, colon or comma, so that `":[` / `":"` and `],"` / `","`
+    occur in the compact bytes only between a key and its value and between entries
+    (and sorting by bytes is sorting by code points); else None.
+
+    >>> m = {f"b{i}": ["x", "y"][: i % 3] for i in range(20)}
+    >>> _plain_entries(m, b"  ") == _entries(m, b"  ")
+    True
+    >>> _plain_entries({f"b{i}": "x" for i in range(20)}, b"  ") == _entries({f"b{i}": "x" for i in range(20)}, b"  ")
+    True
+    >>> _plain_entries({"a": ["x,y"]}, b""), _plain_entries({"a": 1}, b""), _plain_entries({"a": [["x"]]}, b"")
+    (None, None, None)
+    """
+    values = v.values()
+    types = set(map(type, values))
+    try:
+        if types == {list}:
+            items = set(chain.from_iterable(values))
+            colon, between = b'":[', b'],"'
+        elif types == {str}:
+            items = set(values)
+            colon, between = b'":"', b'","'
+        else:
+            return None
+        if set(map(type, items)) - {str}:
+            return None
+        text = "".join(v) + "".join(items)  # a key that is not a string: TypeError
+    except TypeError:  # an unhashable value in a list
+        return None
+    if not (text.isascii() and text.isprintable()) or any(c in text for c in _STRUCTURAL):
+        return None
+    body = orjson.dumps(v, option=_OPTS)[1:-1]
+    return body.replace(colon, colon[:2] + b" " + colon[2:]).replace(between, between[:2] + b"\n" + pad + between[2:])
+
+
 def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
     if type(v) is Raw:
         out += v.parts
@@ -120,6 +165,11 @@ def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
     sep = b",\n" + pad
     end = b"\n" + b"  " * depth
     if isinstance(v, dict):
+        if len(v) > _FEW and depth >= 2:
+            got = _plain_entries(v, pad)
+            if got is not None:
+                out += (b"{\n", pad, got, end, b"}")
+                return
         if len(v) > _FEW and not _any_expands(v, depth + 1):
             # Every value one line: one C-level dumps for the whole map.
             out += (b"{\n", pad, _entries(v, pad), end, b"}")

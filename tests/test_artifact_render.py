@@ -125,3 +125,39 @@ def test_write_output_writes_pieces_to_a_file_and_to_stdout(tmp_path: Any) -> No
             "write_output([b'x' * 70000] * 40 + [b'y'], None)")
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert got == b"<" + b"x" * 70000 * 40 + b"y"
+
+
+# Large maps of names or of lists of names (domains, assignments) take a faster bulk
+# path when no key or string holds a structural character; otherwise the general one.
+_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", "é", ",", ":", '"', "]", "\n", "~"]), max_size=4)
+_plain_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", ".", "~"]), max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([_name, _plain_name]).flatmap(
+        lambda names: st.one_of(
+            st.dictionaries(names, st.lists(names, max_size=3), min_size=17, max_size=40),
+            st.dictionaries(names, names, min_size=17, max_size=40),
+            st.dictionaries(names, st.one_of(names, st.lists(names, max_size=2), st.integers(0, 3)), min_size=17, max_size=40),
+        )
+    ),
+    st.booleans(),
+)
+def test_large_maps_of_names_match_the_reference(m: dict[str, Any], deeper: bool) -> None:
+    art = {"sec": {"sub": {"m": m}} if deeper else {"m": m}}
+    assert render(art) == reference(art)
+    assert render({"top": m}) == reference({"top": m})
+
+
+def test_large_maps_of_names_take_the_plain_path() -> None:
+    from placement_cli.artifact import _plain_entries
+
+    doms = {f"bb{i}": ["interpreter", "postgres"][: i % 3] for i in range(40)}
+    names = {f"bb{i}": "postgres" for i in range(40)}
+    for m in (doms, names):
+        assert _plain_entries(m, b"    ") is not None
+        art = {"prune": {"domains": m}}
+        assert render(art) == reference(art)
+    assert _plain_entries({**names, "a,b": "x"}, b"") is None
+    assert _plain_entries({**names, "a": "x\ty"}, b"") is None

@@ -195,45 +195,44 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
     place = fused.assignment
     n = fg.n_blocks
 
-    # Union-find over same-target CFG edges.
+    # Union-find over same-target CFG edges, with `find` written out in the loops (a
+    # call per edge end was most of this part). The smaller root wins, so a root is
+    # always its island's first block; only the partition and the roots matter, not the
+    # shape of the trees, so halving paths as we go is enough.
     parent = list(range(n))
-
-    def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    for e in range(fg.n_edges):
-        u, v = fg.edge_src[e], fg.edge_dst[e]
-        if place[u] == place[v]:
-            ru, rv = find(u), find(v)
-            if ru != rv:
-                # The smaller root wins, so a root is always its island's first block.
-                if ru < rv:
-                    parent[rv] = ru
-                else:
-                    parent[ru] = rv
+    src, dst = fg.edge_src, fg.edge_dst
+    for u, v in zip(src, dst, strict=True):
+        if place[u] != place[v]:
+            continue
+        while parent[u] != u:
+            parent[u] = u = parent[parent[u]]
+        while parent[v] != v:
+            parent[v] = v = parent[parent[v]]
+        if u < v:
+            parent[v] = u
+        elif v < u:
+            parent[u] = v
 
     island_of = [-1] * n
     blocks_of: list[list[int]] = []
     for b in range(n):
-        r = find(b)
+        r = parent[b]
         if r == b:
             island_of[b] = len(blocks_of)
             blocks_of.append([b])
-        else:
-            island_of[b] = island_of[r]
-            blocks_of[island_of[r]].append(b)
+            continue
+        # A parent is never larger than its child (roots win by size, halving only
+        # skips up), so r < b was visited already: b's island is r's.
+        i = island_of[r]
+        island_of[b] = i
+        blocks_of[i].append(b)
     k = len(blocks_of)
     target = [place[bl[0]] for bl in blocks_of]
 
     # Island control-flow graph: one edge per ordered pair, successors in island order.
     cf_pairs: set[tuple[int, int]] = set()
-    for e in range(fg.n_edges):
-        a, b = island_of[fg.edge_src[e]], island_of[fg.edge_dst[e]]
+    for u, v in zip(src, dst, strict=True):
+        a, b = island_of[u], island_of[v]
         if a != b:
             cf_pairs.add((a, b))
     cf_sorted = sorted(cf_pairs)

@@ -30,16 +30,15 @@ class PruneResult:
         for m in set(self.domains):
             names[m] = g.target_list(m)
         ids = g.block_ids
+        targets = g.targets
+        src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos  # `g.edge_json`, written out
         return {
             "domains": dict(zip(ids, [names[m] for m in self.domains], strict=True)),
             "removed": [
-                {"block": ids[b], "target": g.targets[t], "edge": g.edge_json(e)}
+                {"block": ids[b], "target": targets[t], "edge": {"from": ids[src[e]], "index": pos[e], "to": ids[dst[e]]}}
                 for b, t, e in self.removed
             ],
         }
-
-
-Nbr = tuple[int, tuple[int, ...], tuple[int, ...], int]
 
 
 def edge_pairs(g: Graph) -> dict[int, list[int]]:
@@ -73,26 +72,27 @@ def edge_pairs(g: Graph) -> dict[int, list[int]]:
     return pair_edges
 
 
-def _neighbours(g: Graph) -> list[list[Nbr]]:
-    """Per block x: (y, edges x->y, edges y->x, slot of x in y's list) for each distinct
-    neighbour y != x, ordered by first edge id so that arc processing follows input order."""
-    n = g.n_blocks
-    pair_edges = edge_pairs(g)
-    src = g.edge_src
-    nb: list[list[Nbr]] = [[] for _ in range(n)]
-    for key, es in pair_edges.items():
-        a, b = divmod(key, n)
-        if len(es) == 1:
-            e = es[0]
-            ab: tuple[int, ...] = (e,) if src[e] == a else ()
-            ba: tuple[int, ...] = () if ab else (e,)
-        else:
-            ab = tuple(e for e in es if src[e] == a)
-            ba = tuple(e for e in es if src[e] == b)
-        na, nbb = nb[a], nb[b]
-        na.append((b, ab, ba, len(nbb)))
-        nbb.append((a, ba, ab, len(na) - 1))
-    return nb
+def _pattern(memo: dict[tuple[int, ...], tuple[int, ...]], full: int, K: int,
+             fwd: tuple[Any, ...], bwd: tuple[Any, ...]) -> tuple[int, ...]:
+    """Per target t of x: the partners in y that every edge between x and y allows
+    (matrices `fwd` of the edges x -> y, `bwd` of y -> x), one shared tuple per pattern.
+
+    >>> from placement_cli.indexed import make_matrix
+    >>> m = make_matrix(2, (0.0, 1.0, None, 0.0))  # 0 -> 0, 0 -> 1 and 1 -> 1 allowed
+    >>> _pattern({}, 3, 2, (m,), ()), _pattern({}, 3, 2, (), (m,))
+    ((3, 2), (1, 3))
+    """
+    acc = [full] * K
+    for m in fwd:
+        out = m.out
+        for t in range(K):
+            acc[t] &= out[t]
+    for m in bwd:
+        inc = m.inc
+        for t in range(K):
+            acc[t] &= inc[t]
+    key = tuple(acc)
+    return memo.setdefault(key, key)
 
 
 # Up to this many targets an arc's revision is one table lookup (2**K entries per
@@ -151,49 +151,65 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             if dom[u] == 0:
                 emptied.append(u)
 
-    nbrs = _neighbours(g)
-    # Arcs numbered in (block, neighbour slot) order: the initial queue order.
+    # Arcs numbered in (block, neighbour slot) order: the initial queue order. A block's
+    # neighbours are slotted in order of each pair's first edge (`edge_pairs` order), so
+    # counting each block's pairs first places every arc at once; `rev[a]` is the
+    # arc the other way between the same two blocks.
+    pair_edges = edge_pairs(g)
+    deg = [0] * (n + 1)
+    for key in pair_edges:
+        a, b = divmod(key, n)
+        deg[a] += 1
+        deg[b] += 1
     first = [0] * (n + 1)
+    acc_first = 0
     for x in range(n):
-        first[x + 1] = first[x] + len(nbrs[x])
-    n_arcs = first[n]
+        first[x] = acc_first
+        acc_first += deg[x]
+    first[n] = n_arcs = acc_first
+    fill = first[:n]
+    arc_x = [0] * n_arcs
+    arc_y = [0] * n_arcs
+    rev = [0] * n_arcs
+    arc_es: list[list[int]] = [[]] * n_arcs  # the edges between the arc's two blocks
     arc_sup: list[tuple[int, ...]] = [()] * n_arcs  # per target: partners allowed by every edge
     sup_memo: dict[tuple[int, ...], tuple[int, ...]] = {}
-    single: dict[tuple[int, bool], tuple[int, ...]] = {}
+    # One edge (the usual case): matrices are shared, so are their patterns, each way.
+    single: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    src = g.edge_src
     mats = g.edge_mat
     full = (1 << K) - 1
-    arc = 0
-    for x in range(n):
-        for _y, fwd, bwd, _back in nbrs[x]:
-            if len(fwd) + len(bwd) == 1:
-                # One edge (the usual case): matrices are shared, so is their pattern.
-                one = (id(mats[fwd[0]]), True) if fwd else (id(mats[bwd[0]]), False)
-                got = single.get(one)
-                if got is not None:
-                    arc_sup[arc] = got
-                    arc += 1
-                    continue
+    for key, es in pair_edges.items():
+        a, b = divmod(key, n)
+        ia = fill[a]
+        fill[a] = ia + 1
+        ib = fill[b]
+        fill[b] = ib + 1
+        arc_x[ia] = arc_y[ib] = a
+        arc_y[ia] = arc_x[ib] = b
+        rev[ia] = ib
+        rev[ib] = ia
+        arc_es[ia] = arc_es[ib] = es
+        if len(es) == 1:
+            e = es[0]
+            m = mats[e]
+            got = single.get(id(m))
+            if got is None:
+                out_p = _pattern(sup_memo, full, K, (m,), ())
+                in_p = _pattern(sup_memo, full, K, (), (m,))
+                got = single[id(m)] = (out_p, in_p)
+            if src[e] == a:
+                arc_sup[ia], arc_sup[ib] = got
             else:
-                one = None
-            acc = [full] * K
-            for e in fwd:
-                out = mats[e].out
-                for t in range(K):
-                    acc[t] &= out[t]
-            for e in bwd:
-                inc = mats[e].inc
-                for t in range(K):
-                    acc[t] &= inc[t]
-            key = tuple(acc)
-            key = arc_sup[arc] = sup_memo.setdefault(key, key)
-            if one is not None:
-                single[one] = key
-            arc += 1
-    arc_x = [x for x in range(n) for _ in nbrs[x]]
-    arc_y = [y for x in range(n) for y, _, _, _ in nbrs[x]]
-    # into[x]: (z, arc z->x) for each neighbour z of x, in x's neighbour order: the
+                arc_sup[ib], arc_sup[ia] = got
+        else:
+            ab = tuple(mats[e] for e in es if src[e] == a)
+            ba = tuple(mats[e] for e in es if src[e] == b)
+            arc_sup[ia] = _pattern(sup_memo, full, K, ab, ba)
+            arc_sup[ib] = _pattern(sup_memo, full, K, ba, ab)
+    # into[x]: the arcs z -> x for each neighbour z of x, in x's neighbour order: the
     # arcs to revise again when x's domain shrinks.
-    into = [[(z, first[z] + back) for z, _, _, back in nbx] for nbx in nbrs]
+    into = [rev[first[x]:first[x + 1]] for x in range(n)]
 
     # For few targets: per support pattern, lost[dy] = targets without a partner in dy.
     tables: dict[tuple[int, ...], list[int]] = {}
@@ -233,7 +249,9 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
                     lost |= 1 << t
         if not lost:
             continue
-        _, fwd, bwd, _ = nbrs[x][a - first[x]]
+        es = arc_es[a]
+        fwd = tuple(e for e in es if src[e] == x)
+        bwd = tuple(e for e in es if src[e] != x)
         t = 0
         mask = lost
         while mask:
@@ -244,8 +262,9 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         dom[x] = dx & ~lost
         if dom[x] == 0:
             emptied.append(x)
-        for z, back in into[x]:
-            if z != y and not queued[back]:
+        skip = rev[a]  # the arc y -> x: y's domain did not change
+        for back in into[x]:
+            if back != skip and not queued[back]:
                 queued[back] = 1
                 push(back)
 

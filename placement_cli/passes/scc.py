@@ -42,6 +42,8 @@ class SccResult:
         ids = g.block_ids
         src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos
         names = [f"c{c}" for c in range(len(self.components))]
+        if not boundary:
+            return {"components": self._components_json(ids, names), "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges]}
         comps = []
         for c, comp in enumerate(self.components):
             blocks = comp.blocks
@@ -90,8 +92,48 @@ class SccResult:
         }
 
 
+    def _components_json(self, ids: tuple[str, ...], names: list[str]) -> list[dict[str, Any]]:
+        """`to_json(g, boundary=False)`'s components: the same records, each built in one
+        literal (a one-block component, most of them, is never cyclic: `self_loop`)."""
+        comps: list[dict[str, Any]] = []
+        push = comps.append
+        for c, comp in enumerate(self.components):
+            blocks = comp.blocks
+            if len(blocks) == 1:
+                one = ids[blocks[0]]
+                push({
+                    "id": names[c], "blocks": [one], "kind": "trivial",
+                    "entries": [one] if comp.entries else [], "exits": [one] if comp.exits else [],
+                    "reachable": comp.live, "self_loop": comp.self_loop,
+                })
+                continue
+            d: dict[str, Any] = {
+                "id": names[c],
+                "blocks": [ids[b] for b in blocks],
+                "kind": "cyclic" if comp.cyclic else "trivial",
+                "entries": [ids[b] for b in comp.entries],
+                "exits": [ids[b] for b in comp.exits],
+                "reachable": comp.live,
+            }
+            if not comp.cyclic:
+                d["self_loop"] = comp.self_loop
+            else:
+                d["header"] = ids[comp.header] if comp.header is not None else None
+            push(d)
+        return comps
+
+
 def tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
-    """Iterative Tarjan: components in reverse topological order, no recursion limit."""
+    """Iterative Tarjan: components in reverse topological order, no recursion limit.
+
+    Each frame of the explicit stack holds an iterator over the block's successors,
+    so resuming a block is one `for` over what is left (no index tuple rebuilt per
+    edge), and a block that is its own component (most of them) is popped without
+    the loop.
+
+    >>> tarjan(4, [[1], [0, 2], [], [3]])
+    [[2], [1, 0], [3]]
+    """
     index = [-1] * n
     low = [0] * n
     on_stack = [False] * n
@@ -101,39 +143,41 @@ def tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
     for root in range(n):
         if index[root] != -1:
             continue
-        work = [(root, 0)]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
         on_stack[root] = True
+        work = [(root, iter(succ[root]))]
         while work:
-            v, i = work[-1]
-            nxt = succ[v]
-            if i < len(nxt):
-                work[-1] = (v, i + 1)
-                w = nxt[i]
+            v, it = work[-1]
+            for w in it:
                 if index[w] == -1:
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
                     on_stack[w] = True
-                    work.append((w, 0))
-                elif on_stack[w] and index[w] < low[v]:
+                    work.append((w, iter(succ[w])))
+                    break
+                if on_stack[w] and index[w] < low[v]:
                     low[v] = index[w]
             else:
                 work.pop()
+                lv = low[v]
                 if work:
                     p = work[-1][0]
-                    if low[v] < low[p]:
-                        low[p] = low[v]
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
+                    if lv < low[p]:
+                        low[p] = lv
+                if lv == index[v]:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    if w == v:
+                        out.append([v])
+                        continue
+                    comp = [w]
+                    while w != v:
                         w = stack.pop()
                         on_stack[w] = False
                         comp.append(w)
-                        if w == v:
-                            break
                     out.append(comp)
     return out
 
@@ -211,18 +255,25 @@ def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccR
     src, dst = g.edge_src, g.edge_dst
     # One pass over the edges in id order fills every component's edge lists already
     # sorted, and marks the blocks entered from or left to another component.
-    internal: list[list[int]] = [[] for _ in range(k)]
+    # Most components are one block without a self-loop: their internal edge list and
+    # condensation successors are made only when there is one (None until then), rather
+    # than two empty lists per component.
+    internal: list[list[int] | None] = [None] * k
     boundary: list[list[int]] = [[] for _ in range(k)]
     self_loop = [False] * k
     is_entry = [False] * n
     is_exit = [False] * n
     is_entry[g.entry] = True
     cedges: set[int] = set()  # a * k + b
-    out_adj: list[list[int]] = [[] for _ in range(k)]
+    out_adj: list[list[int] | None] = [None] * k
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
         cu, cv = comp_of[u], comp_of[v]
         if cu == cv:
-            internal[cu].append(e)
+            lst = internal[cu]
+            if lst is None:
+                internal[cu] = [e]
+            else:
+                lst.append(e)
             if u == v:
                 self_loop[cu] = True
         else:
@@ -233,35 +284,40 @@ def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccR
             key = cu * k + cv
             if key not in cedges:
                 cedges.add(key)
-                out_adj[cu].append(cv)
+                outs = out_adj[cu]
+                if outs is None:
+                    out_adj[cu] = [cv]
+                else:
+                    outs.append(cv)
 
     live = g.live
-    comps = []
+    comps: list[Component] = []
+    push = comps.append
+    none: tuple[int, ...] = ()
     for c, listed in enumerate(members):
+        inside = internal[c]
         if len(listed) == 1:
             b = listed[0]
             blocks: tuple[int, ...] = (b,)
-            entries: tuple[int, ...] = blocks if is_entry[b] else ()
-            exits: tuple[int, ...] = blocks if is_exit[b] else ()
-            header = None
+            # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
+            push(Component(
+                blocks, False, self_loop[c], live[b], blocks if is_entry[b] else none,
+                blocks if is_exit[b] else none, tuple(boundary[c]), none if inside is None else tuple(inside), None,
+            ))
         else:
             blocks = tuple(listed)
             entries = tuple([b for b in blocks if is_entry[b]])
-            exits = tuple([b for b in blocks if is_exit[b]])
-            header = entries[0] if len(entries) == 1 else None
-        # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
-        comps.append(
-            Component(
-                blocks, len(blocks) > 1, self_loop[c], live[blocks[0]], entries, exits,
-                tuple(boundary[c]), tuple(internal[c]), header,
-            )
-        )
+            push(Component(
+                blocks, True, self_loop[c], live[blocks[0]], entries, tuple([b for b in blocks if is_exit[b]]),
+                tuple(boundary[c]), none if inside is None else tuple(inside), entries[0] if len(entries) == 1 else None,
+            ))
     # Condensation edges sorted: by source (the topological order), then by target.
     edges: list[tuple[int, int]] = []
-    for c in range(k):
-        outs = out_adj[c]
+    for c, outs in enumerate(out_adj):
+        if outs is None:
+            continue
         if len(outs) == 1:
             edges.append((c, outs[0]))
-        elif outs:
+        else:
             edges += [(c, d) for d in sorted(outs)]
     return SccResult(tuple(comps), tuple(comp_of), tuple(edges))
