@@ -22,10 +22,12 @@ from hypothesis import strategies as st
 from placement_cli.artifact import render
 from placement_cli.errors import InputError
 from placement_cli.pipeline import Run, load
-from placement_cli.stages import get
-from placement_cli.stages.base import Deferred
+from placement_cli.solvers.objective import evaluate
+from placement_cli.stages import fuse as fuse_stage
+from placement_cli.stages import get, scc_verify
 from placement_cli.stages import prune as prune_stage
-from placement_cli.stages import scc_verify
+from placement_cli.stages import solve as solve_stage
+from placement_cli.stages.base import Deferred
 from tests import sections_reference as ref
 from tests.conftest import ROOT
 from tests.strategies import plans
@@ -131,6 +133,12 @@ def _agree(path: Path, stage: str) -> str:
         # The fast proof (columns of indices, no per-entry problem bookkeeping) holds
         # exactly for the accepted sections: the other path is for messages only.
         assert (FAST[stage](run.g, sec) is not None) == (new[0] == "accept")
+    if stage == "solve" and new[0] == "accept" and sec["status"] == "ok":
+        # An accepted ok section is read by the column path (the loops only name problems).
+        placed = solve_stage._placed(run.g, run.value("prune"), sec)
+        assert placed is not None and evaluate(run.g, placed) is not None
+    if stage == "fuse" and new[0] == "accept" and new[1].value.graph is not None:
+        assert fuse_stage._same_blocks(sec["blocks"], new[1].value, run.g)
     if new[0] == "reject":
         assert new[1] == old[1]
     else:
