@@ -131,7 +131,7 @@ def _placed(g: Any, domains: tuple[int, ...], sec: dict[str, Any]) -> tuple[int,
     if sec["unreachable"] != list(compress(g.block_ids, map(not_, g.live))):
         return None
     a = [UNASSIGNED] * g.n_blocks
-    deque(map(a.__setitem__, blocks, ts), maxlen=0)
+    deque(map(a.__setitem__, blocks, ts), maxlen=0)  # type: ignore[arg-type]  # no None: checked
     return tuple(a)
 
 
