@@ -23,7 +23,7 @@ import heapq
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, eq, floordiv, ge, gt, itemgetter, mod, mul, ne
+from operator import add, eq, floordiv, ge, getitem, gt, itemgetter, mod, mul, ne
 from typing import Any
 
 from placement_cli.passes.scc import Component, SccResult, condensation
@@ -255,7 +255,7 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
     keys = sorted(map(add, map(mul, compress(cs, cross), repeat(k)), compress(cd, cross)))
     if keys:
         keys = [*compress(keys, map(ne, keys, islice(keys, 1, None))), keys[-1]]
-    names = list(map("c%d".__mod__, range(k)))
+    names = [f"c{c}" for c in range(k)]
     given_edges = sec["edges"]
     if len(given_edges) != len(keys):
         return None
@@ -288,15 +288,13 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
     if list(map(dict.get, comps, repeat("header"), repeat(0))) != headers:
         return None
     for field, flags in ((_ENTRIES, is_entry), (_EXITS, is_exit)):
-        given = list(map(field, comps))
-        # Each component's list is its blocks' flagged ones in order: the same counts
-        # per component and the same flattened sequence say so.
-        counts = list(map(flags.__getitem__, firsts))
+        # A trivial component lists its block or nothing: the read block list itself or
+        # an empty one, picked by the block's flag (inside C); a cyclic one its flagged
+        # blocks in order.
+        want = list(map(getitem, zip(repeat([]), blists), map(flags.__getitem__, firsts)))
         for c, m in members.items():
-            counts[c] = sum(map(flags.__getitem__, m))
-        if list(map(len, given)) != counts:
-            return None
-        if list(chain.from_iterable(given)) != list(compress(flat, map(flags.__getitem__, idx))):
+            want[c] = [ids[b] for b in m if flags[b]]
+        if list(map(field, comps)) != want:
             return None
 
     def build() -> SccResult:
