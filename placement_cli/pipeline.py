@@ -54,6 +54,9 @@ class Run:
         # the warnings an earlier stage already printed.
         self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
         self.timings: list[tuple[str, float]] = []
+        # Work one section check hands to a later one in this process (the block indices
+        # of the ids `prune.domains` lists, which `solve.assignment` lists again).
+        self.shared: dict[str, Any] = {}
         self._fragments: dict[str, Any] = {}  # rendered sections (`artifact(raw_plan=True)`)
         # Told the name of each phase as it starts (the CLI's progress display on a
         # terminal); None: nobody is watching.

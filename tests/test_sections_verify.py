@@ -137,6 +137,9 @@ def _agree(path: Path, stage: str) -> str:
         # An accepted ok section is read by the column path (the loops only name problems).
         placed = solve_stage._placed(run.g, run.value("prune"), sec)
         assert placed is not None and evaluate(run.g, placed) is not None
+        # The same with the ids the prune check read (the pipe's case).
+        assert "listed" in run.shared
+        assert solve_stage._placed(run.g, run.value("prune"), sec, run.shared["listed"]) == placed
     if stage == "fuse" and new[0] == "accept" and new[1].value.graph is not None:
         assert fuse_stage._same_blocks(sec["blocks"], new[1].value, run.g)
     if new[0] == "reject":

@@ -25,7 +25,7 @@ def compute(run: Any, options: PruneOptions | None) -> Output:
 
 def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
-    fast = proved(g, sec)
+    fast = proved(g, sec, run.shared)
     if fast is not None:
         return Output(fast, dump(sec), (), _status(g, fast))
     pr = Problems("prune")
@@ -110,13 +110,14 @@ def _status(g: Any, domains: Sequence[int]) -> str:
     return "ok"
 
 
-def proved(g: Any, sec: dict[str, Any]) -> tuple[int, ...] | None:
+def proved(g: Any, sec: dict[str, Any], shared: dict[str, Any] | None = None) -> tuple[int, ...] | None:
     """The pruned domains when the read section holds (what `check` accepts), else None
     (then `check`'s loops name each problem). The other way round from `check`: the
     domains the section must list are the plan's minus `removed`, so each block's list
     is compared with that domain's one canonical list (string equality, no hashing of
     the lists' strings), and each removal is checked once: known, in the plan domain,
-    listed once, on a real edge touching its block.
+    listed once, on a real edge touching its block. Given `shared`, the ids `domains`
+    lists and their block indices go there as `"listed"` (`solve`'s check reuses them).
 
     >>> from placement_cli.pipeline import parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [
@@ -159,6 +160,8 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[int, ...] | None:
     canonical = {m: [targets[t] for t in range(nt) if m >> t & 1] for m in set(domains)}
     if list(doms.values()) != list(map(canonical.__getitem__, map(domains.__getitem__, blocks))):
         return None
+    if shared is not None:
+        shared["listed"] = (list(doms), blocks)
     return domains
 
 

@@ -291,7 +291,7 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
         # A trivial component lists its block or nothing: the read block list itself or
         # an empty one, picked by the block's flag (inside C); a cyclic one its flagged
         # blocks in order.
-        want = list(map(getitem, zip(repeat([]), blists), map(flags.__getitem__, firsts)))
+        want: list[list[str]] = list(map(getitem, zip(repeat([]), blists), map(flags.__getitem__, firsts)))
         for c, m in members.items():
             want[c] = [ids[b] for b in m if flags[b]]
         if list(map(field, comps)) != want:

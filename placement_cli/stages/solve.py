@@ -35,7 +35,7 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     domains = run.value("prune")
     pr = Problems("solve")
-    fast = _placed(g, domains, sec)
+    fast = _placed(g, domains, sec, run.shared.get("listed"))
     if fast is not None:
         cost = evaluate(g, fast)
         if cost is not None:  # every live edge allowed: the loop naming each is not needed
@@ -105,11 +105,16 @@ def _check_cost(pr: Problems, sec: dict[str, Any], cost: Cost) -> None:
         pr.add("optimal", "true, but lower_bound does not equal cost.total")
 
 
-def _placed(g: Any, domains: tuple[int, ...], sec: dict[str, Any]) -> tuple[int, ...] | None:
+def _placed(
+    g: Any, domains: tuple[int, ...], sec: dict[str, Any], listed: tuple[list[str], list[int]] | None = None
+) -> tuple[int, ...] | None:
     """The assignment of an `ok` section whose first checks all hold (every live block,
     and only those, on a target of its pruned domain; `unreachable` exact), read column
     by column; None otherwise (then `check`'s loop names each problem). Whether the
     edges allow it is left to `evaluate`, which returns None when one does not.
+    `listed`: ids and their block indices the prune check read (`prune.proved`); the
+    writer sorts keys, so the assignment's ids are usually its live ones, in order, and
+    need no looking up.
 
     >>> from placement_cli.pipeline import parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [{"id": "x", "terminator": {"kind": "return"}}]})
@@ -120,7 +125,14 @@ def _placed(g: Any, domains: tuple[int, ...], sec: dict[str, Any]) -> tuple[int,
     assignment = sec["assignment"]
     if sec["status"] != "ok" or len(assignment) != sum(g.live):
         return None
-    blocks = list(map(g.index.get, assignment))  # the keys' hashes are cached
+    blocks: list[Any] | None = None  # block indices, None for unknown ids
+    if listed is not None:
+        ids, indices = listed
+        alive = list(map(g.live.__getitem__, indices))
+        if list(assignment) == list(compress(ids, alive)):
+            blocks = list(compress(indices, alive))
+    if blocks is None:
+        blocks = list(map(g.index.get, assignment))
     tindex = {t: i for i, t in enumerate(g.targets)}
     ts = list(map(tindex.get, assignment.values()))
     if None in blocks or None in ts or not all(map(g.live.__getitem__, blocks)):
@@ -131,7 +143,7 @@ def _placed(g: Any, domains: tuple[int, ...], sec: dict[str, Any]) -> tuple[int,
     if sec["unreachable"] != list(compress(g.block_ids, map(not_, g.live))):
         return None
     a = [UNASSIGNED] * g.n_blocks
-    deque(map(a.__setitem__, blocks, ts), maxlen=0)  # type: ignore[arg-type]  # no None: checked
+    deque(map(a.__setitem__, blocks, ts), maxlen=0)  # type: ignore[arg-type]  # no None: checked above
     return tuple(a)
 
 
