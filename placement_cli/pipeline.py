@@ -23,6 +23,7 @@ from placement_cli.errors import InputError, Problem
 from placement_cli.loading import Loaded, load, parse_plan
 from placement_cli.problems import validation_problems
 from placement_cli.stages import STAGES, get, upto
+from placement_cli.stages.base import Deferred
 
 __all__ = ["STAGES", "Loaded", "Run", "load", "parse_plan", "validation_problems"]
 
@@ -53,6 +54,9 @@ class Run:
         # the warnings an earlier stage already printed.
         self.new_diagnostics: list[dict[str, Any]] = list(loaded.new_diagnostics)
         self.timings: list[tuple[str, float]] = []
+        # Work one section check hands to a later one in this process (the block indices
+        # of the ids `prune.domains` lists, which `solve.assignment` lists again).
+        self.shared: dict[str, Any] = {}
         self._fragments: dict[str, Any] = {}  # rendered sections (`artifact(raw_plan=True)`)
         # Told the name of each phase as it starts (the CLI's progress display on a
         # terminal); None: nobody is watching.
@@ -87,7 +91,10 @@ class Run:
     def value(self, stage: str) -> Any:
         """The stage's in-memory result (running it, and what it requires, if needed)."""
         self.run(stage)
-        return self.values[stage]
+        got = self.values[stage]
+        if isinstance(got, Deferred):  # proven when checked, built now that it is read
+            got = self.values[stage] = got.build()
+        return got
 
     # The per-stage accessors of the earlier driver, kept for library callers.
     def domains(self) -> tuple[int, ...]:

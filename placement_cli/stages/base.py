@@ -38,6 +38,22 @@ class Output:
     result: Any = None  # the pass's own result object, when computed (for library users)
 
 
+class Deferred:
+    """A stage's value built on first use (`Run.value` builds it): a checked section
+    is proven before the check returns, but the in-memory object later stages would
+    read (the `SccResult` with one object per component) is built only if one does.
+
+    >>> d = Deferred(lambda: 42)
+    >>> d.build()
+    42
+    """
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+
+
 @dataclass(frozen=True, slots=True)
 class Stage:
     name: str

@@ -9,6 +9,8 @@ block.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from operator import and_, invert
 from typing import Any
 
 from placement_cli.passes.prune import PruneOptions, prune
@@ -23,6 +25,9 @@ def compute(run: Any, options: PruneOptions | None) -> Output:
 
 def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
+    fast = proved(g, sec, run.shared)
+    if fast is not None:
+        return Output(fast, dump(sec), (), _status(g, fast))
     pr = Problems("prune")
     tindex = {t: i for i, t in enumerate(g.targets)}
     domains = list(g.domain)
@@ -95,9 +100,69 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             if lost >> lt & 1 and (b, lt) not in gone:
                 pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
     pr.raise_if_any()
-    # The status a read section implies: a live block with nothing left cannot be placed.
-    status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
-    return Output(tuple(domains), dump(sec), (), status)
+    return Output(tuple(domains), dump(sec), (), _status(g, domains))
+
+
+def _status(g: Any, domains: Sequence[int]) -> str:
+    """The status a read section implies: a live block with nothing left cannot be placed."""
+    if 0 in domains and any(g.live[b] and not domains[b] for b in range(g.n_blocks)):
+        return "infeasible"
+    return "ok"
+
+
+def proved(g: Any, sec: dict[str, Any], shared: dict[str, Any] | None = None) -> tuple[int, ...] | None:
+    """The pruned domains when the read section holds (what `check` accepts), else None
+    (then `check`'s loops name each problem). The other way round from `check`: the
+    domains the section must list are the plan's minus `removed`, so each block's list
+    is compared with that domain's one canonical list (string equality, no hashing of
+    the lists' strings), and each removal is checked once: known, in the plan domain,
+    listed once, on a real edge touching its block. Given `shared`, the ids `domains`
+    lists and their block indices go there as `"listed"` (`solve`'s check reuses them).
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [
+    ...     {"id": "x", "domain": ["a"], "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...     {"id": "y", "terminator": {"kind": "return"}}]})
+    >>> sec = {"domains": {"x": ["a"], "y": ["a"]},
+    ...        "removed": [{"block": "y", "target": "b", "edge": {"from": "x", "index": 0, "to": "y"}}]}
+    >>> proved(g, sec)
+    (1, 1)
+    >>> proved(g, {**sec, "removed": []}) is None
+    True
+    """
+    n, nt = g.n_blocks, g.n_targets
+    index, targets, plan_domain = g.index, g.targets, g.domain
+    tindex = {t: i for i, t in enumerate(targets)}
+    removed = sec["removed"]
+    lost = [0] * n
+    gsucc, gdst = g.succ, g.edge_dst
+    for r in removed:
+        rb = index.get(r["block"])
+        rt = tindex.get(r["target"])
+        if rb is None or rt is None:
+            return None
+        bit = 1 << rt
+        if not plan_domain[rb] & bit or lost[rb] & bit:  # not in the plan domain, or twice
+            return None
+        lost[rb] |= bit
+        edge = r["edge"]
+        e_index = edge["index"]
+        u, v = index.get(edge["from"]), index.get(edge["to"])
+        if u is None or v is None or e_index >= len(gsucc[u]) or gdst[gsucc[u][e_index]] != v or rb not in (u, v):
+            return None
+    domains = tuple(map(and_, plan_domain, map(invert, lost)))
+    doms = sec["domains"]
+    if len(doms) != n:
+        return None
+    blocks = list(map(index.get, doms))  # the keys' hashes are cached: cheap
+    if None in blocks:  # n distinct known blocks: every block once
+        return None
+    canonical = {m: [targets[t] for t in range(nt) if m >> t & 1] for m in set(domains)}
+    if list(doms.values()) != list(map(canonical.__getitem__, map(domains.__getitem__, blocks))):
+        return None
+    if shared is not None:
+        shared["listed"] = (list(doms), blocks)
+    return domains
 
 
 def _mask(ts: list[str], tindex: dict[str, int]) -> int:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.passes.scc import SccOptions, SccResult, scc
-from placement_cli.stages.base import Output, Problems, Stage, compare
-from placement_cli.stages.scc_verify import condense, strongly_connected, written_as
+from placement_cli.stages.base import Deferred, Output, Problems, Stage, compare
+from placement_cli.stages.scc_verify import condense, proved, strongly_connected, written_as
 
 
 def section(res: SccResult, g: Any) -> dict[str, Any]:
@@ -31,6 +31,11 @@ def compute(run: Any, options: SccOptions | None) -> Output:
 
 def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
+    fast = proved(g, sec)
+    if fast is not None:
+        # Exactly the section `scc` writes: it goes on as read, and its `SccResult` is
+        # built only if a later stage reads it (`solve` computing does).
+        return Output(Deferred(fast[1]), sec)
     pr = Problems("scc")
     comp_of = [-1] * g.n_blocks
     components = sec["components"]
@@ -65,9 +70,9 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         if len(blocks) != 1 and (not blocks or not strongly_connected(g, comp_of, c, blocks)):
             pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
     pr.raise_if_any()
-    proved = condense(g, comp_of, members, sec)
-    if proved is not None:
-        return Output(proved, sec)
+    condensed = condense(g, comp_of, members, sec)
+    if condensed is not None:
+        return Output(condensed, sec)
     # Not provably the section `scc` writes: recompute, and say where it differs.
     res = scc(g, run.options.get("scc"))
     for c, blocks in enumerate(members):

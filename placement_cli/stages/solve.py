@@ -10,10 +10,13 @@ fields agreeing with `status`. The per-block cost table is not written: the plan
 from __future__ import annotations
 
 import math
+from collections import deque
+from itertools import compress, repeat
+from operator import and_, not_, rshift
 from typing import Any
 
 from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.solvers.objective import UNASSIGNED, evaluate
+from placement_cli.solvers.objective import UNASSIGNED, Cost, evaluate
 from placement_cli.stages.base import Output, Problems, Stage, dump
 
 
@@ -32,6 +35,13 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     g = run.g
     domains = run.value("prune")
     pr = Problems("solve")
+    fast = _placed(g, domains, sec, run.shared.get("listed"))
+    if fast is not None:
+        cost = evaluate(g, fast)
+        if cost is not None:  # every live edge allowed: the loop naming each is not needed
+            _check_cost(pr, sec, cost)
+            pr.raise_if_any()
+            return Output(fast, dump(sec), (), "ok")
     tindex = {t: i for i, t in enumerate(g.targets)}
     status = sec["status"]
     ok = status == "ok"
@@ -69,18 +79,7 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         pr.raise_if_any()
         cost = evaluate(g, a)
         assert cost is not None  # feasible: checked just above
-        said_cost, lower_bound, optimal = sec["cost"], sec["lower_bound"], sec["optimal"]
-        if said_cost is None:
-            pr.add("cost", "status is 'ok' but there is no cost")
-        else:
-            for part in ("total", "blocks", "edges"):
-                said, real = said_cost[part], getattr(cost, part)
-                if not _close(said, real):
-                    pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
-            if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
-                pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
-            if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
-                pr.add("optimal", "true, but lower_bound does not equal cost.total")
+        _check_cost(pr, sec, cost)
     else:
         if sec["cost"] is not None:
             pr.add("cost", f"status is '{status}', so cost is null")
@@ -88,6 +87,64 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
     pr.raise_if_any()
     return Output(tuple(a) if ok else None, dump(sec), (), status)
+
+
+def _check_cost(pr: Problems, sec: dict[str, Any], cost: Cost) -> None:
+    """The cost an `ok` section states against the assignment's real `cost`."""
+    said_cost, lower_bound, optimal = sec["cost"], sec["lower_bound"], sec["optimal"]
+    if said_cost is None:
+        pr.add("cost", "status is 'ok' but there is no cost")
+        return
+    for part in ("total", "blocks", "edges"):
+        said, real = said_cost[part], getattr(cost, part)
+        if not _close(said, real):
+            pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
+    if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
+        pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+    if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
+        pr.add("optimal", "true, but lower_bound does not equal cost.total")
+
+
+def _placed(
+    g: Any, domains: tuple[int, ...], sec: dict[str, Any], listed: tuple[list[str], list[int]] | None = None
+) -> tuple[int, ...] | None:
+    """The assignment of an `ok` section whose first checks all hold (every live block,
+    and only those, on a target of its pruned domain; `unreachable` exact), read column
+    by column; None otherwise (then `check`'s loop names each problem). Whether the
+    edges allow it is left to `evaluate`, which returns None when one does not.
+    `listed`: ids and their block indices the prune check read (`prune.proved`); the
+    writer sorts keys, so the assignment's ids are usually its live ones, in order, and
+    need no looking up.
+
+    >>> from placement_cli.pipeline import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [{"id": "x", "terminator": {"kind": "return"}}]})
+    >>> sec = {"status": "ok", "assignment": {"x": "b"}, "unreachable": []}
+    >>> _placed(g, (3,), sec), _placed(g, (1,), sec), _placed(g, (3,), {**sec, "status": "unsolved"})
+    ((1,), None, None)
+    """
+    assignment = sec["assignment"]
+    if sec["status"] != "ok" or len(assignment) != sum(g.live):
+        return None
+    blocks: list[Any] | None = None  # block indices, None for unknown ids
+    if listed is not None:
+        ids, indices = listed
+        alive = list(map(g.live.__getitem__, indices))
+        if list(assignment) == list(compress(ids, alive)):
+            blocks = list(compress(indices, alive))
+    if blocks is None:
+        blocks = list(map(g.index.get, assignment))
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    ts = list(map(tindex.get, assignment.values()))
+    if None in blocks or None in ts or not all(map(g.live.__getitem__, blocks)):
+        return None
+    # len(assignment) distinct live blocks, as many as there are: each live block once.
+    if 0 in map(and_, map(rshift, map(domains.__getitem__, blocks), ts), repeat(1)):
+        return None
+    if sec["unreachable"] != list(compress(g.block_ids, map(not_, g.live))):
+        return None
+    a = [UNASSIGNED] * g.n_blocks
+    deque(map(a.__setitem__, blocks, ts), maxlen=0)  # type: ignore[arg-type]  # no None: checked above
+    return tuple(a)
 
 
 STAGE = Stage(
