@@ -12,9 +12,9 @@ call per value. A column is accepted exactly when each of its values would be.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import chain
 from operator import itemgetter
-from collections.abc import Iterable
 from typing import Any
 
 from placement_cli.plancheck import (
