@@ -352,7 +352,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # one key when its only `null`s are its absent fields (no NaN can hide in it): the
     # block's domain, base and cost row, for problem-free blocks. Otherwise, and the
     # first time, the two keys below (statement list; what else costs) are used.
-    whole: dict[bytes, tuple[int, list[float], tuple[float, ...]]] = {}
+    # (A hit has the stored key's bytes, so the same count of `null`s: the stored block's
+    # count of absent fields, which the new block's must equal.)
+    whole: dict[bytes, tuple[int, list[float], tuple[float, ...], int]] = {}
     term_fields, edge_fields, term_kinds = TERM_FIELDS, EDGE_FIELDS, TERM_KINDS
 
     for i, b in enumerate(blocks):
@@ -386,7 +388,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         except (TypeError, JSONEncodeError):
             wkey = None
         hit = whole.get(wkey) if wkey is not None else None
-        if hit is not None and wkey.count(b"null") == absent:  # type: ignore[union-attr]
+        if hit is not None and hit[3] == absent:
             domain.append(hit[0])
             bases.append(hit[1])
             costs.append(hit[2])
@@ -429,7 +431,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 if xkey is not None and len(chk.problems) == at_block:
                     rows[xkey] = (domain[-1], bases[-1], costs[-1])
             if wkey is not None and len(chk.problems) == at_block and wkey.count(b"null") == absent:
-                whole[wkey] = (domain[-1], bases[-1], costs[-1])
+                whole[wkey] = (domain[-1], bases[-1], costs[-1], absent)
 
         names = b.get("paths")
         if names:
