@@ -500,7 +500,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 else:
                     if check:
                         check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
-                    mat = matrix(tr, i, k, mkey)
+                    mat = matrix(tr, i, k, mkey)  # type: ignore[arg-type]
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
