@@ -24,12 +24,16 @@ from placement_cli.indexed import (
 )
 from placement_cli.limits import objective_problems
 from placement_cli.plancheck import (
-    check_block,
-    check_block_head,
+    BLOCK_FIELDS,
+    EDGE_FIELDS,
+    TERM_FIELDS,
+    TERM_KINDS,
+    Reject,
     check_costs,
     check_head,
     check_matrix,
     check_statements,
+    check_strs,
 )
 from placement_cli.planview import Plan as PlanView
 
@@ -121,10 +125,26 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # Ids and parameter counts are read across blocks (an edge's destination): their
     # types are checked first.
     if check:
+        # `check_block_head` inline, collecting what is read across blocks in the same
+        # pass (each pass over 100k block dicts costs a cache miss per block).
+        ids = []
+        nparams = []
         for b in blocks:
-            check_block_head(b)
-    ids = [b["id"] for b in blocks]
-    nparams = [len(b.get("params") or ()) for b in blocks]
+            if type(b) is not dict or not b.keys() <= BLOCK_FIELDS:
+                raise Reject("blocks[]")
+            v = b.get("id")
+            if type(v) is not str or not v:
+                raise Reject("blocks[].id")
+            ids.append(v)
+            if "params" in b:
+                v = b["params"]
+                check_strs(v, "blocks[].params")
+                nparams.append(len(v))
+            else:
+                nparams.append(0)
+    else:
+        ids = [b["id"] for b in blocks]
+        nparams = [len(b.get("params") or ()) for b in blocks]
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         index = {}
@@ -328,53 +348,90 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         domain.append(dom)
         costs.append(tuple(total))
 
+    # What a block's costs follow from (its statements and other costs) is read under
+    # one key when its only `null`s are its absent fields (no NaN can hide in it): the
+    # block's domain, base and cost row, for problem-free blocks. Otherwise, and the
+    # first time, the two keys below (statement list; what else costs) are used.
+    # (A hit has the stored key's bytes, so the same count of `null`s: the stored block's
+    # count of absent fields, which the new block's must equal.)
+    whole: dict[bytes, tuple[int, list[float], tuple[float, ...], int]] = {}
+    term_fields, edge_fields, term_kinds = TERM_FIELDS, EDGE_FIELDS, TERM_KINDS
+
     for i, b in enumerate(blocks):
         if check:
-            check_block(b)
+            # `check_block`, inline (its successors' part in the edge loop below, each
+            # edge checked before it is read).
+            if "statements" in b and type(b["statements"]) is not list:
+                raise Reject("blocks[].statements")
+            if "paths" in b:
+                check_strs(b["paths"], "blocks[].paths")
+            term = b.get("terminator")
+            if type(term) is not dict or not term.keys() <= term_fields:
+                raise Reject("blocks[].terminator")
+            kind = term.get("kind")
+            if type(kind) is not str or kind not in term_kinds:
+                raise Reject("blocks[].terminator.kind")
+            if "successors" in term and type(term["successors"]) is not list:
+                raise Reject("blocks[].terminator.successors")
+        else:
+            term = b["terminator"]
+            kind = term["kind"]
         at_block = len(chk.problems)
         stmts = b.get("statements")
-        memo: list[Any] | None
-        if stmts:
-            try:
-                lkey: bytes | None = dumps(stmts)
-            except (TypeError, JSONEncodeError):
-                lkey = None
-            memo = seen_lists.get(lkey) if lkey is not None else None
-            if memo is None:
-                if check:
-                    check_statements(stmts)
-                memo = statement_costs(stmts, i)
-                if lkey is not None and len(chk.problems) == at_block and not (check and b"null" in lkey):
-                    seen_lists[lkey] = memo
-        else:
-            memo = no_statements
-        support, base, rows = memo
-        term = b["terminator"]
         tcost = term.get("cost")
         bdomain = b.get("domain")
         bcost = b.get("cost")
         premium = b.get("premium")
-        xkey: bytes | None = b""
-        nulls = 0  # the `null`s of the absent fields in the key
-        if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
-            nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
-            try:
-                xkey = dumps((tcost, bdomain, bcost, premium))
-            except (TypeError, JSONEncodeError):
-                xkey = None
-        got = rows.get(xkey) if xkey is not None else None
-        if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
-            # Types as the first block with these bytes had them (it was checked), unless
-            # a `null` beyond the absent fields' own may be a NaN here.
-            check_costs(b)
-        if got is not None:
-            domain.append(got[0])
-            bases.append(got[1])
-            costs.append(got[2])
+        absent = (not stmts) + (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
+        try:
+            wkey: bytes | None = dumps((stmts or None, tcost, bdomain, bcost, premium))
+        except (TypeError, JSONEncodeError):
+            wkey = None
+        hit = whole.get(wkey) if wkey is not None else None
+        if hit is not None and hit[3] == absent:
+            domain.append(hit[0])
+            bases.append(hit[1])
+            costs.append(hit[2])
         else:
-            block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
-            if xkey is not None and len(chk.problems) == at_block:
-                rows[xkey] = (domain[-1], bases[-1], costs[-1])
+            memo: list[Any] | None
+            if stmts:
+                try:
+                    lkey: bytes | None = dumps(stmts)
+                except (TypeError, JSONEncodeError):
+                    lkey = None
+                memo = seen_lists.get(lkey) if lkey is not None else None
+                if memo is None:
+                    if check:
+                        check_statements(stmts)
+                    memo = statement_costs(stmts, i)
+                    if lkey is not None and len(chk.problems) == at_block and not (check and b"null" in lkey):
+                        seen_lists[lkey] = memo
+            else:
+                memo = no_statements
+            support, base, rows = memo
+            xkey: bytes | None = b""
+            nulls = 0  # the `null`s of the absent fields in the key
+            if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
+                nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
+                try:
+                    xkey = dumps((tcost, bdomain, bcost, premium))
+                except (TypeError, JSONEncodeError):
+                    xkey = None
+            got = rows.get(xkey) if xkey is not None else None
+            if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
+                # Types as the first block with these bytes had them (it was checked), unless
+                # a `null` beyond the absent fields' own may be a NaN here.
+                check_costs(b)
+            if got is not None:
+                domain.append(got[0])
+                bases.append(got[1])
+                costs.append(got[2])
+            else:
+                block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
+                if xkey is not None and len(chk.problems) == at_block:
+                    rows[xkey] = (domain[-1], bases[-1], costs[-1])
+            if wkey is not None and len(chk.problems) == at_block and wkey.count(b"null") == absent:
+                whole[wkey] = (domain[-1], bases[-1], costs[-1], absent)
 
         names = b.get("paths")
         if names:
@@ -389,7 +446,6 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         else:
             block_paths.append(no_paths)
 
-        kind = term["kind"]
         successors = term.get("successors") or ()
         lo, hi = SUCCESSOR_COUNT[kind]
         k = len(successors)
@@ -405,6 +461,16 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 seen_params.add(prm)
         first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
+            if check:
+                if type(e) is not dict or not e.keys() <= edge_fields or type(e.get("block")) is not str:
+                    raise Reject("blocks[].terminator.successors[]")
+                if "args" in e:
+                    check_strs(e["args"], "blocks[].terminator.successors[].args")
+                tr = e.get("transitions")
+                if tr is not None and type(tr) is not str and type(tr) is not dict:
+                    raise Reject("blocks[].terminator.successors[].transitions")
+            else:
+                tr = e.get("transitions")
             dst = index.get(e["block"])
             if dst is None:
                 chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
@@ -415,7 +481,6 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 if got_n != want_n:
                     chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",
                             f"block '{e['block']}' takes {want_n} argument(s), got {got_n}")
-            tr = e.get("transitions")
             if tr is None:
                 mat = default
             elif type(tr) is str:
@@ -435,12 +500,13 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 else:
                     if check:
                         check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
-                    mat = matrix(tr, i, k, mkey)
+                    mat = matrix(tr, i, k, mkey)  # type: ignore[arg-type]
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
             edge_mat.append(mat)
-        succ.append(tuple(range(first_edge, len(edge_src))) if successors else ())
+        last = len(edge_src)
+        succ.append((first_edge,) if last == first_edge + 1 else tuple(range(first_edge, last)))
 
     chk.problems += objective_problems(costs, edge_mat, p)
     if chk.problems:

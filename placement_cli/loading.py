@@ -295,16 +295,20 @@ def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
     at = _span_at(data)
     if at is not None:
         start, end = at
+        span = data[start:end]  # copied once: kept as the plan's bytes
+        view = memoryview(data)
         try:
             with gc_paused():
-                plan = orjson.loads(data[start:end])
-                rest = orjson.loads(b"".join((data[:start], _SENTINEL_JSON, data[end:])))
+                plan = orjson.loads(span)
+                rest = orjson.loads(b"".join((view[:start], _SENTINEL_JSON, view[end:])))
         except orjson.JSONDecodeError:
             pass
         else:
             if type(plan) is dict and type(rest) is dict and rest.get("plan") == _SENTINEL:
                 rest["plan"] = plan
-                return rest, data[start:end]
+                return rest, span
+        finally:
+            view.release()
     doc = _loads(data)
     return doc, None if doc is None else _plan_span(data)
 

@@ -55,8 +55,11 @@ _STATEMENT_FIELDS = frozenset(("text", "cost"))
 _TERM_FIELDS = frozenset(("kind", "successors", "cost"))
 _EDGE_FIELDS = frozenset(("block", "args", "transitions"))
 TERM_KINDS = frozenset(("goto", "switch", "return", "unreachable", "graph_read"))
+# For `graph.build_graph`, which makes the block checks inline.
+BLOCK_FIELDS, TERM_FIELDS, EDGE_FIELDS = _BLOCK_FIELDS, _TERM_FIELDS, _EDGE_FIELDS
 
 def _strs(v: Any, where: str, min_len: int = 0) -> None:
+    """A list of strings (each at least `min_len` long)."""
     if type(v) is not list:
         raise Reject(where)
     for x in v:
@@ -307,6 +310,9 @@ def check_plan(doc: Any) -> None:
     otherwise. `graph.build_graph(doc, check=True)` applies the same checks while it
     builds the graph (one traversal)."""
     _plan(doc)
+
+
+check_strs = _strs
 
 
 # --- free-form values carried into the next artifact -----------------------------------

@@ -3,11 +3,18 @@ an artifact is accepted by `placement_cli.plancheck`, whose rules and reasons ap
 too): each section exactly when its model in `placement_cli.sections` certainly would,
 else `Reject`, and the models diagnose. Free-form values (`stats`, `lower`, extra fields
 of diagnostics and of the solve section) must be writable again.
+
+Sections are lists of 100k objects (components, fused blocks, islands): they are checked
+a column at a time (every item's value of one field in one list, its types as one set),
+so the per-item work runs in C (`map`, `set`, `itertools.chain`) rather than as a Python
+call per value. A column is accepted exactly when each of its values would be.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from placement_cli.plancheck import (
@@ -51,68 +58,97 @@ def _plain_writable(value: Any) -> None:
             raise Reject("value")
 
 
-Check = Callable[[Any], None]
+_LIST = frozenset((list,))
+_DICT = frozenset((dict,))
+_STR = frozenset((str,))
 
 
-def _str(v: Any) -> None:
-    if type(v) is not str:
-        raise Reject("str")
+def _types(values: Any, allowed: frozenset[type], why: str) -> None:
+    """Every value's exact type is one of `allowed` (`bool` is not `int`)."""
+    if not set(map(type, values)) <= allowed:
+        raise Reject(why)
 
 
-def _bool(v: Any) -> None:
-    if type(v) is not bool:
-        raise Reject("bool")
+class _Check:
+    """A field's check: `column` checks many values (one per item of a list of
+    objects: any iterable, read once), `__call__` a single value."""
+
+    __slots__ = ()
+
+    def column(self, values: Iterable[Any]) -> None:
+        raise NotImplementedError
+
+    def __call__(self, v: Any) -> None:
+        self.column([v])
 
 
-def _nonneg_int(v: Any) -> None:
-    if type(v) is not int or not 0 <= v <= INT_MAX:
-        raise Reject("int")
+class _Type(_Check):
+    """Exactly this type (str, bool)."""
+
+    __slots__ = ("ok", "why")
+
+    def __init__(self, t: type) -> None:
+        self.ok = frozenset((t,))
+        self.why = t.__name__
+
+    def column(self, values: Iterable[Any]) -> None:
+        _types(values, self.ok, self.why)
 
 
-def _num(v: Any) -> None:
-    t = type(v)
-    if t is int:
-        if not INT_MIN <= v <= INT_MAX:
-            raise Reject("num")
-    elif t is not float or not -BIG_FLOAT < v < BIG_FLOAT:
-        raise Reject("num")
+class _NonnegInt(_Check):
+    __slots__ = ()
+
+    def column(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        _types(values, frozenset((int,)), "int")
+        if values and not (min(values) >= 0 and max(values) <= INT_MAX):
+            raise Reject("int")
 
 
-def _nonneg(v: Any) -> None:
-    t = type(v)
-    if t is int:
-        if not 0 <= v <= INT_MAX:
-            raise Reject("num")
-    elif t is not float or not 0.0 <= v < BIG_FLOAT:
-        raise Reject("num")
+class _Num(_Check):
+    """A finite number (an int within 64 bits); with `nonneg`, >= 0."""
+
+    __slots__ = ("lo_int", "lo_float")
+
+    def __init__(self, nonneg: bool) -> None:
+        self.lo_int = 0 if nonneg else INT_MIN
+        self.lo_float = 0.0 if nonneg else None
+
+    def column(self, values: Iterable[Any]) -> None:
+        lo_int, lo_float = self.lo_int, self.lo_float
+        for v in values:  # a handful per artifact (costs, bounds)
+            t = type(v)
+            if t is int:
+                if not lo_int <= v <= INT_MAX:
+                    raise Reject("num")
+            elif t is not float or not -BIG_FLOAT < v < BIG_FLOAT or (lo_float is not None and not v >= lo_float):
+                raise Reject("num")
 
 
-def _strlist(v: Any) -> None:
-    if type(v) is not list:
-        raise Reject("list")
-    for x in v:
-        if type(x) is not str:
-            raise Reject("list")
+class _StrList(_Check):
+    """A list of strings."""
+
+    __slots__ = ()
+
+    def column(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        _types(values, _LIST, "list")
+        _types(chain.from_iterable(values), _STR, "list")
 
 
-class _Opt:
+class _Opt(_Check):
     """A field that may be null: `f` checks any other value."""
 
     __slots__ = ("f",)
 
-    def __init__(self, f: Check) -> None:
+    def __init__(self, f: _Check) -> None:
         self.f = f
 
-    def __call__(self, v: Any) -> None:
-        if v is not None:
-            self.f(v)
+    def column(self, values: Iterable[Any]) -> None:
+        self.f.column([v for v in values if v is not None])
 
 
-def _opt(f: Check) -> Check:
-    return _Opt(f)
-
-
-class _Lit:
+class _Lit(_Check):
     """One of the given strings."""
 
     __slots__ = ("allowed",)
@@ -120,144 +156,121 @@ class _Lit:
     def __init__(self, values: tuple[str, ...]) -> None:
         self.allowed = frozenset(values)
 
-    def __call__(self, v: Any) -> None:
-        if type(v) is not str or v not in self.allowed:
+    def column(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        _types(values, _STR, "literal")
+        if not set(values) <= self.allowed:
             raise Reject("literal")
 
 
-def _lit(*values: str) -> Check:
-    return _Lit(values)
-
-
-class _List:
-    """A list, each item checked by `f` (a list of objects: all of them in one call)."""
+class _List(_Check):
+    """A list, each item checked by `f` (the items of every list as one column)."""
 
     __slots__ = ("f",)
 
-    def __init__(self, f: Check) -> None:
+    def __init__(self, f: _Check) -> None:
         self.f = f
 
-    def __call__(self, v: Any) -> None:
-        if type(v) is not list:
-            raise Reject("list")
-        f = self.f
-        if type(f) is _Obj:
-            f.each(v)
-            return
-        for x in v:
-            f(x)
+    def column(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        _types(values, _LIST, "list")
+        self.f.column(chain.from_iterable(values))
 
 
-def _list(f: Check) -> Check:
-    return _List(f)
+class _Map(_Check):
+    """A mapping with string keys, each value checked by `f` (all values as one column)."""
+
+    __slots__ = ("f",)
+
+    def __init__(self, f: _Check) -> None:
+        self.f = f
+
+    def column(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        _types(values, _DICT, "dict")
+        for v in values:
+            _types(v, _STR, "dict")  # iterating a dict gives its keys
+        self.f.column(chain.from_iterable(map(dict.values, values)))
 
 
-# Field checks an object makes inline, by kind (sections list 100k components: a call per
-# field would be most of the time).
-_INLINE_TYPES: dict[Any, type] = {_str: str, _bool: bool}
+class _WritableMap(_Check):
+    """A free-form mapping, carried as it is: writable again."""
+
+    __slots__ = ()
+
+    def column(self, values: Iterable[Any]) -> None:
+        for v in values:
+            if type(v) is not dict:
+                raise Reject("dict")
+            _plain_writable(v)
 
 
-class _Obj:
+class _Obj(_Check):
     """A strict model: `required` fields must be present, `optional` ones may be; with
-    `extra`, other string keys are carried (and must be writable), else refused.
-    Strings, string lists, booleans and literals, required or optional-and-nullable, are
-    checked inline."""
+    `extra`, other string keys are carried (and must be writable), else refused."""
 
-    def __init__(self, required: dict[str, Check], optional: dict[str, Check] | None, extra: bool) -> None:
+    __slots__ = ("names", "required", "optional", "extra")
+
+    def __init__(self, required: dict[str, _Check], optional: dict[str, _Check] | None, extra: bool) -> None:
         opt = optional or {}
         self.names = frozenset({**required, **opt})
-        self.req = frozenset(required)
+        self.required = tuple((itemgetter(k), f) for k, f in required.items())
+        self.optional = tuple(opt.items())
         self.extra = extra
-        self.typed = tuple((k, _INLINE_TYPES[f]) for k, f in required.items() if f in _INLINE_TYPES)
-        self.lists = tuple(k for k, f in required.items() if f is _strlist)
-        self.lits = tuple((k, f.allowed) for k, f in required.items() if type(f) is _Lit)
-        self.others = tuple((k, f) for k, f in required.items()
-                            if f not in _INLINE_TYPES and f is not _strlist and type(f) is not _Lit)
-        # Optional fields that may be null and are otherwise of one type: checked inline.
-        self.opt_typed = tuple((k, _INLINE_TYPES[f.f]) for k, f in opt.items()
-                               if type(f) is _Opt and f.f in _INLINE_TYPES)
-        self.opt_others = tuple((k, f) for k, f in opt.items() if not (type(f) is _Opt and f.f in _INLINE_TYPES))
 
-    def __call__(self, v: Any) -> None:
-        self.each((v,))
-
-    def each(self, items: Any) -> None:
-        """Check every item of `items` (one call for a whole list)."""
-        names, req, extra = self.names, self.req, self.extra
-        typed, lists, lits, others = self.typed, self.lists, self.lits, self.others
-        opt_typed, opt_others = self.opt_typed, self.opt_others
-        for v in items:
-            if type(v) is not dict:
+    def column(self, items: Iterable[Any]) -> None:
+        items = list(items)
+        _types(items, _DICT, "object")
+        names = self.names
+        if not all(map(names.issuperset, items)):  # a key of no field
+            if not self.extra:
                 raise Reject("object")
-            keys = v.keys()
-            if not keys <= names:
-                if not extra:
-                    raise Reject("object")
+            for v in items:
                 for k, x in v.items():
                     if k not in names:
                         if type(k) is not str:
                             raise Reject("object")
                         _plain_writable(x)
-            if not req <= keys:
-                raise Reject("missing")
-            for k, t in typed:
-                if type(v[k]) is not t:
-                    raise Reject(k)
-            for k in lists:
-                x = v[k]
-                if type(x) is not list:
-                    raise Reject(k)
-                for y in x:
-                    if type(y) is not str:
-                        raise Reject(k)
-            for k, allowed in lits:
-                x = v[k]
-                if type(x) is not str or x not in allowed:
-                    raise Reject(k)
-            for k, f in others:
-                f(v[k])
-            for k, t in opt_typed:
-                x = v.get(k)
-                if x is not None and type(x) is not t:
-                    raise Reject(k)
-            for k, f in opt_others:
-                if k in v:
-                    f(v[k])
+        try:
+            for get, f in self.required:
+                f.column(map(get, items))  # KeyError: a required field is missing
+        except KeyError:
+            raise Reject("missing") from None
+        for k, f in self.optional:
+            f.column([v[k] for v in items if k in v])
+
+    def each(self, items: list[Any]) -> None:
+        """Check every item of `items` (one call for a whole list)."""
+        self.column(items)
 
 
-def _obj(required: dict[str, Check], optional: dict[str, Check] | None = None, extra: bool = False) -> Check:
+def _obj(required: dict[str, _Check], optional: dict[str, _Check] | None = None, extra: bool = False) -> _Obj:
     return _Obj(required, optional, extra)
 
 
-def _map(f: Check) -> Check:
-    def check(v: Any) -> None:
-        if type(v) is not dict:
-            raise Reject("dict")
-        if f is _str:  # inline: a map of a block per entry
-            for k, x in v.items():
-                if type(k) is not str or type(x) is not str:
-                    raise Reject("dict")
-            return
-        if f is _strlist:
-            for k, x in v.items():
-                if type(k) is not str or type(x) is not list:
-                    raise Reject("dict")
-                for y in x:
-                    if type(y) is not str:
-                        raise Reject("dict")
-            return
-        for k, x in v.items():
-            if type(k) is not str:
-                raise Reject("dict")
-            f(x)
-
-    return check
+_str = _Type(str)
+_bool = _Type(bool)
+_nonneg_int = _NonnegInt()
+_num = _Num(nonneg=False)
+_nonneg = _Num(nonneg=True)
+_strlist = _StrList()
+_writable_map = _WritableMap()
 
 
-def _writable_map(v: Any) -> None:
-    if type(v) is not dict:
-        raise Reject("dict")
-    _plain_writable(v)
+def _opt(f: _Check) -> _Check:
+    return _Opt(f)
+
+
+def _lit(*values: str) -> _Check:
+    return _Lit(values)
+
+
+def _list(f: _Check) -> _Check:
+    return _List(f)
+
+
+def _map(f: _Check) -> _Check:
+    return _Map(f)
 
 
 _cost_model = _obj({"total": _nonneg, "blocks": _nonneg, "edges": _nonneg})
@@ -266,7 +279,7 @@ DIAGNOSTIC = _obj({"severity": _lit("error", "warning", "info"), "code": _str, "
                    "blocks": _strlist, "stage": _str}, extra=True)
 _edge_ref = _obj({"from": _str, "index": _nonneg_int, "to": _str})
 
-SECTIONS: dict[str, Check] = {
+SECTIONS: dict[str, _Check] = {
     "prune": _obj({
         "domains": _map(_strlist),
         "removed": _list(_obj({"block": _str, "target": _str, "edge": _edge_ref})),
@@ -344,8 +357,7 @@ def check_artifact(doc: Any, *, plan: bool = True) -> None:
     diags = doc.get("diagnostics")
     if type(diags) is not list:
         raise Reject("diagnostics")
-    for d in diags:
-        DIAGNOSTIC(d)
+    DIAGNOSTIC.column(diags)
     v = doc.get("lower")
     if v is not None:
         _writable_map(v)

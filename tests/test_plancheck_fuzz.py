@@ -339,11 +339,16 @@ def test_repeated_statement_lists_and_matrices_are_checked_where_they_differ(tmp
         at = r.randrange(len(donor["statements"]))
         twist = r.choice(_TWINS + ["unknown-target", "text"])
         # Where: a statement, or what else costs (the terminator's cost may be null).
-        place = r.choice(("statement", "statement", "terminator", "cost", "premium", "domain"))
+        # Or a whole field (None in one copy, NaN in the other: the same bytes as a block
+        # without that field, whose costs the builder remembers under one key).
+        place = r.choice(("statement", "statement", "terminator", "cost", "premium", "domain", "field"))
+        field = r.choice(("terminator", "cost", "premium", "domain"))
         t0 = doc["targets"][0]
         for which, copy in ((0, copies[first]), (1, copies[second])):
             st = copy["statements"][at]
-            if place == "domain" and type(twist) is tuple:
+            if place == "field" and type(twist) is tuple:
+                (copy["terminator"] if field == "terminator" else copy)[field if field != "terminator" else "cost"] = twist[which]
+            elif place == "domain" and type(twist) is tuple:
                 copy["domain"] = [(t0, twist[which])[type(twist[which]) is not str and which]]
             elif place != "statement" and type(twist) is tuple:
                 owner = copy["terminator"] if place == "terminator" else copy
