@@ -181,16 +181,21 @@ class DenseCore:
         """One diffusion sweep, class by class (see `bounds._diffuse` for the update): a
         block's unary and its tables' projections onto it all become their average."""
         np, U, M = self.np, self.U, self.M
+        least, sub, sums = np.minimum.reduce, np.subtract, np.add.reduceat
         with np.errstate(invalid="ignore"):
             for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
                 mo = M[alo:ahi]
-                # The projections of the current tables onto the owning blocks.
+                # The row minima of the current tables without the owner's messages
+                # (`tmin - mo` are the tables' projections onto the owning blocks).
                 # (`take` gathers the same rows as fancy indexing, measured 2-3 times
                 # faster on these small arrays.)
-                ph = (atT - M.take(ri, axis=0).T[:, :, None]).min(axis=0) - mo
-                share = (U[lo:hi] + np.add.reduceat(ph, starts, axis=0)) / share_n
-                # inf - inf is nan in the branch `where` discards: no table changes there.
-                mo -= np.where(ph < INF, share.take(own, axis=0) - ph, 0.0)
+                tmin = least(atT - M.take(ri, axis=0).T[:, :, None], axis=0)
+                share = (U[lo:hi] + sums(tmin - mo, starts, axis=0)) / share_n
+                # The new message is what leaves the projection equal to the share:
+                # mo - (share - (tmin - mo)), written as tmin - share (fewer numpy calls,
+                # measured 10-20% off a sweep). A row the table rules out (tmin `inf`)
+                # keeps its message: no table changes there (inf - inf never arises).
+                sub(tmin, share.take(own, axis=0), out=mo, where=tmin < INF)
                 U[lo:hi] = share
 
     def unaries(self) -> Any:
