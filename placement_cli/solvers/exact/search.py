@@ -99,7 +99,6 @@ class _PairSearch(ArrayNodes):
         self.held = 0  # table entries held by the states on the current path
         self.out_of_memory = False
         xs = list(range(m))
-        lb = _bound(self.K, un, nb, xs, constant)
         cur: float | None = None  # the bound of the current reparametrisation
         root_fixed: list[int] = []
         self.root_order: list[int] | None = None
@@ -107,6 +106,7 @@ class _PairSearch(ArrayNodes):
         # and the core is large enough to pay for the conversion (see dense.py).
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
         dense = DenseCore(np, self.K, un, nb, xs) if np is not None and m else None
+        lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
         # 200- to 1,000-block cores); one that improved the incumbent, after 8.
