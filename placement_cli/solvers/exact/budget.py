@@ -33,6 +33,10 @@ class ExactBudget:
     # the bound stalls), and this many at every node.
     root_sweeps: int = 200
     node_sweeps: int = 2
+    # The numpy sweeps move each block this many times the diffusion's step
+    # (over-relaxation; 1.0: the plain diffusion). Measured on random cores: 1.4 reaches
+    # the plain diffusion's bound in about a third of the sweeps; 1.8 oscillates.
+    diffusion_relax: float = 1.4
     # At the root, a rounding that found nothing new waits twice as long for the next.
     primal_backoff: bool = True
     # The search keeps one copy of the core per level of its path: at most this many
