@@ -156,8 +156,8 @@ class ArrayNodes:
 
     def _undecided(self, U: Any) -> dict[int, set[int]] | None:
         """The interaction graph of the blocks with two or more live values, after the
-        reductions would remove those of degree two or less (`_peel`), with the number
-        of undecided blocks before that under the key -1; None when none is undecided."""
+        reductions would remove those of degree two or less (`_peel`); their number
+        before that goes to `self.undecided`. None when no block is undecided."""
         d = self.dense
         assert d is not None
         multi = (U < INF).sum(axis=1) > 1
