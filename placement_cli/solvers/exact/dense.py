@@ -54,8 +54,9 @@ class DenseCore:
     """
 
     def __init__(self, np: Any, K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
-                 xs: list[int]) -> None:
+                 xs: list[int], relax: float = 1.0) -> None:
         self.np = np
+        self.relax = relax
         self.xs = xs
         self.K = K
         kmax = max(K[x] for x in xs)
@@ -181,17 +182,56 @@ class DenseCore:
         """One diffusion sweep, class by class (see `bounds._diffuse` for the update): a
         block's unary and its tables' projections onto it all become their average."""
         np, U, M = self.np, self.U, self.M
+        least, sub, sums = np.minimum.reduce, np.subtract, np.add.reduceat
+        if self.relax != 1.0:
+            self._sweep_relaxed(self.relax)
+            return
         with np.errstate(invalid="ignore"):
             for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
                 mo = M[alo:ahi]
-                # The projections of the current tables onto the owning blocks.
+                # The row minima of the current tables without the owner's messages
+                # (`tmin - mo` are the tables' projections onto the owning blocks).
                 # (`take` gathers the same rows as fancy indexing, measured 2-3 times
                 # faster on these small arrays.)
-                ph = (atT - M.take(ri, axis=0).T[:, :, None]).min(axis=0) - mo
-                share = (U[lo:hi] + np.add.reduceat(ph, starts, axis=0)) / share_n
-                # inf - inf is nan in the branch `where` discards: no table changes there.
-                mo -= np.where(ph < INF, share.take(own, axis=0) - ph, 0.0)
+                tmin = least(atT - M.take(ri, axis=0).T[:, :, None], axis=0)
+                share = (U[lo:hi] + sums(tmin - mo, starts, axis=0)) / share_n
+                # The new message is what leaves the projection equal to the share:
+                # mo - (share - (tmin - mo)), written as tmin - share (fewer numpy calls,
+                # measured 10-20% off a sweep). A row the table rules out (tmin `inf`)
+                # keeps its message: no table changes there (inf - inf never arises).
+                sub(tmin, share.take(own, axis=0), out=mo, where=tmin < INF)
                 U[lo:hi] = share
+
+    def _sweep_relaxed(self, w: float) -> None:
+        """The sweep over-relaxed by `w`: each block moves `w` times the diffusion's step
+        (its unary to `u + w (share - u)`, each projection to `ph - w (ph - share)`).
+        Still an equivalence-preserving reparametrisation (what leaves a table arrives
+        on its block's unary), so every bound read off it stays a bound; it is no longer
+        monotone, and the callers keep the best bound seen. Measured on random cores of
+        115 to 300 blocks: with `w` 1.4 the bound after 32 sweeps is the plain
+        diffusion's after about 100, and its limit no lower.
+
+        >>> un = [[0.0, 2.0], [0.0, 2.0]]
+        >>> nb = [{1: [2.0, 0.0, 0.0, 2.0]}, {0: [2.0, 0.0, 0.0, 2.0]}]
+        >>> d = DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1], relax=1.4)
+        >>> for _ in range(30):
+        ...     d.sweep()
+        >>> round(d.bound(0.0), 6)
+        2.0
+        """
+        np, U, M = self.np, self.U, self.M
+        least, add, sums = np.minimum.reduce, np.add, np.add.reduceat
+        with np.errstate(invalid="ignore"):
+            for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
+                mo = M[alo:ahi]
+                u = U[lo:hi]
+                ph = least(atT - M.take(ri, axis=0).T[:, :, None], axis=0) - mo
+                share = (u + sums(ph, starts, axis=0)) / share_n
+                # An infinite projection (the table rules the value out, or the message
+                # is already -inf) keeps its message; a finite one facing an infinite
+                # share gets -inf, as in the plain sweep. An infinite unary stays.
+                add(mo, w * (ph - share.take(own, axis=0)), out=mo, where=ph < INF)
+                add(u, w * (share - u), out=u, where=u < INF)
 
     def unaries(self) -> Any:
         """The current unaries by position in `xs` (m x kmax, padded values `inf`)."""

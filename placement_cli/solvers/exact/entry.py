@@ -137,8 +137,10 @@ def _solve(
     removed = 0
     dp_cost: int | None = None  # cells of this core's elimination (-1: too wide); None: not known
     stages_done = 0
+    core_adj: dict[int, set[int]] | None = None  # the core's interaction graph while dp_cost is known
     while budget.reductions and core_factors and const < INF:
-        dp_cost = _elim_cost(cur_ks, _adjacency(core_factors), budget.table, budget.dp)
+        core_adj = _adjacency(core_factors)
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -195,7 +197,7 @@ def _solve(
 
     # The core: every block has three or more neighbours. Dynamic programming over the
     # tree decomposition its elimination order induces, when that fits the budget.
-    adj = _adjacency(core_factors)
+    adj = core_adj if dp_cost is not None and core_adj is not None else _adjacency(core_factors)
     stats["core_blocks"] = len(adj)
     timed_out = False
     lb = const + math.fsum(min(t) for _, t in core_factors)
