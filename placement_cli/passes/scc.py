@@ -40,60 +40,27 @@ class SccResult:
         """The section's data; `boundary=False` leaves each component's `boundary` out
         (the stage does not write it: the plan and the component lists give it)."""
         ids = g.block_ids
-        src, dst, pos = g.edge_src, g.edge_dst, g.edge_pos
         names = [f"c{c}" for c in range(len(self.components))]
-        if not boundary:
-            return {"components": self._components_json(ids, names), "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges]}
-        comps = []
-        for c, comp in enumerate(self.components):
-            blocks = comp.blocks
-            if len(blocks) == 1:
-                one = ids[blocks[0]]
-                d: dict[str, Any] = {
-                    "id": names[c],
-                    "blocks": [one],
-                    "kind": "trivial",
-                    "entries": [one] if comp.entries else [],
-                    "exits": [one] if comp.exits else [],
-                    "reachable": comp.live,
-                }
-            else:
-                d = {
-                    "id": names[c],
-                    "blocks": [ids[b] for b in blocks],
-                    "kind": "cyclic" if comp.cyclic else "trivial",
-                    "entries": [ids[b] for b in comp.entries],
-                    "exits": [ids[b] for b in comp.exits],
-                    "reachable": comp.live,
-                }
-            if boundary:
+        comps = self._components_json(ids, names)
+        if boundary:
+            src, dst, pos, comp_of = g.edge_src, g.edge_dst, g.edge_pos, self.comp_of
+            for c, (comp, d) in enumerate(zip(self.components, comps, strict=True)):
                 rows = []
                 for e in comp.boundary:
                     u, v = src[e], dst[e]
-                    incoming = self.comp_of[v] == c
-                    rows.append(
-                        {
-                            "block": ids[v if incoming else u],
-                            "source": ids[u],
-                            "target": ids[v],
-                            "index": pos[e],
-                            "direction": "incoming" if incoming else "outgoing",
-                        }
-                    )
+                    incoming = comp_of[v] == c
+                    rows.append({
+                        "block": ids[v if incoming else u],
+                        "source": ids[u],
+                        "target": ids[v],
+                        "index": pos[e],
+                        "direction": "incoming" if incoming else "outgoing",
+                    })
                 d["boundary"] = rows
-            if not comp.cyclic:
-                d["self_loop"] = comp.self_loop
-            else:
-                d["header"] = ids[comp.header] if comp.header is not None else None
-            comps.append(d)
-        return {
-            "components": comps,
-            "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges],
-        }
-
+        return {"components": comps, "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges]}
 
     def _components_json(self, ids: tuple[str, ...], names: list[str]) -> list[dict[str, Any]]:
-        """`to_json(g, boundary=False)`'s components: the same records, each built in one
+        """The components of `to_json`, without `boundary`: each record built in one
         literal (a one-block component, most of them, is never cyclic: `self_loop`)."""
         comps: list[dict[str, Any]] = []
         push = comps.append

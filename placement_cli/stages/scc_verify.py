@@ -104,26 +104,8 @@ def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str
     # with the smallest first block. Every edge going forward, an order whose first
     # blocks increase is that one (each component is available when its turn comes, and
     # smallest among the rest); otherwise replay the algorithm: it must pop 0, 1, 2, ...
-    if not increasing:
-        indeg = [0] * k
-        out_adj: list[list[int]] = [[] for _ in range(k)]
-        for a, b in res.edges:
-            indeg[b] += 1
-            out_adj[a].append(b)
-        heap = [(firsts[c], c) for c in range(k) if indeg[c] == 0]
-        heapq.heapify(heap)
-        i = 0
-        while heap:
-            _, c = heapq.heappop(heap)
-            if c != i:
-                return None
-            i += 1
-            for d in out_adj[c]:
-                indeg[d] -= 1
-                if indeg[d] == 0:
-                    heapq.heappush(heap, (firsts[d], d))
-        if i != k:
-            return None
+    if not increasing and not _kahn_order(k, firsts, res.edges):
+        return None
     if sec is not None and not written_as(sec, res.components, res.edges, g.block_ids):
         return None
     return res
@@ -337,7 +319,7 @@ def _all_strongly_connected(g: Any, comp_of: list[int], members: dict[int, list[
     return True
 
 
-def _kahn_order(k: int, firsts: list[int], edges: list[tuple[int, int]]) -> bool:
+def _kahn_order(k: int, firsts: list[int], edges: Sequence[tuple[int, int]]) -> bool:
     """Whether Kahn's algorithm, taking the available component with the smallest first
     block, pops the components 0, 1, 2, ... (`passes.scc.scc`'s order).
 
