@@ -144,6 +144,21 @@ class DenseCore:
         self.M = np.zeros((2 * n_e, kmax))
         self.ea = np.array([inv[pos[a]] for a, _ in edges], dtype=np.intp)
         self.eb = np.array([inv[pos[b]] for _, b in edges], dtype=np.intp)
+        # `bound` adds the row minima of the tables a block is the lower block of to
+        # its unary one edge at a time, in edge order (as `np.add.at` did, so the sums
+        # are bit for bit the same), but rank by rank: the j-th such edge of every block
+        # at once (rows distinct within a rank). Measured: `np.add.at` was a third of
+        # the bound on 1,000-block cores.
+        ranks: list[tuple[list[int], list[int]]] = []
+        seen_r = [0] * m
+        for e, r in enumerate(self.ea.tolist()):
+            j = seen_r[r]
+            seen_r[r] = j + 1
+            if j == len(ranks):
+                ranks.append(([], []))
+            ranks[j][0].append(r)
+            ranks[j][1].append(e)
+        self.hranks = [(np.array(rs, dtype=np.intp), np.array(es, dtype=np.intp)) for rs, es in ranks]
         # The row of each arc's partner block (the other end of its edge), by arc.
         end = [0] * (2 * n_e)
         end[0::2] = self.eb.tolist()
@@ -246,19 +261,21 @@ class DenseCore:
         """`bounds._bound` on the arrays: the constant plus each block's least unary plus
         the row minima (over the partner's live values) of the tables it is the lower
         block of; `inf` when a block has no live value."""
-        np, U = self.np, self.U
+        np, U, M = self.np, self.U, self.M
         live = U < INF
-        if not live.any(axis=1).all():
-            return INF
-        M = self.M
         with np.errstate(invalid="ignore"):
-            masked = np.where(live.take(self.eb, axis=0).T[:, :, None],
-                              self.T0T - M.take(self.fb, axis=0).T[:, :, None], INF)
-            rmin = masked.min(axis=0) - M.take(self.fa, axis=0)
+            # A dead partner value gets a `-inf` message, so its column is `+inf` in
+            # `T0T - message` (T0 is never `-inf`): the same minima as masking it.
+            mb = np.where(live.take(self.eb, axis=0).T, M.take(self.fb, axis=0).T, -INF)
+            rmin = np.minimum.reduce(self.T0T - mb[:, :, None], axis=0) - M.take(self.fa, axis=0)
         h = U.copy()
-        np.add.at(h, self.ea, rmin)
+        for rows, es in self.hranks:
+            h[rows] += rmin.take(es, axis=0)
         self.h = h
-        return const + math.fsum(h.min(axis=1).tolist())
+        # A block without a live value has an all-`inf` row (its unary), and no term is
+        # ever `-inf` or NaN: the sum is `inf` then. The minima run over the leading axis
+        # of the transposed copy (contiguous slices: several times faster, same minima).
+        return const + math.fsum(np.ascontiguousarray(h.T).min(axis=0).tolist())
 
     def fix(self, lb: float, best: float, integral: bool) -> list[int]:
         """Reduced-cost fixing on the arrays after `bound` returned `lb`: a value whose
