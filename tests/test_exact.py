@@ -494,7 +494,8 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     domains = prune(g).domains
     outs = [
         solve_exact(g, domains, scc(g), 60.0, budget=b)
-        for b in (ExactBudget(diffusion_relax=1.0), ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24), SEARCH_ONLY)
+        for b in (ExactBudget(diffusion_relax=1.0, root_relax=1.0), ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24),
+                  SEARCH_ONLY)
     ]
     # The plain diffusion does reach the search (the over-relaxed one may close the root).
     assert outs[0].stats.get("search_nodes", 0) > 0

@@ -189,3 +189,26 @@ def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> 
             live_seen += 1
             assert np.array_equal(h, d.h)
     assert live_seen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dsatur_is_a_proper_colouring(seed: int) -> None:
+    """Blocks of one class share no table (the sweep's vectorised class update relies on
+    it), every block gets a colour below its degree plus one, and the colouring depends
+    on the graph only."""
+    from placement_cli.solvers.exact.dense import _dsatur
+
+    rnd = random.Random(seed)
+    m = rnd.randrange(1, 60)
+    adj: list[list[int]] = [[] for _ in range(m)]
+    for _ in range(rnd.randrange(0, 3 * m)):
+        a, b = rnd.randrange(m), rnd.randrange(m)
+        if a != b and b not in adj[a]:
+            adj[a].append(b)
+            adj[b].append(a)
+    colour = _dsatur(adj)
+    assert len(colour) == m and min(colour) >= 0
+    for a in range(m):
+        assert colour[a] <= len(adj[a])
+        assert all(colour[a] != colour[b] for b in adj[a])
+    assert _dsatur([list(ns) for ns in adj]) == colour

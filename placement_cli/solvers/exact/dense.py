@@ -3,7 +3,7 @@
 The root of the search spends dozens to hundreds of diffusion sweeps over the whole core
 (measured: 60 to 70% of the exact method's time on random cores of 50 to 130 blocks with 5
 to 8 targets), and a sweep in pure Python rebuilds every table twice. Here the core is
-padded to K x K tables in one array, and a sweep updates one colour class of a greedy
+padded to K x K tables in one array, and a sweep updates one colour class of a DSatur
 colouring of the interaction graph at a time: blocks of a class share no table, so their
 block-coordinate updates commute and a class is one vectorised step. It is the same
 equivalence-preserving ascent (every assignment keeps its cost), in another block order.
@@ -15,6 +15,7 @@ their list form to arrays and back (`write_back`).
 from __future__ import annotations
 
 import math
+from heapq import heapify, heappop, heappush
 from typing import Any
 
 from placement_cli.solvers.exact.model import INF
@@ -27,6 +28,40 @@ def numpy_or_none() -> Any:
     except ImportError:  # pragma: no cover - numpy is installed with the bench extras
         return None
     return numpy
+
+
+def _dsatur(adj: list[list[int]]) -> list[int]:
+    """A colouring of the graph `adj` (neighbour lists by position) by DSatur: the next
+    block coloured is the one whose neighbours already show the most distinct colours
+    (ties: more neighbours, then the lowest position), with the least colour none of
+    them has. Deterministic. On the random cores measured (114 to 600 blocks) it needs 3
+    classes where the greedy colouring in block order needed 4 or 5, the last ones a
+    handful of blocks: a sweep pays a fixed numpy overhead per class.
+
+    >>> _dsatur([[1], [0, 2], [1, 3], [2]])  # a path: two classes
+    [1, 0, 1, 0]
+    >>> _dsatur([[1, 2], [0, 2], [0, 1], []])  # a triangle and a lone block
+    [0, 1, 2, 0]
+    """
+    m = len(adj)
+    colour = [-1] * m
+    seen: list[set[int]] = [set() for _ in range(m)]
+    heap = [(0, -len(adj[i]), i) for i in range(m)]
+    heapify(heap)
+    while heap:
+        ns, nd, i = heappop(heap)
+        if colour[i] >= 0 or -ns != len(seen[i]):
+            continue  # coloured already, or a stale entry (its saturation grew since)
+        used = seen[i]
+        c = 0
+        while c in used:
+            c += 1
+        colour[i] = c
+        for j in adj[i]:
+            if colour[j] < 0 and c not in seen[j]:
+                seen[j].add(c)
+                heappush(heap, (-len(seen[j]), -len(adj[j]), j))
+    return colour
 
 
 class DenseCore:
@@ -100,17 +135,12 @@ class DenseCore:
         for e, (a, b) in enumerate(edges):
             owned[pos[a]].append(2 * e)
             owned[pos[b]].append(2 * e + 1)
-        # Greedy colouring in block order: each block takes the least colour none of its
-        # lower neighbours has. Deterministic, and few classes on these sparse cores.
-        # Blocks of one class share no table, so their updates commute: a class is one
-        # vectorised step. Blocks without a neighbour have nothing to diffuse.
-        colour = [0] * m
-        for i, x in enumerate(xs):
-            used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
-            c = 0
-            while c in used:
-                c += 1
-            colour[i] = c
+        # A DSatur colouring (`_dsatur`): blocks of one class share no table, so their
+        # updates commute and a class is one vectorised step; few classes (3 on the
+        # random cores measured, where the greedy colouring in block order left 4 or 5)
+        # mean few numpy calls per sweep. Blocks without a neighbour have nothing to
+        # diffuse.
+        colour = _dsatur([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
         # One pass puts each block in its class (in block order): not one scan per class.
         buckets: list[list[int]] = [[] for _ in range(max(colour) + 1 if colour else 0)]
         for i in range(m):
