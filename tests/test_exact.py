@@ -567,3 +567,20 @@ def test_primal_worklist_equals_full_passes(seed: int) -> None:
     rnd.shuffle(order)
     for passes in (0, 1, 2, 8):
         assert round_and_polish(order, unary, arcs, passes) == _icm_full_passes(order, unary, arcs, passes)
+
+
+def _integral_reference(g: Any) -> bool:
+    """The literal check: every finite block and transition cost is an integer."""
+    costs = [c for row in g.cost for c in row] + [c for mat in g.edge_mat for c in mat.cost]
+    return all(c is None or c == math.inf or c == int(c) for c in costs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(frac=True) | plans())
+def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
+    """`_integral` (distinct values first) says what the literal check says, on plans
+    with integer costs and with one-decimal costs (often integers by chance)."""
+    from placement_cli.solvers.exact.model import _integral
+
+    g = parse_plan(plan)
+    assert _integral(g) == _integral_reference(g)
