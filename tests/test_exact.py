@@ -584,3 +584,23 @@ def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
 
     g = parse_plan(plan)
     assert _integral(g) == _integral_reference(g)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_adjacency_equals_literal(seed: int) -> None:
+    """`_adjacency` (a fast path for pairs) is the literal interaction graph, keys in
+    order of first appearance, on factors of arity one to three."""
+    from placement_cli.solvers.exact.elimination import _adjacency
+
+    rnd = random.Random(seed)
+    factors: list[Any] = []
+    for _ in range(rnd.randrange(0, 40)):
+        sc = tuple(rnd.sample(range(12), rnd.randrange(1, 4)))
+        factors.append((sc, [0.0]))
+    want: dict[int, set[int]] = {}
+    for sc, _ in factors:
+        for v in sc:
+            want.setdefault(v, set())
+            want[v] |= {w for w in sc if w != v}
+    got = _adjacency(factors)
+    assert got == want and list(got) == list(want)
