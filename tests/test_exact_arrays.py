@@ -212,3 +212,53 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
         assert colour[a] <= len(adj[a])
         assert all(colour[a] != colour[b] for b in adj[a])
     assert _dsatur([list(ns) for ns in adj]) == colour
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans(), st.sampled_from([1, 16]), st.booleans())
+def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool) -> None:
+    """The greedy colouring in block order (cores above `dsatur_max_blocks`) proves the
+    same optimum as brute force."""
+    import dataclasses
+
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    budget = dataclasses.replace(_array_budget(leaf, primal, True), dsatur_max_blocks=0)
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
+    best = _check(plan, out, g, domains)
+    assert out.optimal
+    assert out.infeasible == (best == math.inf)
+
+
+@pytest.mark.parametrize("dsatur", [True, False])
+def test_dense_classes_share_no_table(dsatur: bool) -> None:
+    """Each colour class of the sweep (either colouring) is an independent set of the
+    core's interaction graph, and every block with a neighbour is in exactly one."""
+    from benchmarks.families import FAMILIES
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.solvers.exact.model import _build
+    from placement_cli.solvers.exact.reductions import _reduce
+
+    g = parse_plan(FAMILIES["random"](200, 3, 6))
+    model = _build(g, prune(g).domains)
+    assert model is not None
+    _, _, factors, _ = _reduce(model, g.n_blocks)
+    xs = sorted({v for sc, _ in factors for v in sc})
+    loc = {v: i for i, v in enumerate(xs)}
+    K = [model.ks[v] for v in xs]
+    un: list[Any] = [None] * len(xs)
+    nb: list[Any] = [{} for _ in xs]
+    for sc, tab in factors:
+        if len(sc) == 1:
+            un[loc[sc[0]]] = list(tab)
+        else:
+            nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
+    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(xs))), 1.4, dsatur)
+    seen: list[int] = []
+    for lo, hi, *_ in d.classes:
+        members = {d.ixs[r] for r in range(lo, hi)}
+        assert all(y not in members for x in members for y in nb[x])
+        seen += members
+    assert sorted(seen) == [x for x in range(len(xs)) if nb[x]]
+    if dsatur:
+        assert len(d.classes) <= 4

@@ -89,7 +89,7 @@ class DenseCore:
     """
 
     def __init__(self, np: Any, K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
-                 xs: list[int], relax: float = 1.0) -> None:
+                 xs: list[int], relax: float = 1.0, dsatur: bool = True) -> None:
         self.np = np
         self.relax = relax
         self.xs = xs
@@ -135,12 +135,21 @@ class DenseCore:
         for e, (a, b) in enumerate(edges):
             owned[pos[a]].append(2 * e)
             owned[pos[b]].append(2 * e + 1)
-        # A DSatur colouring (`_dsatur`): blocks of one class share no table, so their
-        # updates commute and a class is one vectorised step; few classes (3 on the
-        # random cores measured, where the greedy colouring in block order left 4 or 5)
-        # mean few numpy calls per sweep. Blocks without a neighbour have nothing to
-        # diffuse.
-        colour = _dsatur([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
+        # Blocks of one class share no table, so their updates commute and a class is
+        # one vectorised step. With `dsatur`, a DSatur colouring (`_dsatur`): 3 classes
+        # on the random cores measured, where the greedy colouring in block order (each
+        # block takes the least colour none of its lower neighbours has) left 4 or 5, so
+        # fewer numpy calls per sweep. Blocks without a neighbour have nothing to diffuse.
+        if dsatur:
+            colour = _dsatur([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
+        else:
+            colour = [0] * m
+            for i, x in enumerate(xs):
+                used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
+                c = 0
+                while c in used:
+                    c += 1
+                colour[i] = c
         # One pass puts each block in its class (in block order): not one scan per class.
         buckets: list[list[int]] = [[] for _ in range(max(colour) + 1 if colour else 0)]
         for i in range(m):
