@@ -42,6 +42,10 @@ class ExactBudget:
     # quarter fewer nodes on random cores of 200 to 1,000 blocks, 5 to 8 targets (seeds
     # 0 to 7); 1.6 at the nodes too, or 1.7 at the root, more nodes again.
     root_relax: float = 1.6
+    # ... on cores of at most this many blocks; larger ones use `diffusion_relax` at the
+    # root too (on 2,000-block plans, cores of 1,100 to 1,200 blocks, 1.6 there was a
+    # wash: fewer sweeps on most plans, twice as many on one).
+    root_relax_max_blocks: int = 1000
     # The diffusion's colour classes come from DSatur (dense._dsatur: 3 classes where the
     # greedy colouring in block order leaves 4 or 5, so a cheaper sweep) on cores of at
     # most this many blocks, from the greedy colouring on larger ones. Measured with

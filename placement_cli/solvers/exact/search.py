@@ -105,7 +105,8 @@ class _PairSearch(ArrayNodes):
         # The root's many sweeps over the whole core run on arrays when numpy is there
         # and the core is large enough to pay for the conversion (see dense.py).
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
-        dense = (DenseCore(np, self.K, un, nb, xs, budget.root_relax, m <= budget.dsatur_max_blocks)
+        relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
+        dense = (DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
                  if np is not None and m else None)
         lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
