@@ -3,9 +3,10 @@
 The root of the search spends dozens to hundreds of diffusion sweeps over the whole core
 (measured: 60 to 70% of the exact method's time on random cores of 50 to 130 blocks with 5
 to 8 targets), and a sweep in pure Python rebuilds every table twice. Here the core is
-padded to K x K tables in one array, and a sweep updates one colour class of a DSatur
-colouring of the interaction graph at a time: blocks of a class share no table, so their
-block-coordinate updates commute and a class is one vectorised step. It is the same
+padded to K x K tables in one array, and a sweep updates one colour class of a colouring
+of the interaction graph (DSatur, or greedy in block order on large cores) at a time:
+blocks of a class share no table, so their block-coordinate updates commute and a class
+is one vectorised step. It is the same
 equivalence-preserving ascent (every assignment keeps its cost), in another block order.
 Padded values cost `inf` and never take part. The arrays are laid out class by class, so
 a class is read and written through slices. Search nodes of a large enough core convert
