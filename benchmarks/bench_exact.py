@@ -317,11 +317,29 @@ def _heuristic() -> Callable[[Graph, tuple[int, ...], SccResult], tuple[Any, Any
     return run
 
 
-def _best_of(fn: Callable[[], dict[str, Any]], repeat: int) -> dict[str, Any]:
-    best = fn()
+def _best_of(fn: Callable[[], dict[str, Any]], repeat: int, inner: int = 1) -> dict[str, Any]:
+    """The fastest of `repeat` runs (one when the first takes a second or more). With
+    `inner` > 1, a run under 0.1 s counts as the mean time of `inner` more runs (each
+    run's own `time`, so what a solver's time leaves out stays out): the process clock
+    of a loaded virtual machine may tick in 4 ms steps.
+
+    >>> _best_of(lambda: {"time": 2.0}, 3, inner=4)["time"]  # slow: one run, not averaged
+    2.0
+    """
+    def run() -> dict[str, Any]:
+        r = fn()
+        if inner > 1 and r["time"] < 0.1:
+            total = 0.0
+            for _ in range(inner):
+                r = fn()
+                total += r["time"]
+            r = {**r, "time": total / inner}
+        return r
+
+    best = run()
     if best["time"] < 1.0:
         for _ in range(repeat - 1):
-            r = fn()
+            r = run()
             if r["time"] < best["time"]:
                 best = r
     return best
@@ -365,7 +383,8 @@ def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[
         t = _clock() - t0
         return {"time": t, "out": out}
 
-    r = _best_of(ours, args.repeat)
+    inner = getattr(args, "inner", 1)
+    r = _best_of(ours, args.repeat, inner)
     out = r["out"]
     opt = out.lower_bound if out.optimal else None
     cost = None
@@ -400,9 +419,9 @@ def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[
         }
     model = pair_model(g, domains) if (args.highs or args.toulbar2) else None
     if args.highs:
-        row["highs"] = _best_of(lambda: run_highs(model, args.time_limit), args.repeat)
+        row["highs"] = _best_of(lambda: run_highs(model, args.time_limit), args.repeat, inner)
     if args.toulbar2:
-        row["tb2"] = _best_of(lambda: run_toulbar2(model, args.time_limit), args.repeat)
+        row["tb2"] = _best_of(lambda: run_toulbar2(model, args.time_limit), args.repeat, inner)
     for ref in ("highs", "tb2"):
         if ref not in row or not row[ref]["optimal"] or not out.optimal:
             continue
@@ -517,6 +536,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-big", dest="big", action="store_false", help="skip the 100k-block plans")
     ap.add_argument("--time-limit", type=float, default=60.0, help="per solver and instance (s)")
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs where a run takes < 1 s")
+    ap.add_argument("--inner", type=int, default=1,
+                    help="time a run under 0.1 s as the mean of N back-to-back runs (coarse process clocks)")
     ap.add_argument("--no-highs", dest="highs", action="store_false")
     ap.add_argument("--no-toulbar2", dest="toulbar2", action="store_false")
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these families")

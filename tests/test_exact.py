@@ -494,7 +494,8 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     domains = prune(g).domains
     outs = [
         solve_exact(g, domains, scc(g), 60.0, budget=b)
-        for b in (ExactBudget(diffusion_relax=1.0), ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24), SEARCH_ONLY)
+        for b in (ExactBudget(diffusion_relax=1.0, root_relax=1.0), ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24),
+                  SEARCH_ONLY)
     ]
     # The plain diffusion does reach the search (the over-relaxed one may close the root).
     assert outs[0].stats.get("search_nodes", 0) > 0
@@ -566,3 +567,40 @@ def test_primal_worklist_equals_full_passes(seed: int) -> None:
     rnd.shuffle(order)
     for passes in (0, 1, 2, 8):
         assert round_and_polish(order, unary, arcs, passes) == _icm_full_passes(order, unary, arcs, passes)
+
+
+def _integral_reference(g: Any) -> bool:
+    """The literal check: every finite block and transition cost is an integer."""
+    costs = [c for row in g.cost for c in row] + [c for mat in g.edge_mat for c in mat.cost]
+    return all(c is None or c == math.inf or c == int(c) for c in costs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(frac=True) | plans())
+def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
+    """`_integral` (distinct values first) says what the literal check says, on plans
+    with integer costs and with one-decimal costs (often integers by chance)."""
+    from placement_cli.solvers.exact.model import _integral
+
+    g = parse_plan(plan)
+    assert _integral(g) == _integral_reference(g)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_adjacency_equals_literal(seed: int) -> None:
+    """`_adjacency` (a fast path for pairs) is the literal interaction graph, keys in
+    order of first appearance, on factors of arity one to three."""
+    from placement_cli.solvers.exact.elimination import _adjacency
+
+    rnd = random.Random(seed)
+    factors: list[Any] = []
+    for _ in range(rnd.randrange(0, 40)):
+        sc = tuple(rnd.sample(range(12), rnd.randrange(1, 4)))
+        factors.append((sc, [0.0]))
+    want: dict[int, set[int]] = {}
+    for sc, _ in factors:
+        for v in sc:
+            want.setdefault(v, set())
+            want[v] |= {w for w in sc if w != v}
+    got = _adjacency(factors)
+    assert got == want and list(got) == list(want)

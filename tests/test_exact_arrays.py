@@ -128,3 +128,137 @@ def test_peel_equals_literal_reduction(seed: int) -> None:
     want = _peel_reference(adj)
     _peel(adj)
     assert adj == want
+
+
+def _bound_reference(d: Any, const: float) -> tuple[float, Any]:
+    """`DenseCore.bound` as first written (masking by `np.where`, `np.add.at`, row minima
+    along the short axis): the rank-by-rank sums must match it bit for bit."""
+    np = d.np
+    U, M = d.U, d.M
+    live = U < math.inf
+    if not live.any(axis=1).all():
+        return math.inf, None
+    with np.errstate(invalid="ignore"):
+        masked = np.where(live.take(d.eb, axis=0).T[:, :, None], d.T0T - M.take(d.fb, axis=0).T[:, :, None],
+                          math.inf)
+        rmin = masked.min(axis=0) - M.take(d.fa, axis=0)
+    h = U.copy()
+    np.add.at(h, d.ea, rmin)
+    return const + math.fsum(h.min(axis=1).tolist()), h
+
+
+@pytest.mark.parametrize("n,k,seed", [(60, 5, 0), (80, 7, 3), (200, 5, 1)])
+def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> None:
+    """The bound and its margins, after sweeps and values made infinite (as the search
+    and reduced-cost fixing do), are exactly the reference's: same sums, same order."""
+    from benchmarks.families import FAMILIES
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.solvers.exact.model import _build
+    from placement_cli.solvers.exact.reductions import _reduce
+
+    np = numpy_or_none()
+    g = parse_plan(FAMILIES["random"](n, seed, k))
+    model = _build(g, prune(g).domains)
+    assert model is not None
+    const, _, factors, _ = _reduce(model, g.n_blocks)
+    xs = sorted({v for sc, _ in factors for v in sc})
+    loc = {v: i for i, v in enumerate(xs)}
+    K = [model.ks[v] for v in xs]
+    un: list[Any] = [None] * len(xs)
+    nb: list[Any] = [{} for _ in xs]
+    for sc, tab in factors:
+        if len(sc) == 1:
+            un[loc[sc[0]]] = list(tab)
+        else:
+            nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
+    assert len(xs) >= 24
+    d = DenseCore(np, K, un, nb, list(range(len(xs))), 1.4)
+    rnd = random.Random(seed)
+    live_seen = dead_seen = 0
+    for _ in range(40):
+        for _ in range(rnd.randrange(3)):
+            d.sweep()
+        if rnd.random() < 0.4:
+            d.U[rnd.randrange(d.U.shape[0]), rnd.randrange(d.U.shape[1])] = math.inf
+        want, h = _bound_reference(d, const)
+        got = d.bound(const)
+        assert got == want
+        if h is None:
+            dead_seen += 1
+        else:
+            live_seen += 1
+            assert np.array_equal(h, d.h)
+    assert live_seen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dsatur_is_a_proper_colouring(seed: int) -> None:
+    """Blocks of one class share no table (the sweep's vectorised class update relies on
+    it), every block gets a colour below its degree plus one, and the colouring depends
+    on the graph only."""
+    from placement_cli.solvers.exact.dense import _dsatur
+
+    rnd = random.Random(seed)
+    m = rnd.randrange(1, 60)
+    adj: list[list[int]] = [[] for _ in range(m)]
+    for _ in range(rnd.randrange(0, 3 * m)):
+        a, b = rnd.randrange(m), rnd.randrange(m)
+        if a != b and b not in adj[a]:
+            adj[a].append(b)
+            adj[b].append(a)
+    colour = _dsatur(adj)
+    assert len(colour) == m and min(colour) >= 0
+    for a in range(m):
+        assert colour[a] <= len(adj[a])
+        assert all(colour[a] != colour[b] for b in adj[a])
+    assert _dsatur([list(ns) for ns in adj]) == colour
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans(), st.sampled_from([1, 16]), st.booleans())
+def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool) -> None:
+    """The greedy colouring in block order (cores above `dsatur_max_blocks`) proves the
+    same optimum as brute force."""
+    import dataclasses
+
+    g = parse_plan(plan)
+    domains = prune(g).domains
+    budget = dataclasses.replace(_array_budget(leaf, primal, True), dsatur_max_blocks=0)
+    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
+    best = _check(plan, out, g, domains)
+    assert out.optimal
+    assert out.infeasible == (best == math.inf)
+
+
+@pytest.mark.parametrize("dsatur", [True, False])
+def test_dense_classes_share_no_table(dsatur: bool) -> None:
+    """Each colour class of the sweep (either colouring) is an independent set of the
+    core's interaction graph, and every block with a neighbour is in exactly one."""
+    from benchmarks.families import FAMILIES
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.solvers.exact.model import _build
+    from placement_cli.solvers.exact.reductions import _reduce
+
+    g = parse_plan(FAMILIES["random"](200, 3, 6))
+    model = _build(g, prune(g).domains)
+    assert model is not None
+    _, _, factors, _ = _reduce(model, g.n_blocks)
+    xs = sorted({v for sc, _ in factors for v in sc})
+    loc = {v: i for i, v in enumerate(xs)}
+    K = [model.ks[v] for v in xs]
+    un: list[Any] = [None] * len(xs)
+    nb: list[Any] = [{} for _ in xs]
+    for sc, tab in factors:
+        if len(sc) == 1:
+            un[loc[sc[0]]] = list(tab)
+        else:
+            nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
+    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(xs))), 1.4, dsatur)
+    seen: list[int] = []
+    for lo, hi, *_ in d.classes:
+        members = {d.ixs[r] for r in range(lo, hi)}
+        assert all(y not in members for x in members for y in nb[x])
+        seen += members
+    assert sorted(seen) == [x for x in range(len(xs)) if nb[x]]
+    if dsatur:
+        assert len(d.classes) <= 4

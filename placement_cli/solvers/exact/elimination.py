@@ -243,8 +243,26 @@ def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int],
 
 
 def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
+    """The interaction graph of `factors`: each variable's set of the others it shares a
+    factor with (keys in order of first appearance). Pairs, the bulk, take a fast path.
+
+    >>> _adjacency([((1, 2), [0.0]), ((2,), [0.0]), ((3, 1, 4), [0.0]), ((5,), [0.0])])
+    {1: {2, 3, 4}, 2: {1}, 3: {1, 4}, 4: {1, 3}, 5: set()}
+    """
     adj: dict[int, set[int]] = {}
+    get = adj.get
     for sc, _ in factors:
+        if len(sc) == 2 and sc[0] != sc[1]:
+            a, b = sc
+            sa = get(a)
+            if sa is None:
+                sa = adj[a] = set()
+            sa.add(b)
+            sb = get(b)
+            if sb is None:
+                sb = adj[b] = set()
+            sb.add(a)
+            continue
         for v in sc:
             adj.setdefault(v, set()).update(w for w in sc if w != v)
     return adj

@@ -102,7 +102,7 @@ def _solve(
     t0 = time.monotonic()
     deadline = t0 + max(0.0, time_limit)
     stats: dict[str, int | float] = {}
-    live_n = sum(1 for b in range(g.n_blocks) if g.live[b])
+    live_n = sum(g.live)
     stats["live_blocks"] = live_n
     model = _build(g, domains)
     if model is None:

@@ -105,7 +105,9 @@ class _PairSearch(ArrayNodes):
         # The root's many sweeps over the whole core run on arrays when numpy is there
         # and the core is large enough to pay for the conversion (see dense.py).
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
-        dense = DenseCore(np, self.K, un, nb, xs, budget.diffusion_relax) if np is not None and m else None
+        relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
+        dense = (DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
+                 if np is not None and m else None)
         lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
@@ -144,6 +146,8 @@ class _PairSearch(ArrayNodes):
             # The root did not close: round once more, most neighbours first, on its
             # best reparametrisation before the search starts.
             self._primal(dense, un, nb, xs, by_degree=True)
+        if dense is not None:
+            dense.relax = budget.diffusion_relax
         hs: dict[int, list[float]] = {}
         # The search's upper levels stay on these arrays (arraysearch.py).
         self.dense = dense if budget.array_search else None
@@ -379,7 +383,7 @@ class _PairSearch(ArrayNodes):
         fixing = self.budget.fixing
         dirty: list[int] = []
         if np is not None:
-            dense = DenseCore(np, K, un, nb, alive, self.budget.diffusion_relax)
+            dense = DenseCore(np, K, un, nb, alive, self.budget.diffusion_relax, len(alive) <= self.budget.dsatur_max_blocks)
             while True:
                 for _ in range(self.budget.node_sweeps):
                     dense.sweep()
