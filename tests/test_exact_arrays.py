@@ -147,16 +147,13 @@ def _bound_reference(d: Any, const: float) -> tuple[float, Any]:
     return const + math.fsum(h.min(axis=1).tolist()), h
 
 
-@pytest.mark.parametrize("n,k,seed", [(60, 5, 0), (80, 7, 3), (200, 5, 1)])
-def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> None:
-    """The bound and its margins, after sweeps and values made infinite (as the search
-    and reduced-cost fixing do), are exactly the reference's: same sums, same order."""
+def _reduced_core(n: int, k: int, seed: int) -> tuple[float, list[int], list[Any], list[Any]]:
+    """The reduced core of a random plan as DenseCore takes it: the constant, each
+    variable's domain size, its unary table and its neighbours' tables, by position."""
     from benchmarks.families import FAMILIES
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
     from placement_cli.solvers.exact.model import _build
     from placement_cli.solvers.exact.reductions import _reduce
 
-    np = numpy_or_none()
     g = parse_plan(FAMILIES["random"](n, seed, k))
     model = _build(g, prune(g).domains)
     assert model is not None
@@ -171,8 +168,19 @@ def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> 
             un[loc[sc[0]]] = list(tab)
         else:
             nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
-    assert len(xs) >= 24
-    d = DenseCore(np, K, un, nb, list(range(len(xs))), 1.4)
+    return const, K, un, nb
+
+
+@pytest.mark.parametrize("n,k,seed", [(60, 5, 0), (80, 7, 3), (200, 5, 1)])
+def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> None:
+    """The bound and its margins, after sweeps and values made infinite (as the search
+    and reduced-cost fixing do), are exactly the reference's: same sums, same order."""
+    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+
+    np = numpy_or_none()
+    const, K, un, nb = _reduced_core(n, k, seed)
+    assert len(K) >= 24
+    d = DenseCore(np, K, un, nb, list(range(len(K))), 1.4)
     rnd = random.Random(seed)
     live_seen = dead_seen = 0
     for _ in range(40):
@@ -234,31 +242,15 @@ def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any
 def test_dense_classes_share_no_table(dsatur: bool) -> None:
     """Each colour class of the sweep (either colouring) is an independent set of the
     core's interaction graph, and every block with a neighbour is in exactly one."""
-    from benchmarks.families import FAMILIES
     from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
-    from placement_cli.solvers.exact.model import _build
-    from placement_cli.solvers.exact.reductions import _reduce
 
-    g = parse_plan(FAMILIES["random"](200, 3, 6))
-    model = _build(g, prune(g).domains)
-    assert model is not None
-    _, _, factors, _ = _reduce(model, g.n_blocks)
-    xs = sorted({v for sc, _ in factors for v in sc})
-    loc = {v: i for i, v in enumerate(xs)}
-    K = [model.ks[v] for v in xs]
-    un: list[Any] = [None] * len(xs)
-    nb: list[Any] = [{} for _ in xs]
-    for sc, tab in factors:
-        if len(sc) == 1:
-            un[loc[sc[0]]] = list(tab)
-        else:
-            nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
-    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(xs))), 1.4, dsatur)
+    _, K, un, nb = _reduced_core(200, k=6, seed=3)
+    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4, dsatur)
     seen: list[int] = []
     for lo, hi, *_ in d.classes:
         members = {d.ixs[r] for r in range(lo, hi)}
         assert all(y not in members for x in members for y in nb[x])
         seen += members
-    assert sorted(seen) == [x for x in range(len(xs)) if nb[x]]
+    assert sorted(seen) == [x for x in range(len(K)) if nb[x]]
     if dsatur:
         assert len(d.classes) <= 4
