@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
 from placement_cli.model import Plan
@@ -23,8 +24,30 @@ from placement_cli.plancheck import writable
 
 STATUSES = ("ok", "infeasible", "unsolved")
 Status = Literal["ok", "infeasible", "unsolved"]
-Num = Annotated[int | float, Field(allow_inf_nan=False)]
-NonNeg = Annotated[int | float, Field(ge=0, allow_inf_nan=False)]
+
+
+def _writable_number(x: Any) -> Any:
+    """An int the artifact writer cannot write back is refused where it is read.
+
+    orjson writes integers of at most 64 bits (an artifact with a larger one made the next
+    stage fail at writing, exit 1), and pydantic checks `allow_inf_nan` on an
+    `int | float` field with `math.isfinite`, which raises OverflowError on an int beyond
+    float's range. A large value written with a decimal point or an exponent is a float
+    and stays accepted.
+
+    >>> _writable_number(2**63 - 1), _writable_number(1e300)
+    (9223372036854775807, 1e+300)
+    >>> _writable_number(10**20)
+    Traceback (most recent call last):
+    pydantic_core._pydantic_core.PydanticCustomError: integer too large (at most 64 bits; write a larger value as a float, e.g. 1e20)
+    """
+    if type(x) is int and not -(1 << 63) <= x < (1 << 64):
+        raise PydanticCustomError("int_too_large", "integer too large (at most 64 bits; write a larger value as a float, e.g. 1e20)")
+    return x
+
+
+Num = Annotated[int | float, Field(allow_inf_nan=False), BeforeValidator(_writable_number)]
+NonNeg = Annotated[int | float, Field(ge=0, allow_inf_nan=False), BeforeValidator(_writable_number)]
 
 
 class _Strict(BaseModel):
@@ -58,7 +81,7 @@ class DiagnosticModel(_Open):
 
 class EdgeRef(_Strict):
     from_: str = Field(alias="from")
-    index: int = Field(ge=0)
+    index: Annotated[int, Field(ge=0), BeforeValidator(_writable_number)]
     to: str
 
 
@@ -128,7 +151,7 @@ class FusedBlock(_Strict):
 
 class FuseSection(_Strict):
     blocks: list[FusedBlock]
-    merged: int = Field(ge=0)
+    merged: Annotated[int, Field(ge=0), BeforeValidator(_writable_number)]
     dropped: list[str]
     cost_preserved: bool
     cost_before: CostModel | None
@@ -168,7 +191,7 @@ class IslandGraph(_Strict):
 class ScheduleGroup(_Strict):
     id: str
     nodes: list[str]
-    level: int = Field(ge=0)
+    level: Annotated[int, Field(ge=0), BeforeValidator(_writable_number)]
 
 
 class Schedule(_Strict):

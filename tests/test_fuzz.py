@@ -91,3 +91,35 @@ def test_judge_accepts_a_clean_run(tmp_path):
     art.write_bytes(b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": 3}, "lower_bound": 3}}')
     assert judge("solve", 0, b"", b"", False, "p", art, None, "json") == []
     assert judge("validate", 3, b"", b"p: x: bad\np: y: bad\n", False, "p", None, None, "json") == []
+
+
+def test_judge_holds_lower_to_a_valid_plan(tmp_path):
+    # What `lower` writes is loaded as `validate` would: a plan that does not hold is a
+    # finding even though the run ended 0.
+    out = tmp_path / "a.json"
+    out.write_bytes(b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "goto"}}]}')
+    got = judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json")
+    assert [c for c, _ in got] == ["invalid-output"]
+    out.write_bytes(b"[1")
+    assert [c for c, _ in judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json")] == ["invalid-output"]
+    out.write_bytes(b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "return"}}]}')
+    assert judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json") == []
+
+
+def test_judge_knows_the_views_exits(tmp_path):
+    out = tmp_path / "a.txt"
+    out.write_bytes(b"3 blocks moved\n")
+    # `diff` says 7 for "different", and names either of its files in an error.
+    assert judge("diff", 7, b"", b"", False, "a.json", out, None, "text") == []
+    assert judge("diff", 3, b"", b"b.json: kind: wrong\n", False, "a.json", None, None, "text") == []
+    assert [c for c, _ in judge("solve", 7, b"", b"x\n", False, "p", None, None, "json")] == ["exit-7"]
+    # `explain` says 2 only for a block the plan does not have.
+    err = b"placement: unknown block 'zz' (the plan's blocks: bb0)\n"
+    none = tmp_path / "none.txt"  # a failed run writes nothing
+    assert judge("explain", 2, b"", err, False, "p", none, None, "text") == []
+    got = judge("explain", 2, b"", b"placement: no such option: --x\n", False, "p", none, None, "text")
+    assert [c for c, _ in got] == ["exit-2"]
+    # A view's output is text, not an artifact with a status.
+    assert judge("show", 0, b"", b"", False, "p", out, None, "text") == []
+    out.unlink()
+    assert [c for c, _ in judge("show", 0, b"", b"", False, "p", out, None, "text")] == ["missing-output"]

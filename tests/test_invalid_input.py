@@ -588,3 +588,31 @@ def test_writing_to_a_full_stdout(tmp_path):
                            stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
     assert r.returncode == 6, r.stderr
     assert r.stderr.decode().startswith("placement: <stdout>: No space left on device")
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 20, "1" + "0" * 400])
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+@pytest.mark.parametrize("command", ["fuse", "show", "diff"])
+def test_an_artifact_number_the_writer_cannot_write_is_refused_where_read(tmp_path, value, suffix, command):
+    # Found by the fuzz campaign: `solve.gap` as a 400-digit integer crashed every reader of
+    # the artifact (pydantic's finiteness check overflows), and as 10**20 the next stage's
+    # writer (orjson writes at most 64 bits). Both are now exit 3 at the field.
+    good = tmp_path / "solve.json"
+    assert run_cli("solve", str(ROOT / "examples/three_targets.yaml"), "-o", str(good)).returncode == 0
+    text = good.read_text()
+    doc = orjson.loads(text)
+    doc["solve"]["gap"] = "GAP"
+    if suffix == ".json":
+        data = orjson.dumps(doc).decode().replace('"GAP"', value)
+    else:
+        data = yaml.safe_dump(doc).replace("gap: GAP", f"gap: {value}")
+    bad = tmp_path / f"bad{suffix}"
+    bad.write_text(data)
+    args = {"fuse": ["fuse", str(bad), "-o", str(tmp_path / "out.json")],
+            "show": ["show", str(bad), "-o", str(tmp_path / "out.txt")],
+            "diff": ["diff", str(bad), str(good)]}[command]
+    r = run_cli(*args)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.decode().endswith(f"{bad}: solve.gap: integer too large (at most 64 bits; "
+                                      "write a larger value as a float, e.g. 1e20)\n")
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "out.txt").exists()

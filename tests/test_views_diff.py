@@ -64,7 +64,8 @@ def test_diff_of_different_stages_is_invalid_input():
     b = "tests/goldens/three_targets/islands.json"
     code, _, err = invoke(["diff", a, b])
     assert code == 3
-    assert err.decode().startswith(f"{b}: kind: ")
+    assert err.decode() == (f"{b}: kind: the islands stage's artifact, and {a} is the solve stage's: "
+                            "diff compares two artifacts of the same stage\n")
 
 
 def test_diff_of_a_plan_is_invalid_input():

@@ -48,7 +48,8 @@ def check_kinds(a: Loaded, b: Loaded) -> str:
         if k is None:
             raise InputError([Problem("kind", "a plan file, not an artifact: diff compares two artifacts of the same stage")], loaded.source)
     if ka != kb:
-        raise InputError([Problem("kind", f"a {kb} artifact cannot be compared with a {ka} artifact ({a.source})")], b.source)
+        raise InputError([Problem("kind", f"the {kb} stage's artifact, and {a.source} is the {ka} stage's: "
+                                          "diff compares two artifacts of the same stage")], b.source)
     return str(ka)
 
 

@@ -1,9 +1,9 @@
 """The fuzz campaign: `python -m tests.fuzz [--long] [--per-target N] [--workers 2]`.
 
-Runs N inputs per command (validate, solve, fuse, islands, run, tree) through the real
-CLI, two workers in parallel, and prints: inputs per kind, outcomes per exit code,
-internal errors, hangs and partial outputs, then every distinct finding (command,
-input kind, error line) with a saved example input. Exit status 1 when anything was
+Runs N inputs per command (validate, solve, fuse, islands, run, tree, lower, show,
+explain, diff) through the real CLI, two workers in parallel, and prints: inputs per
+kind, outcomes per exit code, internal errors, hangs and partial outputs, then every
+distinct finding (command, input kind, error line) with a saved example input. Exit status 1 when anything was
 found, so CI can run it. Works against any checkout: run it from the checkout's root.
 """
 

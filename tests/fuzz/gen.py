@@ -19,6 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 PLAN_EXAMPLES = ("three_targets", "nested_loops", "loop_alternating", "no_target")
+BODY_EXAMPLES = ("filter", "loop_read", "seed_intersection", "seed_per_statement", "seed_split")
 
 # Placeholders substituted after serialising (plain scalars in YAML, strings in JSON).
 _SUBST = {
@@ -119,6 +120,17 @@ def example_plan(r: random.Random) -> dict[str, Any]:
 
 def base_plan(r: random.Random) -> dict[str, Any]:
     return example_plan(r) if r.random() < 0.4 else random_plan(r)
+
+
+# --------------------------------------------------------------------------- bodies
+
+
+def base_body(r: random.Random) -> dict[str, Any]:
+    """One of the example MIR bodies (the front end's input; `mutate` and the raw-text
+    cases take it apart from there)."""
+    name = r.choice(BODY_EXAMPLES)
+    with open(EXAMPLES / f"{name}.body.yaml", "rb") as fh:
+        return yaml.safe_load(fh)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- trees
@@ -231,10 +243,11 @@ def mutate(doc: Any, r: random.Random, rounds: int | None = None) -> Any:
 
 _PLAN_TAIL = "targets: [t0, t1]\nblocks:\n  - {id: bb0, cost: {t0: 1, t1: 2}, terminator: {kind: return}}\n"
 _TREE_TAIL = "engines: [e0]\nnodes: [{id: n0, time: {e0: 1}}]\n"
+_BODY_TAIL = "bodies:\n  - name: f\n    blocks:\n      - {id: bb0, terminator: {kind: return}}\n"
 
 
-def yaml_edge(r: random.Random, tree: bool = False) -> tuple[bytes, str]:
-    tail = _TREE_TAIL if tree else _PLAN_TAIL
+def yaml_edge(r: random.Random, tree: bool = False, body: bool = False) -> tuple[bytes, str]:
+    tail = _TREE_TAIL if tree else _BODY_TAIL if body else _PLAN_TAIL
     levels = r.randint(3, 12)
     width = r.choice((2, 5, 10, 20))
     bomb = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]

@@ -35,17 +35,30 @@ import orjson
 from tests.fuzz import gen
 
 ROOT = gen.ROOT
-COMMANDS = ("validate", "solve", "fuse", "islands", "run", "tree")
+DIFF_OTHER = "b.json"  # the valid artifact `diff` compares its fuzzed input with
+COMMANDS = ("validate", "solve", "fuse", "islands", "run", "tree", "lower", "show", "explain", "diff")
 STAGES = ("prune", "scc", "solve", "fuse", "islands")
+# The views write text or their own JSON, not an artifact with a status.
+VIEWS = ("show", "explain", "diff")
 # Tampered artifacts come twice as often: every stage's section reader is a target.
 PLAN_KINDS = ("plan", "mutated-plan", "artifact", "yaml", "artifact", "deep", "numbers", "ids", "bytes")
 TREE_KINDS = ("tree", "mutated-tree", "tree-artifact", "yaml", "deep", "numbers", "ids", "bytes")
+BODY_KINDS = ("body", "mutated-body", "yaml", "deep", "numbers", "ids", "bytes")
+# `diff` compares the input with a second, valid artifact: its inputs start from an artifact
+# ("same" is one unchanged, so the run must end 0 or 7).
+DIFF_KINDS = ("same", "artifact", "mutated-artifact", "yaml", "deep", "numbers", "ids", "bytes")
 OK_CODES = (0, 3, 4, 5)
 STATUS_OF = {0: "ok", 4: "infeasible", 5: "unsolved"}
 
 
 def kinds_for(command: str) -> tuple[str, ...]:
-    return TREE_KINDS if command == "tree" else PLAN_KINDS
+    return {"tree": TREE_KINDS, "lower": BODY_KINDS, "diff": DIFF_KINDS}.get(command, PLAN_KINDS)
+
+
+def ok_codes(command: str) -> tuple[int, ...]:
+    """The exits a run may end with: `diff` says 7 for "different"; `explain` says 2 for a
+    block the (valid) plan does not have, which a renamed id makes likely."""
+    return OK_CODES + {"diff": (7,), "explain": (2,)}.get(command, ())
 
 
 @dataclass(frozen=True)
@@ -219,21 +232,41 @@ class Inputs:
             self._artifacts = self._make_artifacts(False)
         return self._artifacts
 
+    def diff_pair(self, index: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The artifact `diff` input `index` starts from, and the valid artifact it is
+        compared with: the same one more often than not, else any (another plan, or
+        another stage: exit 7 or 3)."""
+        import random
+
+        pool = self.artifacts(False)
+        if not pool:
+            return None, None
+        r = random.Random(f"{self.seed}:diff-pair:{index}")
+        a = r.choice(pool)
+        return a, (a if r.random() < 0.6 else r.choice(pool))
+
     def make(self, command: str, kind: str, index: int) -> tuple[bytes, str]:
         import random
 
         r = random.Random(f"{self.seed}:{command}:{kind}:{index}")
         tree = command == "tree"
-        base = gen.base_tree(r) if tree else gen.base_plan(r)
-        if kind in ("plan", "tree"):
+        if tree:
+            base = gen.base_tree(r)
+        elif command == "lower":
+            base = gen.base_body(r)
+        else:
+            base = gen.base_plan(r)
+            if command == "diff":
+                base = self.diff_pair(index)[0] or base
+        if kind in ("plan", "tree", "body", "same"):
             return gen.serialise(base, r)
-        if kind in ("mutated-plan", "mutated-tree"):
+        if kind in ("mutated-plan", "mutated-tree", "mutated-body"):
             return gen.serialise(gen.mutate(base, r), r)
-        if kind in ("artifact", "tree-artifact"):
+        if kind in ("artifact", "tree-artifact", "mutated-artifact"):
             pool = self.artifacts(tree)
             if not pool:
                 return gen.serialise(base, r)
-            art = r.choice(pool)
+            art = base if kind == "mutated-artifact" else r.choice(pool)
             if r.random() < 0.85:
                 # Tamper with the sections rather than the plan (the plan has its own kinds).
                 sections = {k: v for k, v in art.items() if k not in ("plan", "tree")} or art
@@ -248,7 +281,7 @@ class Inputs:
                 art = gen.mutate(art, r)
             return gen.serialise(art, r)
         if kind == "yaml":
-            return gen.yaml_edge(r, tree)
+            return gen.yaml_edge(r, tree, body=command == "lower")
         if kind == "deep":
             return gen.deep_nesting(r, base)
         if kind == "numbers":
@@ -300,13 +333,17 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
         found.append((cat, signature(_last_line(err))))
     elif code < 0:
         found.append(("signal", f"killed by signal {-code} ({signal.Signals(-code).name})"))
-    elif code not in OK_CODES:
+    elif code not in ok_codes(command):
         found.append((f"exit-{code}", signature(_last_line(err))))
+    elif code == 2 and not err.startswith("placement: unknown block "):
+        found.append(("exit-2", signature(_last_line(err))))
     if code == 3:
-        bad = [ln for ln in err.split("\n")[:-1] if not ln.startswith(source + ": ")]
+        # `diff` names whichever of its two files is wrong.
+        sources = (source + ": ", DIFF_OTHER + ": ") if command == "diff" else (source + ": ",)
+        bad = [ln for ln in err.split("\n")[:-1] if not ln.startswith(sources)]
         if bad or not err.endswith("\n"):
             found.append(("bad-error-line", signature(bad[0] if bad else err[-80:])))
-    success = code in (0, 4, 5)
+    success = code in (0, 4, 5) or (command == "diff" and code == 7)
     files: list[Path] = []
     if out is not None:
         files = [out]
@@ -327,6 +364,10 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
     if missing or (not files and not stdout):
         found.append(("missing-output", f"exit {code} without {', '.join(missing) or 'stdout'}"))
         return found
+    if command in VIEWS:
+        return found
+    if command == "lower":
+        return found + _check_lowered(files[0] if files else None, stdout)
     for f in files or [None]:
         data = f.read_bytes() if f is not None else stdout
         # `run` exits with the last stage's status; an earlier stage may be "ok" before a
@@ -334,6 +375,24 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
         final = f is None or f == files[-1]
         found += _check_artifact(data, fmt, code, f.name if f is not None else "stdout", final)
     return found
+
+
+def _check_lowered(path: Path | None, stdout: bytes) -> list[tuple[str, str]]:
+    """What `lower` wrote must be a plan the stages accept: it is loaded and checked as
+    `placement validate` would (in this process; the runner has the package imported)."""
+    from placement_cli.errors import PlacementError
+    from placement_cli.pipeline import load
+
+    if path is None:
+        path = Path(tempfile.mkdtemp()) / "lowered.json"
+        path.write_bytes(stdout)
+    try:
+        load(str(path))
+    except PlacementError as exc:
+        return [("invalid-output", signature(str(exc).split("\n")[0]))]
+    except Exception as exc:  # noqa: BLE001 - any failure to read our own output is a finding
+        return [("unreadable-output", f"lowered plan: {type(exc).__name__}")]
+    return []
 
 
 def _check_artifact(data: bytes, fmt: str, code: int, name: str, final: bool = True) -> list[tuple[str, str]]:
@@ -377,7 +436,7 @@ def preload() -> None:
     for name in ("placement_cli.cli", "placement_cli.pipeline", "placement_cli.summary", "placement_cli.yaml_core",
                  "placement_cli.passes.prune", "placement_cli.passes.scc", "placement_cli.passes.solve",
                  "placement_cli.passes.fuse", "placement_cli.passes.islands", "placement_cli.passes.tree",
-                 "yaml", "rich.console"):
+                 "placement_cli.lower", "placement_cli.views", "yaml", "rich.console"):
         importlib.import_module(name)
 
 
@@ -405,6 +464,28 @@ class Fuzzer:
             if r.random() < 0.2:
                 args.append("--expand-dag")
             return args, "out/a." + fmt, None, fmt
+        if command == "lower":
+            args = [command, src, "-o", "out/a." + fmt, "--format", fmt]
+            if r.random() < 0.5:
+                args += ["--split", r.choice(("runs", "intersection", "per-statement"))]
+            if r.random() < 0.2:
+                args += ["--size-cap", r.choice(("0", "1", "64", "1e308"))]
+            if r.random() < 0.2:
+                args += ["--body", r.choice(("filter", "cosine", "f", "nope"))]
+            return args, "out/a." + fmt, None, fmt
+        limit = ["--time-limit", str(self.cfg.time_limit)]
+        if command == "show":
+            out = "out/a.txt"
+            args = [command, src, "--view", r.choice(("cfg", "islands", "graph")),
+                    "--format", r.choice(("dot", "mermaid", "text")), "-o", out, *limit]
+            return args, out, None, "text"
+        if command == "explain":
+            out = "out/a.txt"
+            block = r.choice(("bb0", "bb1", "bb2", "bb3", "bb5", "n0", "zz"))
+            return [command, src, block, "--format", r.choice(("json", "text")), "-o", out, *limit], out, None, "text"
+        if command == "diff":
+            out = "out/a.txt"
+            return [command, src, DIFF_OTHER, "--format", r.choice(("json", "text")), "-o", out], out, None, "text"
         method = r.choice(("auto", "auto", "exact", "heuristic"))
         common = ["--format", fmt, "--method", method, "--time-limit", str(self.cfg.time_limit)]
         if command == "run":
@@ -422,6 +503,9 @@ class Fuzzer:
         try:
             src_file = job / f"input{suffix}"
             src_file.write_bytes(data)
+            if command == "diff":
+                other = self.inputs.diff_pair(index)[1]
+                (job / DIFF_OTHER).write_bytes(orjson.dumps(other if other is not None else {}))
             import random
 
             r = random.Random(f"{self.seed}:via:{command}:{index}")
