@@ -138,9 +138,11 @@ def _solve(
     dp_cost: int | None = None  # cells of this core's elimination (-1: too wide); None: not known
     stages_done = 0
     core_adj: dict[int, set[int]] | None = None  # the core's interaction graph while dp_cost is known
+    order: list[int] = []  # the elimination order of the core while dp_cost is known
     while budget.reductions and core_factors and const < INF:
         core_adj = _adjacency(core_factors)
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp)
+        order = []
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -202,11 +204,13 @@ def _solve(
     timed_out = False
     lb = const + math.fsum(min(t) for _, t in core_factors)
     if dp_cost is None:
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp)
+        order = []
+        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order)
     if dp_cost >= 0:
-        el = _Eliminator(cur_ks, core_factors, const)
+        # The symbolic pass chose the order already: the elimination follows it.
+        el = _Eliminator(cur_ks, core_factors, const, adjacency=False)
         try:
-            el.run(budget.table, budget.total, deadline)
+            el.run_order(order, deadline)
         except _Timeout:
             timed_out = True
         stats["rn"] = el.counts[3]

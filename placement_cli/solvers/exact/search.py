@@ -367,14 +367,15 @@ class _PairSearch(ArrayNodes):
             self._leaf(const, {}, ops, path)
             return None
         adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
-        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells) >= 0:
+        order: list[int] = []
+        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
             factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
             for x in alive:
                 for y, t in nb[x].items():  # type: ignore[union-attr]
                     if x < y:
                         factors.append(((x, y), t))
-            el = _Eliminator(K, factors, const)  # type: ignore[arg-type]
-            el.run(self.leaf_cells, self.leaf_cells, None)
+            el = _Eliminator(K, factors, const, adjacency=False)  # type: ignore[arg-type]
+            el.run_order(order, None)
             val: dict[int, int] = {}
             _decode(el.log, K, val)  # type: ignore[arg-type]
             self._leaf(el.constant, val, ops, path)
