@@ -12,7 +12,12 @@ from placement_cli.passes.scc import SccResult
 from placement_cli.solvers.exact.bounds import mini_bucket_bound
 from placement_cli.solvers.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.solvers.exact.dominance import _dominance
-from placement_cli.solvers.exact.elimination import _adjacency, _decode, _elim_cost, _Eliminator
+from placement_cli.solvers.exact.elimination import (
+    _adjacency,
+    _decode,
+    _elim_cost,
+    _OrderedEliminator,
+)
 from placement_cli.solvers.exact.model import INF, _build, _integral, _Model, _Timeout
 from placement_cli.solvers.exact.reductions import Reduction, _reduce, _undo_reductions
 from placement_cli.solvers.exact.search import _PairSearch
@@ -208,9 +213,9 @@ def _solve(
         dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order)
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
-        el = _Eliminator(cur_ks, core_factors, const, adjacency=False)
+        el = _OrderedEliminator(cur_ks, core_factors, const, order)
         try:
-            el.run_order(order, deadline)
+            el.run(deadline)
         except _Timeout:
             timed_out = True
         stats["rn"] = el.counts[3]

@@ -11,7 +11,7 @@ from placement_cli.solvers.exact.bounds import _bound, _diffuse
 from placement_cli.solvers.exact.budget import ExactBudget
 from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
 from placement_cli.solvers.exact.dominance import _mask_dominated
-from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
+from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _OrderedEliminator
 from placement_cli.solvers.exact.model import INF, Factor, _Timeout
 from placement_cli.solvers.exact.primal import list_arcs, round_and_polish
 from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
@@ -374,8 +374,8 @@ class _PairSearch(ArrayNodes):
                 for y, t in nb[x].items():  # type: ignore[union-attr]
                     if x < y:
                         factors.append(((x, y), t))
-            el = _Eliminator(K, factors, const, adjacency=False)  # type: ignore[arg-type]
-            el.run_order(order, None)
+            el = _OrderedEliminator(K, factors, const, order)
+            el.run(None)
             val: dict[int, int] = {}
             _decode(el.log, K, val)  # type: ignore[arg-type]
             self._leaf(el.constant, val, ops, path)
