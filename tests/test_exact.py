@@ -688,3 +688,27 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
         _decode(heap.log, ks, va)
         _decode(ordered.log, ks, vb)
         assert va == vb
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(frac=True) | plans(), st.booleans())
+def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool) -> None:
+    """An integral plan has an integral core (whatever the reductions folded in), and a
+    core called integral has only integer entries and constant (the literal check)."""
+    from placement_cli.solvers.exact.model import _core_integral, _integral
+    from placement_cli.solvers.exact.reductions import _reduce
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    assume(model is not None)
+    assert model is not None
+    if reduce:
+        const, _, factors, _ = _reduce(model, g.n_blocks)
+    else:
+        const, factors = model.constant, model.factors()
+    assume(const < math.inf)
+    got = _core_integral(factors, const)
+    if _integral(g):
+        assert got
+    literal = const == int(const) and all(c == math.inf or c == int(c) for _, t in factors for c in t)
+    assert got == literal

@@ -18,7 +18,14 @@ from placement_cli.solvers.exact.elimination import (
     _elim_cost,
     _OrderedEliminator,
 )
-from placement_cli.solvers.exact.model import INF, _build, _integral, _Model, _Timeout
+from placement_cli.solvers.exact.model import (
+    INF,
+    _build,
+    _core_integral,
+    _integral,
+    _Model,
+    _Timeout,
+)
 from placement_cli.solvers.exact.reductions import Reduction, _reduce, _undo_reductions
 from placement_cli.solvers.exact.search import _PairSearch
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
@@ -239,7 +246,9 @@ def _solve(
     if lb == INF:
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
-        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, _integral(g))
+        # Integral core tables: every cost the search compares is an integer.
+        integral = _core_integral(core_factors, const)
+        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral)
         lb = max(lb, ps.root_lb)
         stats["diffusion_sweeps"] = ps.sweeps
         if search:
