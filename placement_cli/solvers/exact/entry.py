@@ -214,7 +214,7 @@ def _solve(
     adj = core_adj if dp_cost is not None and core_adj is not None else _adjacency(core_factors)
     stats["core_blocks"] = len(adj)
     timed_out = False
-    lb = const + math.fsum(min(t) for _, t in core_factors)
+    lb = -INF
     if dp_cost is None:
         order = []
         dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order)
@@ -235,7 +235,9 @@ def _solve(
             _decode(el.log, cur_ks, val)
             a = finish(val)
             return ExactOutcome(a, True, False, _total(g, a), stats)
-        lb = max(lb, el.bound())
+        lb = el.bound()
+    # (Only now: a core the dynamic programming solves never needs this bound.)
+    lb = max(lb, const + math.fsum(min(t) for _, t in core_factors))
 
     # Too wide (or out of time): bounds, then branch and reduce while time remains.
     best_a: tuple[int, ...] | None = None
