@@ -138,7 +138,7 @@ class _PairSearch(ArrayNodes):
             if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
                 # Values ruled out already go: the next sweeps no longer average them in.
                 root_fixed += dense.fix(new, self.best, self.integral)
-            if new - lb <= 1e-4 * max(1.0, abs(new)):
+            if new - lb <= budget.root_stall * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
