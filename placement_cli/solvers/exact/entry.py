@@ -149,12 +149,14 @@ def _solve(
     removed = 0
     dp_cost: int | None = None  # cells of this core's elimination (-1: too wide); None: not known
     stages_done = 0
-    core_adj: dict[int, set[int]] | None = None  # the core's interaction graph while dp_cost is known
+    core_n = -1  # the core's block count while dp_cost is known
     order: list[int] = []  # the elimination order of the core while dp_cost is known
     while budget.reductions and core_factors and const < INF:
         core_adj = _adjacency(core_factors)
+        core_n = len(core_adj)
         order = []
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order)
+        # (The symbolic elimination may consume this graph: nothing else reads it.)
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -211,13 +213,14 @@ def _solve(
 
     # The core: every block has three or more neighbours. Dynamic programming over the
     # tree decomposition its elimination order induces, when that fits the budget.
-    adj = core_adj if dp_cost is not None and core_adj is not None else _adjacency(core_factors)
-    stats["core_blocks"] = len(adj)
     timed_out = False
     lb = -INF
     if dp_cost is None:
+        adj = _adjacency(core_factors)
+        core_n = len(adj)
         order = []
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order)
+        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False)
+    stats["core_blocks"] = core_n
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
         el = _OrderedEliminator(cur_ks, core_factors, const, order)
