@@ -604,3 +604,111 @@ def test_adjacency_equals_literal(seed: int) -> None:
             want[v] |= {w for w in sc if w != v}
     got = _adjacency(factors)
     assert got == want and list(got) == list(want)
+
+
+def _random_factors(rnd: random.Random, n: int, ks: list[int]) -> list[Any]:
+    """Unaries for every variable and random pair and triple factors (some scopes
+    repeated), costs with one decimal (not exact in floats) and some `inf`."""
+
+    def cost() -> float:
+        return math.inf if rnd.random() < 0.1 else rnd.randrange(0, 90) / 10
+
+    factors: list[Any] = [((v,), [cost() for _ in range(ks[v])]) for v in range(n)]
+    for _ in range(rnd.randrange(n, 3 * n)):
+        sc = tuple(sorted(rnd.sample(range(n), min(n, rnd.choice((2, 2, 2, 3))))))
+        factors.append((sc, [cost() for _ in range(math.prod(ks[v] for v in sc))]))
+    return factors
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_combine_equals_literal_joint_table(seed: int) -> None:
+    """`_combine` (C-level gathers and minima) is the literal min over x of the sum of
+    the factors, cell by cell, summed in the factors' order: the same floats."""
+    import itertools
+
+    from placement_cli.solvers.exact.elimination import _combine
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(2, 6)
+    ks = [rnd.randrange(2, 5) for _ in range(n)]
+    x = rnd.randrange(n)
+    facs = [f for f in _random_factors(rnd, n, ks) if x in f[0]]
+    scope, mins = _combine(x, facs, ks)
+    assert scope == tuple(sorted({v for sc, _ in facs for v in sc} - {x}))
+    want = []
+    for cell in itertools.product(*[range(ks[v]) for v in scope]):
+        val = dict(zip(scope, cell, strict=True))
+        best = math.inf
+        first = True
+        for a in range(ks[x]):
+            val[x] = a
+            s = 0.0
+            for i, (sc, tab) in enumerate(facs):
+                idx = 0
+                for v in sc:
+                    idx = idx * ks[v] + val[v]
+                s = tab[idx] if i == 0 else s + tab[idx]
+            if first or s < best:
+                best, first = s, False
+        want.append(best)
+    assert mins == want
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
+    """`_OrderedEliminator` in the order `_elim_cost` records builds what
+    `_Eliminator.run` (its own heap) builds: the same constant (bit for bit), width,
+    cells, counts and decoded assignment."""
+    from placement_cli.solvers.exact.elimination import (
+        _adjacency,
+        _decode,
+        _elim_cost,
+        _Eliminator,
+        _OrderedEliminator,
+    )
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(2, 12)
+    ks = [rnd.randrange(2, 4) for _ in range(n)]
+    factors = _random_factors(rnd, n, ks)
+    order: list[int] = []
+    cost = _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order)
+    assert cost >= 0 and sorted(order) == list(range(n))
+    heap = _Eliminator(dict(enumerate(ks)), factors, 0.5)
+    heap.run(1 << 16, 1 << 20, None)
+    ordered = _OrderedEliminator(ks, factors, 0.5, order)
+    ordered.run(None)
+    assert ordered.constant == heap.constant or math.isinf(heap.constant) and math.isinf(ordered.constant)
+    if heap.constant < math.inf:
+        assert [x for x, _ in ordered.log] == [x for x, _ in heap.log] == order
+        assert (ordered.width, ordered.cells, ordered.counts) == (heap.width, heap.cells, heap.counts)
+        assert ordered.cells == cost
+        va: dict[int, int] = {}
+        vb: dict[int, int] = {}
+        _decode(heap.log, ks, va)
+        _decode(ordered.log, ks, vb)
+        assert va == vb
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(frac=True) | plans(), st.booleans())
+def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool) -> None:
+    """An integral plan has an integral core (whatever the reductions folded in), and a
+    core called integral has only integer entries and constant (the literal check)."""
+    from placement_cli.solvers.exact.model import _core_integral, _integral
+    from placement_cli.solvers.exact.reductions import _reduce
+
+    g = parse_plan(plan)
+    model = _build(g, prune(g).domains)
+    assume(model is not None)
+    assert model is not None
+    if reduce:
+        const, _, factors, _ = _reduce(model, g.n_blocks)
+    else:
+        const, factors = model.constant, model.factors()
+    assume(const < math.inf)
+    got = _core_integral(factors, const)
+    if _integral(g):
+        assert got
+    literal = const == int(const) and all(c == math.inf or c == int(c) for _, t in factors for c in t)
+    assert got == literal

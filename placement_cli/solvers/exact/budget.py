@@ -33,6 +33,8 @@ class ExactBudget:
     # the bound stalls), and this many at every node.
     root_sweeps: int = 200
     node_sweeps: int = 2
+    # The root's sweeps stop once 8 more raised the bound by at most this share of it.
+    root_stall: float = 1e-4
     # The numpy sweeps move each block this many times the diffusion's step
     # (over-relaxation; 1.0: the plain diffusion). Measured on random cores: 1.4 reaches
     # the plain diffusion's bound in about a third of the sweeps; 1.8 oscillates.

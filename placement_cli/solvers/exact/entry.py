@@ -12,8 +12,20 @@ from placement_cli.passes.scc import SccResult
 from placement_cli.solvers.exact.bounds import mini_bucket_bound
 from placement_cli.solvers.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.solvers.exact.dominance import _dominance
-from placement_cli.solvers.exact.elimination import _adjacency, _decode, _elim_cost, _Eliminator
-from placement_cli.solvers.exact.model import INF, _build, _integral, _Model, _Timeout
+from placement_cli.solvers.exact.elimination import (
+    _adjacency,
+    _decode,
+    _elim_cost,
+    _OrderedEliminator,
+)
+from placement_cli.solvers.exact.model import (
+    INF,
+    _build,
+    _core_integral,
+    _integral,
+    _Model,
+    _Timeout,
+)
 from placement_cli.solvers.exact.reductions import Reduction, _reduce, _undo_reductions
 from placement_cli.solvers.exact.search import _PairSearch
 from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
@@ -137,10 +149,14 @@ def _solve(
     removed = 0
     dp_cost: int | None = None  # cells of this core's elimination (-1: too wide); None: not known
     stages_done = 0
-    core_adj: dict[int, set[int]] | None = None  # the core's interaction graph while dp_cost is known
+    core_n = -1  # the core's block count while dp_cost is known
+    order: list[int] = []  # the elimination order of the core while dp_cost is known
     while budget.reductions and core_factors and const < INF:
         core_adj = _adjacency(core_factors)
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp)
+        core_n = len(core_adj)
+        order = []
+        # (The symbolic elimination may consume this graph: nothing else reads it.)
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -197,16 +213,19 @@ def _solve(
 
     # The core: every block has three or more neighbours. Dynamic programming over the
     # tree decomposition its elimination order induces, when that fits the budget.
-    adj = core_adj if dp_cost is not None and core_adj is not None else _adjacency(core_factors)
-    stats["core_blocks"] = len(adj)
     timed_out = False
-    lb = const + math.fsum(min(t) for _, t in core_factors)
+    lb = -INF
     if dp_cost is None:
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp)
+        adj = _adjacency(core_factors)
+        core_n = len(adj)
+        order = []
+        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False)
+    stats["core_blocks"] = core_n
     if dp_cost >= 0:
-        el = _Eliminator(cur_ks, core_factors, const)
+        # The symbolic pass chose the order already: the elimination follows it.
+        el = _OrderedEliminator(cur_ks, core_factors, const, order)
         try:
-            el.run(budget.table, budget.total, deadline)
+            el.run(deadline)
         except _Timeout:
             timed_out = True
         stats["rn"] = el.counts[3]
@@ -219,7 +238,9 @@ def _solve(
             _decode(el.log, cur_ks, val)
             a = finish(val)
             return ExactOutcome(a, True, False, _total(g, a), stats)
-        lb = max(lb, el.bound())
+        lb = el.bound()
+    # (Only now: a core the dynamic programming solves never needs this bound.)
+    lb = max(lb, const + math.fsum(min(t) for _, t in core_factors))
 
     # Too wide (or out of time): bounds, then branch and reduce while time remains.
     best_a: tuple[int, ...] | None = None
@@ -230,7 +251,9 @@ def _solve(
     if lb == INF:
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
-        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, _integral(g))
+        # Integral core tables: every cost the search compares is an integer.
+        integral = _core_integral(core_factors, const)
+        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral)
         lb = max(lb, ps.root_lb)
         stats["diffusion_sweeps"] = ps.sweeps
         if search:

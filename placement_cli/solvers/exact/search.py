@@ -11,7 +11,7 @@ from placement_cli.solvers.exact.bounds import _bound, _diffuse
 from placement_cli.solvers.exact.budget import ExactBudget
 from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
 from placement_cli.solvers.exact.dominance import _mask_dominated
-from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _Eliminator
+from placement_cli.solvers.exact.elimination import _decode, _elim_cost, _OrderedEliminator
 from placement_cli.solvers.exact.model import INF, Factor, _Timeout
 from placement_cli.solvers.exact.primal import list_arcs, round_and_polish
 from placement_cli.solvers.exact.reductions import _reduce_core, _undo_reductions
@@ -138,7 +138,7 @@ class _PairSearch(ArrayNodes):
             if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
                 # Values ruled out already go: the next sweeps no longer average them in.
                 root_fixed += dense.fix(new, self.best, self.integral)
-            if new - lb <= 1e-4 * max(1.0, abs(new)):
+            if new - lb <= budget.root_stall * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
@@ -367,14 +367,15 @@ class _PairSearch(ArrayNodes):
             self._leaf(const, {}, ops, path)
             return None
         adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
-        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells) >= 0:
+        order: list[int] = []
+        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
             factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
             for x in alive:
                 for y, t in nb[x].items():  # type: ignore[union-attr]
                     if x < y:
                         factors.append(((x, y), t))
-            el = _Eliminator(K, factors, const)  # type: ignore[arg-type]
-            el.run(self.leaf_cells, self.leaf_cells, None)
+            el = _OrderedEliminator(K, factors, const, order)
+            el.run(None)
             val: dict[int, int] = {}
             _decode(el.log, K, val)  # type: ignore[arg-type]
             self._leaf(el.constant, val, ops, path)
