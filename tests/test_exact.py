@@ -654,16 +654,78 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
     assert mins == want
 
 
+class _HeapElimination:
+    """The reference: the heap-driven bucket elimination `_OrderedEliminator` replaced,
+    as it was (`_Eliminator.run` before session 8). It picks the block with the cheapest
+    joint table next (ties by block), keeping the interaction graph as it goes."""
+
+    def __init__(self, ks: dict[int, int], factors: list[Any], constant: float) -> None:
+        from placement_cli.solvers.exact.elimination import _Eliminator
+
+        self.el = _Eliminator(ks, factors, constant)
+        self.ks = ks
+        self.log: list[Any] = []
+        self.width = self.cells = 0
+        self.counts = [0, 0, 0, 0]
+
+    def key(self, x: int, cap: int) -> int:
+        c = self.ks[x]
+        for y in self.el.adj[x]:
+            c *= self.ks[y]
+            if c > cap:
+                return cap + 1 + len(self.el.adj[x])
+        return c
+
+    def eliminate(self, x: int) -> None:
+        from placement_cli.solvers.exact.elimination import _combine
+
+        el = self.el
+        facs = el.take_factors(x)
+        if not facs:
+            self.log.append((x, [((x,), [0.0] * self.ks[x])]))
+            el.adj.pop(x)
+            return
+        scope, mins = _combine(x, facs, self.ks)
+        self.cells += len(mins) * self.ks[x]
+        self.width = max(self.width, len(scope))
+        self.counts[min(len(scope), 3)] += 1
+        self.log.append((x, facs))
+        for y in el.adj.pop(x):
+            el.adj[y].discard(x)
+        el.add(scope, mins)
+
+    def run(self, table_cap: int, total_cap: int) -> None:
+        from heapq import heappop, heappush
+
+        cur = {v: self.key(v, table_cap) for v in sorted(self.el.var_facs)}
+        heap = sorted((k, v) for v, k in cur.items())
+        while heap:
+            k, x = heappop(heap)
+            if cur.get(x) != k:
+                continue
+            if k > table_cap or self.cells + k > total_cap:
+                break
+            nb = sorted(self.el.adj[x])
+            del cur[x]
+            self.eliminate(x)
+            if self.el.constant == math.inf:
+                return
+            for y in nb:
+                ky = self.key(y, table_cap)
+                if cur[y] != ky:
+                    cur[y] = ky
+                    heappush(heap, (ky, y))
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     """`_OrderedEliminator` in the order `_elim_cost` records builds what
-    `_Eliminator.run` (its own heap) builds: the same constant (bit for bit), width,
-    cells, counts and decoded assignment."""
+    the heap-driven elimination (`_HeapElimination`) builds: the same constant (bit for
+    bit), width, cells, counts and decoded assignment."""
     from placement_cli.solvers.exact.elimination import (
         _adjacency,
         _decode,
         _elim_cost,
-        _Eliminator,
         _OrderedEliminator,
     )
 
@@ -674,12 +736,12 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     order: list[int] = []
     cost = _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order)
     assert cost >= 0 and sorted(order) == list(range(n))
-    heap = _Eliminator(dict(enumerate(ks)), factors, 0.5)
-    heap.run(1 << 16, 1 << 20, None)
+    heap = _HeapElimination(dict(enumerate(ks)), factors, 0.5)
+    heap.run(1 << 16, 1 << 20)
     ordered = _OrderedEliminator(ks, factors, 0.5, order)
     ordered.run(None)
-    assert ordered.constant == heap.constant or math.isinf(heap.constant) and math.isinf(ordered.constant)
-    if heap.constant < math.inf:
+    assert ordered.constant == heap.el.constant or math.isinf(heap.el.constant) and math.isinf(ordered.constant)
+    if heap.el.constant < math.inf:
         assert [x for x, _ in ordered.log] == [x for x, _ in heap.log] == order
         assert (ordered.width, ordered.cells, ordered.counts) == (heap.width, heap.cells, heap.counts)
         assert ordered.cells == cost
