@@ -367,7 +367,7 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
     if command in VIEWS:
         return found
     if command == "lower":
-        return found + _check_lowered(files[0] if files else None, stdout)
+        return found + _check_lowered(files[0])
     for f in files or [None]:
         data = f.read_bytes() if f is not None else stdout
         # `run` exits with the last stage's status; an earlier stage may be "ok" before a
@@ -377,15 +377,13 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
     return found
 
 
-def _check_lowered(path: Path | None, stdout: bytes) -> list[tuple[str, str]]:
-    """What `lower` wrote must be a plan the stages accept: it is loaded and checked as
-    `placement validate` would (in this process; the runner has the package imported)."""
+def _check_lowered(path: Path) -> list[tuple[str, str]]:
+    """What `lower` wrote (`args_for` always gives it `-o`) must be a plan the stages
+    accept: it is loaded and checked as `placement validate` would (in this process; the
+    runner has the package imported)."""
     from placement_cli.errors import PlacementError
     from placement_cli.pipeline import load
 
-    if path is None:
-        path = Path(tempfile.mkdtemp()) / "lowered.json"
-        path.write_bytes(stdout)
     try:
         load(str(path))
     except PlacementError as exc:
