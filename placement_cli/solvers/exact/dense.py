@@ -212,6 +212,7 @@ class DenseCore:
         end[1::2] = self.ea.tolist()
         self.classes = []
         self.partner: list[Any] = []
+        self.arc_rows: list[Any] = []
         lo = alo = 0
         for members in groups:
             arcs: list[int] = []
@@ -225,6 +226,11 @@ class DenseCore:
             # The partner block's row of each arc (the other end of its edge).
             ends = [end[a] for a in arcs]
             self.partner.append(np.array(ends, dtype=np.intp))
+            # `round_icm` reads row `vp[a] * A + a` of the class's `atT` seen as (K * A) x K
+            # rows (arc a's table at the partner's value vp[a]) and entry
+            # `ri[a] * K + vp[a]` of the flat `M`: one `take` each, where the two-index
+            # fancy indexing they replace was 40% of a rounding. The same values.
+            self.arc_rows.append(np.arange(len(arcs), dtype=np.intp))
             hi, ahi = lo + len(members), alo + len(arcs)
             self.classes.append((
                 lo,
@@ -382,14 +388,19 @@ class DenseCore:
         [0, 1]
         """
         np, U, M = self.np, self.U, self.M
+        kmax = self.kmax
+        Mf = M.reshape(-1)
         val = U.argmin(axis=1)
         done = np.zeros(len(val), dtype=bool)
         for rnd in range(passes + 1):
             moved = False
-            for (lo, hi, alo, ahi, _, ri, at, _own, starts, _atT), pp in zip(self.classes, self.partner, strict=True):
+            for (lo, hi, alo, ahi, _, ri, _at, _own, starts, atT), pp, ar in zip(
+                    self.classes, self.partner, self.arc_rows, strict=True):
                 vp = val[pp]
                 # The current tables' columns at the partners' values, rows: this block.
-                col = at[np.arange(len(vp)), :, vp] - M[alo:ahi] - M[ri, vp][:, None]
+                na = len(ar)
+                col = (atT.reshape(kmax * na, kmax).take(vp * na + ar, axis=0) - M[alo:ahi]
+                       - Mf.take(ri * kmax + vp)[:, None])
                 if rnd == 0:
                     col = np.where(done[pp][:, None], col, 0.0)
                 s = U[lo:hi] + np.add.reduceat(col, starts, axis=0)
