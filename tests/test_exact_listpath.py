@@ -14,9 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from placement_cli.graph import bits
 from placement_cli.passes.prune import prune
 from placement_cli.pipeline import parse_plan
 from placement_cli.solvers.exact.model import INF, _build
+from placement_cli.solvers.exact.model import _Model as _ModelT
 from placement_cli.solvers.exact.reductions import _reduce, _reduce_core, _undo_reductions
 from tests.test_exact import plans
 
@@ -102,6 +104,112 @@ def _reference_reduce_core(ks: Any, unary: Any, nbr: Any, cand: list[int], n: in
             queued[z] = 1
             queue.append(z)
     return const, log
+
+
+def _reference_build(g: Any, domains: tuple[int, ...]) -> Any:
+    """`_build` as it was before session 9 (one loop over the edges, unaries summed by `map`)."""
+    n = g.n_blocks
+    live = g.live
+    values: list[list[int]] = [[] for _ in range(n)]
+    unary: list[list[float] | None] = [None] * n
+    single = [-1] * n  # the target of a live single-target block
+    ks: dict[int, int] = {}
+    fixed: dict[int, int] = {}
+    constant = 0.0
+    cost = g.cost
+    dom_memo: dict[int, list[int]] = {}
+    for b in range(n):
+        if not live[b]:
+            continue
+        dom = domains[b]
+        if dom & (dom - 1) == 0:
+            if dom == 0:
+                return None
+            t = dom.bit_length() - 1
+            values[b] = [t]
+            single[b] = t
+            fixed[b] = 0
+            unary[b] = [cost[b][t]]
+        else:
+            vs = dom_memo.get(dom)
+            if vs is None:
+                vs = dom_memo[dom] = bits(dom)
+            values[b] = vs
+            ks[b] = len(vs)
+            row = cost[b]
+            unary[b] = [row[t] for t in vs]
+
+    # Tables depend only on (matrix, source domain, destination domain, orientation), and
+    # matrices are interned by the graph, so most edges hit this memo. Single-target
+    # blocks are conditioned away at once: their edges become unary terms of the other
+    # side (or constants), in edge order so that the sums are reproducible.
+    memo: dict[tuple[int, int, int, int], list[float]] = {}
+    pairs: dict[tuple[int, int], list[float]] = {}
+    edge_src, edge_dst, edge_mat = g.edge_src, g.edge_dst, g.edge_mat
+    for e in range(g.n_edges):
+        u = edge_src[e]
+        if not live[u]:
+            continue
+        v = edge_dst[e]
+        m = edge_mat[e]
+        su, sv = single[u], single[v]
+        if u == v:
+            un = unary[u]
+            for i, t in enumerate(values[u]):
+                c = m.cost[t * m.n + t]
+                un[i] = INF if c is None else un[i] + c  # type: ignore[index]
+            continue
+        if su >= 0 and sv >= 0:
+            c = m.cost[su * m.n + sv]
+            if c is None:
+                return None
+            constant += c
+            continue
+        # mode: 0 pair u-rows, 1 pair v-rows, 2 unary on v (u fixed), 3 unary on u (v fixed)
+        mode = 2 if su >= 0 else 3 if sv >= 0 else (1 if u > v else 0)
+        key = (id(m), domains[u], domains[v], mode)
+        tab = memo.get(key)
+        if tab is None:
+            nm = m.n
+            mc = m.cost
+            if mode == 0:
+                raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
+            elif mode == 1:
+                raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
+            elif mode == 2:
+                raw = [mc[su * nm + d] for d in values[v]]
+            else:
+                raw = [mc[s * nm + sv] for s in values[u]]
+            tab = memo[key] = [INF if c is None else c for c in raw]
+        if mode >= 2:
+            w = v if mode == 2 else u
+            unary[w] = list(map(_add, unary[w], tab))  # type: ignore[arg-type]
+            continue
+        pk = (v, u) if mode == 1 else (u, v)
+        old = pairs.get(pk)
+        pairs[pk] = tab if old is None else list(map(_add, old, tab))
+    for b in fixed:
+        constant += unary[b][0]  # type: ignore[index]
+        unary[b] = None
+    n_terms = len(ks) + len(pairs) + len(fixed)
+    return _ModelT(values, ks, unary, pairs, constant, fixed, n_terms)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans(frac=True) | plans(), st.booleans())
+def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
+    """The same model, float for float, with the plan's own or the pruned domains."""
+    g = parse_plan(plan)
+    domains = prune(g).domains if pruned else g.domain
+    got = _build(g, domains)
+    want = _reference_build(g, domains)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    for f in ("values", "ks", "unary", "pairs", "constant", "fixed", "n_terms"):
+        assert _bits(getattr(got, f)) == _bits(getattr(want, f)), f
+    assert list(got.pairs) == list(want.pairs) and list(got.ks) == list(want.ks)
 
 
 def _random_pairwise(rnd: random.Random) -> tuple[list[int], list[Any], list[Any]]:
