@@ -197,13 +197,9 @@ def _solve(
             if keep is not None:
                 for b, kept in keep.items():
                     val[b] = kept[val[b]]
-        for b, a in model.fixed.items():
-            val[b] = a
-        out = [UNASSIGNED] * n
-        for b in range(n):
-            if g.live[b]:
-                out[b] = model.values[b][val[b]]
-        return tuple(out)
+        val.update(model.fixed)
+        # (A live block's value list is never empty, a dead block's always is.)
+        return tuple([vs[val[b]] if vs else UNASSIGNED for b, vs in enumerate(model.values)])
 
     if const == INF:
         return ExactOutcome(None, True, True, INF, stats)

@@ -279,12 +279,63 @@ def _r2_any(ux: list[float], ty: list[float], tz: list[float], kx: int, ky: int,
 
 def _undo_reductions(log: list[Reduction], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
     """Back-substitute the reductions in reverse, each block taking the lowest value
-    that reaches the minimum given its (already decided) neighbours."""
+    that reaches the minimum given its (already decided) neighbours. For 2- and 3-valued
+    blocks the sums are written out (the same additions, the lowest index on ties, as
+    `s.index(min(s))`).
+
+    >>> val = {1: 1}
+    >>> _undo_reductions([(0, 1, -1, [1.0, 0.0], [5.0, 3.0, 0.0, 2.0], None)], [2, 2], val); val
+    {1: 1, 0: 1}
+    """
     add = _add
     for x, y, z, ux, ty, tz in reversed(log):
         kx = len(ux)
         if y < 0:
             s = ux
+        elif kx == 2:
+            j = val[y]
+            if x < y:
+                ky = ks[y]
+                p = ux[0] + ty[j]  # type: ignore[index]
+                q = ux[1] + ty[ky + j]  # type: ignore[index]
+            else:
+                p = ux[0] + ty[2 * j]  # type: ignore[index]
+                q = ux[1] + ty[2 * j + 1]  # type: ignore[index]
+            if z >= 0:
+                c = val[z]
+                if x < z:
+                    kz = ks[z]
+                    p = p + tz[c]  # type: ignore[index]
+                    q = q + tz[kz + c]  # type: ignore[index]
+                else:
+                    p = p + tz[2 * c]  # type: ignore[index]
+                    q = q + tz[2 * c + 1]  # type: ignore[index]
+            val[x] = 0 if p <= q else 1
+            continue
+        elif kx == 3:
+            j = val[y]
+            if x < y:
+                ky = ks[y]
+                p = ux[0] + ty[j]  # type: ignore[index]
+                q = ux[1] + ty[ky + j]  # type: ignore[index]
+                r = ux[2] + ty[2 * ky + j]  # type: ignore[index]
+            else:
+                p = ux[0] + ty[3 * j]  # type: ignore[index]
+                q = ux[1] + ty[3 * j + 1]  # type: ignore[index]
+                r = ux[2] + ty[3 * j + 2]  # type: ignore[index]
+            if z >= 0:
+                c = val[z]
+                if x < z:
+                    kz = ks[z]
+                    p = p + tz[c]  # type: ignore[index]
+                    q = q + tz[kz + c]  # type: ignore[index]
+                    r = r + tz[2 * kz + c]  # type: ignore[index]
+                else:
+                    p = p + tz[3 * c]  # type: ignore[index]
+                    q = q + tz[3 * c + 1]  # type: ignore[index]
+                    r = r + tz[3 * c + 2]  # type: ignore[index]
+            val[x] = 0 if p <= q and p <= r else 1 if q <= r else 2
+            continue
         else:
             j = val[y]
             col = ty[j :: ks[y]] if x < y else ty[j * kx : j * kx + kx]  # type: ignore[index]
