@@ -317,3 +317,82 @@ def test_signed_zero_minimum_keeps_the_first(seed: int) -> None:
     got = _reduce_core(ks, unary, nbr, [0], 2, 0.0, [0, 0, 0])
     want = _reference_reduce_core(ks, u2, n2, [0], 2, 0.0, [0, 0, 0])
     assert _bits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
+    """The scopes `_elim_cost` records are the ones `_combine` derives from the bucket's
+    factors: the elimination with them builds the same tables, constant and log."""
+    from placement_cli.solvers.exact.elimination import _adjacency, _elim_cost, _OrderedEliminator
+    from tests.test_exact import _random_factors
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(2, 12)
+    ks = [rnd.randrange(2, 4) for _ in range(n)]
+    factors = _random_factors(rnd, n, ks)
+    order: list[int] = []
+    scopes: list[tuple[int, ...]] = []
+    assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order, scopes=scopes) >= 0
+    assert len(scopes) == len(order)
+    a = _OrderedEliminator(ks, factors, 0.5, order)
+    b = _OrderedEliminator(ks, factors, 0.5, order, scopes)
+    a.run(None)
+    b.run(None)
+    assert _bits(a.constant) == _bits(b.constant)
+    assert _bits(a.log) == _bits(b.log)
+    assert (a.width, a.cells, a.counts) == (b.width, b.cells, b.counts)
+    if a.constant < INF:
+        from placement_cli.solvers.exact.elimination import _combine
+
+        # (each step's scope, recomputed from its bucket)
+        for (x, facs), sc in zip(a.log, scopes, strict=True):
+            if facs and len(facs[0]) == 2:
+                assert _combine(x, [tuple(f) for f in facs], ks)[0] == sc
+
+
+def _reference_decode(log: list[Any], ks: Any, val: dict[int, int]) -> None:
+    """`_decode` as it was before session 9 (strides for every scope)."""
+    for x, facs in reversed(log):
+        kx = ks[x]
+        s: Any = None
+        for sc, tab in facs:
+            base = 0
+            step = 0
+            stride = 1
+            for v in reversed(sc):
+                if v == x:
+                    step = stride
+                else:
+                    base += val[v] * stride
+                stride *= ks[v]
+            col = tab[base : base + step * kx : step] if step else [tab[base]] * kx
+            s = col if s is None else list(map(_add, s, col))
+        val[x] = s.index(min(s))
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_decode_equals_reference(seed: int) -> None:
+    from placement_cli.solvers.exact.elimination import (
+        _adjacency,
+        _decode,
+        _elim_cost,
+        _OrderedEliminator,
+    )
+    from tests.test_exact import _random_factors
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(2, 12)
+    ks = [rnd.randrange(2, 4) for _ in range(n)]
+    factors = [(sc, [rnd.choice((0.0, 0.5, 1.0, INF)) if rnd.random() < 0.5 else c for c in tab])
+               for sc, tab in _random_factors(rnd, n, ks)]
+    order: list[int] = []
+    assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order) >= 0
+    el = _OrderedEliminator(ks, factors, 0.0, order)
+    el.run(None)
+    assume_finite = el.constant < INF
+    if assume_finite:
+        va: dict[int, int] = {}
+        vb: dict[int, int] = {}
+        _decode(el.log, ks, va)
+        _reference_decode(el.log, ks, vb)
+        assert va == vb

@@ -7,6 +7,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
+from math import prod
 from operator import add as _add
 from operator import itemgetter
 from typing import Any
@@ -58,12 +59,14 @@ def _gatherer(pos: tuple[int, ...], shape: tuple[int, ...]) -> Callable[[list[fl
     return get
 
 
-def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int]) -> tuple[tuple[int, ...], list[float]]:
+def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int],
+             scope: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], list[float]]:
     """min over x of the sum of `facs` (all contain x): the new scope and its table.
     Back-substitution (`_decode`) recomputes the argmin of the one cell it needs.
     The sums and minima run in C (`itemgetter`, `map`): the same additions in the same
     order as the element-by-element form, so the same floats. x's own unary needs no
-    gather: x is the last (fastest) axis, so its cells repeat the unary as is.
+    gather: x is the last (fastest) axis, so its cells repeat the unary as is. `scope`,
+    when given, is the new scope (sorted), known to the caller (`_elim_cost` records it).
 
     >>> _combine(2, [((2,), [1.0, 0.0]), ((0, 2), [0.0, 5.0, 3.0, 0.0])], [2, 2, 2])
     ((0,), [1.0, 0.0])
@@ -71,11 +74,12 @@ def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int]) -> tupl
     kx = ks[x]
     if len(facs) == 1 and len(facs[0][0]) == 1:
         return (), [min(facs[0][1])]
-    vs: set[int] = set()
-    for sc, _ in facs:
-        vs.update(sc)
-    vs.discard(x)
-    scope = tuple(sorted(vs))
+    if scope is None:
+        vs: set[int] = set()
+        for sc, _ in facs:
+            vs.update(sc)
+        vs.discard(x)
+        scope = tuple(sorted(vs))
     order = scope + (x,)
     shape = tuple(map(ks.__getitem__, order))
     rep = 0
@@ -190,10 +194,11 @@ class _OrderedEliminator:
     """
 
     def __init__(self, ks: dict[int, int] | list[int], factors: list[Factor], constant: float,
-                 order: list[int]) -> None:
+                 order: list[int], scopes: list[tuple[int, ...]] | None = None) -> None:
         self.ks = ks
         self.constant = constant
         self.order = order
+        self.scopes = scopes  # each step's new scope, when `_elim_cost` recorded them
         self.rank = {v: i for i, v in enumerate(order)}
         self.buckets: list[list[list[Any]]] = [[] for _ in order]
         self.by_scope: dict[tuple[int, ...], list[Any]] = {}
@@ -201,8 +206,18 @@ class _OrderedEliminator:
         self.width = 0
         self.cells = 0
         self.counts = [0, 0, 0, 0]  # R0, R1, R2, RN (by the new table's arity)
+        rank = self.rank
+        by_scope = self.by_scope
+        buckets = self.buckets
+        add = self.add
         for sc, tab in factors:
-            self.add(sc, tab)
+            if len(sc) == 2 and sc not in by_scope:
+                # (`add` for a new pair, inlined: the bulk of a core's factors)
+                a, b = sc
+                ra, rb = rank[a], rank[b]
+                buckets[ra if ra < rb else rb].append(by_scope.setdefault(sc, [sc, tab]))
+            else:
+                add(sc, tab)
 
     def add(self, sc: tuple[int, ...], tab: list[float]) -> None:
         if not sc:
@@ -222,6 +237,7 @@ class _OrderedEliminator:
         ks = self.ks
         counts = self.counts
         by_scope, buckets, rank, log = self.by_scope, self.buckets, self.rank, self.log
+        scopes = self.scopes
         pop = by_scope.pop
         get = by_scope.get
         cells = self.cells
@@ -241,7 +257,7 @@ class _OrderedEliminator:
                     continue
                 for ent in facs:
                     pop(ent[0])
-                scope, mins = _combine(x, facs, ks)  # type: ignore[arg-type]
+                scope, mins = _combine(x, facs, ks, scopes[i] if scopes is not None else None)  # type: ignore[arg-type]
                 cells += len(mins) * ks[x]
                 n = len(scope)
                 if n > width:
@@ -279,19 +295,42 @@ def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int],
         kx = ks[x]
         s: list[float] | None = None
         for sc, tab in facs:
-            base = 0
-            step = 0
-            stride = 1
-            for v in reversed(sc):
-                if v == x:
-                    step = stride
+            # Unaries and pairs (the bulk) directly; wider scopes by their strides.
+            n = len(sc)
+            if n == 1:
+                col = tab
+            elif n == 2:
+                a, b = sc
+                if a == x:
+                    kb = ks[b]
+                    col = tab[val[b] : val[b] + kb * kx : kb]
                 else:
-                    base += val[v] * stride
-                stride *= ks[v]
-            col = tab[base : base + step * kx : step] if step else [tab[base]] * kx
+                    base = val[a] * kx
+                    col = tab[base : base + kx]
+            else:
+                col = _column(x, sc, tab, ks, val, kx)
             s = col if s is None else list(map(_add, s, col))
         assert s is not None
         val[x] = s.index(min(s))
+
+
+def _column(x: int, sc: tuple[int, ...], tab: list[float], ks: dict[int, int] | list[int],
+            val: dict[int, int], kx: int) -> list[float]:
+    """x's cells of table `tab` over `sc` with every other block of `sc` at its value.
+
+    >>> _column(1, (0, 1, 2), list(map(float, range(8))), [2, 2, 2], {0: 1, 2: 0}, 2)
+    [4.0, 6.0]
+    """
+    base = 0
+    step = 0
+    stride = 1
+    for v in reversed(sc):
+        if v == x:
+            step = stride
+        else:
+            base += val[v] * stride
+        stride *= ks[v]
+    return tab[base : base + step * kx : step] if step else [tab[base]] * kx
 
 
 def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
@@ -321,13 +360,15 @@ def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
 
 
 def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_cap: int, total_cap: int,
-               order: list[int] | None = None, copy: bool = True) -> int:
+               order: list[int] | None = None, copy: bool = True,
+               scopes: list[tuple[int, ...]] | None = None) -> int:
     """Cells the elimination would build on this interaction graph, eliminating the block
     with the cheapest joint table first (ties by block), or -1 when a table or the total
     exceeds its cap.
     `order`, when given, receives the blocks in elimination order (complete only when
     the result is not -1); `copy=False` lets it consume `adj` (a graph the caller built
-    for this call only).
+    for this call only); `scopes`, when given, receives each step's new scope (the
+    block's neighbours then, sorted), which the elimination's steps need not recompute.
 
     >>> adj = {0: {1, 2}, 1: {0, 2, 3}, 2: {0, 1, 3}, 3: {1, 2}}
     >>> order: list[int] = []
@@ -339,13 +380,13 @@ def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_c
     if copy:
         adj = {v: set(a) for v, a in adj.items()}
 
+    get = ks.__getitem__
+
     def key(x: int) -> int:
-        c = ks[x]
-        for y in adj[x]:
-            c *= ks[y]
-            if c > table_cap:
-                return table_cap + 1
-        return c
+        # The product is monotone in its factors (sizes >= 1): over the cap at the end
+        # exactly when some prefix is, so one C-level product serves.
+        c = ks[x] * prod(map(get, adj[x]))
+        return c if c <= table_cap else table_cap + 1
 
     cur = {v: key(v) for v in sorted(adj)}
     heap = [(k, v) for v, k in cur.items()]
@@ -367,7 +408,10 @@ def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_c
             ay.discard(x)
             ay.update(nbx)
             ay.discard(y)
-        for y in sorted(nbx):
+        snb = sorted(nbx)
+        if scopes is not None:
+            scopes.append(tuple(snb))
+        for y in snb:
             ky = key(y)
             if cur[y] != ky:
                 cur[y] = ky

@@ -151,12 +151,14 @@ def _solve(
     stages_done = 0
     core_n = -1  # the core's block count while dp_cost is known
     order: list[int] = []  # the elimination order of the core while dp_cost is known
+    scopes: list[tuple[int, ...]] = []  # and each step's new scope
     while budget.reductions and core_factors and const < INF:
         core_adj = _adjacency(core_factors)
         core_n = len(core_adj)
         order = []
         # (The symbolic elimination may consume this graph: nothing else reads it.)
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False)
+        scopes = []
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -215,11 +217,12 @@ def _solve(
         adj = _adjacency(core_factors)
         core_n = len(adj)
         order = []
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False)
+        scopes = []
+        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
     stats["core_blocks"] = core_n
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
-        el = _OrderedEliminator(cur_ks, core_factors, const, order)
+        el = _OrderedEliminator(cur_ks, core_factors, const, order, scopes)
         try:
             el.run(deadline)
         except _Timeout:
