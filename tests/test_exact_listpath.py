@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from placement_cli.graph import bits
 from placement_cli.passes.prune import prune
 from placement_cli.pipeline import parse_plan
+from placement_cli.solvers.exact.elimination import _adjacency
 from placement_cli.solvers.exact.model import INF, _build
 from placement_cli.solvers.exact.model import _Model as _ModelT
 from placement_cli.solvers.exact.reductions import _reduce, _reduce_core, _undo_reductions
@@ -287,7 +288,9 @@ def test_reduce_on_plans_equals_reference(plan: dict[str, Any]) -> None:
     assume(a is not None)
     assert a is not None and b is not None
     n = g.n_blocks
-    const, log, factors, counts = _reduce(a, n)
+    adj: dict[int, set[int]] = {}
+    const, log, factors, counts = _reduce(a, n, adj)
+    assert adj == _adjacency(factors)
     nbr: list[Any] = [None] * n
     for v in b.ks:
         nbr[v] = {}

@@ -140,8 +140,11 @@ def _solve(
     n = g.n_blocks
     stages: list[tuple[list[Reduction], dict[int, int], dict[int, list[int]] | None, list[int]]] = []
     counts = [0, 0, 0]
+    # The core's interaction graph as the reductions leave it (None: derive it).
+    known_adj: dict[int, set[int]] | None = None
     if budget.reductions:
-        const, rlog, core_factors, counts = _reduce(model, n)
+        known_adj = {}
+        const, rlog, core_factors, counts = _reduce(model, n, known_adj)
     else:
         const, rlog, core_factors = model.constant, [], model.factors()
     stages.append((rlog, ks, None, []))
@@ -153,7 +156,8 @@ def _solve(
     order: list[int] = []  # the elimination order of the core while dp_cost is known
     scopes: list[tuple[int, ...]] = []  # and each step's new scope
     while budget.reductions and core_factors and const < INF:
-        core_adj = _adjacency(core_factors)
+        core_adj = known_adj if known_adj is not None else _adjacency(core_factors)
+        known_adj = None
         core_n = len(core_adj)
         order = []
         # (The symbolic elimination may consume this graph: nothing else reads it.)
@@ -176,7 +180,8 @@ def _solve(
         m2, keep, fixed2, r = d
         removed += r
         m2.constant += const
-        const, rlog, core_factors, c2 = _reduce(m2, n)
+        known_adj = {}
+        const, rlog, core_factors, c2 = _reduce(m2, n, known_adj)
         counts = [a + b for a, b in zip(counts, c2, strict=True)]
         stages.append((rlog, m2.ks, keep, fixed2))
         cur_ks = m2.ks
@@ -214,7 +219,7 @@ def _solve(
     timed_out = False
     lb = -INF
     if dp_cost is None:
-        adj = _adjacency(core_factors)
+        adj = known_adj if known_adj is not None else _adjacency(core_factors)
         core_n = len(adj)
         order = []
         scopes = []

@@ -10,13 +10,16 @@ from placement_cli.solvers.exact.model import INF, Factor, _Model
 Reduction = tuple[int, int, int, list[float], list[float] | None, list[float] | None]
 
 
-def _reduce(model: _Model, n: int) -> tuple[float, list[Reduction], list[Factor], list[int]]:
+def _reduce(model: _Model, n: int, adj: dict[int, set[int]] | None = None,
+            ) -> tuple[float, list[Reduction], list[Factor], list[int]]:
     """PBQP reductions R0, R1, R2 on the pairwise model until every block left has three
     or more neighbours: exact under min-sum algebra, and far cheaper than the generic
     elimination for the bulk of a structured plan (trees and series-parallel parts).
 
     Returns the constant, the reduction log, the factors over the blocks left (the core)
-    and the counts (R0, R1, R2).
+    and the counts (R0, R1, R2). `adj`, when given, receives the core's interaction
+    graph (what `_adjacency` would derive from those factors: the neighbour tables
+    know it already).
     """
     ks = model.ks
     unary = model.unary
@@ -36,6 +39,9 @@ def _reduce(model: _Model, n: int) -> tuple[float, list[Reduction], list[Factor]
                 factors.append(((a, b), tab))
     for a in rest:
         factors.append(((a,), unary[a]))  # type: ignore[arg-type]
+    if adj is not None:
+        for a in rest:
+            adj[a] = set(nbr[a])  # type: ignore[arg-type]
     return const, log, factors, counts
 
 
