@@ -173,7 +173,7 @@ def _r1_two(ux: list[float], t: list[float], uy: list[float], ky: int, x_rows: b
         q = a1 + t3
         uy[1] += p if p <= q else q
         return
-    r0, r1 = _rows(t, 2, ky, x_rows)
+    r0, r1 = (t[:ky], t[ky:]) if x_rows else (t[0::2], t[1::2])
     for j in range(ky):
         p = a0 + r0[j]
         q = a1 + r1[j]
@@ -188,6 +188,20 @@ def _r1_three(ux: list[float], t: list[float], uy: list[float], ky: int, x_rows:
     [5.0, 11.0]
     """
     a0, a1, a2 = ux
+    if ky == 2:
+        if x_rows:
+            t0, t1, t2, t3, t4, t5 = t
+        else:
+            t0, t2, t4, t1, t3, t5 = t
+        p = a0 + t0
+        q = a1 + t2
+        r = a2 + t4
+        uy[0] += (p if p <= r else r) if p <= q else (q if q <= r else r)
+        p = a0 + t1
+        q = a1 + t3
+        r = a2 + t5
+        uy[1] += (p if p <= r else r) if p <= q else (q if q <= r else r)
+        return
     r0, r1, r2 = _rows(t, 3, ky, x_rows)
     for j in range(ky):
         p = a0 + r0[j]
@@ -226,18 +240,11 @@ def _r2_two(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: int,
         c6 = r + z1
         c7 = w + z3
         return [c0 if c0 <= c1 else c1, c2 if c2 <= c3 else c3, c4 if c4 <= c5 else c5, c6 if c6 <= c7 else c7]
-    ry0, ry1 = _rows(ty, 2, ky, x_rows_y)
-    zs = list(zip(*_rows(tz, 2, kz, x_rows_z), strict=True))
-    tab: list[float] = []
-    app = tab.append
-    for j in range(ky):
-        p = a0 + ry0[j]
-        q = a1 + ry1[j]
-        for z0, z1 in zs:
-            c = p + z0
-            d = q + z1
-            app(c if c <= d else d)
-    return tab
+    # (Slices inline: a helper's call cost more than the slicing.)
+    ry0, ry1 = (ty[:ky], ty[ky:]) if x_rows_y else (ty[0::2], ty[1::2])
+    zs = list(zip(tz[:kz], tz[kz:]) if x_rows_z else zip(tz[0::2], tz[1::2]))  # noqa: B905
+    return [c if (c := p + z0) <= (d := q + z1) else d
+            for p, q in zip([a0 + v for v in ry0], [a1 + v for v in ry1], strict=True) for z0, z1 in zs]
 
 
 def _r2_three(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: int,
@@ -248,6 +255,27 @@ def _r2_three(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: in
     [3.0, 2.0, 1.0, 1.0]
     """
     a0, a1, a2 = ux
+    if ky == 2 and kz == 2:
+        # x's value i, y's j: y<i><j>; z's c: z<i><c>
+        if x_rows_y:
+            y00, y01, y10, y11, y20, y21 = ty
+        else:
+            y00, y10, y20, y01, y11, y21 = ty
+        if x_rows_z:
+            z00, z01, z10, z11, z20, z21 = tz
+        else:
+            z00, z10, z20, z01, z11, z21 = tz
+        out = []
+        for p, q, r in ((a0 + y00, a1 + y10, a2 + y20), (a0 + y01, a1 + y11, a2 + y21)):
+            c = p + z00
+            d = q + z10
+            e = r + z20
+            out.append((c if c <= e else e) if c <= d else (d if d <= e else e))
+            c = p + z01
+            d = q + z11
+            e = r + z21
+            out.append((c if c <= e else e) if c <= d else (d if d <= e else e))
+        return out
     y0, y1, y2 = _rows(ty, 3, ky, x_rows_y)
     zs = list(zip(*_rows(tz, 3, kz, x_rows_z), strict=True))
     tab: list[float] = []
