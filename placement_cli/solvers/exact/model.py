@@ -92,7 +92,8 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     blocks are joined by a forbidden transition.
 
     Tables depend only on (matrix, source domain, destination domain, orientation), and
-    matrices are interned by the graph, so most edges hit a memo. Single-target blocks
+    matrices are interned by the graph, so most edges hit a memo (keyed by the matrix
+    itself: it hashes by identity). Single-target blocks
     are conditioned away at once: their edges become unary terms of the other side (or
     constants), in edge order so that the sums are reproducible. Per-block lists come
     from comprehensions (domains' value lists are shared: nothing writes them), and a
@@ -117,7 +118,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     unary: list[list[float] | None] = [[row[t] for t in vs] if vs else None for row, vs in zip(cost, values, strict=True)]
 
     memo: dict[Any, list[float]] = {}
-    key: tuple[int, ...]
+    key: tuple[Any, ...]
     pairs: dict[tuple[int, int], list[float]] = {}
     constant = 0.0
     get = memo.get
@@ -128,7 +129,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             if not live[u]:
                 continue
             if u == v:
-                key = (id(m), doms[u], 5)
+                key = (m, doms[u], 5)
                 tab = get(key)
                 if tab is None:
                     nm = m.n
@@ -144,7 +145,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
                     return None
                 constant += c
                 continue
-            key = (id(m), su, doms[v], 2)
+            key = (m, su, doms[v], 2)
             tab = get(key)
             if tab is None:
                 nm = m.n
@@ -162,7 +163,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
         if sv >= 0:
             if not live[u]:
                 continue
-            key = (id(m), doms[u], sv, 3)
+            key = (m, doms[u], sv, 3)
             tab = get(key)
             if tab is None:
                 nm = m.n
@@ -177,10 +178,10 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
                 uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
             continue
         if u < v:
-            key = (id(m), doms[u], doms[v], 0)
+            key = (m, doms[u], doms[v], 0)
             pk = (u, v)
         else:
-            key = (id(m), doms[u], doms[v], 1)
+            key = (m, doms[u], doms[v], 1)
             pk = (v, u)
         tab = get(key)
         if tab is None:
