@@ -403,16 +403,18 @@ def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_c
         if order is not None:
             order.append(x)
         nbx = adj.pop(x)
+        if scopes is not None:
+            scopes.append(tuple(sorted(nbx)))
+        # A neighbour's new set depends on x's neighbours only, so its key is known at
+        # once; the order of the pushes does not matter (the heap pops by (key, block)).
         for y in nbx:
             ay = adj[y]
             ay.discard(x)
             ay.update(nbx)
             ay.discard(y)
-        snb = sorted(nbx)
-        if scopes is not None:
-            scopes.append(tuple(snb))
-        for y in snb:
-            ky = key(y)
+            ky = ks[y] * prod(map(get, ay))  # (`key`, inlined)
+            if ky > table_cap:
+                ky = table_cap + 1
             if cur[y] != ky:
                 cur[y] = ky
                 heappush(heap, (ky, y))
