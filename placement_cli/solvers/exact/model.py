@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from itertools import compress
 from operator import add as _add
+from operator import itemgetter
 from typing import Any
 
 from placement_cli.graph import Graph, bits
@@ -115,7 +116,13 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     values = list(map(vmemo.__getitem__, doms))
     ks = {b: len(vs) for b, vs in enumerate(values) if len(vs) > 1}
     fixed = dict.fromkeys([b for b, t in enumerate(single) if t >= 0], 0)
-    unary: list[list[float] | None] = [[row[t] for t in vs] if vs else None for row, vs in zip(cost, values, strict=True)]
+    # Each block's own unary list (the reductions add into it): one C-level gather per
+    # block with two or more values.
+    gm = {d: itemgetter(*vs) if len(vs) > 1 else None for d, vs in vmemo.items()}
+    unary: list[list[float] | None] = [
+        list(ig(row)) if ig is not None else [row[vs[0]]] if vs else None
+        for row, ig, vs in zip(cost, map(gm.__getitem__, doms), values, strict=True)
+    ]
 
     memo: dict[Any, list[float]] = {}
     key: tuple[Any, ...]
@@ -123,11 +130,15 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     constant = 0.0
     get = memo.get
     add = _add
-    for u, v, m in zip(g.edge_src, g.edge_dst, g.edge_mat, strict=True):
+    edge_src, edge_dst, edge_mat = g.edge_src, g.edge_dst, g.edge_mat
+    if doms is not domains:  # (some block is dead: only live blocks' edges count)
+        keep = [live[u] for u in edge_src]
+        edge_src = tuple(compress(edge_src, keep))
+        edge_dst = tuple(compress(edge_dst, keep))
+        edge_mat = tuple(compress(edge_mat, keep))
+    for u, v, m in zip(edge_src, edge_dst, edge_mat, strict=True):
         su = single[u]
         if su >= 0 or u == v:
-            if not live[u]:
-                continue
             if u == v:
                 key = (m, doms[u], 5)
                 tab = get(key)
@@ -161,8 +172,6 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             continue
         sv = single[v]
         if sv >= 0:
-            if not live[u]:
-                continue
             key = (m, doms[u], sv, 3)
             tab = get(key)
             if tab is None:
@@ -185,8 +194,6 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             pk = (v, u)
         tab = get(key)
         if tab is None:
-            if not live[u]:
-                continue
             nm = m.n
             mc = m.cost
             if u < v:
@@ -194,8 +201,6 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             else:
                 raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
             tab = memo[key] = [INF if c is None else c for c in raw]
-        elif not live[u]:
-            continue
         old = pairs.get(pk)
         pairs[pk] = tab if old is None else list(map(add, old, tab))
     for b in fixed:
