@@ -211,6 +211,19 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
     for f in ("values", "ks", "unary", "pairs", "constant", "fixed", "n_terms"):
         assert _bits(getattr(got, f)) == _bits(getattr(want, f)), f
     assert list(got.pairs) == list(want.pairs) and list(got.ks) == list(want.ks)
+    # The neighbour tables `_build` hands to `_reduce`: what `_reduce` derived from the
+    # pairs before, entry order included (it orders the core's factors).
+    nbr: list[Any] = [None] * g.n_blocks
+    for v in want.ks:
+        nbr[v] = {}
+    for (x, y), tab in want.pairs.items():
+        nbr[x][y] = tab
+        nbr[y][x] = tab
+    assert got.nbr is not None
+    assert _bits(got.nbr) == _bits(nbr)
+    assert [list(d) if d is not None else None for d in got.nbr] == [list(d) if d is not None else None for d in nbr]
+    for (x, y), tab in got.pairs.items():
+        assert got.nbr[x][y] is tab and got.nbr[y][x] is tab  # type: ignore[index]
 
 
 def _reference_undo(log: list[Any], ks: Any, val: dict[int, int]) -> None:

@@ -36,6 +36,9 @@ class _Model:
     constant: float
     fixed: dict[int, int]  # block -> local value (0), for single-target blocks
     n_terms: int
+    # The pairs as per-block neighbour tables (None for other blocks), when `_build` made
+    # them (the reductions take them over: None after `_reduce`).
+    nbr: list[dict[int, list[float]] | None] | None = None
 
     def factors(self) -> list[Factor]:
         out: list[Factor] = [(ab, tab) for ab, tab in self.pairs.items()]
@@ -127,6 +130,12 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     memo: dict[Any, list[float]] = {}
     key: tuple[Any, ...]
     pairs: dict[tuple[int, int], list[float]] = {}
+    # Each pair is also entered in both blocks' neighbour tables (in the order
+    # `_reduce` would enter them from `pairs`: first occurrence): it saves the reductions
+    # a pass over the pairs.
+    nbr: list[dict[int, list[float]] | None] = [None] * g.n_blocks
+    for b in ks:
+        nbr[b] = {}
     constant = 0.0
     get = memo.get
     add = _add
@@ -164,9 +173,9 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
                 tab = memo[key] = [INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]]
             uw = unary[v]
             if len(tab) == 2:
-                a, b = tab
-                uw[0] += a  # type: ignore[index]
-                uw[1] += b  # type: ignore[index]
+                c0, c1 = tab
+                uw[0] += c0  # type: ignore[index]
+                uw[1] += c1  # type: ignore[index]
             else:
                 uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
             continue
@@ -180,18 +189,18 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
                 tab = memo[key] = [INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]]
             uw = unary[u]
             if len(tab) == 2:
-                a, b = tab
-                uw[0] += a  # type: ignore[index]
-                uw[1] += b  # type: ignore[index]
+                c0, c1 = tab
+                uw[0] += c0  # type: ignore[index]
+                uw[1] += c1  # type: ignore[index]
             else:
                 uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
             continue
         if u < v:
             key = (m, doms[u], doms[v], 0)
-            pk = (u, v)
+            a, b = u, v
         else:
             key = (m, doms[u], doms[v], 1)
-            pk = (v, u)
+            a, b = v, u
         tab = get(key)
         if tab is None:
             nm = m.n
@@ -201,13 +210,16 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             else:
                 raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
             tab = memo[key] = [INF if c is None else c for c in raw]
-        old = pairs.get(pk)
-        pairs[pk] = tab if old is None else list(map(add, old, tab))
+        na = nbr[a]
+        old = na.get(b)  # type: ignore[union-attr]
+        if old is not None:
+            tab = list(map(add, old, tab))
+        pairs[a, b] = na[b] = nbr[b][a] = tab  # type: ignore[index]
     for b in fixed:
         constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
-    return _Model(values, ks, unary, pairs, constant, fixed, n_terms)
+    return _Model(values, ks, unary, pairs, constant, fixed, n_terms, nbr)
 
 
 # A reduction log entry: (x, y, z, x's unary, table x-y, table x-z); y, z = -1 if absent.

@@ -23,12 +23,16 @@ def _reduce(model: _Model, n: int, adj: dict[int, set[int]] | None = None,
     """
     ks = model.ks
     unary = model.unary
-    nbr: list[dict[int, list[float]] | None] = [None] * n
-    for b in ks:
-        nbr[b] = {}
-    for (a, b), tab in model.pairs.items():
-        nbr[a][b] = tab  # type: ignore[index]
-        nbr[b][a] = tab  # type: ignore[index]
+    nbr = model.nbr
+    if nbr is not None:
+        model.nbr = None  # (the reductions change them in place)
+    else:
+        nbr = [None] * n
+        for b in ks:
+            nbr[b] = {}
+        for (a, b), tab in model.pairs.items():
+            nbr[a][b] = tab  # type: ignore[index]
+            nbr[b][a] = tab  # type: ignore[index]
     counts = [0, 0, 0]
     const, log = _reduce_core(ks, unary, nbr, list(ks), n, model.constant, counts)
     rest = [b for b in ks if nbr[b] is not None]
