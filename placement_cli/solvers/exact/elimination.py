@@ -211,8 +211,12 @@ class _OrderedEliminator:
         buckets = self.buckets
         add = self.add
         for sc, tab in factors:
-            if len(sc) == 2 and sc not in by_scope:
-                # (`add` for a new pair, inlined: the bulk of a core's factors)
+            n = len(sc)
+            if n and n <= 2 and sc not in by_scope:
+                # (`add` for a new unary or pair, inlined: a core's factors)
+                if n == 1:
+                    buckets[rank[sc[0]]].append(by_scope.setdefault(sc, [sc, tab]))
+                    continue
                 a, b = sc
                 ra, rb = rank[a], rank[b]
                 buckets[ra if ra < rb else rb].append(by_scope.setdefault(sc, [sc, tab]))

@@ -90,7 +90,20 @@ def _reduce_core(
             ((y, t),) = nx.items()  # type: ignore[union-attr]
             ky = ks[y]
             uy = unary[y]
-            if kx == 2:
+            if kx == 2 and ky == 2:
+                # (`_r1_two`'s 2 x 2 case inlined: the commonest step)
+                a0, a1 = ux  # type: ignore[misc]
+                if x < y:
+                    t0, t1, t2, t3 = t
+                else:
+                    t0, t2, t1, t3 = t
+                p = a0 + t0
+                q = a1 + t2
+                uy[0] += p if p <= q else q  # type: ignore[index]
+                p = a0 + t1
+                q = a1 + t3
+                uy[1] += p if p <= q else q  # type: ignore[index]
+            elif kx == 2:
                 _r1_two(ux, t, uy, ky, x < y)  # type: ignore[arg-type]
             elif kx == 3:
                 _r1_three(ux, t, uy, ky, x < y)  # type: ignore[arg-type]
