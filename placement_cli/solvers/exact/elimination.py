@@ -385,14 +385,11 @@ def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_c
         adj = {v: set(a) for v, a in adj.items()}
 
     get = ks.__getitem__
-
-    def key(x: int) -> int:
-        # The product is monotone in its factors (sizes >= 1): over the cap at the end
-        # exactly when some prefix is, so one C-level product serves.
-        c = ks[x] * prod(map(get, adj[x]))
-        return c if c <= table_cap else table_cap + 1
-
-    cur = {v: key(v) for v in sorted(adj)}
+    # A block's key: its joint table's cells, capped at table_cap + 1. The product is
+    # monotone in its factors (sizes >= 1): over the cap at the end exactly when some
+    # prefix is, so one C-level product serves.
+    over = table_cap + 1
+    cur = {v: min(ks[v] * prod(map(get, adj[v])), over) for v in sorted(adj)}
     heap = [(k, v) for v, k in cur.items()]
     heap.sort()
     total = 0
@@ -416,9 +413,9 @@ def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_c
             ay.discard(x)
             ay.update(nbx)
             ay.discard(y)
-            ky = ks[y] * prod(map(get, ay))  # (`key`, inlined)
+            ky = ks[y] * prod(map(get, ay))
             if ky > table_cap:
-                ky = table_cap + 1
+                ky = over
             if cur[y] != ky:
                 cur[y] = ky
                 heappush(heap, (ky, y))
