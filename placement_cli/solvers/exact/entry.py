@@ -140,8 +140,11 @@ def _solve(
     n = g.n_blocks
     stages: list[tuple[list[Reduction], dict[int, int], dict[int, list[int]] | None, list[int]]] = []
     counts = [0, 0, 0]
+    # The core's interaction graph as the reductions leave it (None: derive it).
+    known_adj: dict[int, set[int]] | None = None
     if budget.reductions:
-        const, rlog, core_factors, counts = _reduce(model, n)
+        known_adj = {}
+        const, rlog, core_factors, counts = _reduce(model, n, known_adj)
     else:
         const, rlog, core_factors = model.constant, [], model.factors()
     stages.append((rlog, ks, None, []))
@@ -151,12 +154,15 @@ def _solve(
     stages_done = 0
     core_n = -1  # the core's block count while dp_cost is known
     order: list[int] = []  # the elimination order of the core while dp_cost is known
+    scopes: list[tuple[int, ...]] = []  # and each step's new scope
     while budget.reductions and core_factors and const < INF:
-        core_adj = _adjacency(core_factors)
+        core_adj = known_adj if known_adj is not None else _adjacency(core_factors)
+        known_adj = None
         core_n = len(core_adj)
         order = []
         # (The symbolic elimination may consume this graph: nothing else reads it.)
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False)
+        scopes = []
+        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -174,7 +180,8 @@ def _solve(
         m2, keep, fixed2, r = d
         removed += r
         m2.constant += const
-        const, rlog, core_factors, c2 = _reduce(m2, n)
+        known_adj = {}
+        const, rlog, core_factors, c2 = _reduce(m2, n, known_adj)
         counts = [a + b for a, b in zip(counts, c2, strict=True)]
         stages.append((rlog, m2.ks, keep, fixed2))
         cur_ks = m2.ks
@@ -197,13 +204,9 @@ def _solve(
             if keep is not None:
                 for b, kept in keep.items():
                     val[b] = kept[val[b]]
-        for b, a in model.fixed.items():
-            val[b] = a
-        out = [UNASSIGNED] * n
-        for b in range(n):
-            if g.live[b]:
-                out[b] = model.values[b][val[b]]
-        return tuple(out)
+        val.update(model.fixed)
+        # (A live block's value list is never empty, a dead block's always is.)
+        return tuple([vs[val[b]] if vs else UNASSIGNED for b, vs in enumerate(model.values)])
 
     if const == INF:
         return ExactOutcome(None, True, True, INF, stats)
@@ -216,14 +219,15 @@ def _solve(
     timed_out = False
     lb = -INF
     if dp_cost is None:
-        adj = _adjacency(core_factors)
+        adj = known_adj if known_adj is not None else _adjacency(core_factors)
         core_n = len(adj)
         order = []
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False)
+        scopes = []
+        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
     stats["core_blocks"] = core_n
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
-        el = _OrderedEliminator(cur_ks, core_factors, const, order)
+        el = _OrderedEliminator(cur_ks, core_factors, const, order, scopes)
         try:
             el.run(deadline)
         except _Timeout:

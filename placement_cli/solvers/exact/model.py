@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import compress
 from operator import add as _add
+from operator import itemgetter
+from typing import Any
 
 from placement_cli.graph import Graph, bits
 
@@ -33,6 +36,9 @@ class _Model:
     constant: float
     fixed: dict[int, int]  # block -> local value (0), for single-target blocks
     n_terms: int
+    # The pairs as per-block neighbour tables (None for other blocks), when `_build` made
+    # them (the reductions take them over: None after `_reduce`).
+    nbr: list[dict[int, list[float]] | None] | None = None
 
     def factors(self) -> list[Factor]:
         out: list[Factor] = [(ab, tab) for ab, tab in self.pairs.items()]
@@ -87,92 +93,133 @@ def _core_integral(factors: list[Factor], constant: float) -> bool:
 
 def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     """The model, or None when some live block has an empty domain or two single-target
-    blocks are joined by a forbidden transition."""
-    n = g.n_blocks
-    live = g.live
-    values: list[list[int]] = [[] for _ in range(n)]
-    unary: list[list[float] | None] = [None] * n
-    single = [-1] * n  # the target of a live single-target block
-    ks: dict[int, int] = {}
-    fixed: dict[int, int] = {}
-    constant = 0.0
-    cost = g.cost
-    dom_memo: dict[int, list[int]] = {}
-    for b in range(n):
-        if not live[b]:
-            continue
-        dom = domains[b]
-        if dom & (dom - 1) == 0:
-            if dom == 0:
-                return None
-            t = dom.bit_length() - 1
-            values[b] = [t]
-            single[b] = t
-            fixed[b] = 0
-            unary[b] = [cost[b][t]]
-        else:
-            vs = dom_memo.get(dom)
-            if vs is None:
-                vs = dom_memo[dom] = bits(dom)
-            values[b] = vs
-            ks[b] = len(vs)
-            row = cost[b]
-            unary[b] = [row[t] for t in vs]
+    blocks are joined by a forbidden transition.
 
-    # Tables depend only on (matrix, source domain, destination domain, orientation), and
-    # matrices are interned by the graph, so most edges hit this memo. Single-target
-    # blocks are conditioned away at once: their edges become unary terms of the other
-    # side (or constants), in edge order so that the sums are reproducible.
-    memo: dict[tuple[int, int, int, int], list[float]] = {}
+    Tables depend only on (matrix, source domain, destination domain, orientation), and
+    matrices are interned by the graph, so most edges hit a memo (keyed by the matrix
+    itself: it hashes by identity). Single-target blocks
+    are conditioned away at once: their edges become unary terms of the other side (or
+    constants), in edge order so that the sums are reproducible. Per-block lists come
+    from comprehensions (domains' value lists are shared: nothing writes them), and a
+    unary term is added in place (a 2-value one written out), which halved that part.
+    """
+    live = g.live
+    cost = g.cost
+    if all(live):
+        if 0 in domains:
+            return None
+        doms = domains
+    else:
+        doms = tuple(d if lv else 0 for d, lv in zip(domains, live, strict=True))
+        if 0 in compress(domains, live):
+            return None
+    # single[b]: the target of a live single-target block, else -1 (also for dead ones).
+    single = [d.bit_length() - 1 if not d & (d - 1) else -1 for d in doms]
+    vmemo = {d: bits(d) for d in dict.fromkeys(doms)}
+    values = list(map(vmemo.__getitem__, doms))
+    ks = {b: len(vs) for b, vs in enumerate(values) if len(vs) > 1}
+    fixed = dict.fromkeys([b for b, t in enumerate(single) if t >= 0], 0)
+    # Each block's own unary list (the reductions add into it): one C-level gather per
+    # block with two or more values.
+    gm = {d: itemgetter(*vs) if len(vs) > 1 else None for d, vs in vmemo.items()}
+    unary: list[list[float] | None] = [
+        list(ig(row)) if ig is not None else [row[vs[0]]] if vs else None
+        for row, ig, vs in zip(cost, map(gm.__getitem__, doms), values, strict=True)
+    ]
+
+    memo: dict[Any, list[float]] = {}
+    key: tuple[Any, ...]
     pairs: dict[tuple[int, int], list[float]] = {}
+    # Each pair is also entered in both blocks' neighbour tables (in the order
+    # `_reduce` would enter them from `pairs`: first occurrence): it saves the reductions
+    # a pass over the pairs.
+    nbr: list[dict[int, list[float]] | None] = [None] * g.n_blocks
+    for b in ks:
+        nbr[b] = {}
+    constant = 0.0
+    get = memo.get
+    add = _add
     edge_src, edge_dst, edge_mat = g.edge_src, g.edge_dst, g.edge_mat
-    for e in range(g.n_edges):
-        u = edge_src[e]
-        if not live[u]:
+    if doms is not domains:  # (some block is dead: only live blocks' edges count)
+        keep = [live[u] for u in edge_src]
+        edge_src = tuple(compress(edge_src, keep))
+        edge_dst = tuple(compress(edge_dst, keep))
+        edge_mat = tuple(compress(edge_mat, keep))
+    for u, v, m in zip(edge_src, edge_dst, edge_mat, strict=True):
+        su = single[u]
+        if su >= 0 or u == v:
+            if u == v:
+                key = (m, doms[u], 5)
+                tab = get(key)
+                if tab is None:
+                    nm = m.n
+                    mc = m.cost
+                    tab = memo[key] = [INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]]
+                uw = unary[u]
+                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
+                continue
+            sv = single[v]
+            if sv >= 0:
+                c = m.cost[su * m.n + sv]
+                if c is None:
+                    return None
+                constant += c
+                continue
+            key = (m, su, doms[v], 2)
+            tab = get(key)
+            if tab is None:
+                nm = m.n
+                mc = m.cost
+                tab = memo[key] = [INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]]
+            uw = unary[v]
+            if len(tab) == 2:
+                c0, c1 = tab
+                uw[0] += c0  # type: ignore[index]
+                uw[1] += c1  # type: ignore[index]
+            else:
+                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
             continue
-        v = edge_dst[e]
-        m = edge_mat[e]
-        su, sv = single[u], single[v]
-        if u == v:
-            un = unary[u]
-            for i, t in enumerate(values[u]):
-                c = m.cost[t * m.n + t]
-                un[i] = INF if c is None else un[i] + c  # type: ignore[index]
+        sv = single[v]
+        if sv >= 0:
+            key = (m, doms[u], sv, 3)
+            tab = get(key)
+            if tab is None:
+                nm = m.n
+                mc = m.cost
+                tab = memo[key] = [INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]]
+            uw = unary[u]
+            if len(tab) == 2:
+                c0, c1 = tab
+                uw[0] += c0  # type: ignore[index]
+                uw[1] += c1  # type: ignore[index]
+            else:
+                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
             continue
-        if su >= 0 and sv >= 0:
-            c = m.cost[su * m.n + sv]
-            if c is None:
-                return None
-            constant += c
-            continue
-        # mode: 0 pair u-rows, 1 pair v-rows, 2 unary on v (u fixed), 3 unary on u (v fixed)
-        mode = 2 if su >= 0 else 3 if sv >= 0 else (1 if u > v else 0)
-        key = (id(m), domains[u], domains[v], mode)
-        tab = memo.get(key)
+        if u < v:
+            key = (m, doms[u], doms[v], 0)
+            a, b = u, v
+        else:
+            key = (m, doms[u], doms[v], 1)
+            a, b = v, u
+        tab = get(key)
         if tab is None:
             nm = m.n
             mc = m.cost
-            if mode == 0:
+            if u < v:
                 raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
-            elif mode == 1:
-                raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
-            elif mode == 2:
-                raw = [mc[su * nm + d] for d in values[v]]
             else:
-                raw = [mc[s * nm + sv] for s in values[u]]
+                raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
             tab = memo[key] = [INF if c is None else c for c in raw]
-        if mode >= 2:
-            w = v if mode == 2 else u
-            unary[w] = list(map(_add, unary[w], tab))  # type: ignore[arg-type]
-            continue
-        pk = (v, u) if mode == 1 else (u, v)
-        old = pairs.get(pk)
-        pairs[pk] = tab if old is None else list(map(_add, old, tab))
+        na = nbr[a]
+        old = na.get(b)  # type: ignore[union-attr]
+        if old is not None:
+            tab = list(map(add, old, tab))
+        pairs[a, b] = na[b] = nbr[b][a] = tab  # type: ignore[index]
     for b in fixed:
         constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
-    return _Model(values, ks, unary, pairs, constant, fixed, n_terms)
+    return _Model(values, ks, unary, pairs, constant, fixed, n_terms, nbr)
 
 
 # A reduction log entry: (x, y, z, x's unary, table x-y, table x-z); y, z = -1 if absent.
