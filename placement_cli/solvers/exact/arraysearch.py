@@ -211,12 +211,11 @@ class ArrayNodes:
         if self.budget.handoff_dominance:
             dirty = [x for x in xs if INF in un[x]]  # type: ignore[operator]
         else:
-            # Only the blocks the fixing left with one value (or none): they are conditioned away
-            # (and their neighbours masked then). Dead-end elimination over every block
+            # Only the blocks the fixing left with one value (or none): they are
+            # conditioned away (and their neighbours masked then). Dead-end elimination over every block
             # that lost a value found next to nothing here (the same nodes and sweeps
             # on random cores of 120 to 300 blocks) and was a third of the node.
             dirty = [x for x in xs if un[x].count(INF) >= len(un[x]) - 1]  # type: ignore[union-attr, arg-type]
-
         self._node(un, nb, xs, self.constant0, [], lb, dirty)
 
     # Provided by `_PairSearch`.

@@ -212,7 +212,6 @@ class DenseCore:
         end[1::2] = self.ea.tolist()
         self.classes = []
         self.partner: list[Any] = []
-        self.arc_rows: list[Any] = []
         lo = alo = 0
         for members in groups:
             arcs: list[int] = []
@@ -226,11 +225,6 @@ class DenseCore:
             # The partner block's row of each arc (the other end of its edge).
             ends = [end[a] for a in arcs]
             self.partner.append(np.array(ends, dtype=np.intp))
-            # `round_icm` reads row `vp[a] * A + a` of the class's `atT` seen as (K * A) x K
-            # rows (arc a's table at the partner's value vp[a]) and entry
-            # `ri[a] * K + vp[a]` of the flat `M`: one `take` each, where the two-index
-            # fancy indexing they replace was 40% of a rounding. The same values.
-            self.arc_rows.append(np.arange(len(arcs), dtype=np.intp))
             hi, ahi = lo + len(members), alo + len(arcs)
             self.classes.append((
                 lo,
@@ -239,7 +233,11 @@ class DenseCore:
                 ahi,
                 np.array([[len(owned[i]) + 1.0] for i in members]),
                 anew_np[ai ^ 1],
-                AT[ai],
+                # The class's arc rows 0..A-1: `round_icm` reads row `vp[a] * A + a` of
+                # `atT` seen as (K * A) x K rows (arc a's table at the partner's value
+                # vp[a]) and entry `ri[a] * K + vp[a]` of the flat `M`, one `take` each
+                # (two-index fancy indexing there was 40% of a rounding; the same values).
+                np.arange(len(arcs), dtype=np.intp),
                 np.array(own, dtype=np.intp),
                 np.array(starts, dtype=np.intp),
                 np.ascontiguousarray(AT[ai].transpose(2, 0, 1)),
@@ -255,7 +253,7 @@ class DenseCore:
             self._sweep_relaxed(self.relax)
             return
         with np.errstate(invalid="ignore"):
-            for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
+            for lo, hi, alo, ahi, share_n, ri, _ar, own, starts, atT in self.classes:
                 mo = M[alo:ahi]
                 # The row minima of the current tables without the owner's messages
                 # (`tmin - mo` are the tables' projections onto the owning blocks).
@@ -290,7 +288,7 @@ class DenseCore:
         np, U, M = self.np, self.U, self.M
         least, add, sums = np.minimum.reduce, np.add, np.add.reduceat
         with np.errstate(invalid="ignore"):
-            for lo, hi, alo, ahi, share_n, ri, _at, own, starts, atT in self.classes:
+            for lo, hi, alo, ahi, share_n, ri, _ar, own, starts, atT in self.classes:
                 mo = M[alo:ahi]
                 u = U[lo:hi]
                 ph = least(atT - M.take(ri, axis=0).T[:, :, None], axis=0) - mo
@@ -394,8 +392,7 @@ class DenseCore:
         done = np.zeros(len(val), dtype=bool)
         for rnd in range(passes + 1):
             moved = False
-            for (lo, hi, alo, ahi, _, ri, _at, _own, starts, atT), pp, ar in zip(
-                    self.classes, self.partner, self.arc_rows, strict=True):
+            for (lo, hi, alo, ahi, _, ri, ar, _own, starts, atT), pp in zip(self.classes, self.partner, strict=True):
                 vp = val[pp]
                 # The current tables' columns at the partners' values, rows: this block.
                 na = len(ar)

@@ -146,75 +146,69 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
         edge_dst = tuple(compress(edge_dst, keep))
         edge_mat = tuple(compress(edge_mat, keep))
     for u, v, m in zip(edge_src, edge_dst, edge_mat, strict=True):
+        # A self-loop, or an edge with a single-target end, adds a vector to one block's
+        # unary `w` (or a number to the constant); any other edge is a pair.
         su = single[u]
-        if su >= 0 or u == v:
-            if u == v:
-                key = (m, doms[u], 5)
-                tab = get(key)
-                if tab is None:
-                    nm = m.n
-                    mc = m.cost
-                    tab = memo[key] = [INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]]
-                uw = unary[u]
-                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
-                continue
-            sv = single[v]
+        sv = single[v]
+        if u == v:
+            w = u
+            key = (m, doms[u], 5)
+            tab = get(key)
+            if tab is None:
+                nm = m.n
+                mc = m.cost
+                tab = memo[key] = [INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]]
+        elif su >= 0:
             if sv >= 0:
                 c = m.cost[su * m.n + sv]
                 if c is None:
                     return None
                 constant += c
                 continue
+            w = v
             key = (m, su, doms[v], 2)
             tab = get(key)
             if tab is None:
                 nm = m.n
                 mc = m.cost
                 tab = memo[key] = [INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]]
-            uw = unary[v]
-            if len(tab) == 2:
-                c0, c1 = tab
-                uw[0] += c0  # type: ignore[index]
-                uw[1] += c1  # type: ignore[index]
-            else:
-                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
-            continue
-        sv = single[v]
-        if sv >= 0:
+        elif sv >= 0:
+            w = u
             key = (m, doms[u], sv, 3)
             tab = get(key)
             if tab is None:
                 nm = m.n
                 mc = m.cost
                 tab = memo[key] = [INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]]
-            uw = unary[u]
-            if len(tab) == 2:
-                c0, c1 = tab
-                uw[0] += c0  # type: ignore[index]
-                uw[1] += c1  # type: ignore[index]
-            else:
-                uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
-            continue
-        if u < v:
-            key = (m, doms[u], doms[v], 0)
-            a, b = u, v
         else:
-            key = (m, doms[u], doms[v], 1)
-            a, b = v, u
-        tab = get(key)
-        if tab is None:
-            nm = m.n
-            mc = m.cost
             if u < v:
-                raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
+                key = (m, doms[u], doms[v], 0)
+                a, b = u, v
             else:
-                raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
-            tab = memo[key] = [INF if c is None else c for c in raw]
-        na = nbr[a]
-        old = na.get(b)  # type: ignore[union-attr]
-        if old is not None:
-            tab = list(map(add, old, tab))
-        pairs[a, b] = na[b] = nbr[b][a] = tab  # type: ignore[index]
+                key = (m, doms[u], doms[v], 1)
+                a, b = v, u
+            tab = get(key)
+            if tab is None:
+                nm = m.n
+                mc = m.cost
+                if u < v:
+                    raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
+                else:
+                    raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
+                tab = memo[key] = [INF if c is None else c for c in raw]
+            na = nbr[a]
+            old = na.get(b)  # type: ignore[union-attr]
+            if old is not None:
+                tab = list(map(add, old, tab))
+            pairs[a, b] = na[b] = nbr[b][a] = tab  # type: ignore[index]
+            continue
+        uw = unary[w]
+        if len(tab) == 2:
+            c0, c1 = tab
+            uw[0] += c0  # type: ignore[index]
+            uw[1] += c1  # type: ignore[index]
+        else:
+            uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
     for b in fixed:
         constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
