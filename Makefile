@@ -9,7 +9,7 @@ RSTAMP := $(VENV)/.installed-run
 BSTAMP := $(VENV)/.installed-bench
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test lint goldens schemas bench clean fuzz
+.PHONY: run test test-fast lint format docs goldens schemas bench clean fuzz
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -41,9 +41,26 @@ run: $(RSTAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n auto
 
+# The inner loop: a tenth of the property examples, and without the tests marked `slow`
+# (whole-process fuzzing, scale and timing runs; `make test` and CI run them).
+test-fast: $(STAMP)
+	HYPOTHESIS_PROFILE=fast $(PY) -m pytest -n auto -m "not slow" -p no:cacheprovider
+
+# Style, types and the architecture: `lint-imports` fails on an import that goes up a
+# layer or closes a cycle (contracts in pyproject.toml, [tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# Generated documents: the command line's option tables.
+docs: $(STAMP)
+	$(PY) -m placement_cli.app.options > docs/cli.md
 
 goldens: $(STAMP)
 	$(PY) -m tests.goldens --write

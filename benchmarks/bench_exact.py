@@ -14,7 +14,7 @@ on the same pruned domains:
   constraints tying them to both endpoints; `mip_rel_gap` 0 so that it proves the optimum);
 * `tb2`: toulbar2 through pytoulbar2 with its default options (a unary cost function per
   block, a binary one per neighbouring pair, forbidden pairs at infinite cost);
-* `heuristic`: the seed algorithm (`placement_cli.solvers.heuristic`), when present.
+* `heuristic`: the seed algorithm (`placement_cli.algorithms.solve.heuristic`), when present.
 
 The reference solvers are timed on their `run()` / `Solve()` call only; the Python time to
 hand them the model is reported separately (`*_build`) and not counted, which favours
@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.families import FAMILIES
-from placement_cli.graph import Graph
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import SccResult, scc
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.exact import solve_exact
-from placement_cli.solvers.objective import evaluate
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import SccResult, scc
+from placement_cli.algorithms.solve.exact import solve_exact
+from placement_cli.algorithms.solve.objective import evaluate
+from placement_cli.ir.graph import Graph
+from placement_cli.pipeline.run import parse_plan
 
 RESULTS = Path(__file__).resolve().parent / "results" / "exact.json"
 # CPU time of this process by default: every solver runs in it (toulbar2 and HiGHS through
@@ -95,7 +95,7 @@ def pair_model(g: Graph, domains: tuple[int, ...]) -> tuple[
     """Live blocks, their values, unary costs (self-loops folded in) and one table per
     neighbouring pair (rows: the lower block index), built independently of the solver.
 
-    >>> from placement_cli.pipeline import parse_plan
+    >>> from placement_cli.pipeline.run import parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["a", "b"],
     ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
     ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
@@ -305,8 +305,8 @@ def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
 def _heuristic() -> Callable[[Graph, tuple[int, ...], SccResult], tuple[Any, Any]] | None:
     """The seed heuristic, if the module exists yet: returns (assignment, forward-only)."""
     try:
-        from placement_cli.solvers.complete import build_instance
-        from placement_cli.solvers.heuristic import solve_heuristic
+        from placement_cli.algorithms.solve.complete import build_instance
+        from placement_cli.algorithms.solve.heuristic import solve_heuristic
     except ImportError:
         return None
 
@@ -552,7 +552,7 @@ def main(argv: list[str] | None = None) -> None:
     # Import what the exact method imports lazily (numpy, for the diffusion on large cores)
     # before timing anything: a process pays it once, like toulbar2's and HiGHS's imports,
     # which are not timed either.
-    from placement_cli.solvers.exact.dense import numpy_or_none
+    from placement_cli.algorithms.solve.exact.dense import numpy_or_none
 
     numpy_or_none()
     print(

@@ -28,11 +28,11 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def _measure(path: str) -> dict[str, float]:
     import gc
 
-    from placement_cli.graph import build_graph
-    from placement_cli.io import dumps, read_bytes
-    from placement_cli.model import Plan
-    from placement_cli.passes.prune import prune
-    from placement_cli.passes.scc import scc
+    from placement_cli.algorithms.prune import prune
+    from placement_cli.algorithms.scc import scc
+    from placement_cli.core.io import dumps, read_bytes
+    from placement_cli.formats.plan import Plan
+    from placement_cli.ir.graph import build_graph
 
     gc.disable()
     t0 = time.perf_counter()

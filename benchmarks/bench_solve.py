@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generate import generate_plan
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.pipeline import parse_plan
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.driver import SolveOptions, solve
+from placement_cli.pipeline.run import parse_plan
 
 RESULTS = Path(__file__).resolve().parent / "results" / "solve.json"
 

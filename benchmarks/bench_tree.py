@@ -35,8 +35,8 @@ from typing import Any
 
 import orjson
 
-from placement_cli.io import gc_paused
-from placement_cli.passes import tree as tp
+from placement_cli.algorithms import tree as tp
+from placement_cli.core.io import gc_paused
 from tests.tree_reference import reference_dp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tree.json"

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from placement_cli.passes.scc import tarjan
+from placement_cli.algorithms.scc import tarjan
 
 INTERP, PG, EMB = 0, 1, 2
 HASHQL_NAMES = ["interpreter", "postgres", "embedding", "cache"]

@@ -1,3 +1,3 @@
-from placement_cli.launch import main
+from placement_cli.app.launch import main
 
 main()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement_cli.lower import LowerOptions, lower_to_plan
+from placement_cli.frontends.lower import LowerOptions, lower_to_plan
 
 ENV_VERTEX = {"env": "env", "vertex": "vertex"}
 

@@ -1,4 +1,4 @@
-"""The first AC-3 of `passes/prune.py`, kept literally (per-arc loops over targets and
+"""The first AC-3 of `algorithms/prune.py`, kept literally (per-arc loops over targets and
 edges, a set of queued arcs) as the reference the table-driven pass must match exactly:
 the same domains, the same removals with the same blamed edges, the same diagnostics."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from placement_cli.diagnostics import Diagnostic
-from placement_cli.graph import Graph
-from placement_cli.passes.prune import PruneResult, _blame, _emptied, _empty_initial
+from placement_cli.algorithms.prune import PruneResult, _blame, _emptied, _empty_initial
+from placement_cli.core.diagnostics import Diagnostic
+from placement_cli.ir.graph import Graph
 
 
 def _neighbours(g: Graph) -> list[list[tuple[int, tuple[int, ...], tuple[int, ...]]]]:

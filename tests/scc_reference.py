@@ -1,12 +1,12 @@
-"""The first condensation of `passes/scc.py`, kept literally (a set per component,
+"""The first condensation of `algorithms/scc.py`, kept literally (a set per component,
 sorted edge lists) as the reference the single-pass version must match exactly."""
 
 from __future__ import annotations
 
 import heapq
 
-from placement_cli.graph import Graph
-from placement_cli.passes.scc import Component, SccResult, tarjan
+from placement_cli.algorithms.scc import Component, SccResult, tarjan
+from placement_cli.ir.graph import Graph
 
 
 def reference_scc(g: Graph) -> SccResult:

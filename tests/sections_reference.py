@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from placement_cli.passes.fuse import fuse
-from placement_cli.passes.scc import SccResult, scc
-from placement_cli.solvers.objective import UNASSIGNED, evaluate
-from placement_cli.stages.base import Output, Problems, compare, dump
-from placement_cli.stages.scc import section as scc_section
+from placement_cli.algorithms.fuse import fuse
+from placement_cli.algorithms.scc import SccResult, scc
+from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate
+from placement_cli.pipeline.stage import Output, Problems, compare, dump
+from placement_cli.pipeline.stages.scc import section as scc_section
 
 
 def check_scc(run: Any, sec: dict[str, Any]) -> Output:

@@ -9,7 +9,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement_cli.artifact import render
+from placement_cli.formats.artifact import render
+from tests.budget import examples
 
 _OPTS = orjson.OPT_SORT_KEYS
 
@@ -54,7 +55,7 @@ _tree = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(_text, _tree, max_size=5))
 def test_render_matches_the_per_record_reference(art: dict[str, Any]) -> None:
     assert render(art) == reference(art)
@@ -86,7 +87,7 @@ def test_every_golden_artifact_renders_as_the_reference() -> None:
 _big_map = st.dictionaries(_text, _tree, min_size=17, max_size=30)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.dictionaries(_text, st.one_of(_tree, _big_map, st.dictionaries(_text, _big_map, max_size=2)), max_size=4))
 def test_large_maps_take_the_bulk_writer_and_match_the_reference(art: dict[str, Any]) -> None:
     assert render(art) == reference(art)
@@ -100,7 +101,7 @@ def test_the_bulk_writer_sees_a_list_of_records_deep_in_a_large_map() -> None:
 
 
 def test_raw_pieces_render_as_the_value_they_stand_for() -> None:
-    from placement_cli.artifact import fragment, render_parts
+    from placement_cli.formats.artifact import fragment, render_parts
 
     sec = {"domains": {f"b{i}": ["x", "y"][: i % 3] for i in range(50)}, "removed": [{"k": 1}], "n": 3}
     art = {"plan": {"blocks": [{"id": "a"}]}, "sec": sec, "status": "ok"}
@@ -115,13 +116,13 @@ def test_write_output_writes_pieces_to_a_file_and_to_stdout(tmp_path: Any) -> No
     import subprocess
     import sys
 
-    from placement_cli.io import write_output
+    from placement_cli.core.io import write_output
 
     parts = [b"a" * 100_000, b"", b"b"] * 700  # more pieces than one writev takes
     whole = b"".join(parts)
     write_output(parts, str(tmp_path / "o.json"))
     assert (tmp_path / "o.json").read_bytes() == whole
-    code = ("import sys; from placement_cli.io import write_output; sys.stdout.buffer.write(b'<');"
+    code = ("import sys; from placement_cli.core.io import write_output; sys.stdout.buffer.write(b'<');"
             "write_output([b'x' * 70000] * 40 + [b'y'], None)")
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert got == b"<" + b"x" * 70000 * 40 + b"y"
@@ -133,7 +134,7 @@ _name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", "é", ",
 _plain_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", ".", "~"]), max_size=4)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.sampled_from([_name, _plain_name]).flatmap(
         lambda names: st.one_of(
@@ -151,7 +152,7 @@ def test_large_maps_of_names_match_the_reference(m: dict[str, Any], deeper: bool
 
 
 def test_large_maps_of_names_take_the_plain_path() -> None:
-    from placement_cli.artifact import _plain_entries
+    from placement_cli.formats.artifact import _plain_entries
 
     doms = {f"bb{i}": ["interpreter", "postgres"][: i % 3] for i in range(40)}
     names = {f"bb{i}": "postgres" for i in range(40)}

@@ -9,7 +9,7 @@ import orjson
 import yaml
 from typer.testing import CliRunner
 
-from placement_cli.cli import app
+from placement_cli.app.cli import app
 from tests.conftest import ROOT, run_cli
 
 EX = "examples/three_targets.yaml"
@@ -64,7 +64,7 @@ def test_infeasible_plan_exit_4_with_artifacts(tmp_path):
 
 
 def test_internal_error_is_one_line_unless_debug(monkeypatch):
-    import placement_cli.stages.scc as scc_mod
+    import placement_cli.pipeline.stages.scc as scc_mod
 
     def boom(*a, **k):
         raise RuntimeError("kaboom")

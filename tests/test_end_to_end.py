@@ -7,15 +7,16 @@ import math
 
 from hypothesis import given, settings
 
-from placement_cli.graph import build_graph
-from placement_cli.model import Plan
-from placement_cli.pipeline import STAGES, Loaded, Run
-from placement_cli.schemas import ARTIFACT_MODELS
+from placement_cli.app.schemas import ARTIFACT_MODELS
+from placement_cli.formats.plan import Plan
+from placement_cli.ir.graph import build_graph
+from placement_cli.pipeline.run import STAGES, Loaded, Run
+from tests.budget import examples
 from tests.reference import brute_force
 from tests.strategies import plans
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(plans(max_blocks=6, max_targets=3))
 def test_whole_pipeline_on_random_plans(plan):
     g = build_graph(Plan.model_validate(plan))

@@ -11,18 +11,19 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.exact import (
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.exact import (
     ExactBudget,
     ExactOutcome,
     lower_bound,
     mini_bucket_bound,
     solve_exact,
 )
-from placement_cli.solvers.exact.model import _build
-from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
+from placement_cli.algorithms.solve.exact.model import _build
+from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.reference import brute_force
 
 TARGETS = ["t0", "t1", "t2", "t3"]
@@ -109,7 +110,7 @@ def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, 
     return best
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans())
 def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
@@ -126,7 +127,7 @@ def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
         assert raw.lower_bound == out.lower_bound
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(frac=True), st.booleans())
 def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     """Costs floats cannot represent exactly, through the elimination or the search."""
@@ -137,7 +138,7 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     assert out.optimal and out.infeasible == (best == math.inf)
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.integers(0, 2), st.booleans(), st.booleans(), st.booleans())
 def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool, fixing: bool) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
@@ -155,7 +156,7 @@ def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: b
     assert out.infeasible == (best == math.inf)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.randoms(use_true_random=False))
 def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> None:
     """Out of time the answer is the incumbent (or better) with a true lower bound."""
@@ -191,7 +192,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
             assert out.optimal
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(), st.integers(1, 64))
 def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     g = parse_plan(plan)
@@ -207,7 +208,7 @@ def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     assert mini_bucket_bound(model.ks, model.factors(), model.constant, 1 << 20) == best
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(plans(), st.booleans())
 def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
     """The search-free bound (for a heuristic answer's gap) never exceeds the optimum,
@@ -221,14 +222,14 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
         assert lb == best
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(), st.integers(1, 12), st.randoms(use_true_random=False), st.sampled_from([1.0, 1.4, 1.9]))
 def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd: random.Random, relax: float) -> None:
     """The numpy sweeps, plain or over-relaxed (`relax`, 1.9 included: it oscillates),
     are a reparametrisation: every assignment keeps its cost, no entry becomes NaN, the
     bound read off never exceeds the optimum, and the list form written back says so too."""
-    from placement_cli.solvers.exact.bounds import _bound
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.bounds import _bound
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
     model = _build(g, prune(g).domains)
@@ -271,8 +272,8 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
     an independent per-block implementation) in the colour classes' order: the blocks of
     a class share no table, so that order is the one the arrays' sweep follows. The
     unaries, tables, bound and margins agree, each by block (not by row of the arrays)."""
-    from placement_cli.solvers.exact.bounds import _bound, _diffuse
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
     model = _build(g, prune(g).domains)
@@ -313,7 +314,7 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
             assert all(close(p, q) for p, q in zip(nb1[x][y], nb2[x][y], strict=True)), (x, y)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(), st.integers(0, 12))
 def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: int) -> None:
     """Reduced-cost fixing on the arrays, with an incumbent one above the optimum, drops
@@ -321,7 +322,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
     tables), and never the block's least term."""
     import itertools
 
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
     model = _build(g, prune(g).domains)
@@ -511,7 +512,7 @@ def test_doctests() -> None:
     import doctest
 
     from benchmarks import families
-    from placement_cli.solvers.exact import bounds, budget, entry
+    from placement_cli.algorithms.solve.exact import bounds, budget, entry
 
     for mod in (bounds, budget, entry, families):
         r = doctest.testmod(mod)
@@ -550,7 +551,7 @@ def test_primal_worklist_equals_full_passes(seed: int) -> None:
     """`round_and_polish` looks at a block again only after a neighbour moved: the same
     assignment as full passes (random graphs, small integer costs so that ties occur,
     some infinite entries), for every pass limit."""
-    from placement_cli.solvers.exact.primal import round_and_polish
+    from placement_cli.algorithms.solve.exact.primal import round_and_polish
 
     rnd = random.Random(seed)
     n = rnd.randint(1, 12)
@@ -575,12 +576,12 @@ def _integral_reference(g: Any) -> bool:
     return all(c is None or c == math.inf or c == int(c) for c in costs)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(frac=True) | plans())
 def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
     """`_integral` (distinct values first) says what the literal check says, on plans
     with integer costs and with one-decimal costs (often integers by chance)."""
-    from placement_cli.solvers.exact.model import _integral
+    from placement_cli.algorithms.solve.exact.model import _integral
 
     g = parse_plan(plan)
     assert _integral(g) == _integral_reference(g)
@@ -590,7 +591,7 @@ def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
 def test_adjacency_equals_literal(seed: int) -> None:
     """`_adjacency` (a fast path for pairs) is the literal interaction graph, keys in
     order of first appearance, on factors of arity one to three."""
-    from placement_cli.solvers.exact.elimination import _adjacency
+    from placement_cli.algorithms.solve.exact.elimination import _adjacency
 
     rnd = random.Random(seed)
     factors: list[Any] = []
@@ -626,7 +627,7 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
     the factors, cell by cell, summed in the factors' order: the same floats."""
     import itertools
 
-    from placement_cli.solvers.exact.elimination import _combine
+    from placement_cli.algorithms.solve.exact.elimination import _combine
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 6)
@@ -660,7 +661,7 @@ class _HeapElimination:
     joint table next (ties by block), keeping the interaction graph as it goes."""
 
     def __init__(self, ks: dict[int, int], factors: list[Any], constant: float) -> None:
-        from placement_cli.solvers.exact.elimination import _Eliminator
+        from placement_cli.algorithms.solve.exact.elimination import _Eliminator
 
         self.el = _Eliminator(ks, factors, constant)
         self.ks = ks
@@ -677,7 +678,7 @@ class _HeapElimination:
         return c
 
     def eliminate(self, x: int) -> None:
-        from placement_cli.solvers.exact.elimination import _combine
+        from placement_cli.algorithms.solve.exact.elimination import _combine
 
         el = self.el
         facs = el.take_factors(x)
@@ -722,7 +723,7 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     """`_OrderedEliminator` in the order `_elim_cost` records builds what
     the heap-driven elimination (`_HeapElimination`) builds: the same constant (bit for
     bit), width, cells, counts and decoded assignment."""
-    from placement_cli.solvers.exact.elimination import (
+    from placement_cli.algorithms.solve.exact.elimination import (
         _adjacency,
         _decode,
         _elim_cost,
@@ -752,13 +753,13 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
         assert va == vb
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(frac=True) | plans(), st.booleans())
 def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool) -> None:
     """An integral plan has an integral core (whatever the reductions folded in), and a
     core called integral has only integer entries and constant (the literal check)."""
-    from placement_cli.solvers.exact.model import _core_integral, _integral
-    from placement_cli.solvers.exact.reductions import _reduce
+    from placement_cli.algorithms.solve.exact.model import _core_integral, _integral
+    from placement_cli.algorithms.solve.exact.reductions import _reduce
 
     g = parse_plan(plan)
     model = _build(g, prune(g).domains)

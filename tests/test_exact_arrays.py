@@ -1,4 +1,4 @@
-"""The search's upper levels on the root's arrays (`solvers/exact/arraysearch.py`) against
+"""The search's upper levels on the root's arrays (`algorithms/solve/exact/arraysearch.py`) against
 brute force, against the list search, and its hand-over test (`_peel`) against a literal
 reduction of the interaction graph."""
 
@@ -12,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.exact import ExactBudget, solve_exact
-from placement_cli.solvers.exact.arraysearch import ArrayNodes, _peel
-from placement_cli.solvers.objective import evaluate
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
+from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, _peel
+from placement_cli.algorithms.solve.objective import evaluate
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.test_exact import _check, plans
 
 
@@ -29,7 +30,7 @@ def _array_budget(leaf: int, primal: bool, fixing: bool, backoff: bool = True) -
                        primal=primal, fixing=fixing, primal_backoff=backoff, mini_bucket_table=4)
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 4, 16]), st.booleans(), st.booleans(), st.booleans())
 def test_array_search_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool, fixing: bool,
                                          backoff: bool) -> None:
@@ -151,8 +152,8 @@ def _reduced_core(n: int, k: int, seed: int) -> tuple[float, list[int], list[Any
     """The reduced core of a random plan as DenseCore takes it: the constant, each
     variable's domain size, its unary table and its neighbours' tables, by position."""
     from benchmarks.families import FAMILIES
-    from placement_cli.solvers.exact.model import _build
-    from placement_cli.solvers.exact.reductions import _reduce
+    from placement_cli.algorithms.solve.exact.model import _build
+    from placement_cli.algorithms.solve.exact.reductions import _reduce
 
     g = parse_plan(FAMILIES["random"](n, seed, k))
     model = _build(g, prune(g).domains)
@@ -175,7 +176,7 @@ def _reduced_core(n: int, k: int, seed: int) -> tuple[float, list[int], list[Any
 def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> None:
     """The bound and its margins, after sweeps and values made infinite (as the search
     and reduced-cost fixing do), are exactly the reference's: same sums, same order."""
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     np = numpy_or_none()
     const, K, un, nb = _reduced_core(n, k, seed)
@@ -204,7 +205,7 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
     """Blocks of one class share no table (the sweep's vectorised class update relies on
     it), every block gets a colour below its degree plus one, and the colouring depends
     on the graph only."""
-    from placement_cli.solvers.exact.dense import _dsatur
+    from placement_cli.algorithms.solve.exact.dense import _dsatur
 
     rnd = random.Random(seed)
     m = rnd.randrange(1, 60)
@@ -222,7 +223,7 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
     assert _dsatur([list(ns) for ns in adj]) == colour
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 16]), st.booleans())
 def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool) -> None:
     """The greedy colouring in block order (cores above `dsatur_max_blocks`) proves the
@@ -242,7 +243,7 @@ def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any
 def test_dense_classes_share_no_table(dsatur: bool) -> None:
     """Each colour class of the sweep (either colouring) is an independent set of the
     core's interaction graph, and every block with a neighbour is in exactly one."""
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     _, K, un, nb = _reduced_core(200, k=6, seed=3)
     d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4, dsatur)

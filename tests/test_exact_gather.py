@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.exact import ExactBudget, solve_exact
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.test_exact import _check, plans
 from tests.test_exact_arrays import _array_budget, _reduced_core
 
@@ -27,7 +28,7 @@ def _factors(n: int, k: int, seed: int, holes: int) -> tuple[float, dict[int, in
     `holes` table entries made infinite, none of them used by the feasible assignment
     returned (the root's rounding), so that it and its near neighbours are mostly
     finite."""
-    from placement_cli.solvers.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import _PairSearch
 
     const, K, un, nb = _reduced_core(n, k, seed)
     ks = dict(enumerate(K))
@@ -58,7 +59,7 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
     """The gather prices every assignment exactly as the literal sum over the core's
     original tables does (bit for bit, `inf` when a term is), on cores with and without
     numpy's form, whatever the reparametrisation did meanwhile."""
-    from placement_cli.solvers.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import _PairSearch
 
     const, ks, factors, base = _factors(n, k, seed, holes)
     budget = ExactBudget(root_sweeps=8)
@@ -104,7 +105,7 @@ def _padded_reference(d: Any, K: list[int], nb: list[Any]) -> Any:
 def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> None:
     """Tables written into `T0` shape by shape are the row-by-row padded tables, and each
     edge's ends and arcs are where the sweep and the bound look for them."""
-    from placement_cli.solvers.exact.dense import DenseCore, numpy_or_none
+    from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     _, K, un, nb = _reduced_core(n, k, seed)
     assert len(set(K)) > 1  # mixed domain sizes: padding is exercised
@@ -119,7 +120,7 @@ def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> N
     assert arcs == list(range(2 * len(d.edges)))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 16]), st.booleans(), st.booleans())
 def test_hand_over_with_or_without_dominance_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool,
                                                                 dominance: bool) -> None:

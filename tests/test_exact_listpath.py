@@ -14,13 +14,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from placement_cli.graph import bits
-from placement_cli.passes.prune import prune
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.exact.elimination import _adjacency
-from placement_cli.solvers.exact.model import INF, _build
-from placement_cli.solvers.exact.model import _Model as _ModelT
-from placement_cli.solvers.exact.reductions import _reduce, _reduce_core, _undo_reductions
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.solve.exact.elimination import _adjacency
+from placement_cli.algorithms.solve.exact.model import INF, _build
+from placement_cli.algorithms.solve.exact.model import _Model as _ModelT
+from placement_cli.algorithms.solve.exact.reductions import _reduce, _reduce_core, _undo_reductions
+from placement_cli.ir.graph import bits
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.test_exact import plans
 
 
@@ -196,7 +197,7 @@ def _reference_build(g: Any, domains: tuple[int, ...]) -> Any:
     return _ModelT(values, ks, unary, pairs, constant, fixed, n_terms)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(frac=True) | plans(), st.booleans())
 def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
     """The same model, float for float, with the plan's own or the pruned domains."""
@@ -291,7 +292,7 @@ def test_reduce_core_equals_reference(seed: int) -> None:
         assert val == val2 and sorted(val) == list(range(n))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(plans(frac=True) | plans())
 def test_reduce_on_plans_equals_reference(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
@@ -339,7 +340,11 @@ def test_signed_zero_minimum_keeps_the_first(seed: int) -> None:
 def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
     """The scopes `_elim_cost` records are the ones `_combine` derives from the bucket's
     factors: the elimination with them builds the same tables, constant and log."""
-    from placement_cli.solvers.exact.elimination import _adjacency, _elim_cost, _OrderedEliminator
+    from placement_cli.algorithms.solve.exact.elimination import (
+        _adjacency,
+        _elim_cost,
+        _OrderedEliminator,
+    )
     from tests.test_exact import _random_factors
 
     rnd = random.Random(seed)
@@ -358,7 +363,7 @@ def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
     assert _bits(a.log) == _bits(b.log)
     assert (a.width, a.cells, a.counts) == (b.width, b.cells, b.counts)
     if a.constant < INF:
-        from placement_cli.solvers.exact.elimination import _combine
+        from placement_cli.algorithms.solve.exact.elimination import _combine
 
         # (each step's scope, recomputed from its bucket)
         for (x, facs), sc in zip(a.log, scopes, strict=True):
@@ -388,7 +393,7 @@ def _reference_decode(log: list[Any], ks: Any, val: dict[int, int]) -> None:
 
 @pytest.mark.parametrize("seed", range(80))
 def test_decode_equals_reference(seed: int) -> None:
-    from placement_cli.solvers.exact.elimination import (
+    from placement_cli.algorithms.solve.exact.elimination import (
         _adjacency,
         _decode,
         _elim_cost,

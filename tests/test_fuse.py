@@ -10,14 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement_cli.graph import Graph, build_graph
-from placement_cli.model import Plan
-from placement_cli.passes.fuse import fuse
-from placement_cli.schemas import FuseSection
-from placement_cli.solvers.objective import evaluate
+from placement_cli.algorithms.fuse import fuse
+from placement_cli.algorithms.solve.objective import evaluate
+from placement_cli.app.schemas import FuseSection
+from placement_cli.formats.plan import Plan
+from placement_cli.ir.graph import Graph, build_graph
+from tests.budget import examples
 from tests.conftest import EXAMPLES
 
-HAS_SOLVE = importlib.util.find_spec("placement_cli.passes.solve") is not None
+HAS_SOLVE = importlib.util.find_spec("placement_cli.algorithms.solve.driver") is not None
 needs_solve = pytest.mark.skipif(not HAS_SOLVE, reason="the solve stage is not there yet")
 
 
@@ -329,7 +330,7 @@ def naive_fusion(p: dict[str, Any], assign: dict[str, str]) -> list[list[str]]:
     return sorted((b["members"] for b in blocks.values()), key=lambda ms: order.index(ms[0]))
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(placed_plans())
 def test_fusion_matches_a_naive_pairwise_merge(case):
     p, names = case
@@ -344,7 +345,7 @@ def test_fusion_matches_a_naive_pairwise_merge(case):
     assert fused_members(g, r) == naive_fusion(p, assign)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(placed_plans())
 def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
     p, names = case

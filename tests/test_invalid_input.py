@@ -462,7 +462,7 @@ def test_problem_values_are_formatted_only_as_far_as_printed():
 
     from pydantic import BaseModel, ValidationError
 
-    from placement_cli.pipeline import validation_problems
+    from placement_cli.pipeline.run import validation_problems
 
     class M(BaseModel):
         name: str

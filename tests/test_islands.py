@@ -12,10 +12,11 @@ import orjson
 import pytest
 from hypothesis import given, settings
 
-from placement_cli.passes.fuse import fuse
-from placement_cli.passes.islands import islands
-from placement_cli.schemas import IslandsSection
-from placement_cli.solvers.objective import evaluate
+from placement_cli.algorithms.fuse import fuse
+from placement_cli.algorithms.islands import islands
+from placement_cli.algorithms.solve.objective import evaluate
+from placement_cli.app.schemas import IslandsSection
+from tests.budget import examples
 from tests.conftest import EXAMPLES, ROOT
 from tests.test_fuse import as_assignment, blk, graph, needs_solve, place, placed_plans, plan
 
@@ -273,9 +274,9 @@ def test_dead_blocks_are_ignored():
 
 SCRIPT = """
 import sys, orjson, yaml
-from placement_cli.pipeline import parse_plan
-from placement_cli.passes.fuse import fuse
-from placement_cli.passes.islands import islands
+from placement_cli.pipeline.run import parse_plan
+from placement_cli.algorithms.fuse import fuse
+from placement_cli.algorithms.islands import islands
 from tests.reference import brute_force
 doc = yaml.safe_load(open(sys.argv[1]))
 best = brute_force(doc)[1]
@@ -425,7 +426,7 @@ def check_invariants(g: Any, a: tuple[int, ...], res: Any) -> None:
     assert fr.graph is not None
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(placed_plans(max_blocks=10))
 def test_islands_invariants_on_random_plans(case):
     p, names = case
@@ -477,7 +478,7 @@ def test_every_example_fuses_and_islands_under_its_brute_force_optimum(example):
 
     doc = yaml.safe_load((EXAMPLES / example).read_text())
     if "bodies" in doc:  # a body file (MIR): its lowered plan
-        from placement_cli.lower import lower_to_plan
+        from placement_cli.frontends.lower import lower_to_plan
 
         doc = lower_to_plan(doc, example)[0]
     if len(live_blocks(doc)) > 12:
@@ -486,7 +487,7 @@ def test_every_example_fuses_and_islands_under_its_brute_force_optimum(example):
     g = graph(doc)
     if assign is None:
         # Brute force proves there is no placement: the pipeline must say so, not place.
-        from placement_cli.pipeline import Loaded, Run
+        from placement_cli.pipeline.run import Loaded, Run
 
         run = Run(Loaded(example, g))
         run.run("islands")

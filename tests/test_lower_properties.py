@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from placement_cli.lower import LowerOptions, lower_to_plan
-from placement_cli.lower.eligibility import _Rules, universal
-from placement_cli.lower.ir import reverse_postorder
-from placement_cli.lower.stage import parse_body_file
-from placement_cli.pipeline import STAGES, Loaded, Run, parse_plan
+from placement_cli.frontends.lower import LowerOptions, lower_to_plan
+from placement_cli.frontends.lower.eligibility import _Rules, universal
+from placement_cli.frontends.lower.ir import reverse_postorder
+from placement_cli.frontends.lower.stage import parse_body_file
+from placement_cli.pipeline.run import STAGES, Loaded, Run, parse_plan
+from tests.budget import examples
 from tests.lower_strategies import bodies
 
 
@@ -16,7 +17,7 @@ def _lower(doc, mode="runs"):
     return lower_to_plan(doc, "<test>", LowerOptions(split=mode))
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(bodies())
 def test_every_lowered_plan_validates_in_every_mode(doc):
     for mode in ("runs", "intersection", "per-statement"):
@@ -28,7 +29,7 @@ def test_every_lowered_plan_validates_in_every_mode(doc):
             assert g.n_blocks == len(doc["bodies"][0]["blocks"])
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(bodies())
 def test_splitting_cuts_exactly_where_support_changes(doc):
     plan, sec, _ = _lower(doc)
@@ -72,7 +73,7 @@ def _uses(st):
     return [o for o in ops if isinstance(o, str) and not o.startswith(("env", "vertex"))]
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(bodies())
 def test_a_statement_using_an_ineligible_local_is_ineligible(doc):
     _, sec, _ = _lower(doc)
@@ -143,14 +144,14 @@ def literal_eligibility(doc):
     return out
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(bodies())
 def test_eligibility_matches_the_literal_dataflow(doc):
     _, sec, _ = _lower(doc)
     assert {t: set(v) for t, v in sec["ineligible"].items()} == literal_eligibility(doc)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(bodies())
 def test_lower_solve_fuse_gives_back_blocks_kept_on_one_target(doc):
     plan, _, _ = _lower(doc)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from placement_cli.lower.matrices import UNPRICEABLE, matrix
-from placement_cli.lower.profile import load_profile
-from placement_cli.lower.split import runs
+from placement_cli.frontends.lower.matrices import UNPRICEABLE, matrix
+from placement_cli.frontends.lower.profile import load_profile
+from placement_cli.frontends.lower.split import runs
 from tests.lower_helpers import E, I, P, body_doc, lower, one_block, supports
 
 C1 = {"const": 1}

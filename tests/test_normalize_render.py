@@ -13,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate_plan
-from placement_cli.artifact import fragment, plan_fragment, render
-from placement_cli.graph import Graph, plan_document
-from placement_cli.normalize import normalize, rendered
-from placement_cli.pipeline import load, parse_plan
+from placement_cli.formats.artifact import fragment, render
+from placement_cli.formats.planview import plan_document
+from placement_cli.ir.graph import Graph
+from placement_cli.ir.normalize import normalize, plan_fragment, rendered
+from placement_cli.pipeline.run import load, parse_plan
+from tests.budget import examples
 from tests.conftest import EXAMPLES
 from tests.strategies import plans
 
@@ -77,20 +79,20 @@ def test_every_optional_field_and_awkward_numbers_and_ids() -> None:
     assert b'"params"' in _fast(g) and b'"premium"' in _fast(g)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(plans(max_blocks=8))
 def test_random_plans(plan: dict[str, Any]) -> None:
     _same(parse_plan(plan))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 200), st.integers(1, 5), st.integers(0, 10**6))
 def test_generated_benchmark_plans(n: int, k: int, seed: int) -> None:
     _same(parse_plan(generate_plan(n, k, seed=seed)))
 
 
 def test_a_fused_plan_made_of_block_objects() -> None:
-    from placement_cli.pipeline import Run
+    from placement_cli.pipeline.run import Run
 
     run = Run(load(str(EXAMPLES / "three_targets.yaml")))
     fg = run.fused().graph
@@ -99,12 +101,12 @@ def test_a_fused_plan_made_of_block_objects() -> None:
     _same(fg)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.text(max_size=8).filter(lambda s: not any(0xD800 <= ord(c) <= 0xDFFF for c in s)), max_size=6))
 def test_block_ids_are_written_as_orjson_writes_them(ids: list[str]) -> None:
     import orjson
 
-    from placement_cli.normalize import _json_strings
+    from placement_cli.ir.normalize import _json_strings
 
     assert _json_strings(tuple(ids)) == [orjson.dumps(s) for s in ids]
     assert _json_strings(tuple(i for i in ids if '"' not in i and "\\" not in i and i.isprintable())) == [

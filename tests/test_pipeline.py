@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from typer.testing import CliRunner
 
-from placement_cli.artifact import render
-from placement_cli.cli import app
-from placement_cli.pipeline import STAGES, Run, load
+from placement_cli.app.cli import app
+from placement_cli.formats.artifact import render
+from placement_cli.pipeline.run import STAGES, Run, load
+from tests.budget import examples
 from tests.conftest import EXAMPLES, ROOT, run_cli
 from tests.strategies import plans
 
@@ -60,7 +61,7 @@ def test_shell_pipe_of_processes_equals_direct_run():
     assert r.stdout == run_cli("islands", str(EX)).stdout
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(plans(max_blocks=6, max_targets=3))
 def test_piping_random_plans(plan):
     with tempfile.TemporaryDirectory() as tmp:
@@ -186,7 +187,7 @@ def test_each_warning_printed_once_across_a_pipe():
 
 
 def test_run_writes_all_or_nothing(tmp_path, monkeypatch):
-    import placement_cli.io as artifact
+    import placement_cli.core.io as artifact
 
     out = tmp_path / "out"
     real = artifact.os.replace
@@ -216,14 +217,14 @@ def test_unwritable_output_is_exit_6(tmp_path):
 def test_unsolved_status_propagates(monkeypatch, tmp_path):
     """A solve stopped by its limit without an answer: exit 5 and `unsolved` through
     fuse and islands (the solver side sets the status; the pipe must carry it)."""
-    import placement_cli.stages.solve as stage
+    import placement_cli.pipeline.stages.solve as stage
 
     real = stage.solve
 
     def stopped(*a: Any, **k: Any) -> Any:
         import dataclasses
 
-        from placement_cli.diagnostics import Diagnostic
+        from placement_cli.core.diagnostics import Diagnostic
 
         res = real(*a, **k)
         return dataclasses.replace(res, status="unsolved", cost=None, optimal=False,
@@ -245,7 +246,7 @@ def test_help_lists_one_stage_per_line_and_tree_reads_a_tree_file():
     r = run_cli("--help")
     lines = r.stdout.decode().splitlines()
     for s in STAGES:
-        assert any(line.strip().startswith(f"{s} ") for line in lines), s
+        assert sum(line.strip().startswith(f"{s} ") for line in lines) == 1, s
     r = run_cli("tree", "--help")
     assert b"Tree file" in r.stdout and b"Plan file or artifact" not in r.stdout
 
@@ -259,12 +260,12 @@ def test_timings_on_stderr():
 
 
 def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
-    """A mapping with `bodies` is lowered by `placement_cli.lower.lower_to_plan` (another
+    """A mapping with `bodies` is lowered by `placement_cli.frontends.lower.lower_to_plan` (another
     module; faked here) and the pipeline continues with its plan and section."""
     import sys
     import types
 
-    from placement_cli.diagnostics import Diagnostic
+    from placement_cli.core.diagnostics import Diagnostic
 
     seen = []
 
@@ -273,9 +274,9 @@ def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
         plan = {"version": 1, "targets": ["a"], "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}
         return plan, {"bodies": len(doc["bodies"])}, [Diagnostic("warning", "lowered", "lowered it")]
 
-    fake = types.ModuleType("placement_cli.lower")
+    fake = types.ModuleType("placement_cli.frontends.lower")
     fake.lower_to_plan = lower_to_plan  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "placement_cli.lower", fake)
+    monkeypatch.setitem(sys.modules, "placement_cli.frontends.lower", fake)
     f = tmp_path / "body.json"
     f.write_bytes(orjson.dumps({"bodies": [{}, {}]}))
     r = CliRunner().invoke(app, ["solve", str(f)])

@@ -1,6 +1,6 @@
 """The fast load path agrees with the strict models, byte for byte.
 
-`placement_cli.plancheck` accepts a parsed plan or artifact without pydantic, and the
+`placement_cli.formats.plancheck` accepts a parsed plan or artifact without pydantic, and the
 graph is built from the document itself; anything it does not certainly accept goes
 to the pydantic models, which give the messages. So the two paths must agree on every
 input: whatever the fast check accepts, the models accept too, with the same graph,
@@ -20,17 +20,17 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from placement_cli import loading
-from placement_cli.artifact import render
-from placement_cli.errors import InputError
-from placement_cli.graph import build_graph
-from placement_cli.io import dumps
-from placement_cli.model import Plan
-from placement_cli.pipeline import Run, load
-from placement_cli.plancheck import Reject, check_plan
-from placement_cli.sectioncheck import check_artifact, check_section
-from placement_cli.sections import SECTION_MODELS, Artifact
-from placement_cli.stages import STAGES
+from placement_cli.core.errors import InputError
+from placement_cli.core.io import dumps
+from placement_cli.formats.artifact import render
+from placement_cli.formats.plan import Plan
+from placement_cli.formats.plancheck import Reject, check_plan
+from placement_cli.formats.sectioncheck import check_artifact, check_section
+from placement_cli.formats.sections import SECTION_MODELS, Artifact
+from placement_cli.ir.graph import build_graph
+from placement_cli.pipeline import loading
+from placement_cli.pipeline.registry import STAGES
+from placement_cli.pipeline.run import Run, load
 from tests.fuzz.gen import base_plan, mutate, random_plan, serialise
 
 SEED = 20261126
@@ -258,8 +258,8 @@ def test_deep_free_form_values_go_to_the_models(tmp_path, monkeypatch):
 def test_scc_section_match_is_equality():
     """`stages.scc.matches` (the check's shortcut) says equal exactly when the read
     section equals the recomputed one, on valid and tampered sections."""
-    from placement_cli.passes.scc import scc
-    from placement_cli.stages.scc import matches, section
+    from placement_cli.algorithms.scc import scc
+    from placement_cli.pipeline.stages.scc import matches, section
 
     r = random.Random(SEED + 4)
     same = differ = 0

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from placement_cli.graph import build_graph
-from placement_cli.model import Plan
-from placement_cli.passes.prune import prune
+from placement_cli.algorithms.prune import prune
+from placement_cli.formats.plan import Plan
+from placement_cli.ir.graph import build_graph
+from tests.budget import examples
 from tests.reference import arc_consistent_domains, live_blocks
 from tests.strategies import plans
 
@@ -15,7 +16,7 @@ def _graph(plan):
     return build_graph(Plan.model_validate(plan))
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(plans(max_blocks=6, max_targets=4))
 def test_ac3_matches_naive_fixpoint(plan):
     g = _graph(plan)
@@ -41,7 +42,7 @@ def test_ac3_matches_naive_fixpoint(plan):
         assert {t for (bb, t) in removed if bb == b} == {t for t in range(g.n_targets) if lost >> t & 1}
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(plans(max_blocks=5, max_targets=3))
 def test_removed_edge_touches_the_block(plan):
     g = _graph(plan)
@@ -114,13 +115,13 @@ def _same_as_reference(g):
     assert got.diagnostics == want.diagnostics
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(plans(max_blocks=8, max_targets=4))
 def test_matches_the_literal_ac3_exactly(plan):
     _same_as_reference(_graph(plan))
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(plans(max_blocks=6, max_targets=3))
 def test_matches_the_literal_ac3_with_many_targets(plan):
     # More targets than the lookup tables cover: the loop over targets answers.

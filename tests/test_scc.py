@@ -6,9 +6,10 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement_cli.graph import build_graph
-from placement_cli.model import Plan
-from placement_cli.passes.scc import scc
+from placement_cli.algorithms.scc import scc
+from placement_cli.formats.plan import Plan
+from placement_cli.ir.graph import build_graph
+from tests.budget import examples
 
 
 @st.composite
@@ -22,7 +23,7 @@ def cfgs(draw):
     return {"version": 1, "targets": ["t"], "blocks": blocks}
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(cfgs())
 def test_components_match_networkx(plan):
     g = build_graph(Plan.model_validate(plan))
@@ -79,7 +80,7 @@ def test_order_ties_follow_input_position():
     assert [c.blocks for c in scc(g).components] == [(0,), (1,), (2,)]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(cfgs())
 def test_matches_the_literal_condensation_exactly(plan):
     from tests.scc_reference import reference_scc

@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from placement_cli.model import Plan
-from placement_cli.schemas import ARTIFACT_MODELS, all_schemas, schema_bytes
+from placement_cli.app.schemas import ARTIFACT_MODELS, all_schemas, schema_bytes
+from placement_cli.formats.plan import Plan
 from tests.conftest import ROOT
 
 # The pipeline's artifacts; the tree artifact has its own checks in test_tree.

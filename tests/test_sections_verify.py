@@ -19,16 +19,18 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from placement_cli.artifact import render
-from placement_cli.errors import InputError
-from placement_cli.pipeline import Run, load
-from placement_cli.solvers.objective import evaluate
-from placement_cli.stages import fuse as fuse_stage
-from placement_cli.stages import get, scc_verify
-from placement_cli.stages import prune as prune_stage
-from placement_cli.stages import solve as solve_stage
-from placement_cli.stages.base import Deferred
+from placement_cli.algorithms.solve.objective import evaluate
+from placement_cli.core.errors import InputError
+from placement_cli.formats.artifact import render
+from placement_cli.pipeline.registry import get
+from placement_cli.pipeline.run import Run, load
+from placement_cli.pipeline.stage import Deferred
+from placement_cli.pipeline.stages import fuse as fuse_stage
+from placement_cli.pipeline.stages import prune as prune_stage
+from placement_cli.pipeline.stages import scc_verify
+from placement_cli.pipeline.stages import solve as solve_stage
 from tests import sections_reference as ref
+from tests.budget import examples
 from tests.conftest import ROOT
 from tests.strategies import plans
 
@@ -161,7 +163,7 @@ def _artifact(plan_path: Path, kind: str) -> dict[str, Any] | None:
     return orjson.loads(render(run.artifact(kind)))  # type: ignore[no-any-return]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(max_blocks=8, max_targets=3), st.sampled_from(STAGES), st.data())
 def test_fast_checks_agree_with_recompute_on_random_tampering(plan, stage, data):
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,14 +13,15 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate_plan
-from placement_cli.errors import InputError, PlacementError
-from placement_cli.passes import solve as solve_mod
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, from_json, solve
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.complete import build_instance
-from placement_cli.solvers.heuristic import solve_heuristic
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve import driver as solve_mod
+from placement_cli.algorithms.solve.complete import build_instance
+from placement_cli.algorithms.solve.driver import SolveOptions, from_json, solve
+from placement_cli.algorithms.solve.heuristic import solve_heuristic
+from placement_cli.core.errors import InputError, PlacementError
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.reference import _matrix, block_domain_and_cost, brute_force, live_blocks
 from tests.strategies import plans
 
@@ -162,19 +163,19 @@ def tight_plans(draw: st.DrawFn) -> dict[str, Any]:
     return {"version": 1, "targets": targets, "blocks": blocks}
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(tight_plans())
 def test_tight_plans_against_brute_force(plan: dict[str, Any]) -> None:
     check_against_brute_force(plan, "heuristic")
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(plans(max_blocks=6, max_targets=4))
 def test_heuristic_against_brute_force(plan: dict[str, Any]) -> None:
     check_against_brute_force(plan, "heuristic")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(plans(max_blocks=6, max_targets=3))
 def test_complete_fallback_against_brute_force(plan: dict[str, Any]) -> None:
     # No backtracking budget and a one-node CSP: the seed gives up at its first
@@ -182,13 +183,13 @@ def test_complete_fallback_against_brute_force(plan: dict[str, Any]) -> None:
     check_against_brute_force(plan, "heuristic", max_backtracks=0, csp_node_limit=1)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(plans(max_blocks=6, max_targets=3))
 def test_auto_against_brute_force(plan: dict[str, Any]) -> None:
     check_against_brute_force(plan, "auto")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plans(max_blocks=6, max_targets=3), st.integers(0, 3))
 def test_seed_alone_is_feasible_and_never_worse_than_its_forward_pass(plan: dict[str, Any], rounds: int) -> None:
     optimum, _ = brute_force(plan)

@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 
 from benchmarks.hard import colouring_plan
-from placement_cli.errors import EXIT_INTERNAL, InputError, PlacementError
-from placement_cli.graph import Graph, make_matrix
-from placement_cli.passes import solve as solve_mod
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.complete import Budget, build_instance, find_feasible
-from placement_cli.solvers.heuristic import solve_heuristic
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve import driver as solve_mod
+from placement_cli.algorithms.solve.complete import Budget, build_instance, find_feasible
+from placement_cli.algorithms.solve.driver import SolveOptions, solve
+from placement_cli.algorithms.solve.heuristic import solve_heuristic
+from placement_cli.core.errors import EXIT_INTERNAL, InputError, PlacementError
+from placement_cli.ir.graph import Graph, make_matrix
+from placement_cli.pipeline.run import parse_plan
 
 METHODS = ("auto", "exact", "heuristic")
 

@@ -15,13 +15,14 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate_plan
-from placement_cli.errors import InputError, UsageError
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.passes.solve_cli import cli_options
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.objective import evaluate, feasible_for
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.driver import SolveOptions, solve
+from placement_cli.algorithms.solve.objective import evaluate, feasible_for
+from placement_cli.app.solve_cli import cli_options
+from placement_cli.core.errors import InputError, UsageError
+from placement_cli.pipeline.run import parse_plan
+from tests.budget import examples
 from tests.reference import _matrix, block_domain_and_cost, live_blocks
 from tests.strategies import plans
 
@@ -74,7 +75,7 @@ def pinned_plans(draw: st.DrawFn) -> tuple[dict[str, Any], list[tuple[str, str]]
     return plan, pins, forbids
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pinned_plans())
 def test_pins_and_forbids_against_brute_force(case: Any) -> None:
     plan, pins, forbids = case
@@ -239,7 +240,7 @@ def test_warm_start_repairs_new_blocks_and_lost_targets(method: str) -> None:
         assert warm.cost.total >= cold.cost.total
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(plans(max_blocks=6, max_targets=3), st.randoms(use_true_random=False))
 def test_any_warm_start_gives_the_cold_answer_or_better_proof(plan: dict[str, Any], rnd: Any) -> None:
     optimum = restricted_brute_force(plan)

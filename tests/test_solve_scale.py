@@ -19,11 +19,16 @@ from typing import Any
 
 import pytest
 
-from placement_cli.passes.prune import prune
-from placement_cli.passes.scc import scc
-from placement_cli.passes.solve import SolveOptions, solve
-from placement_cli.pipeline import parse_plan
-from placement_cli.solvers.complete import Budget, branch_and_bound, build_instance, find_feasible
+from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.complete import (
+    Budget,
+    branch_and_bound,
+    build_instance,
+    find_feasible,
+)
+from placement_cli.algorithms.solve.driver import SolveOptions, solve
+from placement_cli.pipeline.run import parse_plan
 
 N_PLANS = int(os.environ.get("PLACEMENT_SCALE_PLANS", "24"))
 # The heuristic's optimality proof (exhaustive B&B) dominates the fast slice's time.

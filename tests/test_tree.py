@@ -25,10 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from placement_cli import tree_model
-from placement_cli.cli import app
-from placement_cli.errors import InputError
-from placement_cli.passes import tree as tp
+from placement_cli.algorithms import tree as tp
+from placement_cli.app.cli import app
+from placement_cli.core.errors import InputError
+from placement_cli.formats import tree as tree_model
+from tests.budget import examples
 from tests.tree_reference import reference_dp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +158,7 @@ def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
 # --------------------------------------------------------------------------- properties
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.randoms(use_true_random=False), st.integers(0, 6))
 def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
@@ -178,7 +179,7 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Ran
     assert all(x == brute[-1] for x in brute[len(res.frontier) - 1 :])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.randoms(use_true_random=False), st.integers(0, 6))
 def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
@@ -220,7 +221,7 @@ def _check_critical_path(spec: dict[str, Any], sec: dict[str, Any]) -> None:
     assert not by_id[nodes[-1]].get("children")
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=8),
     st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=8),
@@ -238,7 +239,7 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
         assert i + j <= k and max(tp.at(a, i), tp.at(b, j)) == want[k]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.lists(
         st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=7), min_size=2, max_size=2),
@@ -314,15 +315,15 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_JSON, st.booleans())
 def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent: bool) -> None:
     """The byte scan the tree loader uses for the depth limit against `io.too_deep`,
     on JSON full of brackets, quotes and backslashes inside strings."""
     import orjson
 
-    from placement_cli.io import too_deep
-    from placement_cli.passes.tree.load import nesting
+    from placement_cli.algorithms.tree.load import nesting
+    from placement_cli.core.io import too_deep
 
     data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
     depth = nesting(data)

@@ -9,8 +9,8 @@ import orjson
 import pytest
 import yaml
 
-from placement_cli.io import dumps
-from placement_cli.pipeline import STAGES, Loaded, Run, parse_plan
+from placement_cli.core.io import dumps
+from placement_cli.pipeline.run import STAGES, Loaded, Run, parse_plan
 from tests.goldens import ROOT, plan_examples
 from tests.views_goldens import invoke
 

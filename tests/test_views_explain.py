@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement_cli.pipeline import Loaded, Run, parse_plan
+from placement_cli.pipeline.run import Loaded, Run, parse_plan
 from placement_cli.views.explain import explain
+from tests.budget import examples
 from tests.reference import block_domain_and_cost, brute_force, live_blocks
 from tests.strategies import plans
 from tests.views_goldens import invoke
@@ -28,7 +29,7 @@ def _pinned_reference(plan, bid, t):
     return brute_force(pinned)[0]
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(plans(max_blocks=5, max_targets=3), st.integers(0, 4))
 def test_pinned_optimum_matches_brute_force(plan, k):
     bid = plan["blocks"][k % len(plan["blocks"])]["id"]
@@ -112,7 +113,7 @@ def test_explain_infeasible_plan():
 def test_explain_says_not_proven_when_the_limit_stops_the_proof():
     import random
 
-    from placement_cli.passes.solve import SolveOptions
+    from placement_cli.algorithms.solve.driver import SolveOptions
     from placement_cli.views.explain import ExplainOptions, to_text
 
     # A dense random CFG (high treewidth): no proof in zero seconds.

@@ -18,6 +18,7 @@ from placement_cli.views.dot import to_dot
 from placement_cli.views.mermaid import MAX_EDGES, to_mermaid
 from placement_cli.views.show_cfg import cfg_diagram
 from placement_cli.views.show_graph import graph_diagram
+from tests.budget import examples
 from tests.goldens import ROOT, plan_examples
 from tests.strategies import plans
 from tests.views_goldens import golden_path, invoke, produce, produce_subprocess
@@ -94,7 +95,7 @@ def _check_cfg(plan, v, text):
 def test_cfg_structure_of_examples(example, produced):
     plan = yaml.safe_load(example.read_text())
     if "bodies" in plan:  # a MIR body: the views draw the plan it lowers to
-        from placement_cli.lower import lower_to_plan
+        from placement_cli.frontends.lower import lower_to_plan
 
         plan = lower_to_plan(plan, str(example))[0]
     v = view_of(plan)
@@ -102,7 +103,7 @@ def test_cfg_structure_of_examples(example, produced):
     _check_mermaid_cfg(plan, v, produced[example]["show-cfg.mmd"].decode())
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(plans(max_blocks=7, max_targets=4))
 def test_cfg_structure_of_random_plans(plan):
     v = view_of(plan)

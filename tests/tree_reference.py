@@ -1,12 +1,12 @@
 """The seed's critical-path DP (appendix A1) written line by line: the independent
-reference the tests and the benchmark compare `placement_cli.passes.tree.fast_dp`
+reference the tests and the benchmark compare `placement_cli.algorithms.tree.fast_dp`
 with. It lives with the tests because the CLI never runs it."""
 
 from __future__ import annotations
 
 import math
 
-from placement_cli.passes.tree import Tree
+from placement_cli.algorithms.tree import Tree
 
 INF = math.inf
 
@@ -15,7 +15,7 @@ def reference_dp(tree: Tree, budget: int) -> list[list[list[float]]]:
     """The seed's pseudocode, line by line, with full arrays `dp[v][e][0..K]`: the
     reference the tests and the benchmark compare `fast_dp` with. Not used by the CLI.
 
-    >>> from placement_cli.passes.tree import tree_from_spec
+    >>> from placement_cli.algorithms.tree import tree_from_spec
     >>> t = tree_from_spec(["a", "b"], [
     ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
     ...     {"id": "x", "time": {"a": 9, "b": 2}}, {"id": "y", "time": {"a": 3, "b": 9}}],

@@ -34,7 +34,7 @@ def invoke(args: list[str], stdin: bytes | None = None) -> tuple[int, bytes, byt
 
     from typer.testing import CliRunner
 
-    from placement_cli.cli import app
+    from placement_cli.app.cli import app
 
     cwd = os.getcwd()
     os.chdir(ROOT)

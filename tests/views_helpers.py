@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from placement_cli.pipeline import Loaded, Run, parse_plan
+from placement_cli.pipeline.run import Loaded, Run, parse_plan
 from placement_cli.views.data import ViewData, from_run
 
 NODE = re.compile(r"^\s*(n\d+) \[(.*)\];$")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from placement_cli.graph import Graph
-from placement_cli.io import num
-from placement_cli.pipeline import STAGES, Loaded, Run, load
+from placement_cli.core.io import num
+from placement_cli.ir.graph import Graph
+from placement_cli.pipeline.run import STAGES, Loaded, Run, load
 
 UNASSIGNED = -1
 

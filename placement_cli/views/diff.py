@@ -15,11 +15,11 @@ from typing import Any
 
 import orjson
 
-from placement_cli.errors import InputError, Problem
-from placement_cli.graph import Graph
-from placement_cli.io import num
-from placement_cli.pipeline import Loaded, Run
-from placement_cli.solvers.objective import UNASSIGNED
+from placement_cli.algorithms.solve.objective import UNASSIGNED
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.io import num
+from placement_cli.ir.graph import Graph
+from placement_cli.pipeline.run import Loaded, Run
 from placement_cli.views.data import latest_stage
 
 
@@ -288,7 +288,7 @@ def _diag_key(d: dict[str, Any]) -> str:
 def diff(a: Loaded, b: Loaded) -> dict[str, Any]:
     """The differences between two artifacts of the same stage (see the module doc).
 
-    >>> from placement_cli.pipeline import parse_plan
+    >>> from placement_cli.pipeline.run import parse_plan
     >>> doc = {"version": 1, "targets": ["a", "b"], "blocks": [{"id": "x", "cost": {"a": 1, "b": 2},
     ...     "terminator": {"kind": "return"}}]}
     >>> def art(d):

@@ -23,11 +23,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from placement_cli.errors import UsageError
-from placement_cli.graph import INF, Graph
-from placement_cli.io import num
-from placement_cli.pipeline import Run
-from placement_cli.solvers.objective import UNASSIGNED, evaluate, feasible_for
+from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
+from placement_cli.core.errors import UsageError
+from placement_cli.core.io import num
+from placement_cli.ir.graph import INF, Graph
+from placement_cli.pipeline.run import Run
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def impossible_reasons(g: Graph, b: int, t: int, domains: tuple[int, ...], remov
 
 
 def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] | None) -> dict[str, Any]:
-    from placement_cli.solvers.exact import solve_exact
+    from placement_cli.algorithms.solve.exact import solve_exact
 
     g = run.g
     doms = list(run.domains())
@@ -97,7 +97,7 @@ def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] |
 def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict[str, Any]:
     """The explanation of `block` as a JSON-ready dict (see the module docstring).
 
-    >>> from placement_cli.pipeline import Loaded, parse_plan
+    >>> from placement_cli.pipeline.run import Loaded, parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["a", "b"],
     ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0, "a": 1}},
     ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},

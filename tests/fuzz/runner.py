@@ -141,7 +141,7 @@ def _fork_run(cfg: Config, args: list[str], fin: int, fout: int, ferr: int, cwd:
             os.environ.update(_child_env(cfg))
             _preexec(cfg)
             sys.argv = ["placement", *args]
-            from placement_cli.cli import main
+            from placement_cli.app.launch import main
 
             try:
                 main()
@@ -381,8 +381,8 @@ def _check_lowered(path: Path) -> list[tuple[str, str]]:
     """What `lower` wrote (`args_for` always gives it `-o`) must be a plan the stages
     accept: it is loaded and checked as `placement validate` would (in this process; the
     runner has the package imported)."""
-    from placement_cli.errors import PlacementError
-    from placement_cli.pipeline import load
+    from placement_cli.core.errors import PlacementError
+    from placement_cli.pipeline.run import load
 
     try:
         load(str(path))
@@ -431,10 +431,10 @@ def preload() -> None:
     instead of paying the imports (~0.3 s) itself."""
     import importlib
 
-    for name in ("placement_cli.cli", "placement_cli.pipeline", "placement_cli.summary", "placement_cli.yaml_core",
-                 "placement_cli.passes.prune", "placement_cli.passes.scc", "placement_cli.passes.solve",
-                 "placement_cli.passes.fuse", "placement_cli.passes.islands", "placement_cli.passes.tree",
-                 "placement_cli.lower", "placement_cli.views", "yaml", "rich.console"):
+    for name in ("placement_cli.app.cli", "placement_cli.pipeline.run", "placement_cli.app.summary", "placement_cli.core.yaml_core",
+                 "placement_cli.algorithms.prune", "placement_cli.algorithms.scc", "placement_cli.algorithms.solve.driver",
+                 "placement_cli.algorithms.fuse", "placement_cli.algorithms.islands", "placement_cli.algorithms.tree",
+                 "placement_cli.frontends.lower", "placement_cli.views", "yaml", "rich.console"):
         importlib.import_module(name)
 
 

@@ -1,0 +1,486 @@
+"""`solve`: choose a target for every live block, minimising the objective of
+`spec/plan-format.md` (see `placement_cli.algorithms.solve.objective`).
+
+Methods:
+- `heuristic`: the seed algorithm (`solvers.heuristic`); if it gives up, the complete
+  search (`solvers.complete`) takes over, so "infeasible" is always a proof. On small
+  plans an exhaustive branch and bound checks the answer and supplies `lower_bound`
+  (and `optimal` when the answer is proven optimal); the answer itself stays the seed's.
+- `exact`: `solvers.exact` alone; the heuristic only when it found nothing in time.
+- `auto`: the exact method first; when it does not prove the optimum in time, the
+  heuristic too, and the better assignment wins.
+
+Every search runs under one `Budget` (the `time_limit` and a memory bound). When it runs
+out, the answer is the best feasible assignment found (`optimal` false, with a proven
+`lower_bound`) or, with none, status "unsolved" and a `time-limit` / `memory-limit`
+diagnostic: "infeasible" is only ever said with a proof.
+
+Pins and forbids (`SolveOptions.pins`, `.forbids`) narrow the domains before any method
+runs; a warm start (`SolveOptions.warm_start`) gives the methods a first incumbent.
+Plans whose costs are so large that sums overflow a float are solved on costs scaled by
+a power of two (`Instance.shift`); a chosen assignment whose own total overflows is
+reported as invalid input rather than as a `null` total.
+
+`optimal` is true only when a proof exists; `lower_bound` is the best proven bound.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from placement_cli.algorithms.scc import SccResult
+from placement_cli.algorithms.solve.complete import (
+    INF,
+    Budget,
+    Instance,
+    arc_consistent,
+    branch_and_bound,
+    build_instance,
+    find_feasible,
+    root_bound,
+    search,
+    slack,
+    whole,
+)
+from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
+from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate, feasible_for
+
+# The options and the section are modules of their own (solve_options, solve_result);
+# their names stay importable from here.
+from placement_cli.algorithms.solve.options import Pair, SolveOptions
+from placement_cli.algorithms.solve.result import SolveResult, _clean_stats, from_json
+from placement_cli.core.diagnostics import Diagnostic
+from placement_cli.core.errors import InputError, PlacementError, Problem
+from placement_cli.core.io import gc_paused
+from placement_cli.ir.graph import Graph
+
+__all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
+
+def _exact_module() -> Any:
+    """`solvers.exact` when this build has it (issue 4 adds it), else None."""
+    try:
+        from placement_cli.algorithms.solve import exact  # type: ignore[attr-defined]
+    except ModuleNotFoundError as exc:
+        if exc.name == "placement_cli.algorithms.solve.exact":
+            return None
+        raise
+    return exact
+
+
+# ------------------------------------------------------------- pins, warm start
+
+
+def _pin_text(opts: SolveOptions) -> str:
+    parts = [f"--pin {b}={t}" for b, t in opts.pins] + [f"--forbid {b}={t}" for b, t in opts.forbids]
+    return ", ".join(parts)
+
+
+def _check_pins(g: Graph, opts: SolveOptions) -> None:
+    """Unknown blocks or targets (and blocks that never run) are input errors: exit 3."""
+    problems: list[Problem] = []
+    for flag, pairs in (("--pin", opts.pins), ("--forbid", opts.forbids)):
+        for b, t in pairs:
+            where = f"{flag} {b}={t}"
+            if b not in g.index:
+                problems.append(Problem(where, f"unknown block {b!r:.60}"))
+            elif not g.live[g.index[b]]:
+                problems.append(Problem(where, f"block {b!r:.60} is unreachable and takes no target"))
+            if t not in g.targets:
+                problems.append(Problem(where, f"unknown target {t!r:.60} (targets: {', '.join(g.targets)})"))
+    if problems:
+        raise InputError(problems)
+
+
+def _pin_domains(g: Graph, domains: tuple[int, ...], opts: SolveOptions) -> tuple[tuple[int, ...], Diagnostic | None]:
+    """The domains narrowed by the pins and forbids, or a diagnostic naming the pin that
+    no target of the (pruned) domain satisfies."""
+    dom = list(domains)
+    for b_id, t_name in opts.pins:
+        b, t = g.index[b_id], g.targets.index(t_name)
+        if not domains[b] >> t & 1:
+            left = ", ".join(g.target_list(domains[b])) or "none"
+            return domains, Diagnostic("error", "pin-infeasible",
+                                       f"pin {b_id}={t_name} is impossible: block '{b_id}' cannot run on "
+                                       f"'{t_name}' (its targets after pruning: {left})", (b_id,))
+        dom[b] &= 1 << t
+        if not dom[b]:
+            others = [f"{x}={y}" for x, y in opts.pins if x == b_id]
+            return domains, Diagnostic("error", "pin-infeasible",
+                                       f"pins {', '.join(others)} are impossible together: block '{b_id}' "
+                                       "runs on one target", (b_id,))
+    for b_id, t_name in opts.forbids:
+        b, t = g.index[b_id], g.targets.index(t_name)
+        dom[b] &= ~(1 << t)
+        if not dom[b]:
+            named = [f"{x}={y}" for x, y in opts.forbids if x == b_id] + [f"{x}={y}" for x, y in opts.pins if x == b_id]
+            return domains, Diagnostic("error", "pin-infeasible",
+                                       f"forbidding {', '.join(named)} leaves block '{b_id}' no target", (b_id,))
+    return tuple(dom), None
+
+
+def _warm_incumbent(c: _Ctx, warm: tuple[Pair, ...]) -> tuple[int, ...] | None:
+    """The earlier assignment on this plan: blocks matched by id, targets by name. Blocks
+    that are new, or whose old target is no longer allowed, are repaired greedily: the
+    matched blocks keep their targets and a cheapest-first search with arc consistency
+    places the rest. None when no repair exists within a tenth of the budget (a cold
+    start then)."""
+    g, inst = c.g, c.inst
+    old = dict(warm)
+    a = [UNASSIGNED] * g.n_blocks
+    missing = 0
+    for b in inst.live:
+        t_name = old.get(g.block_ids[b])
+        t = g.targets.index(t_name) if t_name in g.targets else -1
+        if t >= 0 and inst.dom[b] >> t & 1:
+            a[b] = t
+        else:
+            missing += 1
+    c.stats["warm_matched"] = len(inst.live) - missing
+    if not missing and feasible_for(g, c.domains, a):
+        return tuple(a)
+    sub = whole(inst)
+    dom = [1 << a[b] if a[b] >= 0 else inst.dom[b] for b in sub.blocks]
+    # A tenth of what is left: a failed repair must leave the real search its time.
+    sub_budget = Budget(time.monotonic() + c.budget.remaining() / 10, c.budget.memory_bytes)
+    f = search(sub, dom, [inst.unary[b] for b in sub.blocks], mac=True, bound=False, budget=sub_budget,
+               first_only=True)
+    if f.values is None:
+        c.stats["warm_repaired"] = False
+        return None
+    c.stats["warm_repaired"] = True
+    for i, b in enumerate(sub.blocks):
+        a[b] = f.values[i]
+    return tuple(a)
+
+
+# ------------------------------------------------------------------ results
+
+
+def _infeasible(g: Graph, domains: tuple[int, ...], blocks: tuple[int, ...], why: str, method: str,
+                used: str | None, stats: dict[str, Any], pins: str = "") -> SolveResult:
+    ids = [g.block_ids[b] for b in blocks]
+    if why == "empty":
+        msg = f"no feasible placement: block '{ids[0]}' has no target left after pruning"
+    elif not ids:
+        msg = "no feasible placement (exhaustive search)"
+    elif len(ids) == 1:
+        msg = f"no feasible placement: block '{ids[0]}' has no target that fits its neighbours (exhaustive search)"
+    else:
+        msg = (f"no feasible placement: no assignment of the cycle {', '.join(ids)} fits its neighbours "
+               f"(exhaustive search)")
+    code = "infeasible"
+    if pins:
+        code = "pin-infeasible"
+        msg = msg.replace("no feasible placement", f"no feasible placement respects {pins}", 1)
+    return _failed(g, domains, Diagnostic("error", code, msg, tuple(ids)), method, used,
+                   "prune" if why == "empty" else used, stats)
+
+
+def _failed(g: Graph, domains: tuple[int, ...], diag: Diagnostic, method: str, used: str | None,
+            proved_by: str | None, stats: dict[str, Any]) -> SolveResult:
+    return SolveResult(
+        assignment=(UNASSIGNED,) * g.n_blocks,
+        status="infeasible",
+        diagnostics=(diag,),
+        cost=None,
+        optimal=True,
+        lower_bound=INF,
+        domains=domains,
+        method=method,
+        method_used=used,
+        proved_by=proved_by,
+        lower_bound_by=None,
+        stats=stats,
+    )
+
+
+def _unsolved(c: _Ctx, reason: str, lb: float, lb_by: str, used: str | None) -> SolveResult:
+    """Stopped by a limit with no feasible assignment and no proof that none exists."""
+    what = f"time limit ({c.opts.time_limit:g} s)" if reason == "time-limit" else (
+        f"memory limit ({c.opts.memory_limit_mb} MB)")
+    msg = (f"stopped by the {what} before finding a feasible placement or proving that none exists; "
+           "raise the limit or try another --method")
+    return SolveResult(
+        assignment=(UNASSIGNED,) * c.g.n_blocks,
+        status="unsolved",
+        diagnostics=(*c.warnings, Diagnostic("error", reason, msg)),
+        cost=None,
+        optimal=False,
+        lower_bound=lb,
+        domains=c.report_domains,
+        method=c.opts.method,
+        method_used=used,
+        proved_by=None,
+        lower_bound_by=lb_by if lb != INF else None,
+        stats=c.stats,
+    )
+
+
+@dataclass
+class _Ctx:
+    g: Graph
+    domains: tuple[int, ...]  # what the search runs on (pruned, pinned)
+    report_domains: tuple[int, ...]  # what the artifact lists per block (pruned)
+    comps: SccResult
+    opts: SolveOptions
+    inst: Instance
+    budget: Budget
+    stats: dict[str, Any]
+    warnings: list[Diagnostic]
+    incumbent: tuple[int, ...] | None = None
+    pins: str = ""
+
+
+# ----------------------------------------------------------------- methods
+
+
+def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, str | None]:
+    """The seed, then the complete search if it gave up. (assignment, or None when none
+    was found; where the seed failed; which solver answered; the limit that stopped the
+    search when it ended without an answer or a proof, else None)."""
+    o = c.opts
+    if c.incumbent is not None:
+        # A warm start replaces the forward pass: the sweeps improve the old answer.
+        a, st = refine(c.inst, c.comps, c.incumbent, max_rounds=o.max_rounds, csp_node_limit=o.csp_node_limit,
+                       budget=c.budget)
+        c.stats.update(st)
+        c.stats["fallback_used"] = False
+        return a, (), "warm-start", None
+    h = solve_heuristic(c.inst, c.comps, max_rounds=o.max_rounds, max_backtracks=o.max_backtracks,
+                        csp_node_limit=o.csp_node_limit, budget=c.budget)
+    c.stats.update(h.stats)
+    c.stats["fallback_used"] = h.assignment is None
+    if h.assignment is not None:
+        fwd = evaluate(c.g, h.forward)  # type: ignore[arg-type]
+        c.stats["forward_cost"] = fwd.total if fwd is not None else None
+        return h.assignment, (), "heuristic", None
+    found = find_feasible(c.inst, c.budget)
+    c.stats["fallback_nodes"] = found.nodes
+    if found.assignment is None:
+        if found.exhausted:
+            return None, h.failed or found.failed, "complete", None
+        return None, (), "complete", c.budget.reason or "time-limit"
+    a, st = refine(c.inst, c.comps, found.assignment, max_rounds=o.max_rounds, csp_node_limit=o.csp_node_limit,
+                   budget=c.budget)
+    for k in ("passes", "csp_solves", "csp_nodes", "csp_proven", "cache_hits", "switches"):
+        c.stats[k] += st[k]
+    c.stats["rounds"] += st["rounds"]
+    return a, h.failed, "complete", None
+
+
+def _prove(c: _Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] | None]:
+    """Exhaustive B&B on small plans: (proven optimum or None, a better assignment)."""
+    o = c.opts
+    if len(c.inst.live) > o.prove_max_blocks or o.prove_node_limit == 0:
+        return None, None
+    bb = branch_and_bound(c.inst, c.inst.total(a), o.prove_node_limit, c.budget)
+    c.stats["proof_nodes"] = bb.nodes
+    if not bb.exhausted:
+        return None, None
+    best = a if bb.assignment is None else bb.assignment
+    if c.inst.shift:
+        return c.inst.unscale(c.inst.total(best)), bb.assignment
+    return evaluate(c.g, best).total, bb.assignment  # type: ignore[union-attr]
+
+
+def _value(c: _Ctx, a: tuple[int, ...]) -> float:
+    """An assignment's objective for comparisons: the plan's own sum, or the scaled one
+    when the plan's sums could overflow."""
+    if c.inst.shift:
+        return c.inst.total(a)
+    return evaluate(c.g, a).total  # type: ignore[union-attr]
+
+
+def solve(g: Graph, domains: tuple[int, ...], comps: SccResult, options: SolveOptions | None = None) -> SolveResult:
+    """Solve the placement problem on the pruned `domains` and condensation `comps`.
+
+    >>> from placement_cli.formats.plan import Plan
+    >>> from placement_cli.ir.graph import build_graph
+    >>> from placement_cli.algorithms.prune import prune
+    >>> from placement_cli.algorithms.scc import scc
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> r = solve(g, prune(g).domains, scc(g), SolveOptions(method="heuristic"))
+    >>> r.to_json(g)["assignment"], r.cost.total, r.optimal
+    ({'x': 'a', 'y': 'b'}, 5.0, True)
+    >>> r = solve(g, prune(g).domains, scc(g), SolveOptions(pins=(("y", "a"),)))
+    >>> r.to_json(g)["assignment"], r.cost.total
+    ({'x': 'a', 'y': 'a'}, 10.0)
+    """
+    # The search allocates many small short-lived tuples and lists and no cycles worth
+    # collecting; with 100k blocks the cyclic GC's scans cost more than the search.
+    with gc_paused():
+        return _solve(g, domains, comps, options or SolveOptions())
+
+
+def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOptions) -> SolveResult:
+    start = time.monotonic()
+    mem = opts.memory_limit_mb * 2**20 if opts.memory_limit_mb is not None else None
+    budget = Budget(start + opts.time_limit, mem)
+    _check_pins(g, opts)
+    inst = build_instance(g, domains)
+    stats: dict[str, Any] = {}
+    method = opts.method
+    if inst.empty:
+        return _infeasible(g, domains, inst.empty, "empty", method, None, stats)
+    report_domains = domains
+    pins = _pin_text(opts)
+    if pins:
+        narrowed, diag = _pin_domains(g, domains, opts)
+        if diag is not None:
+            return _failed(g, domains, diag, method, None, "pins", stats)
+        dom, emptied = arc_consistent(inst, [narrowed[b] if g.live[b] else 0 for b in range(g.n_blocks)])
+        if emptied >= 0:
+            bid = g.block_ids[emptied]
+            diag = Diagnostic("error", "pin-infeasible",
+                              f"no feasible placement respects {pins}: block '{bid}' has no target left that "
+                              "fits its neighbours (arc consistency)", (bid,))
+            return _failed(g, domains, diag, method, None, "pins", stats)
+        domains = tuple(dom[b] if g.live[b] else domains[b] for b in range(g.n_blocks))
+        inst = replace(inst, dom=dom)
+    c = _Ctx(g, domains, report_domains, comps, opts, inst, budget, stats, [], pins=pins)
+    if opts.warm_start is not None:
+        c.incumbent = _warm_incumbent(c, opts.warm_start)
+    exact = _exact_module() if method != "heuristic" else None
+    if method == "exact" and exact is None:
+        raise PlacementError(
+            "--method exact needs the exact solver (placement_cli.algorithms.solve.exact), which this build "
+            "does not include; use --method heuristic or auto"
+        )
+    if exact is not None and inst.shift:
+        # The exact method sums the plan's costs as they are; they overflow here.
+        c.warnings.append(Diagnostic("warning", "huge-costs",
+                                     "costs this large overflow the exact method's sums: solved with the "
+                                     "heuristic and the complete search on scaled costs instead"))
+        exact = None
+
+    # The root bound is computed where it can matter: not when the exact method proves
+    # the optimum (the bound is then the assignment's own cost), which on large plans
+    # saves a pass over every block and pair.
+    lb = -INF
+    lb_by = "bound"
+    known: tuple[tuple[int, ...] | None, Cost | None] = (None, None)  # an assignment's evaluated cost
+    a: tuple[int, ...] | None
+    if exact is not None:
+        # exact and auto: the exact method first. Where it proves the optimum (the usual
+        # case on structured plans, and faster than the heuristic) that is the answer;
+        # otherwise `auto` also runs the heuristic and keeps the cheaper assignment. The
+        # exact method gets most of the time; the rest is for the heuristic's answer.
+        out = exact.solve_exact(g, domains, comps, budget.remaining() * 0.8, c.incumbent)
+        stats["exact"] = _clean_stats(out.stats)
+        a = _checked(g, domains, out.assignment, c.warnings)
+        used = "exact"
+        if a is None and out.infeasible:
+            # The diagnostic names where the seed's search fails; if the seed finds an
+            # assignment after all, that verified assignment outranks the claim.
+            h = solve_heuristic(inst, comps, max_rounds=opts.max_rounds, max_backtracks=opts.max_backtracks,
+                                csp_node_limit=opts.csp_node_limit, budget=budget)
+            if h.assignment is None:
+                return _infeasible(g, domains, h.failed, "search", method, "exact", stats, pins)
+            c.warnings.append(Diagnostic("warning", "solver-disagreement",
+                                         "the exact method reported no feasible placement, but the heuristic found one"))
+            a, used = h.assignment, "heuristic"
+        elif a is None:
+            lb = inst.unscale(root_bound(inst))
+            a, failed, used, stopped = _heuristic(c)
+            if a is None:
+                if stopped:
+                    if math.isfinite(out.lower_bound) and out.lower_bound > lb:
+                        lb, lb_by = out.lower_bound, "exact"
+                    return _unsolved(c, stopped, lb, lb_by, used)
+                return _infeasible(g, domains, failed, "search", method, used, stats, pins)
+        elif out.optimal:
+            known = (a, evaluate(g, a))
+            lb, lb_by = known[1].total, "exact"  # type: ignore[union-attr]
+        elif method == "auto":
+            h_a, _failed_at, h_used, _stopped = _heuristic(c)
+            if h_a is not None and _value(c, h_a) < _value(c, a):
+                a, used = h_a, h_used
+        if lb == -INF:
+            lb = inst.unscale(root_bound(inst))
+        if not out.infeasible and math.isfinite(out.lower_bound) and out.lower_bound > lb:
+            lb, lb_by = out.lower_bound, "exact"
+    else:
+        lb = inst.unscale(root_bound(inst))
+        a, failed, used, stopped = _heuristic(c)
+        if a is None:
+            if stopped:
+                return _unsolved(c, stopped, lb, lb_by, used)
+            return _infeasible(g, domains, failed, "search", method, used, stats, pins)
+        bound_module = _exact_module() if not inst.shift else None
+        if bound_module is not None and not budget.exceeded():
+            # The seed's own answer stays as it is; the exact machinery only certifies how
+            # far from optimal it can be (far tighter than the root bound on large plans).
+            proven_lb = bound_module.lower_bound(g, domains, budget.remaining())
+            if math.isfinite(proven_lb) and proven_lb > lb:
+                lb, lb_by = proven_lb, "exact"
+        proven, better = _prove(c, a)
+        if proven is not None:
+            if method != "heuristic" and better is not None:
+                a, used = better, "complete"  # no exact method: the complete search answers
+            if proven > lb:
+                lb, lb_by = proven, "complete"
+
+    cost = known[1] if known[0] is a else evaluate(g, a)
+    if cost is None or not _within(g, domains, a):
+        raise PlacementError(f"internal error: the {used} solver produced an infeasible assignment")
+    if not (math.isfinite(cost.total) and math.isfinite(cost.blocks) and math.isfinite(cost.edges)):
+        raise InputError([Problem("", "the objective overflows: the cheapest placement found costs more than "
+                                      "the largest float (1.8e308); scale the plan's costs down")])
+    # A bound within rounding slack of the total proves the total; it is then reported
+    # as the total itself (the spec: lower_bound equals total when optimal). A bound
+    # clearly above the total of a feasible assignment is not a proof but a bug, in the
+    # bound or in the cost: report it, never paper over it.
+    total = cost.total
+    if lb > total + slack(total):
+        raise PlacementError(
+            f"internal error: the proven lower bound {lb!r} (by {lb_by}) exceeds the cost {total!r} "
+            f"of the assignment the {used} solver returned"
+        )
+    optimal = lb >= total - slack(total)
+    if optimal:
+        lb = total
+    elif budget.reason is not None:
+        c.warnings.append(Diagnostic("warning", budget.reason,
+                                     f"the search was stopped by its {budget.reason.replace('-', ' ')}: the "
+                                     "assignment is the best found, not proven optimal"))
+    return SolveResult(
+        assignment=a,
+        status="ok",
+        diagnostics=tuple(c.warnings),
+        cost=cost,
+        optimal=optimal,
+        lower_bound=lb,
+        domains=report_domains,
+        method=method,
+        method_used=used,
+        proved_by=lb_by if optimal else None,
+        lower_bound_by=lb_by,
+        stats=stats,
+    )
+
+
+def _within(g: Graph, domains: tuple[int, ...], a: tuple[int, ...]) -> bool:
+    """Every live block on a target of `domains` (with `evaluate` not None: `feasible_for`)."""
+    for is_live, dom, t in zip(g.live, domains, a, strict=True):
+        if is_live and (t < 0 or not dom >> t & 1):
+            return False
+    return True
+
+
+def _checked(g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnostic]) -> tuple[int, ...] | None:
+    """An assignment from another solver, used only once verified."""
+    if a is None:
+        return None
+    a = tuple(a)
+    if len(a) == g.n_blocks and feasible_for(g, domains, a):
+        return tuple(t if g.live[b] else UNASSIGNED for b, t in enumerate(a))
+    warnings.append(Diagnostic("warning", "solver-disagreement",
+                               "the exact method returned an infeasible assignment; it was ignored"))
+    return None

@@ -1,0 +1,495 @@
+"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds."""
+
+from __future__ import annotations
+
+import math
+import time
+from operator import add as _add
+from typing import Any
+
+from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes
+from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
+from placement_cli.algorithms.solve.exact.budget import ExactBudget
+from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
+from placement_cli.algorithms.solve.exact.dominance import _mask_dominated
+from placement_cli.algorithms.solve.exact.elimination import _decode, _elim_cost, _OrderedEliminator
+from placement_cli.algorithms.solve.exact.model import INF, Factor, _Timeout
+from placement_cli.algorithms.solve.exact.primal import list_arcs, round_and_polish
+from placement_cli.algorithms.solve.exact.reductions import _reduce_core, _undo_reductions
+
+
+def _condition(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
+               x: int, a: int, dirty: list[int]) -> float:
+    """Fix block `x` of the core to its value `a`, in place: each neighbour's table row
+    (or column) at `a` is added to that neighbour's unary costs, the tables go, the
+    neighbours are appended to `dirty` (their degree fell); returns `x`'s own cost at
+    `a`, which leaves the core as a constant.
+
+    >>> un = [[1.0, 2.0], [0.0, 0.0]]; nb = [{1: [0.0, 5.0, 7.0, 0.0]}, {0: [0.0, 5.0, 7.0, 0.0]}]
+    >>> dirty = []; _condition([2, 2], un, nb, 0, 1, dirty), un, nb, dirty
+    (2.0, [None, [7.0, 0.0]], [None, {}], [1])
+    """
+    kx = K[x]
+    for y, t in nb[x].items():  # type: ignore[union-attr]
+        ky = K[y]
+        row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
+        un[y] = list(map(_add, un[y], row))  # type: ignore[arg-type]
+        del nb[y][x]  # type: ignore[union-attr]
+        dirty.append(y)
+    cost = un[x][a]  # type: ignore[index]
+    nb[x] = None
+    un[x] = None
+    return cost
+
+
+class _PairSearch(ArrayNodes):
+    """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
+    backtracking).
+
+    The root is reparametrised by min-sum diffusion until its bound stalls (close to the
+    LP relaxation, which is tight or nearly so on most placement cores). A node conditions
+    the block with the most neighbours on each live value (the incumbent's value first,
+    then by reparametrised cost), applies R0/R1/R2 again, drops newly dominated values
+    around the conditioned block, diffuses a few sweeps, and is solved by dynamic
+    programming once its remaining elimination fits `leaf_cells`. With integer costs a
+    node is pruned once its bound exceeds the incumbent minus one.
+    """
+
+    def __init__(
+        self,
+        ks: dict[int, int],
+        factors: list[Factor],
+        constant: float,
+        best: float,
+        hint: dict[int, int],
+        deadline: float,
+        budget: ExactBudget,
+        integral: bool,
+    ) -> None:
+        self.vars = sorted({v for sc, _ in factors for v in sc})
+        loc = {v: i for i, v in enumerate(self.vars)}
+        m = len(self.vars)
+        self.m = m
+        self.K = [ks[v] for v in self.vars]
+        self.integral = integral
+        un: list[list[float] | None] = [None] * m
+        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        self.constant0 = constant
+        self.unary0: list[tuple[int, list[float]]] = []
+        self.pairs0: list[tuple[int, int, list[float]]] = []
+        for sc, tab in factors:
+            if len(sc) == 1:
+                un[loc[sc[0]]] = list(tab)
+                self.unary0.append((loc[sc[0]], tab))
+            else:
+                a, b = loc[sc[0]], loc[sc[1]]
+                nb[a][b] = tab  # type: ignore[index]
+                nb[b][a] = tab  # type: ignore[index]
+                self.pairs0.append((a, b, tab))
+        # The original tables laid end to end for `_cost`'s one gather (numpy, on cores
+        # where the sweeps use it too: a small core does not import numpy for this).
+        # A unary term is entry `v[x]` of its table (its column is the extra zero
+        # value at position m); a pair's is `v[a] * K[b] + v[b]`.
+        self._flat: tuple[Any, Any, Any, Any, Any, Any] | None = None
+        npc = numpy_or_none() if m >= budget.dense_min_blocks else None
+        if npc is not None:
+            parts: list[float] = []
+            base, row, stride, col = [], [], [], []
+            for x, tab in self.unary0:
+                base.append(len(parts))
+                row.append(x)
+                stride.append(1)
+                col.append(m)
+                parts += tab
+            for a, b, tab in self.pairs0:
+                base.append(len(parts))
+                row.append(a)
+                stride.append(self.K[b])
+                col.append(b)
+                parts += tab
+            ip = npc.intp
+            self._flat = (npc, npc.array(parts, dtype=float), npc.array(base, dtype=ip), npc.array(row, dtype=ip),
+                          npc.array(stride, dtype=ip), npc.array(col, dtype=ip))
+        self.best = best
+        self.best_val: dict[int, int] | None = None
+        self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
+        self.deadline = deadline
+        self.budget = budget
+        self.leaf_cells = budget.leaf_dp
+        self.nodes = 0
+        self.open_lb = INF
+        self.aborted = False
+        self.counts = [0, 0, 0]
+        self.sweeps = 0
+        self.held = 0  # table entries held by the states on the current path
+        self.out_of_memory = False
+        xs = list(range(m))
+        cur: float | None = None  # the bound of the current reparametrisation
+        root_fixed: list[int] = []
+        self.root_order: list[int] | None = None
+        # The root's many sweeps over the whole core run on arrays when numpy is there
+        # and the core is large enough to pay for the conversion (see dense.py).
+        np = numpy_or_none() if m >= budget.dense_min_blocks else None
+        relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
+        dense = (DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
+                 if np is not None and m else None)
+        lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+        # Rounding that found nothing new is tried again after twice as many sweeps
+        # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
+        # 200- to 1,000-block cores); one that improved the incumbent, after 8.
+        check = next_round = 0
+        interval = 1
+        for _ in range(self.budget.root_sweeps // 8):
+            if self.prune(lb) or time.monotonic() > deadline:
+                break
+            for _ in range(8):
+                if dense is not None:
+                    dense.sweep()
+                else:
+                    _diffuse(self.K, un, nb, xs)
+                self.sweeps += 1
+                if time.monotonic() > deadline:
+                    break
+            new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            cur = new
+            # An assignment read off the reparametrisation: when it is optimal, the
+            # bound certifies it and the core closes here, without a search.
+            if budget.primal and check >= next_round:
+                before = self.best
+                self._primal(dense, un, nb, xs)
+                interval = 1 if self.best < before or not budget.primal_backoff else 2 * interval
+                next_round = check + interval
+            check += 1
+            if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
+                # Values ruled out already go: the next sweeps no longer average them in.
+                root_fixed += dense.fix(new, self.best, self.integral)
+            if new - lb <= budget.root_stall * max(1.0, abs(new)):
+                lb = max(lb, new)
+                break
+            lb = max(lb, new)
+        if dense is not None and budget.primal and cur is not None and not self.prune(lb):
+            # The root did not close: round once more, most neighbours first, on its
+            # best reparametrisation before the search starts.
+            self._primal(dense, un, nb, xs, by_degree=True)
+        if dense is not None:
+            dense.relax = budget.diffusion_relax
+        hs: dict[int, list[float]] = {}
+        # The search's upper levels stay on these arrays (arraysearch.py).
+        self.dense = dense if budget.array_search else None
+        if self.dense is not None:
+            if cur is not None and budget.fixing and self.best < INF and not self.prune(cur):
+                # The last rounding may have improved the incumbent: fix against it.
+                self.dense.fix(cur, self.best, self.integral)
+            cur = None
+        elif dense is not None:
+            dense.write_back(un, nb)
+            if cur is not None:
+                hs = dense.margins()
+        elif cur is not None:
+            cur = _bound(self.K, un, nb, xs, constant, hs)
+        # Values the root's bound already rules out go before the search starts.
+        if cur is not None and budget.fixing:
+            root_fixed += self._fix(cur, hs, un, xs)
+        self.root_dirty = sorted(set(root_fixed))
+        self.root_lb = lb
+        self.root = (un, nb, xs, constant)
+
+    def _primal(self, dense: DenseCore | None, un: list[list[float] | None],
+                nb: list[dict[int, list[float]] | None], xs: list[int], by_degree: bool = False) -> None:
+        """Round the root's reparametrisation to an assignment, polish it, and keep it if
+        its cost on the original tables beats the incumbent. On the arrays the rounding
+        goes colour class by colour class (`DenseCore.round_icm`, vectorised: about a
+        fifth of the list form's time), or with `by_degree` most neighbours first (the
+        list form, which finds the optimum more often: once, when the root's sweeps end
+        without closing the core); on lists always most neighbours first."""
+        if dense is not None and not by_degree:
+            self._leaf(0.0, dict(zip(xs, dense.round_icm(), strict=True)), [], [])
+            return
+        if dense is not None:
+            # Blocks with the most neighbours first: measured to find the optimum more
+            # often than the colour-class order of `round_icm` (worth it at the root).
+            uns, arcs = dense.arcs()
+            if self.root_order is None:
+                self.root_order = sorted(range(len(xs)), key=lambda i: (-len(arcs[i]), i))
+            pv = round_and_polish(self.root_order, uns, arcs)
+            val = {xs[i]: a for i, a in pv.items()}
+        else:
+            la = list_arcs(self.K, nb, xs)
+            order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
+            val = round_and_polish(order, un, la)
+        self._leaf(0.0, val, [], [])
+
+    def _fix(self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]) -> list[int]:
+        """Reduced-cost fixing, in place: fixing block x to value i, the bound `lb` of
+        this reparametrisation becomes lb - min(hs[x]) + hs[x][i] (only x's own term
+        changes), so a value where that cannot beat the incumbent goes (its unary becomes
+        `inf`). Exact: no assignment better than the incumbent uses it. Returns the
+        blocks that lost a value."""
+        if lb == INF or self.best == INF:
+            return []
+        changed = []
+        for x in xs:
+            h = hs.get(x)
+            ux = un[x]
+            if h is None or ux is None:
+                continue
+            mh = min(h)
+            keep = h.index(mh)
+            base = lb - mh
+            hit = False
+            for i, hi in enumerate(h):
+                if i != keep and ux[i] < INF and self.prune(base + hi):
+                    ux[i] = INF
+                    hit = True
+            if hit:
+                changed.append(x)
+        return changed
+
+    def prune(self, lb: float) -> bool:
+        """No completion of this node can beat the incumbent."""
+        if lb == math.inf:
+            return True  # an infeasible node: nothing below it completes
+        if self.integral:
+            # The optimum is an integer; the slack covers the diffusion's rounding noise,
+            # which grows with the magnitude of the costs.
+            return math.ceil(lb - 1e-6 - abs(lb) * 1e-9) >= self.best
+        return lb >= self.best
+
+    def run(self) -> None:
+        un, nb, alive, const = self.root
+        if self.prune(self.root_lb):
+            return  # the root's bound already certifies the incumbent
+        try:
+            if self.dense is not None:
+                self._anode(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
+            else:
+                self._node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
+        except _Timeout:
+            self.aborted = True
+
+    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+        if const == INF:
+            return  # the leaf's elimination proved this node infeasible
+        K = self.K
+        for op in reversed(ops):
+            if op[0] == "r":
+                _undo_reductions(op[1], K, val)
+            else:
+                val[op[1]] = op[2]
+        for pops, v, a in reversed(path):
+            val[v] = a
+            for op in reversed(pops):
+                if op[0] == "r":
+                    _undo_reductions(op[1], K, val)
+                else:
+                    val[op[1]] = op[2]
+        # The leaf's value is read off the original tables, not the reparametrised ones
+        # (whose sums carry the diffusion's rounding noise, which grows with the costs):
+        # the incumbent the search prunes against is then an exact cost.
+        value = self._cost(val)
+        if value >= self.best:
+            return
+        self.best = value
+        self.best_val = {self.vars[i]: x for i, x in val.items()}
+
+    def _cost(self, val: dict[int, int]) -> float:
+        """The core's cost of a complete assignment in local value indices: the exact
+        sum (`math.fsum`) of its terms in the original tables, `inf` if one is.
+
+        With numpy the terms are one gather from the tables laid end to end (`_flat`):
+        on cores of 120 to 300 blocks a tenth of the per-term Python indexing, which
+        was 4 to 5% of a random core's solve (a leaf is priced at every rounding). The
+        same terms, and `fsum` is exact whatever their order: the same value.
+        """
+        flat = self._flat
+        if flat is None:
+            K = self.K
+            terms = [self.constant0]
+            terms += [u[val[x]] for x, u in self.unary0]
+            terms += [t[val[a] * K[b] + val[b]] for a, b, t in self.pairs0]
+            return math.fsum(terms) if INF not in terms else INF
+        np, table, base, row, stride, col = flat
+        v = np.array([val[i] for i in range(self.m)] + [0], dtype=np.intp)
+        terms = table[base + v[row] * stride + v[col]].tolist()
+        if INF in terms:
+            return INF
+        terms.append(self.constant0)
+        return math.fsum(terms)
+
+    def _node(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        lb_hint: float,
+        dirty: list[int],
+    ) -> None:
+        if time.monotonic() > self.deadline:
+            self.open_lb = min(self.open_lb, lb_hint)
+            raise _Timeout
+        self.nodes += 1
+        # Every node on the path holds its own copy of the state: bound their total.
+        size = len(alive) + sum(len(nb[x] or ()) for x in alive)
+        if self.held + size > self.budget.search_memory:
+            self.out_of_memory = True
+            self.open_lb = min(self.open_lb, lb_hint)
+            raise _Timeout
+        self.held += size
+        try:
+            self._expand(un, nb, alive, const, path, dirty)
+        finally:
+            self.held -= size
+
+    def _expand(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        dirty: list[int],
+    ) -> None:
+        K = self.K
+        m = self.m
+        ops: list = []
+        first = True
+        lb = INF
+        while True:
+            changed = False
+            while True:
+                const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+                if rlog:
+                    ops.append(("r", rlog))
+                    changed = True
+                if self.prune(const):
+                    return
+                alive = [x for x in alive if nb[x] is not None]
+                if not alive or not dirty:
+                    break
+                forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+                if forced is None:
+                    return
+                dirty = []
+                for x, a in forced:
+                    if nb[x] is None:
+                        continue
+                    const += _condition(K, un, nb, x, a, dirty)
+                    ops.append(("f", x, a))
+                    changed = True
+                alive = [x for x in alive if nb[x] is not None]
+                if self.prune(const):
+                    return
+                if not dirty:
+                    break
+            if not first and not changed:
+                break  # the fixing removed values, but nothing to reduce: branch
+            got = self._bound_node(un, nb, alive, const, ops, path, first)
+            if got is None:
+                return  # solved or pruned
+            lb, dirty = got
+            first = False
+            if not dirty:
+                break
+            # Reduced-cost fixing removed values: the blocks that lost one are masked
+            # and reduced again (a block left with one value is conditioned away), and
+            # if that changed the core, it is bounded again.
+        self._branch(un, nb, alive, const, ops, path, lb)
+
+    def _bound_node(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
+                    const: float, ops: list, path: list, primal: bool) -> tuple[float, list[int]] | None:
+        """Solve the node by dynamic programming when it is small, else diffuse and bound
+        it (and round it when `primal`), with reduced-cost fixing between rounds of
+        sweeps while it removes values; None when the node is solved or pruned, else
+        the bound and the blocks that lost values."""
+        K = self.K
+        if not alive:
+            self._leaf(const, {}, ops, path)
+            return None
+        adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
+        order: list[int] = []
+        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
+            factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
+            for x in alive:
+                for y, t in nb[x].items():  # type: ignore[union-attr]
+                    if x < y:
+                        factors.append(((x, y), t))
+            el = _OrderedEliminator(K, factors, const, order)
+            el.run(None)
+            val: dict[int, int] = {}
+            _decode(el.log, K, val)  # type: ignore[arg-type]
+            self._leaf(el.constant, val, ops, path)
+            return None
+        np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
+        fixing = self.budget.fixing
+        dirty: list[int] = []
+        if np is not None:
+            dense = DenseCore(np, K, un, nb, alive, self.budget.diffusion_relax, len(alive) <= self.budget.dsatur_max_blocks)
+            while True:
+                for _ in range(self.budget.node_sweeps):
+                    dense.sweep()
+                self.sweeps += self.budget.node_sweeps
+                lb = dense.bound(const)
+                if self.prune(lb) or not fixing or self.best == INF:
+                    break
+                # Values the bound rules out go; the sweeps then carry that further.
+                got = dense.fix(lb, self.best, self.integral)
+                if not got:
+                    break
+                dirty += got
+            if primal and self.budget.primal and not self.prune(lb):
+                # The node's own rounding (see below), on the arrays.
+                self._leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
+                primal = False
+            dense.write_back(un, nb)
+        else:
+            hs: dict[int, list[float]] = {}
+            for _ in range(self.budget.node_sweeps):
+                _diffuse(K, un, nb, alive)
+            self.sweeps += self.budget.node_sweeps
+            lb = _bound(K, un, nb, alive, const, hs)
+            if fixing and not self.prune(lb):
+                dirty = self._fix(lb, hs, un, alive)
+        if self.prune(lb):
+            return None
+        # The node's own rounding: once it reaches the optimum, every open node whose
+        # bound certifies it is pruned, instead of diving on to a leaf for it.
+        if primal and self.budget.primal:
+            la = list_arcs(K, nb, alive)
+            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
+            self._leaf(const, pv, ops, path)
+            if self.prune(lb):
+                return None
+        return lb, sorted(set(dirty))
+
+    def _branch(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
+                const: float, ops: list, path: list, lb: float) -> None:
+        """Condition the block with the most neighbours on each of its live values."""
+        K = self.K
+        v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
+        uv = un[v]
+        kv = K[v]
+        est = list(uv)  # type: ignore[arg-type]
+        for y, t in nb[v].items():  # type: ignore[union-attr]
+            ky = K[y]
+            if v < y:
+                est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
+            else:
+                est = [a + min(t[i::kv]) for i, a in enumerate(est)]
+        first = self.hint.get(v)
+        order = sorted((a for a in range(kv) if est[a] < INF), key=lambda a: (a != first, est[a], a))
+        rest = [x for x in alive if x != v]
+        for idx, a in enumerate(order):
+            if self.prune(lb):
+                return
+            un2 = [u if u is None else u[:] for u in un]
+            nb2 = [d if d is None else dict(d) for d in nb]
+            dirty2: list[int] = []
+            c2 = const + _condition(K, un2, nb2, v, a, dirty2)
+            try:
+                self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
+            except _Timeout:
+                if idx + 1 < len(order) and not self.prune(lb):
+                    self.open_lb = min(self.open_lb, lb)
+                raise

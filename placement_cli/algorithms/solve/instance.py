@@ -1,0 +1,318 @@
+"""The pairwise form of a plan that the systematic searches run on (`Instance`): the
+live blocks, their domains and costs, and one folded cost table per block pair (parallel
+edges and both directions merged), with costs scaled exactly by a power of two when
+their sums could overflow a float. `root_bound` is its simple admissible bound."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain, compress
+from typing import Any
+
+from placement_cli.algorithms.prune import edge_pairs
+from placement_cli.ir.graph import Graph
+
+INF = math.inf
+# Costs are scaled (by a power of two, exact) when the objective could exceed this:
+# every sum a search forms then stays finite, so "cost < INF" keeps meaning "feasible".
+_SAFE_TOTAL = 2.0**1000
+Table = tuple[float | None, ...]  # flat K*K: table[t_self * K + t_other], None = forbidden
+
+_BITS: dict[int, tuple[int, ...]] = {}
+
+
+def bits_of(mask: int) -> tuple[int, ...]:
+    """Set bit positions in ascending order, memoised (domains repeat a lot).
+
+    >>> bits_of(0b1011)
+    (0, 1, 3)
+    """
+    r = _BITS.get(mask)
+    if r is None:
+        r = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+        if len(_BITS) < 1 << 16:
+            _BITS[mask] = r
+    return r
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Instance:
+    """The live problem as a pairwise cost network.
+
+    `nbr[b]` are the distinct live blocks sharing at least one edge with `b` (self-loops
+    excluded: a self-loop is a unary constraint already folded into `dom`), ordered by
+    the pair's first edge id. `tab[b][i][tb * K + tn]` is the summed cost of every edge
+    between `b` and `nbr[b][i]` when b runs on tb and the neighbour on tn (None: some
+    edge forbids the pair); `allow[b][i][tb]` is the bitset of neighbour targets allowed.
+    Dead blocks have domain 0 and no neighbours.
+    """
+
+    K: int
+    n: int
+    live: tuple[int, ...]
+    dom: tuple[int, ...]
+    unary: tuple[tuple[float, ...], ...]
+    nbr: tuple[tuple[int, ...], ...]
+    tab: tuple[tuple[Table, ...], ...]
+    allow: tuple[tuple[tuple[int, ...], ...], ...]
+    tol: float  # strict-improvement threshold for local moves
+    # Instance costs are the plan's times 2**-shift (0 on every ordinary plan). With
+    # huge costs (up to 1.8e308 each) the plan's own sums overflow to inf, and a search
+    # would take a feasible assignment for a forbidden one; scaled, they cannot.
+    shift: int = 0
+
+    def unscale(self, x: float) -> float:
+        """A cost of this instance in the plan's units (inf when it does not fit a float)."""
+        if not self.shift or x == INF:
+            return x
+        try:
+            return math.ldexp(x, self.shift)
+        except OverflowError:
+            return INF
+
+    @property
+    def empty(self) -> tuple[int, ...]:
+        """Live blocks without any target left."""
+        return tuple(b for b in self.live if self.dom[b] == 0)
+
+    def local_value(self, b: int, t: int, assign: Sequence[int]) -> float | None:
+        """Block cost of b on t plus every edge to its (assigned) neighbours."""
+        K = self.K
+        c = self.unary[b][t]
+        for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
+            x = tb[t * K + assign[n]]
+            if x is None:
+                return None
+            c += x
+        return c
+
+    def total(self, assign: Sequence[int]) -> float:
+        """The objective grouped by pairs (for comparisons; reports use `evaluate`)."""
+        K = self.K
+        s = 0.0
+        for b in self.live:
+            t = assign[b]
+            s += self.unary[b][t]
+            for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
+                if n > b:
+                    x = tb[t * K + assign[n]]
+                    s += INF if x is None else x
+        return s
+
+
+def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
+    """Fold the live edges of `g` into pair tables over the pruned `domains`.
+
+    >>> from placement_cli.formats.plan import Plan
+    >>> from placement_cli.ir.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 2}, "b": {"b": 0, "a": 1}},
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "switch",
+    ...                 "successors": [{"block": "y"}, {"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "x"}]}}]}))
+    >>> inst = build_instance(g, g.domain)
+    >>> inst.nbr[0], inst.tab[0][0]  # x->y twice plus y->x, seen from x
+    ((1,), (0.0, 5.0, 4.0, 0.0))
+    """
+    K = g.n_targets
+    n = g.n_blocks
+    live = g.live
+    src, dst, mats = g.edge_src, g.edge_dst, g.edge_mat
+    unary: tuple[tuple[float, ...], ...] = g.cost
+    shift = _shift_for(g)
+    if shift:
+        mats = _scaled_matrices(mats, -shift)  # type: ignore[assignment]
+        unary = tuple(tuple(c if c == INF else math.ldexp(c, -shift) for c in row) for row in unary)
+    dom = [domains[b] if live[b] else 0 for b in range(n)]
+    for e, (u, v) in enumerate(zip(src, dst, strict=True)):
+        if u == v and live[u]:
+            m = mats[e]
+            keep = 0
+            for t in range(K):
+                if m.out[t] >> t & 1:
+                    keep |= 1 << t
+            dom[u] &= keep
+    # The edges of each block pair, in first-edge order (shared with `prune`). A pair
+    # with an edge leaving a live block joins two live blocks; any other pair has only
+    # edges leaving dead blocks, which the objective does not count.
+    pairs = edge_pairs(g)
+
+    # Per matrix (shared between edges): its table and allowed sets in both directions.
+    oriented: dict[int, tuple[tuple[Table, tuple[int, ...]], tuple[Table, tuple[int, ...]]]] = {}
+
+    def both(m: Any) -> tuple[tuple[Table, tuple[int, ...]], tuple[Table, tuple[int, ...]]]:
+        r = oriented.get(id(m))
+        if r is None:
+            cost = m.cost
+            tr = tuple(cost[d * K + s] for s in range(K) for d in range(K))
+            r = oriented[id(m)] = ((cost, m.out), (tr, m.inc))
+        return r
+
+    nbr: list[list[int]] = [[] for _ in range(n)]
+    tab: list[list[Table]] = [[] for _ in range(n)]
+    allow: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+    folded: list[Table] = []  # tables summed over parallel edges (not shared)
+    for key, es in pairs.items():
+        a, b = divmod(key, n)
+        if not (live[a] and live[b]):
+            continue
+        if len(es) == 1:
+            m = mats[es[0]]
+            r = oriented.get(id(m))
+            fwd, bwd = r if r is not None else both(m)
+            ab, ba = (fwd, bwd) if src[es[0]] == a else (bwd, fwd)
+        else:
+            acc: list[float | None] = [0.0] * (K * K)
+            for e in es:
+                c = mats[e].cost
+                forward = src[e] == a
+                for s in range(K):
+                    for d in range(K):
+                        i = s * K + d
+                        x = acc[i]
+                        if x is None:
+                            continue
+                        y = c[i] if forward else c[d * K + s]
+                        acc[i] = None if y is None else x + y
+            t_ab = tuple(acc)
+            t_ba = tuple(t_ab[d * K + s] for s in range(K) for d in range(K))
+            ab = (t_ab, _allowed(t_ab, K))
+            ba = (t_ba, _allowed(t_ba, K))
+            folded.append(t_ab)
+        nbr[a].append(b)
+        tab[a].append(ab[0])
+        allow[a].append(ab[1])
+        nbr[b].append(a)
+        tab[b].append(ba[0])
+        allow[b].append(ba[1])
+
+    # The largest finite cost of the live problem (a max: any order gives the same).
+    # Every table is a shared matrix's (either direction: same entries) or a folded one.
+    live_blocks = tuple(compress(range(n), live))
+    values: set[float | None] = set(chain.from_iterable(map(unary.__getitem__, live_blocks)))
+    for fwd, _ in oriented.values():
+        values.update(fwd[0])
+    for t_ab in folded:
+        values.update(t_ab)
+    values.discard(None)
+    values.discard(INF)
+    cmax: float = max(0.0, max(values, default=0.0))  # type: ignore[type-var,arg-type,assignment]
+    return Instance(
+        K=K,
+        n=n,
+        live=live_blocks,
+        dom=tuple(dom),
+        unary=unary,
+        nbr=tuple(map(tuple, nbr)),
+        tab=tuple(map(tuple, tab)),
+        allow=tuple(map(tuple, allow)),
+        tol=1e-9 * (1.0 + cmax),
+        shift=shift,
+    )
+
+
+def _shift_for(g: Graph) -> int:
+    """0, or the power of two to divide every cost by so that no assignment's objective
+    (nor any partial sum of it) can exceed `_SAFE_TOTAL`. The worst case is summed at
+    2**-64 so that the check itself cannot overflow."""
+    # Quick answer first: every term is at most the largest finite cost, and there are
+    # at most one term per block and per edge. With that product far below the limit
+    # (every ordinary plan), the exact sum below cannot reach it either.
+    finite: set[float | None] = set()
+    for row in g.cost:
+        finite.update(row)
+    for m in {id(m): m for m in g.edge_mat}.values():
+        finite.update(m.cost)
+    finite.discard(None)
+    finite.discard(INF)
+    top: float = max(finite, default=0.0)  # type: ignore[type-var,assignment]
+    if top * (g.n_blocks + g.n_edges + 1) <= _SAFE_TOTAL / 4:
+        return 0
+    worst = 0.0
+    ld = math.ldexp
+    mat_max: dict[int, float] = {}
+    for b in range(g.n_blocks):
+        if not g.live[b]:
+            continue
+        worst += ld(max((c for c in g.cost[b] if c != INF), default=0.0), -64)
+        for e in g.succ[b]:
+            m = g.edge_mat[e]
+            x = mat_max.get(id(m))
+            if x is None:
+                x = mat_max[id(m)] = max((c for c in m.cost if c is not None), default=0.0)
+            worst += ld(x, -64)
+    if worst <= ld(_SAFE_TOTAL, -64):
+        return 0
+    return max(1, math.frexp(worst)[1] + 64 - 1000)
+
+
+def _scaled_matrices(mats: Sequence[Any], exp: int) -> tuple[Any, ...]:
+    """Every edge matrix with its costs times 2**exp (exact unless they become subnormal)."""
+    from placement_cli.ir.graph import Matrix
+
+    ld = math.ldexp
+    memo: dict[int, Any] = {}
+    out = []
+    for m in mats:
+        r = memo.get(id(m))
+        if r is None:
+            r = memo[id(m)] = Matrix(m.n, tuple(None if c is None else ld(c, exp) for c in m.cost), m.out, m.inc)
+        out.append(r)
+    return tuple(out)
+
+
+def _allowed(t: Table, K: int) -> tuple[int, ...]:
+    out = []
+    for s in range(K):
+        m = 0
+        for d in range(K):
+            if t[s * K + d] is not None:
+                m |= 1 << d
+        out.append(m)
+    return tuple(out)
+
+
+def root_bound(inst: Instance) -> float:
+    """A proven lower bound on the optimum: each pair is charged to its lower-numbered
+    block, and each block takes its cheapest target counting its own cost plus, per
+    charged pair, the cheapest allowed partner. Every term of the objective is counted
+    at most once and never above its value, so no feasible assignment costs less.
+
+    >>> from placement_cli.formats.plan import Plan
+    >>> from placement_cli.ir.graph import build_graph
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0}},
+    ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
+    >>> root_bound(build_instance(g, g.domain))
+    2.0
+    """
+    K = inst.K
+    total = 0.0
+    dom, unary, tab, allow, nbr = inst.dom, inst.unary, inst.tab, inst.allow, inst.nbr
+    for b in inst.live:
+        d = dom[b]
+        if not d:
+            return INF
+        best = INF
+        owned = [(tb, al, dom[n]) for tb, al, n in zip(tab[b], allow[b], nbr[b], strict=True) if n > b]
+        row = unary[b]
+        for t in bits_of(d):
+            c = row[t]
+            tK = t * K
+            for tb, al, dn in owned:
+                m = INF
+                for tn in bits_of(al[t] & dn):
+                    x = tb[tK + tn]
+                    if x < m:  # type: ignore[operator]
+                        m = x  # type: ignore[assignment]
+                c += m
+                if c >= best:
+                    break
+            if c < best:
+                best = c
+        total += best
+    return total

@@ -1,0 +1,458 @@
+"""Reading and checking a tree file: every problem at once, each with its field path.
+
+Explicit transfers are the bulk of a large file (one entry per edge and engine pair).
+They skip pydantic: a plain loop checks each raw entry's shape and types and the
+entries go straight into arrays; only when some entry is malformed does the whole
+file go through the model, for its precise messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, itemgetter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+from pydantic import ValidationError
+
+from placement_cli import FORMAT_VERSION
+from placement_cli.algorithms.tree.model import INF, Explicit, TreeInput, small_pages
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
+from placement_cli.core.limits import Limits
+from placement_cli.core.problems import validation_problems
+from placement_cli.formats.tree import LinearTransfer, TreeFile
+
+_BIG = float(2**64)  # orjson reads a larger integer literal as a float
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+def load_tree(path: str) -> TreeInput:
+    """Read a tree file (JSON/YAML), a `tree` artifact that includes its input, or `-`.
+
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.yaml"
+    >>> _ = p.write_text("version: 1\\nengines: [pg]\\nnodes: [{id: scan, time: {pg: 2}}]\\n")
+    >>> t = load_tree(str(p))
+    >>> t.ids, t.ref["name"], len(t.ref["sha256"])
+    (('scan',), 't.yaml', 64)
+    """
+    source = source_name(path)
+    data = read_bytes(path)
+    ref = {"name": source if path == "-" else Path(path).name, "sha256": hashlib.sha256(data).hexdigest()}
+    with gc_paused(), small_pages():
+        doc = _parse(path, data)
+    try:
+        return parse_tree(doc, source, ref)
+    except InputError as exc:
+        raise exc.with_source(source) from None
+
+
+def _parse(path: str, data: bytes) -> Any:
+    """`parse_document`, with the nesting limit of JSON checked on the bytes (`nesting`)
+    rather than by walking the parsed objects (a third of a second at 100k nodes); any
+    problem goes back to `parse_document`, which reports it with its own message."""
+    if not is_json(path, data):
+        return parse_document(path, data)
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return parse_document(path, data)
+    if nesting(data) > Limits().max_depth:
+        return parse_document(path, data)
+    return doc
+
+
+def nesting(data: bytes) -> int:
+    """How deep lists and mappings nest in valid JSON text: the deepest bracket outside
+    strings (`io.too_deep` counts the same on the parsed objects).
+
+    A string starts and ends at a quote not escaped (not after an odd run of
+    backslashes), so a byte is inside one when an odd number of such quotes precede
+    it. `x & 0xD9 == 0x59` picks the four brackets and `Y _ y DEL`, which valid JSON
+    has only inside strings; `x & 6` is 2 for an opening bracket, 4 for a closing one.
+
+    >>> nesting(b'{"a": [[1], "]]]\\\\"[{"], "b": {}}'), nesting(b'"[["'), nesting(b"[]")
+    (3, 0, 1)
+    """
+    b = np.frombuffer(data, dtype=np.uint8)
+    quotes = np.flatnonzero(b == 34)
+    after = quotes[quotes > 0]
+    escaped = after[b[after - 1] == 92].tolist()
+    if escaped:
+        drop = []
+        for q in escaped:
+            j = q - 1
+            while j >= 0 and data[j] == 92:
+                j -= 1
+            if (q - 1 - j) % 2:
+                drop.append(q)
+        quotes = np.setdiff1d(quotes, np.array(drop, dtype=quotes.dtype))
+    pos = np.flatnonzero((b & 0xD9) == 0x59)
+    pos = pos[(np.searchsorted(quotes, pos) & 1) == 0]
+    if not len(pos):
+        return 0
+    step = ((b[pos] & 6) == 2).astype(np.int64) * 2 - 1
+    return int(np.cumsum(step).max())
+
+
+def parse_tree(doc: Any, source: str = "<input>", ref: dict[str, str] | None = None) -> TreeInput:
+    """Validate a parsed tree document; every problem is reported at once (exit 3).
+
+    >>> t = parse_tree({"version": 1, "engines": ["pg", "duck"], "nodes": [
+    ...     {"id": "agg", "children": ["scan"], "time": {"duck": 1}},
+    ...     {"id": "scan", "time": {"pg": 2, "duck": 5}}]})
+    >>> t.ids[t.root], t.kids, t.time[0]
+    ('agg', ((1,), ()), (inf, 1.0))
+    """
+    prefix = ""
+    if ref is None:
+        ref = {"name": source, "sha256": ""}
+    if isinstance(doc, dict) and "format_version" in doc:
+        doc, prefix, ref = _artifact_input(doc, ref)
+    if not isinstance(doc, dict):
+        raise InputError([Problem(prefix.rstrip("."), "a tree file is a mapping at the top level")], source)
+    with gc_paused():
+        doc, raw = _split_explicit(doc)
+        b = doc.get("budget")
+        if type(b) is float and _BIG <= b <= _FLOAT_MAX and b.is_integer():
+            # A JSON integer past 64 bits reaches us as a float; as a budget it is just
+            # "more cuts than edges", so it is read as the integer it spells.
+            doc = {**doc, "budget": int(b)}
+        try:
+            f = TreeFile.model_validate(doc)
+        except ValidationError as exc:
+            raise InputError(validation_problems(exc, prefix), source) from None
+        return _check(f, raw, source, prefix, ref)
+
+
+def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str, dict[str, str]]:
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise InputError([Problem("format_version", f"unsupported artifact version {doc.get('format_version')!r:.40}; this tool reads {FORMAT_VERSION}")])
+    if doc.get("kind") != "tree":
+        raise InputError([Problem("kind", f"not a tree file or tree artifact: kind {doc.get('kind')!r:.40}")])
+    sec = doc.get("tree")
+    if not isinstance(sec, dict) or "input" not in sec:
+        r = sec.get("input_ref") if isinstance(sec, dict) else None
+        if isinstance(r, dict) and isinstance(r.get("name"), str):
+            raise InputError([Problem("tree.input", f"this artifact does not include its input (written without --include-input); give the tree file '{r['name']:.200}' instead")])
+        raise InputError([Problem("tree.input", "required field is missing")])
+    r = sec.get("input_ref")
+    if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("sha256"), str):
+        ref = {"name": r["name"], "sha256": r["sha256"]}  # it names the original tree file
+    return sec["input"], "tree.input.", ref
+
+
+def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], _Raw | None]:
+    """Take well-formed explicit transfers out of the document before the model sees it.
+    Returns the document to validate and the entries as columns (None: the model
+    checks them). Each check runs over a whole column at C speed (map, set, numpy)."""
+    tr = doc.get("transfer")
+    if not isinstance(tr, dict):
+        return doc, None
+    items = tr.get("explicit")
+    if not isinstance(items, list) or not items:
+        return doc, None
+    if set(map(type, items)) != {dict} or set(map(len, items)) != {4}:
+        return doc, None
+    try:
+        cols = [list(map(itemgetter(k), items)) for k in ("child", "from", "to")]
+        costs = list(map(itemgetter("cost"), items))
+    except KeyError:
+        return doc, None
+    for col in cols:
+        if set(map(type, col)) != {str} or "" in col:
+            return doc, None
+    if not set(map(type, costs)) <= {int, float}:
+        return doc, None
+    try:
+        cost = np.array(costs, dtype=np.float64)
+    except OverflowError:
+        return doc, None
+    if not bool(((cost >= 0) & (cost <= _FLOAT_MAX)).all()):  # nan fails both
+        return doc, None
+    return {**doc, "transfer": {**tr, "explicit": []}}, _Raw(cols[0], cols[1], cols[2], cost)
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """Explicit transfers as columns, in input order."""
+
+    child: list[str]
+    src: list[str]
+    dst: list[str]
+    cost: np.ndarray
+
+
+def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, str]) -> TreeInput:
+    problems: list[Problem] = []
+    eidx: dict[str, int] = {}
+    for i, name in enumerate(f.engines):
+        if name in eidx:
+            problems.append(Problem(f"{pre}engines[{i}]", f"duplicate engine '{name}'"))
+        else:
+            eidx[name] = i
+
+    ids = list(map(attrgetter("id"), f.nodes))
+    index = dict(zip(ids, range(len(ids)), strict=True))
+    if len(index) < len(ids):
+        index = {}
+        for i, node in enumerate(f.nodes):
+            if node.id in index:
+                problems.append(Problem(f"{pre}nodes[{i}].id", f"duplicate id '{node.id}' (first at nodes[{index[node.id]}])"))
+            else:
+                index[node.id] = i
+
+    times, kids, has_parent = _rows(f, eidx, index, pre, problems)
+
+    problems += _check_linear(f, eidx, pre)
+    if raw is None:
+        ex = f.transfer.explicit
+        raw = _Raw([x.child for x in ex], [x.from_ for x in ex], [x.to for x in ex], np.array([x.cost for x in ex], dtype=np.float64))
+    explicit, ex_problems = _explicit_arrays(raw, eidx, index, pre)
+    problems += ex_problems
+    problems += _check_sizes(f, has_parent, pre)
+
+    post: list[int] = []
+    cycle = _find_cycle(f, kids, index, pre, post)
+    if cycle is not None:
+        problems.append(cycle)
+
+    root = -1
+    if f.root is not None:
+        if f.root in index:
+            root = index[f.root]
+        else:
+            problems.append(Problem(f"{pre}root", f"unknown node '{f.root}'"))
+    elif cycle is None:
+        tops = [i for i in range(len(f.nodes)) if not has_parent[i]]
+        if len(tops) == 1:
+            root = tops[0]
+        elif len(tops) > 1:
+            shown = ", ".join(f"'{f.nodes[i].id}' (nodes[{i}])" for i in tops[:5])
+            more = f" and {len(tops) - 5} more" if len(tops) > 5 else ""
+            problems.append(Problem(f"{pre}root", f"several nodes have no parent: {shown}{more}; set `root` to the one to place"))
+    if not problems:
+        over = _overflow(f, kids, times, has_parent, explicit, post, pre)
+        if over is not None:
+            problems.append(over)
+    if problems:
+        raise InputError(problems, source)
+    return TreeInput(
+        source=source,
+        file=f,
+        prefix=pre,
+        engines=tuple(f.engines),
+        ids=tuple(ids),
+        kids=tuple(kids),
+        time=tuple(times),
+        root=root,
+        explicit=explicit,
+        ref=ref,
+    )
+
+
+def _rows(
+    f: TreeFile, eidx: dict[str, int], index: dict[str, int], pre: str, problems: list[Problem]
+) -> tuple[list[tuple[float, ...]], list[tuple[int, ...]], list[bool]]:
+    """Each node's times by engine (INF where it cannot run), its children as indices
+    and whether it has a parent; a problem for each unknown name."""
+    n_e = len(f.engines)
+    times: list[tuple[float, ...]] = []
+    kids: list[tuple[int, ...]] = []
+    has_parent = [False] * len(f.nodes)
+    for i, node in enumerate(f.nodes):
+        row = [INF] * n_e
+        for name, t in node.time.items():
+            e = eidx.get(name)
+            if e is None:
+                problems.append(Problem(f"{pre}nodes[{i}].time.{name}", f"unknown engine '{name}'"))
+            elif t is not None:
+                row[e] = float(t)
+        times.append(tuple(row))
+        ks = []
+        for j, c in enumerate(node.children):
+            x = index.get(c)
+            if x is None:
+                problems.append(Problem(f"{pre}nodes[{i}].children[{j}]", f"unknown node '{c}'"))
+            else:
+                ks.append(x)
+                has_parent[x] = True
+        kids.append(tuple(ks))
+    return times, kids, has_parent
+
+
+def _check_linear(f: TreeFile, eidx: dict[str, int], pre: str) -> list[Problem]:
+    out = []
+    for src, row in f.transfer.linear.items():
+        if src not in eidx:
+            out.append(Problem(f"{pre}transfer.linear.{src}", f"unknown engine '{src}'"))
+        for dst in row:
+            if dst not in eidx:
+                out.append(Problem(f"{pre}transfer.linear.{src}.{dst}", f"unknown engine '{dst}'"))
+            elif dst == src:
+                out.append(Problem(f"{pre}transfer.linear.{src}.{dst}", "same engine: an edge inside one engine is not a cut and costs nothing"))
+    return out
+
+
+def _explicit_arrays(raw: _Raw, eidx: dict[str, int], index: dict[str, int], pre: str) -> tuple[Explicit, list[Problem]]:
+    """Resolve names to indices in bulk; problems (unknown names, same engine, duplicate
+    keys) are looked for entry by entry only when the bulk checks find one."""
+    n = len(index)
+    if not len(raw.cost):
+        return Explicit.empty(n), []
+    child = np.array(list(map(index.get, raw.child, repeat(-1))), dtype=np.int64)
+    src = np.array(list(map(eidx.get, raw.src, repeat(-1))), dtype=np.int64)
+    dst = np.array(list(map(eidx.get, raw.dst, repeat(-1))), dtype=np.int64)
+    cost = raw.cost
+    out: list[Problem] = []
+    bad = (child < 0) | (src < 0) | (dst < 0) | (src == dst)
+    if bad.any():
+        for i in np.flatnonzero(bad).tolist():
+            at = f"{pre}transfer.explicit[{i}]"
+            if child[i] < 0:
+                out.append(Problem(f"{at}.child", f"unknown node '{raw.child[i]}'"))
+            for field, name, arr in (("from", raw.src[i], src), ("to", raw.dst[i], dst)):
+                if arr[i] < 0:
+                    out.append(Problem(f"{at}.{field}", f"unknown engine '{name}'"))
+            if raw.src[i] == raw.dst[i]:
+                out.append(Problem(f"{at}.to", "same engine as `from`: an edge inside one engine is not a cut and costs nothing"))
+    n_e = len(eidx) + 1
+    key = (child + 1) * n_e * n_e + (src + 1) * n_e + (dst + 1)
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    dup = np.flatnonzero(sk[1:] == sk[:-1]) + 1
+    if len(dup):
+        runs_start = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+        head = np.repeat(order[runs_start], np.diff(np.r_[runs_start, len(sk)]))
+        found = sorted(zip(order[dup].tolist(), head[dup].tolist(), strict=True))
+        for i, j in found:
+            out.append(
+                Problem(
+                    f"{pre}transfer.explicit[{i}]",
+                    f"duplicate transfer for child '{raw.child[i]}' from '{raw.src[i]}' to '{raw.dst[i]}' (first at transfer.explicit[{j}])",
+                )
+            )
+    if out:
+        out.sort(key=lambda p: _entry_pos(p.path))
+        return Explicit.empty(n), out
+    return Explicit.of(child, src, dst, cost, n), []
+
+
+def _entry_pos(path: str) -> int:
+    i = path.index("explicit[") + len("explicit[")
+    return int(path[i : path.index("]", i)])
+
+
+def _models(f: TreeFile) -> list[LinearTransfer]:
+    ms = [m for row in f.transfer.linear.values() for m in row.values()]
+    return ms + ([f.transfer.default] if f.transfer.default is not None else [])
+
+
+def _check_sizes(f: TreeFile, has_parent: list[bool], pre: str) -> list[Problem]:
+    """A child's output size is needed as soon as some linear model charges for it;
+    guessing 0 rows would make every cut look free."""
+    ms = _models(f)
+    per_row = any(m.per_row > 0 for m in ms)
+    per_width = any(m.per_width > 0 for m in ms)
+    per_byte = any(m.per_byte > 0 for m in ms)
+    out = []
+    for i, node in enumerate(f.nodes):
+        if not has_parent[i]:
+            continue
+        if (per_row or per_byte) and node.rows is None:
+            why = "per_row" if per_row else "per_byte"
+            out.append(Problem(f"{pre}nodes[{i}].rows", f"required: a linear transfer model has {why} > 0"))
+        if (per_width or per_byte) and node.row_width is None:
+            why = "per_byte" if per_byte else "per_width"
+            out.append(Problem(f"{pre}nodes[{i}].row_width", f"required: a linear transfer model has {why} > 0"))
+    return out
+
+
+def _overflow(
+    f: TreeFile, kids: list[tuple[int, ...]], times: list[tuple[float, ...]], has_parent: list[bool], ex: Explicit, post: list[int], pre: str
+) -> Problem | None:
+    """Every number the DP forms is the latency of part of some placement, so it is at
+    most the heaviest root-to-leaf path with each node at its largest finite time and
+    each edge at its largest finite transfer. When that bound is finite no sum can
+    overflow (and +inf keeps meaning "impossible"); otherwise the file is refused,
+    naming the first subtree (children first) whose bound overflows."""
+    ms = _models(f)
+    n = len(f.nodes)
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = np.full(n, max((m.fixed for m in ms), default=0.0))  # largest finite transfer of each node's output
+        rows = np.array([nd.rows or 0.0 for nd in f.nodes], dtype=np.float64)
+        width = np.array([nd.row_width or 0.0 for nd in f.nodes], dtype=np.float64)
+        for coef, x in (("per_row", rows), ("per_width", width), ("per_byte", None)):
+            c = max((getattr(m, coef) for m in ms), default=0.0)
+            if c:
+                up += c * (rows * width if x is None else x)
+        if len(ex):
+            np.maximum.at(up, ex.child, ex.cost)
+        up[~np.array(has_parent, dtype=bool)] = 0.0
+        t = np.array(times, dtype=np.float64).reshape(n, -1)
+        top = np.where(t < INF, t, 0.0).max(axis=1)
+    up_l = up.tolist()
+    top_l = top.tolist()
+    bound = [0.0] * n
+    for v in post:
+        ks = kids[v]
+        if not ks:
+            b = top_l[v]
+        elif len(ks) == 1:
+            c = ks[0]
+            b = top_l[v] + (bound[c] + up_l[c])
+        else:
+            b = top_l[v] + max([bound[c] + up_l[c] for c in ks])
+        if not b <= _FLOAT_MAX:  # inf or nan
+            return Problem(
+                f"{pre}nodes[{v}]",
+                f"costs too large: a placement of the subtree under '{f.nodes[v].id}' can take longer than the largest "
+                "finite number (about 1.8e308) of self-times and transfers, so latencies cannot be compared; "
+                "scale the costs down (null, not a huge number, marks an engine that cannot run a node)",
+            )
+        bound[v] = b
+    return None
+
+
+def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int], pre: str, post: list[int]) -> Problem | None:
+    """The first cycle met by an iterative DFS in input order, as a Problem naming the
+    node that is its own ancestor and the chain that proves it. Fills `post` with the
+    nodes children first (complete only when there is no cycle)."""
+    n = len(kids)
+    color = [0] * n  # 0 new, 1 on the DFS stack, 2 done
+    for start in range(n):
+        if color[start]:
+            continue
+        stack = [(start, 0)]
+        color[start] = 1
+        while stack:
+            v, j = stack[-1]
+            if j < len(kids[v]):
+                stack[-1] = (v, j + 1)
+                c = kids[v][j]
+                if color[c] == 1:
+                    chain = [x for x, _ in stack]
+                    chain = chain[chain.index(c):] + [c]
+                    names = " -> ".join(f.nodes[x].id for x in chain)
+                    pos = _child_pos(f, v, c, index)
+                    return Problem(f"{pre}nodes[{v}].children[{pos}]", f"cycle: node '{f.nodes[c].id}' is its own ancestor ({names})")
+                if color[c] == 0:
+                    color[c] = 1
+                    stack.append((c, 0))
+            else:
+                color[v] = 2
+                post.append(v)
+                stack.pop()
+    return None
+
+
+def _child_pos(f: TreeFile, v: int, c: int, index: dict[str, int]) -> int:
+    for j, name in enumerate(f.nodes[v].children):
+        if index.get(name) == c:
+            return j
+    return 0  # unreachable: c was found among v's children

@@ -1,0 +1,126 @@
+"""The typer application, built from the declarations in `app/options.py`.
+
+typer is the authority on the command line: `--help`, `--version`, every usage error
+and every command the fast launcher (`app/launch.py`) does not read itself. Each
+command's parameters are made from its `Command` declaration, and its body hands the
+values (choices as plain strings) to `app/dispatch.call`, as the launcher does.
+
+>>> [c.name for c in app.registered_commands][:3]
+['validate', 'lower', 'prune']
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from enum import Enum, StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from placement_cli import __version__
+from placement_cli.app.dispatch import call
+from placement_cli.app.options import Command, Opt, commands
+
+# `\b` keeps click from reflowing the paragraph after it.
+HELP = """\
+Decide where each block of a compiled query program runs.
+
+Each stage reads a plan file, a body file or any earlier stage's artifact, checks the
+artifact's sections, runs what is missing, and writes its JSON artifact to stdout or -o
+FILE. Options of every command: docs/cli.md.
+
+Example pipeline:
+
+\b
+  placement prune plan.yaml | placement scc - | placement solve - | placement fuse - | placement islands -
+
+\b
+Exit codes: 0 ok, 1 internal error, 2 usage error, 3 invalid input,
+4 no feasible placement, 5 stopped by the time or memory limit unsolved
+(artifact still written for 4 and 5), 6 file-system error, 7 diff found
+differences, 130 interrupted.
+"""
+
+app = typer.Typer(
+    help=HELP,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_TYPES: dict[str, type] = {"str": str, "float": float, "int": int, "bool": bool}
+
+
+def _annotation(cmd: Command, o: Opt) -> tuple[Any, Any]:
+    """The typer annotation and default of option `o`."""
+    typ: Any = _TYPES[o.kind]
+    default = o.default
+    if o.choices:  # typer reads choices from an Enum
+        choice: Any = StrEnum(f"{cmd.name}_{o.key}", {c: c for c in o.choices})  # type: ignore[misc]
+        typ, default = choice, None if o.default is None else choice(o.default)
+    if o.repeatable:
+        typ = list[typ] | None
+    elif o.default is None and o.kind != "bool":
+        typ = typ | None
+    extra: dict[str, Any] = {"help": o.help}
+    if o.minimum is not None:
+        extra["min"] = o.minimum
+    if o.metavar is not None:
+        extra["metavar"] = o.metavar
+    return Annotated[typ, typer.Option(*o.flags, **extra)], default
+
+
+def plain(value: Any) -> Any:
+    """A value typer parsed, as the handlers get it: choices as strings, a repeatable
+    option a list (None when not given).
+
+    >>> plain(("a", "b")), plain(()), plain(3.0)
+    (['a', 'b'], None, 3.0)
+    """
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return list(value) or None
+    return value
+
+
+def _register(cmd: Command) -> None:
+    params = [
+        inspect.Parameter(a.key, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                          annotation=Annotated[str, typer.Argument(metavar=a.metavar, help=a.help)])
+        for a in cmd.args
+    ]
+    for o in cmd.options:
+        annotation, default = _annotation(cmd, o)
+        params.append(inspect.Parameter(o.key, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=annotation))
+
+    def body(**values: Any) -> None:
+        call(cmd.name, {k: plain(v) for k, v in values.items()})
+
+    body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    body.__annotations__ = {p.name: p.annotation for p in params}
+    body.__doc__ = cmd.summary
+    app.command(name=cmd.name)(body)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"placement {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    pass
+
+
+for _cmd in commands():
+    _register(_cmd)

@@ -1,0 +1,31 @@
+"""Run a command by name with its values: the one path from a parsed command line (typer's
+or the fast launcher's) to the command's handler (`Command.handler`, `app/options.py`).
+
+>>> handler("validate").__name__
+'validate'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from placement_cli.app.console import guarded
+from placement_cli.app.options import command
+
+Handler = Callable[[str, dict[str, Any]], int]
+
+
+def handler(name: str) -> Handler:
+    """The function that runs command `name` (its module imported on first use)."""
+    module, _, func = command(name).handler.partition(":")
+    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+
+
+def call(name: str, values: dict[str, Any]) -> None:
+    """Run command `name` with `values` (every argument and option by key, `debug`
+    among them); ends by raising SystemExit with the command's exit code."""
+    v = dict(values)
+    debug = bool(v.pop("debug", False))
+    guarded(debug, lambda: handler(name)(name, v))

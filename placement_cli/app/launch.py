@@ -1,0 +1,133 @@
+"""The process entry point: plain pipeline commands start without typer.
+
+A piped stage is a whole process, and most of a small stage's time was start-up:
+importing typer and its click costs about 60 ms of a 0.2 s `placement solve` on a
+300-block plan, paid again by every stage of a pipe. So `main` first tries to read the
+command line itself, for the pipeline commands only (`validate`, the five stages and
+`run`) and only in their plain, valid forms: known options spelled in full (`--name
+value`, `--name=value`, `-o value`, `-q`), values that need no conversion beyond a
+choice or a non-negative decimal number, exactly the command's arguments. Anything
+else — `--help`, `--version`, an unknown or misspelt option, a missing or odd value,
+bundled short flags, `--`, another command — goes to typer unchanged, which stays the
+one authority on the command line: its help, its usage errors and every command.
+
+The options it knows are the ones `app/options.py` declares (the same declarations
+typer's commands are built from), and both paths hand the same values to the same
+handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
+
+>>> fast_call(["solve", "plan.json", "-o", "out.json", "--time-limit", "2"])[1]["time_limit"]
+2.0
+>>> fast_call(["solve", "--help"]) is None, fast_call(["solve", "a", "b"]) is None
+(True, True)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any
+
+from placement_cli.app.console import KEEPER
+from placement_cli.app.dispatch import call
+from placement_cli.app.options import Command, Opt, command
+from placement_cli.pipeline.registry import STAGES
+
+# The commands the launcher may run itself: the ones a pipe or a build script calls.
+FAST = ("validate", *STAGES, "run")
+# What click's FloatRange(min=0) accepts and converts exactly like float(): plain
+# non-negative decimals. Exponents, signs, "inf" and "nan" go to typer.
+_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
+
+
+def _convert(o: Opt, value: str) -> Any:
+    """`value` as typer would hand it to the handler, or None when typer must judge it."""
+    if o.choices:
+        return value if value in o.choices else None
+    if o.kind == "str":
+        return value
+    if o.kind == "float" and _DECIMAL.match(value):
+        number = float(value)
+        return number if o.minimum is None or number >= o.minimum else None
+    return None  # integers and anything else: typer's to read
+
+
+def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
+    """The values of a plain command line, or None."""
+    by_flag = {f: o for o in cmd.options for f in o.flags}
+    got: dict[str, Any] = {}
+    inputs: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if not tok:
+            return None  # an empty input name: typer's to judge
+        if tok == "-" or not tok.startswith("-"):
+            inputs.append(tok)
+            continue
+        name, eq, attached = tok.partition("=") if tok.startswith("--") else (tok, "", "")
+        o = by_flag.get(name)
+        if o is None:
+            return None  # unknown, misspelt, bundled, --help, --: typer says what it is
+        if o.kind == "bool":
+            if eq:
+                return None
+            got[o.key] = True
+            continue
+        if eq:
+            value = attached
+        elif i < len(tokens):
+            value = tokens[i]
+            i += 1
+        else:
+            return None
+        if not value or value.startswith("-") or (o.key in got and not o.repeatable):
+            return None
+        converted = _convert(o, value)
+        if converted is None:
+            return None
+        if o.repeatable:
+            got.setdefault(o.key, []).append(converted)
+        else:
+            got[o.key] = converted
+    if len(inputs) != len(cmd.args):
+        return None
+    return {**cmd.defaults(), **got, **{a.key: v for a, v in zip(cmd.args, inputs, strict=True)}}
+
+
+def fast_call(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """The command and its values for a plain pipeline command line (`argv` without the
+    program name), or None when typer must read it."""
+    if not argv or argv[0] not in FAST:
+        return None
+    values = _parse(command(argv[0]), argv[1:])
+    return None if values is None else (argv[0], values)
+
+
+def dispatch(argv: list[str]) -> None:
+    """Run one command line (without the program name); ends by raising SystemExit."""
+    fast = fast_call(argv)
+    if fast is not None:
+        call(*fast)
+    # typer (and click) only for what the launcher does not read itself.
+    from placement_cli.app.cli import app
+
+    app(args=argv, prog_name="placement")
+
+
+def main() -> None:
+    """`placement`: run the command line, flush, and leave at once (see `console.Keeper`)."""
+    KEEPER.enabled = True
+    try:
+        dispatch(sys.argv[1:])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+    os._exit(code)

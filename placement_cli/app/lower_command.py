@@ -1,0 +1,63 @@
+"""`placement lower BODY`: the command's handler (its options: `app/options.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from placement_cli.app.console import say, warn_diagnostics
+from placement_cli.core.errors import EXIT_OK, InputError, Problem
+from placement_cli.core.io import (
+    dumps,
+    gc_paused,
+    is_json,
+    parse_document,
+    read_bytes,
+    source_name,
+    write_output,
+)
+from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
+
+
+def read_profile(path: str) -> dict[str, Any]:
+    """A profile file (`--targets FILE`): a mapping, checked when the body is lowered."""
+    source = source_name(path)
+    doc = parse_document(path, read_bytes(path))
+    if not isinstance(doc, dict):
+        raise InputError([Problem("", "a profile file is a mapping at the top level")], source)
+    from placement_cli.frontends.lower.profile import load_profile
+
+    try:
+        load_profile(doc, "")
+    except InputError as exc:
+        raise InputError([Problem(p.path.lstrip("."), p.message) for p in exc.problems], source) from None
+    return doc
+
+
+def lower_command(path: str, output: str | None, fmt: str, options: LowerOptions) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Lower a body file (or split a plan) and write the plan; returns (plan, diagnostics)."""
+    source = source_name(path)
+    data = read_bytes(path)
+    doc: Any
+    with gc_paused():
+        if is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
+            doc = data  # pydantic validates JSON bytes faster than parsed data
+        else:
+            doc = parse_document(path, data)
+            if not isinstance(doc, dict):
+                raise InputError([Problem("", "a body file is a mapping at the top level")], source)
+    # The plan is valid by construction (tests/test_lower_properties.py checks it on
+    # random bodies); validating it again would cost as much as lowering.
+    plan, _, diags = lower_to_plan(doc, source, options)
+    write_output(dumps(plan, fmt), output)
+    return plan, diags
+
+
+def command(name: str, v: dict[str, Any]) -> int:
+    """`placement lower`: lower the body, write the plan, report what was split."""
+    profile = read_profile(v["targets"]) if v["targets"] is not None else None
+    opts = LowerOptions(split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile)
+    plan, diags = lower_command(v["path"], v["output"], v["format"], opts)
+    warn_diagnostics([d for d in diags if d["severity"] != "info"], v["quiet"])
+    low = plan["lower"]
+    say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", v["quiet"])
+    return EXIT_OK

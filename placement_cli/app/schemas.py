@@ -1,0 +1,117 @@
+"""JSON Schemas of the plan file, the tree file and every artifact (format 2).
+
+The artifact models are the strict reading models of `placement_cli.formats.sections`, one per
+kind with the sections that kind carries made required: the schemas describe exactly
+what the tool writes and reads back. Tests validate every golden artifact against
+them and fail when the committed `schemas/` drift from these models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel
+
+from placement_cli.app.console import say
+from placement_cli.core.io import write_output
+from placement_cli.formats.plan import Plan
+from placement_cli.formats.sections import (
+    Artifact,
+    FuseSection,
+    IslandsSection,
+    PruneSection,
+    SccSection,
+    SolveSection,
+)
+
+
+class PruneArtifact(Artifact):
+    kind: Literal["prune"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: None = None
+    solve: None = None
+    fuse: None = None
+    islands: None = None
+
+
+class SccArtifact(Artifact):
+    kind: Literal["scc"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: None = None
+    fuse: None = None
+    islands: None = None
+
+
+class SolveArtifact(Artifact):
+    kind: Literal["solve"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: SolveSection
+    fuse: None = None
+    islands: None = None
+
+
+class FuseArtifact(Artifact):
+    kind: Literal["fuse"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: SolveSection
+    fuse: FuseSection
+    islands: None = None
+
+
+class IslandsArtifact(Artifact):
+    kind: Literal["islands"]  # type: ignore[assignment]
+    prune: PruneSection
+    scc: SccSection
+    solve: SolveSection
+    fuse: FuseSection
+    islands: IslandsSection
+
+
+ARTIFACT_MODELS: dict[str, type[BaseModel]] = {
+    "prune": PruneArtifact,
+    "scc": SccArtifact,
+    "solve": SolveArtifact,
+    "fuse": FuseArtifact,
+    "islands": IslandsArtifact,
+}
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema, in a fixed order."""
+    out: dict[str, dict[str, Any]] = {"plan.schema.json": _schema(Plan, "placement plan file, version 1")}
+    from placement_cli.algorithms.tree import TreeFile
+
+    out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
+    from placement_cli.formats.body import BodyFile
+    from placement_cli.frontends.lower.profile import Profile
+
+    out["body.schema.json"] = _schema(BodyFile, "placement body file (MIR input of `placement lower`)")
+    out["profile.schema.json"] = _schema(Profile, "placement target profile (`placement lower --targets`)")
+    for kind, model in ARTIFACT_MODELS.items():
+        out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact, format 2")
+    return out
+
+
+def _schema(model: type[BaseModel], title: str) -> dict[str, Any]:
+    sch = model.model_json_schema(by_alias=True)
+    sch["title"] = title
+    sch["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return sch
+
+
+def schema_bytes(schema: dict[str, Any]) -> bytes:
+    return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def command(name: str, v: dict[str, Any]) -> int:
+    """`placement schema`: write every schema into `--out-dir`."""
+    schemas = all_schemas()
+    for file, sch in schemas.items():
+        write_output(schema_bytes(sch), str(Path(v["out_dir"]) / file))
+    say(f"wrote {len(schemas)} schemas to {v['out_dir']}/", v["quiet"])
+    return 0

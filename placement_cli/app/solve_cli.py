@@ -1,0 +1,93 @@
+"""`solve`'s command-line options: `--pin`/`--forbid`/`--pins FILE` and `--warm-start`
+read into a `SolveOptions` (the parsing is apart from the solver it configures)."""
+
+from __future__ import annotations
+
+from placement_cli.algorithms.solve.options import Pair, SolveOptions
+from placement_cli.core.errors import InputError, Problem, UsageError
+from placement_cli.core.io import read_document, source_name
+
+
+def _pair(text: str, flag: str) -> Pair:
+    block, eq, target = text.rpartition("=")
+    if not eq or not block or not target:
+        raise UsageError(f"{flag} {text!r:.80}: expected BLOCK=TARGET")
+    return block, target
+
+
+def _pins_from_file(path: str) -> tuple[list[Pair], list[Pair]]:
+    """A pins file: a mapping BLOCK: TARGET (pins), or a list whose items are
+    "BLOCK=TARGET" strings (pins) or mappings {block, target, forbid: true|false}."""
+    doc = read_document(path)
+    source = source_name(path)
+    pins: list[Pair] = []
+    forbids: list[Pair] = []
+    problems: list[Problem] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if isinstance(k, str) and isinstance(v, str):
+                pins.append((k, v))
+            else:
+                problems.append(Problem(f"{k!r:.60}", "expected BLOCK: TARGET (two strings)"))
+    elif isinstance(doc, list):
+        for i, item in enumerate(doc):
+            if isinstance(item, str) and "=" in item.strip("="):
+                pins.append(_pair(item, "pin"))
+            elif (isinstance(item, dict) and set(item) <= {"block", "target", "forbid"}
+                  and isinstance(item.get("block"), str) and isinstance(item.get("target"), str)
+                  and isinstance(item.get("forbid", False), bool)):
+                (forbids if item.get("forbid") else pins).append((item["block"], item["target"]))
+            else:
+                problems.append(Problem(f"[{i}]", 'expected "BLOCK=TARGET" or {block, target, forbid}'))
+    else:
+        problems.append(Problem("", "a pins file is a mapping BLOCK: TARGET or a list of pins"))
+    if problems:
+        raise InputError(problems, source)
+    return pins, forbids
+
+
+def _warm_pairs(path: str) -> tuple[Pair, ...]:
+    """The assignment of an earlier solve, fuse or islands artifact, as (block, target)."""
+    doc = read_document(path)
+    source = source_name(path)
+    sec = doc.get("solve") if isinstance(doc, dict) else None
+    amap = sec.get("assignment") if isinstance(sec, dict) else None
+    if not isinstance(amap, dict):
+        raise InputError([Problem("solve.assignment", "a warm start needs an artifact of solve, fuse or islands "
+                                                      "with an assignment")], source)
+    if sec.get("status", "ok") != "ok" or not amap:  # type: ignore[union-attr]
+        raise InputError([Problem("solve.status", "the earlier solve found no assignment to start from")], source)
+    bad = [k for k, v in amap.items() if not isinstance(v, str)]
+    if bad:
+        raise InputError([Problem(f"solve.assignment.{bad[0]!r:.60}", "expected a target name")], source)
+    return tuple(amap.items())
+
+
+def cli_options(
+    method: str = "auto",
+    time_limit: float = 5.0,
+    *,
+    pin: list[str] | None = None,
+    forbid: list[str] | None = None,
+    pins_file: str | None = None,
+    warm_start: str | None = None,
+) -> SolveOptions:
+    """`SolveOptions` from the command line: `--pin`/`--forbid BLOCK=TARGET` (repeatable),
+    `--pins FILE`, `--warm-start ARTIFACT`. Malformed flags are usage errors (exit 2);
+    unreadable or invalid files are reported like any input. Whether the blocks and
+    targets exist is checked against the plan when solving (exit 3).
+
+    >>> cli_options(pin=["x=a", "y=b"], forbid=["x=b"]).pins
+    (('x', 'a'), ('y', 'b'))
+    """
+    pins = [_pair(x, "--pin") for x in pin or ()]
+    forbids = [_pair(x, "--forbid") for x in forbid or ()]
+    if pins_file is not None:
+        more_pins, more_forbids = _pins_from_file(pins_file)
+        pins += more_pins
+        forbids += more_forbids
+    warm = _warm_pairs(warm_start) if warm_start is not None else None
+    return SolveOptions(method=method, time_limit=time_limit, pins=tuple(pins), forbids=tuple(forbids),  # type: ignore[arg-type]
+                        warm_start=warm)
+
+

@@ -1,0 +1,140 @@
+"""The bodies of the pipeline commands (`validate`, each stage, `run`), apart from their
+argument parsing.
+
+Each handler gets the command's name and its values by option key, as declared in
+`app/options.py`. Two parsers produce those values: typer (`app/cli.py`, the authority
+on `--help` and every usage error) and the fast launcher (`app/launch.py`, which
+handles only plain, valid invocations and otherwise hands the command line to typer).
+Nothing here imports typer.
+
+>>> solve_options({"method": "exact", "time_limit": 2.5})["solve"].method
+'exact'
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from placement_cli.app.console import (
+    emit,
+    exit_for,
+    keep,
+    print_timings,
+    progress,
+    say,
+    show_summary,
+    warn_diagnostics,
+)
+from placement_cli.core.errors import EXIT_OK
+
+
+def solve_options(v: dict[str, Any]) -> dict[str, Any]:
+    """The stage options of a command that may run `solve`, from its values (empty for
+    a command without solver options)."""
+    if "method" not in v:
+        return {}
+    from placement_cli.app.solve_cli import cli_options
+
+    return {"solve": cli_options(v["method"], v["time_limit"], pin=v.get("pin"), forbid=v.get("forbid"),
+                                 pins_file=v.get("pins_file"), warm_start=v.get("warm_start"))}
+
+
+def stage(name: str, v: dict[str, Any]) -> int:
+    """`placement STAGE`: read, check, run what is missing up to `name`, write the artifact.
+    Returns the exit code the artifact's status calls for."""
+    path, output, fmt, quiet, timings = v["path"], v["output"], v["format"], v["quiet"], v["timings"]
+    options = solve_options(v)
+    from placement_cli.pipeline.run import Run, load
+
+    with progress(quiet) as update:
+        t0 = time.perf_counter()
+        loaded = load(path)
+        run = Run(loaded, options)
+        run.progress = update
+        run.timings.append(("load", time.perf_counter() - t0))
+        run.run(name)
+        with run.timed("build artifact"):
+            art = run.artifact(name, raw_plan=fmt == "json")
+        keep(run)
+        with run.timed("write"):
+            emit(art, output, fmt)
+    warn_diagnostics(run.new_diagnostics, quiet)
+    print_timings(run.timings, timings)
+
+    def summary() -> str:
+        from placement_cli.app.summary import summarize
+
+        return summarize(run, name)
+
+    show_summary(summary, quiet)
+    return exit_for(art["status"])
+
+
+def validate(name: str, v: dict[str, Any]) -> int:
+    """`placement validate`: check a plan, or an artifact and every section in it."""
+    path, quiet, timings = v["path"], v["quiet"], v["timings"]
+    from placement_cli.pipeline.registry import STAGES
+    from placement_cli.pipeline.run import Run, load
+
+    t0 = time.perf_counter()
+    loaded = load(path)
+    run = Run(loaded)
+    run.timings.append(("load", time.perf_counter() - t0))
+    for name in STAGES:
+        if name in loaded.models:
+            run.run(name)
+    keep(run)
+    g = loaded.graph
+    checked = [s for s in STAGES if s in loaded.models]
+    what = f"; sections checked: {', '.join(checked)}" if checked else ""
+    print_timings(run.timings, timings)
+    say(
+        f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
+        quiet,
+        always=True,
+    )
+    return EXIT_OK
+
+
+def run_all(name: str, v: dict[str, Any]) -> int:
+    """`placement run`: every stage; one artifact per stage in `out_dir` (all written or none)."""
+    path, out_dir, fmt, quiet, timings = v["path"], v["out_dir"], v["format"], v["quiet"], v["timings"]
+    options = solve_options(v)
+    from pathlib import Path
+
+    from placement_cli.core.io import write_files
+    from placement_cli.formats.artifact import render_parts
+    from placement_cli.pipeline.registry import STAGES
+    from placement_cli.pipeline.run import Run, load
+
+    with progress(quiet) as update:
+        t0 = time.perf_counter()
+        pipeline = Run(load(path), options)
+        pipeline.progress = update
+        pipeline.timings.append(("load", time.perf_counter() - t0))
+        files = []
+        for name in STAGES:
+            pipeline.run(name)
+            with pipeline.timed(f"artifact {name}"):
+                art = pipeline.artifact(name, raw_plan=fmt == "json")
+                files.append((str(Path(out_dir) / f"{name}.{fmt}"), render_parts(art, fmt)))
+        keep(pipeline)
+        # All or nothing: a failure while writing leaves no new file behind.
+        with pipeline.timed("write"):
+            write_files(files)
+    warn_diagnostics(pipeline.new_diagnostics, quiet)
+    print_timings(pipeline.timings, timings)
+    if not quiet:
+
+        def summary() -> str:
+            from placement_cli.app.summary import summarize_run
+
+            return summarize_run(pipeline, out_dir)
+
+        try:
+            text = summary()
+        except Exception as exc:  # noqa: BLE001 - the artifacts are written
+            text = f"(no summary: {type(exc).__name__})"
+        say(text, quiet, always=True)
+    return exit_for(pipeline.status)

@@ -1,0 +1,90 @@
+"""The handlers of `show`, `explain` and `diff` (their options: `app/options.py`).
+
+The views load when a command runs, so `placement --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from placement_cli.core.io import write_output
+
+
+def _options(time_limit: float) -> dict[str, object]:
+    from placement_cli.algorithms.solve.options import SolveOptions
+
+    return {"solve": SolveOptions(time_limit=time_limit)}
+
+
+def _warn(lines: list[str], quiet: bool) -> None:
+    if not quiet:
+        for line in lines:
+            sys.stderr.write(f"warning: {line}\n")
+
+
+def _write(text: str, output: str | None) -> None:
+    write_output(text.encode(), output)
+
+
+def show(name: str, v: dict[str, Any]) -> int:
+    """Draw a placement: the CFG by target, the islands, or the island graph."""
+    from placement_cli.views.data import prepare
+    from placement_cli.views.show import TABLES, render
+    from placement_cli.views.text import plain, rich_print
+
+    view, fmt, output = v["view"], v["format"], v["output"]
+    data = prepare(v["path"], _options(v["time_limit"]))
+    warnings = []
+    if data.status == "infeasible":
+        warnings.append("the plan has no feasible placement: blocks are drawn without targets")
+    if fmt == "text":
+        table = TABLES[view](data)
+        if output is None and sys.stdout.isatty():
+            rich_print(table)
+        else:
+            _write(plain(table), output)
+    else:
+        text, more = render(data, view, fmt)
+        warnings += more
+        _write(text, output)
+    _warn(warnings, v["quiet"])
+    return 0
+
+
+def explain(name: str, v: dict[str, Any]) -> int:
+    """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
+    from pathlib import PurePath
+
+    from placement_cli.core.io import dumps
+    from placement_cli.pipeline.run import load
+    from placement_cli.views.data import run_to
+    from placement_cli.views.explain import ExplainOptions, to_text
+    from placement_cli.views.explain import explain as explain_block
+
+    loaded = load(v["path"])
+    run = run_to(loaded, "solve", _options(v["time_limit"]))
+    ex = explain_block(run, v["block"], ExplainOptions(time_limit=v["time_limit"]))
+    if v["format"] == "json":
+        _write(dumps(ex).decode(), v["output"])
+    else:
+        _write(to_text(ex, run.g.name or PurePath(loaded.source).name), v["output"])
+    if any(r["pinned"] and not r["pinned"]["proven"] for r in ex["targets"]):
+        _warn(["some pinned optima are not proven within --time-limit; raise it for a proof"], v["quiet"])
+    return 0
+
+
+def diff(name: str, v: dict[str, Any]) -> int:
+    """Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input."""
+    from placement_cli.core.errors import EXIT_DIFFERS, UsageError
+    from placement_cli.core.io import dumps
+    from placement_cli.pipeline.run import load
+    from placement_cli.views.diff import diff as diff_artifacts
+    from placement_cli.views.diff import to_text
+
+    a, b = v["a"], v["b"]
+    if a == "-" and b == "-":
+        raise UsageError("only one of A and B can be standard input")
+    d = diff_artifacts(load(a), load(b))
+    _write(dumps(d).decode() if v["format"] == "json" else to_text(d), v["output"])
+    return 0 if d["same"] else EXIT_DIFFERS

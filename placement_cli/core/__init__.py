@@ -1,0 +1,1 @@
+"""Layer 1, core: errors and exit codes, problems, limits, diagnostics, bytes in and out."""

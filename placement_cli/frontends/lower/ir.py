@@ -1,0 +1,437 @@
+"""A checked body in indexed form: locals and blocks are indices, operands are
+classified once (local, env field, vertex path, argument, constant, function).
+
+`compile_file` checks every semantic rule of the body format (SSA: each local defined
+once and before every use, on every path; known locals and blocks; projections that fit
+the type; argument counts) and raises one `InputError` listing every problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.formats.body import Body, BodyFile, Const, FnRef, Statement
+from placement_cli.frontends.lower.profile import Compiled
+from placement_cli.frontends.lower.types import UNKNOWN, Ty, Types
+from placement_cli.ir import cfg
+
+# operand kinds
+K_LOCAL, K_ARG, K_ENV, K_VERTEX, K_CONST, K_FN = range(6)
+SUCC = {"goto": (1, 1), "graph_read": (1, 1), "switch": (1, None), "return": (0, 0), "unreachable": (0, 0)}
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    kind: int
+    local: int  # -1 for constants
+    ty: Ty | None  # None: a constant (always equality-safe)
+    extra: int = 0  # K_ENV: 1 when the field is representable; K_VERTEX: path index or -1
+    text: str = ""
+
+
+@dataclass(slots=True)
+class Stmt:
+    kind: str  # load unary binary aggregate apply input storage nop
+    lhs: int  # -1 for storage/nop
+    ops: tuple[Op, ...]
+    text: str
+    eq_unsafe: bool = False  # a ==/!= whose operand types can collide in jsonb
+    closure: bool = False  # a closure aggregate
+    callee: str | None = None  # apply of a function-pointer constant
+    agg: str = ""  # aggregate kind
+
+
+@dataclass(slots=True)
+class Blk:
+    id: str
+    params: list[int]
+    stmts: list[Stmt]
+    term: str
+    term_op: Op | None
+    succ: list[tuple[int, tuple[Op, ...]]]
+    term_text: str = ""
+
+
+@dataclass(slots=True)
+class BodyIR:
+    name: str
+    locals: list[str]
+    types: list[Ty]
+    args: list[int]
+    env: int
+    vertex: int
+    entry: int
+    blocks: list[Blk]
+    index: dict[str, int] = field(default_factory=dict)
+    ser_safe: list[bool] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FileIR:
+    name: str | None
+    bodies: list[BodyIR]
+    place: int
+    types: Types
+    path_types: list[Ty]
+
+
+def op_text(raw: object) -> str:
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, FnRef):
+        return f"fn {raw.fn}"
+    if isinstance(raw, Const):
+        v = raw.const
+        return "()" if v is None else ("true" if v is True else "false" if v is False else repr(v) if isinstance(v, str) else str(v))
+    return str(raw)
+
+
+def render(st: Statement, k: str) -> str:
+    """The statement as one line of text (the plan's `text` when the file gives none)."""
+    if st.text is not None:
+        return st.text
+    if st.assign is None:
+        if st.nop:
+            return "nop"
+        return f"storage_live({st.storage_live})" if st.storage_live else f"storage_dead({st.storage_dead})"
+    if k == "load":
+        rhs = st.load if isinstance(st.load, str) else op_text(st.load)
+    elif k == "unary" and st.unary is not None:
+        rhs = f"{st.unary.op}{op_text(st.unary.operand)}"
+    elif k == "binary" and st.binary is not None:
+        left, right = st.binary.left, st.binary.right
+        rhs = (f"{left if isinstance(left, str) else op_text(left)} {st.binary.op} "
+               f"{right if isinstance(right, str) else op_text(right)}")
+    elif k == "aggregate" and st.aggregate is not None:
+        a = st.aggregate
+        rhs = f"{a.kind}({', '.join(op_text(o) for o in a.operands)})"
+    elif k == "apply" and st.apply is not None:
+        rhs = f"apply {op_text(st.apply.func)}({', '.join(op_text(o) for o in st.apply.args)})"
+    else:
+        rhs = f"input {st.input}"
+    return f"{st.assign} = {rhs}"
+
+
+class _Compiler:
+    def __init__(self, f: BodyFile, prof: Compiled, prefix: str) -> None:
+        self.f = f
+        self.prof = prof
+        self.prefix = prefix
+        self.raw_problems: list[tuple[str, str]] = []
+        self.types = Types(f.types, self.raw_problems, f"{prefix}types")
+        self.path_types = [self.types.parse(prof.profile.paths[p].type, f"profile.paths.{p}.type") for p in prof.path_names]
+        self.path_index = {p: i for i, p in enumerate(prof.path_names)}
+        self.body_args = {b.name: len(self._args_of(b)) for b in f.bodies}
+
+    @staticmethod
+    def _args_of(b: Body) -> list[str]:
+        if b.args is not None:
+            return list(b.args)
+        return [x for x in (b.env, b.vertex) if x is not None]
+
+    def add(self, path: str, msg: str) -> None:
+        self.raw_problems.append((path, msg))
+
+    def body(self, bi: int, b: Body) -> BodyIR:
+        bp = f"{self.prefix}bodies[{bi}]"
+        names = list(b.locals)
+        lindex = {n: i for i, n in enumerate(names)}
+        tys = [self.types.parse_cached(t, f"{bp}.locals.{n}") for n, t in b.locals.items()]
+        args = []
+        for j, a in enumerate(self._args_of(b)):
+            if a not in lindex:
+                self.add(f"{bp}.args[{j}]" if b.args is not None else bp, f"unknown local '{a}' (declare it under locals)")
+            else:
+                args.append(lindex[a])
+        env = lindex.get(b.env, -1) if b.env is not None else -1
+        vertex = lindex.get(b.vertex, -1) if b.vertex is not None else -1
+        for role, nm in (("env", b.env), ("vertex", b.vertex)):
+            if nm is not None and b.args is not None and nm not in b.args:
+                self.add(f"{bp}.{role}", f"'{nm}' is not one of the body's args")
+        bindex: dict[str, int] = {}
+        for i, blk in enumerate(b.blocks):
+            if blk.id in bindex:
+                self.add(f"{bp}.blocks[{i}].id", f"duplicate block id '{blk.id}'")
+            else:
+                bindex[blk.id] = i
+        entry = 0
+        if b.entry is not None:
+            if b.entry in bindex:
+                entry = bindex[b.entry]
+            else:
+                self.add(f"{bp}.entry", f"unknown block '{b.entry}'")
+        # def sites: (block, position); args at the entry before everything (-2), params at -1
+        defsite: dict[int, tuple[int, int]] = {}
+        uses: list[tuple[int, int, int, str]] = []  # local, block, pos, path
+
+        def define(local: int, blk: int, pos: int, path: str) -> None:
+            if local in defsite:
+                self.add(path, f"local '{names[local]}' is assigned twice (SSA: one definition per local)")
+            else:
+                defsite[local] = (blk, pos)
+
+        for ai in args:
+            define(ai, entry, -2, f"{bp}.args")
+
+        def local_of(name: str, path: str) -> int:
+            li = lindex.get(name)
+            if li is None:
+                self.add(path, f"unknown local '{name}'")
+                return -1
+            return li
+
+        cache: dict[object, Op] = {}
+
+        def operand(raw: object, path: str, blk: int, pos: int) -> Op:
+            got = cache.get(raw) if isinstance(raw, str) else None
+            if got is not None:
+                uses.append((got.local, blk, pos, path))
+                return got
+            before = len(self.raw_problems)
+            op = operand1(raw, path, blk, pos)
+            if isinstance(raw, str) and len(self.raw_problems) == before:
+                cache[raw] = op
+            return op
+
+        def operand1(raw: object, path: str, blk: int, pos: int) -> Op:
+            if isinstance(raw, Const):
+                return Op(K_CONST, -1, None, 0, op_text(raw))
+            if isinstance(raw, FnRef):
+                return Op(K_FN, -1, None, 0, op_text(raw))
+            assert isinstance(raw, str)
+            head, *proj = raw.split(".")
+            li = local_of(head, path)
+            if li < 0:
+                return Op(K_LOCAL, -1, UNKNOWN, 0, raw)
+            uses.append((li, blk, pos, path))
+            if li == vertex:
+                best = -1
+                for k in range(len(proj), 0, -1):
+                    pi = self.path_index.get(".".join(proj[:k]))
+                    if pi is not None:
+                        best = pi
+                        ty: Ty = self.path_types[pi]
+                        for fld in proj[k:]:
+                            r = self.types.project(ty, fld)
+                            ty = UNKNOWN if isinstance(r, str) else r
+                        return Op(K_VERTEX, li, ty, best, raw)
+                return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+            ty = tys[li]
+            for fld in proj:
+                r = self.types.project(ty, fld)
+                if isinstance(r, str):
+                    self.add(path, f"projection '{raw}' does not fit the type of '{head}': {r}")
+                    return Op(K_LOCAL, li, UNKNOWN, 0, raw)
+                ty = r
+            if li == env and proj:
+                return Op(K_ENV, li, ty, int(self.types.env_field_ok(ty)), raw)
+            return Op(K_ARG if li in args else K_LOCAL, li, ty, 0, raw)
+
+        blocks: list[Blk] = []
+        for i, blk in enumerate(b.blocks):
+            kp = f"{bp}.blocks[{i}]"
+            params = []
+            for j, prm in enumerate(blk.params):
+                li = local_of(prm, f"{kp}.params[{j}]")
+                if li >= 0:
+                    define(li, i, -1, f"{kp}.params[{j}]")
+                    params.append(li)
+            stmts = []
+            for j, st in enumerate(blk.statements):
+                sp = f"{kp}.statements[{j}]"
+                k = st.rvalue_kind
+                text = render(st, k)
+                if st.assign is None:
+                    nm = st.storage_live or st.storage_dead
+                    if nm is not None:
+                        local_of(nm, f"{sp}.{'storage_live' if st.storage_live else 'storage_dead'}")
+                    stmts.append(Stmt(k, -1, (), text))
+                    continue
+                lhs = local_of(st.assign, f"{sp}.assign")
+                s = Stmt(k, lhs, (), text)
+                if k == "load":
+                    s.ops = (operand(st.load, f"{sp}.load", i, j),)
+                elif k == "unary" and st.unary is not None:
+                    s.ops = (operand(st.unary.operand, f"{sp}.unary.operand", i, j),)
+                elif k == "binary" and st.binary is not None:
+                    s.ops = (operand(st.binary.left, f"{sp}.binary.left", i, j), operand(st.binary.right, f"{sp}.binary.right", i, j))
+                    if st.binary.op in ("==", "!="):
+                        left, right = s.ops
+                        s.eq_unsafe = not (left.ty is None or right.ty is None or self.types.eq_safe(left.ty, right.ty))
+                elif k == "aggregate" and st.aggregate is not None:
+                    ag = st.aggregate
+                    s.ops = tuple(operand(o, f"{sp}.aggregate.operands[{m}]", i, j) for m, o in enumerate(ag.operands))
+                    s.closure = ag.kind == "closure"
+                    s.agg = ag.kind
+                    if ag.kind == "struct" and (ag.fields is None or len(ag.fields) != len(ag.operands)):
+                        self.add(f"{sp}.aggregate.fields", "a struct aggregate names one field per operand")
+                    if ag.kind == "dict" and len(ag.operands) % 2:
+                        self.add(f"{sp}.aggregate.operands", "a dict aggregate takes key, value pairs")
+                elif k == "apply" and st.apply is not None:
+                    ap = st.apply
+                    s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
+                        operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args))
+                    if isinstance(ap.func, FnRef) and ap.func.fn in self.body_args:
+                        s.callee = ap.func.fn
+                        want = self.body_args[ap.func.fn]
+                        if want != len(ap.args):
+                            self.add(f"{sp}.apply.args", f"body '{ap.func.fn}' takes {want} argument(s), got {len(ap.args)}")
+                if lhs >= 0:
+                    define(lhs, i, j, f"{sp}.assign")
+                stmts.append(s)
+            t = blk.terminator
+            tp = f"{kp}.terminator"
+            pos = len(blk.statements)
+            lo, hi = SUCC[t.kind]
+            n_succ = len(t.successors)
+            if n_succ < lo or (hi is not None and n_succ > hi):
+                need = f"exactly {lo}" if lo == hi else f"at least {lo}"
+                self.add(f"{tp}.successors", f"a '{t.kind}' terminator has {need} successor(s), got {n_succ}")
+            top = operand(t.operand, f"{tp}.operand", i, pos) if t.operand is not None else None
+            if t.operand is not None and t.kind not in ("switch", "return"):
+                self.add(f"{tp}.operand", f"a '{t.kind}' terminator takes no operand")
+            succ = []
+            for m, e in enumerate(t.successors):
+                ep = f"{tp}.successors[{m}]"
+                dst = bindex.get(e.block)
+                if dst is None:
+                    self.add(f"{ep}.block", f"unknown block '{e.block}'")
+                    dst = -1
+                else:
+                    want_n = 0 if t.kind == "graph_read" else len(b.blocks[dst].params)
+                    if len(e.args) != want_n:
+                        why = " (a graph_read fills the block's params itself)" if t.kind == "graph_read" else ""
+                        self.add(f"{ep}.args", f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}{why}")
+                succ.append((dst, tuple(operand(a, f"{ep}.args[{q}]", i, pos) for q, a in enumerate(e.args))))
+            blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
+        self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
+        ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
+        ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
+        return ir
+
+    def _check_dominance(self, bp: str, b: Body, blocks: list[Blk], entry: int,
+                         defsite: dict[int, tuple[int, int]], uses: list[tuple[int, int, int, str]],
+                         names: list[str]) -> None:
+        if any(d < 0 for blk in blocks for d, _ in blk.succ):
+            return  # unknown blocks already reported; dominance is meaningless
+        idom, rpo_num = dominators(blocks, entry)
+        pre, post = dom_intervals(idom, rpo_num, entry)
+        for li, ub, upos, path in uses:
+            site = defsite.get(li)
+            if site is None:
+                self.add(path, f"local '{names[li]}' is used but never defined")
+                continue
+            db, dpos = site
+            if rpo_num[ub] < 0:
+                continue  # an unreachable use: no path can observe it
+            if db == ub:
+                if dpos < upos:
+                    continue
+            elif rpo_num[db] >= 0 and pre[db] <= pre[ub] and post[ub] <= post[db]:
+                continue  # db strictly dominates ub
+            self.add(path, f"local '{names[li]}' is used before it is defined on every path")
+
+
+def dom_intervals(idom: list[int], num: list[int], entry: int) -> tuple[list[int], list[int]]:
+    """Pre/post numbers of the dominator tree: a dominates b iff b's interval nests in a's."""
+    n = len(idom)
+    kids: list[list[int]] = [[] for _ in range(n)]
+    for b in range(n):
+        if num[b] >= 0 and b != entry:
+            kids[idom[b]].append(b)
+    pre = [-1] * n
+    post = [-1] * n
+    clock = 0
+    stack = [(entry, 0)]
+    pre[entry] = clock
+    clock += 1
+    while stack:
+        u, k = stack[-1]
+        if k < len(kids[u]):
+            stack[-1] = (u, k + 1)
+            v = kids[u][k]
+            pre[v] = clock
+            clock += 1
+            stack.append((v, 0))
+        else:
+            stack.pop()
+            post[u] = clock
+            clock += 1
+    return pre, post
+
+
+def dominators(blocks: list[Blk], entry: int) -> tuple[list[int], list[int]]:
+    """Immediate dominators over the reachable blocks (`placement_cli.ir.cfg.dominators`).
+    Returns (idom, rpo number); unreachable blocks have rpo number -1."""
+    n = len(blocks)
+    order = reverse_postorder(blocks, entry)
+    num = rpo_numbers(order, n)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for u in order:
+        for v, _ in blocks[u].succ:
+            if v >= 0:
+                preds[v].append(u)
+    return cfg.dominators(entry, order, preds, n), num
+
+
+def rpo_numbers(order: list[int], n: int) -> list[int]:
+    """Each block's position in the reverse postorder `order`; -1 for a block not in it.
+
+    >>> rpo_numbers([2, 0], 3)
+    [1, -1, 0]
+    """
+    num = [-1] * n
+    for k, b in enumerate(order):
+        num[b] = k
+    return num
+
+
+def local_users(blocks: list[Blk], order: list[int], n_loc: int) -> list[list[int]]:
+    """Per local, the blocks a forward worklist revisits when the local's value changes:
+    those with a statement reading it, and the targets of edges passing it as an
+    argument (in `order`, repeats kept: revisiting is idempotent). The eligibility and
+    size analyses share it.
+
+    >>> x = Op(K_LOCAL, 0, None)
+    >>> b = [Blk("a", [], [], "goto", None, [(1, (x,))]), Blk("b", [1], [Stmt("load", 2, (x,), "")], "return", None, [])]
+    >>> local_users(b, [0, 1], 3)
+    [[1, 1], [], []]
+    """
+    users: list[list[int]] = [[] for _ in range(n_loc)]
+    for u in order:
+        for st in blocks[u].stmts:
+            for op in st.ops:
+                if op.local >= 0:
+                    users[op.local].append(u)
+        for v, args in blocks[u].succ:
+            for op in args:
+                if op.local >= 0:
+                    users[op.local].append(v)
+    return users
+
+
+def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:
+    """Reverse postorder from `entry`, successors in listed order (unknown ones, -1, skipped)."""
+    return cfg.reverse_postorder(entry, [[v for v, _ in b.succ if v >= 0] for b in blocks])
+
+
+def compile_file(f: BodyFile, prof: Compiled, body: str | None = None, prefix: str = "") -> FileIR:
+    """Check and index every body of a body file."""
+    c = _Compiler(f, prof, prefix)
+    seen: dict[str, int] = {}
+    for i, b in enumerate(f.bodies):
+        if b.name in seen:
+            c.add(f"{prefix}bodies[{i}].name", f"duplicate body name '{b.name}'")
+        seen.setdefault(b.name, i)
+    bodies = [c.body(i, b) for i, b in enumerate(f.bodies)]
+    want = body if body is not None else f.place
+    place = 0
+    if want is not None:
+        if want in seen:
+            place = seen[want]
+        else:
+            c.add(f"{prefix}place" if body is None else "", f"unknown body '{want}'")
+    if c.raw_problems:
+        raise InputError([Problem(p, m) for p, m in c.raw_problems])
+    return FileIR(f.name, bodies, place, c.types, c.path_types)

@@ -1,0 +1,48 @@
+"""The vertex path premium per block and target (§1.8): vertex data does not flow
+along edges, so a block pays, on every target outside a path's origin, the estimated
+size of each path it reads."""
+
+from __future__ import annotations
+
+import math
+
+from placement_cli.frontends.lower.matrices import UNPRICEABLE, estimate
+from placement_cli.frontends.lower.profile import Compiled
+
+
+def block_paths(reads: set[int], names: tuple[str, ...]) -> list[int]:
+    """The paths a block reads, a composite swallowing its children, in profile order.
+
+    >>> block_paths({0, 1, 2}, ("a", "a.b", "c"))
+    [0, 2]
+    """
+    keep = []
+    for p in sorted(reads):
+        if not any(q != p and names[p].startswith(names[q] + ".") for q in reads):
+            keep.append(p)
+    return keep
+
+
+def premium(prof: Compiled, paths: list[int], cap: float | None) -> tuple[list[float], bool]:
+    """Per target: the estimated size of every read path whose origin is elsewhere
+    (summed as a range, times the target's multiplier, then estimated).
+    Returns (premium per target, unpriceable?)."""
+    out = []
+    bad = False
+    for t, r in enumerate(prof.rules):
+        lo = hi = 0.0
+        for p in paths:
+            if not prof.path_origin[p] >> t & 1:
+                lo += prof.path_size[p][0]
+                hi += prof.path_size[p][1]
+        m = r.premium_multiplier
+        if hi == 0:
+            out.append(0.0)
+            continue
+        est = estimate(lo * m, hi * m if hi != math.inf else hi, prof.profile.estimate, cap)
+        if est is None:
+            bad = True
+            out.append(UNPRICEABLE)
+        else:
+            out.append(min(est, UNPRICEABLE))
+    return out, bad

@@ -1,0 +1,97 @@
+"""The `lower` stage: body file (or plan) in, plan document out.
+
+Order, as in the reference: eligibility per target -> block splitting -> sizes and
+liveness -> transition matrices per edge and path premium per block -> plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from placement_cli.core.errors import InputError
+from placement_cli.formats.body import BodyFile
+from placement_cli.frontends.lower.eligibility import analyse
+from placement_cli.frontends.lower.emit import emit, piece_edges
+from placement_cli.frontends.lower.ir import FileIR, compile_file
+from placement_cli.frontends.lower.profile import Compiled, load_profile
+from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
+from placement_cli.frontends.lower.split import split
+
+
+class LowerOptions(BaseModel):
+    """Settings of the `lower` stage (frozen; passed in, never global)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    split: Literal["runs", "intersection", "per-statement"] | None = None  # overrides the file's; default runs
+    size_cap: float | None = Field(default=None, ge=0)  # overrides the file's size_cap
+    body: str | None = None  # the body to place (default: the file's `place`, else the first)
+    profile: str | dict[str, Any] | None = None  # overrides the file's profile (--targets FILE)
+
+
+def validate_body_file(doc: Any) -> BodyFile:
+    """The body file model, from parsed data or (faster) from JSON bytes."""
+    from placement_cli.core.problems import validation_problems
+
+    try:
+        if isinstance(doc, bytes):
+            return BodyFile.model_validate_json(doc)
+        return BodyFile.model_validate(doc)
+    except ValidationError as exc:
+        raise InputError(validation_problems(exc)) from None
+
+
+def parse_body_file(doc: Any, options: LowerOptions | None = None) -> tuple[FileIR, Compiled]:
+    """Validate a body document and its profile; index every body."""
+    options = options or LowerOptions()
+    f = doc if isinstance(doc, BodyFile) else validate_body_file(doc)
+    prof = load_profile(options.profile if options.profile is not None else f.profile,
+                        "profile" if options.profile is None else "")
+    return compile_file(f, prof, options.body), prof
+
+
+Result = tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]
+
+
+def lower_body(f: BodyFile, options: LowerOptions) -> Result:
+    """Lower a validated body file."""
+    fir, prof = parse_body_file(f, options)
+    body = fir.bodies[fir.place]
+    cap = options.size_cap if options.size_cap is not None else f.size_cap
+    mode = options.split or f.split or "runs"
+    elig = analyse(body, prof)
+    pieces, first, _ = split([b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode)
+    succ = [[d for d, _, _ in row] for row in piece_edges(body, pieces, first)]
+    live = liveness(body, pieces, succ)
+    sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(body, [ZERO] * len(body.args))
+    low = emit(fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap))
+    low.section["diagnostics"] = low.diagnostics
+    return low.plan, low.section, low.diagnostics
+
+
+def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) -> Result:
+    """(plan document, the `lower` section, diagnostics) for a body file, a plan, or an
+    artifact (its plan). `doc` is parsed data, or JSON bytes of a body file.
+
+    >>> doc = {"version": 1, "bodies": [{"name": "f", "locals": {"a": "int"}, "blocks": [
+    ...   {"id": "bb0", "statements": [{"assign": "a", "load": {"const": 1}}],
+    ...    "terminator": {"kind": "return", "operand": "a"}}]}]}
+    >>> plan, sec, diags = lower_to_plan(doc, "f.body.yaml")
+    >>> [(b["id"], b["domain"]) for b in plan["blocks"]]
+    [('bb0', ['interpreter', 'postgres'])]
+    """
+    options = options or LowerOptions()
+    try:
+        if isinstance(doc, bytes) or (isinstance(doc, dict) and "bodies" in doc):
+            return lower_body(validate_body_file(doc), options)
+        if isinstance(doc, dict) and "format_version" in doc and isinstance(doc.get("plan"), dict):
+            doc = doc["plan"]  # an artifact: split its (normalised) plan
+        from placement_cli.frontends.lower.planmode import lower_plan
+
+        plan, section, diags = lower_plan(doc, options.split or "runs")
+        section["diagnostics"] = diags
+        return plan, section, diags
+    except InputError as exc:
+        raise exc.with_source(source) from None

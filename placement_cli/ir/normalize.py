@@ -1,0 +1,333 @@
+"""The normalised plan written into artifacts (format 2, `docs/format.md`): derived
+domains and block costs filled in, each distinct matrix named once. Built from a checked
+`Graph` on first use (`Graph.normalized`): a stage that only reads a plan to run an
+algorithm never pays for it. Kept apart from `ir/graph.py`, which checks and indexes a plan.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from placement_cli.formats.artifact import Raw, fragment
+from placement_cli.formats.planview import plan_document
+
+if TYPE_CHECKING:
+    from placement_cli.ir.indexed import Graph
+from placement_cli.core.io import num
+
+
+class _Nums(dict):  # type: ignore[type-arg]
+    """Plan number -> written number (`io.num`), memoised: a large plan repeats a few
+    hundred distinct costs millions of times, and a dict hit is a C-level lookup where
+    `num` is a Python call. (1 == 1.0 == True share a key, and all write as 1.)"""
+
+    def __missing__(self, v: Any) -> Any:
+        r = self[v] = None if v is None else num(float(v))  # a checked document may hold ints
+        return r
+
+
+def normalize(g: Graph) -> dict[str, Any]:
+    """The compact normalised plan (artifact format 2): derived `domain` and block `cost`
+    filled in, `entry` explicit, each distinct non-default transition matrix written once
+    under `matrices` (named `m0, m1, ...` in order of first use) and referred to by name;
+    an edge on the default matrix carries no `transitions`. Empty lists and maps are left
+    out. It is a valid plan file, and normalising it again gives the same bytes.
+
+    Lists that only depend on a domain bitset (`domain`) are shared between blocks:
+    the result is read (written, compared), never changed in place."""
+    plan = g.plan
+    targets = g.targets
+    n = len(targets)
+    default = g.default_matrix
+    names: dict[int, str] = {}
+    matrices: dict[str, Any] = {}
+    nums = _Nums()
+    dom_bits: dict[int, list[int]] = {}
+    dom_names: dict[int, list[str]] = {}
+    stmt_memo: dict[tuple[tuple[str, float | None], ...], dict[str, Any]] = {}
+
+    out_blocks = []
+    bases = g._memo["base"]
+    domain, succ, edge_mat = g.domain, g.succ, g.edge_mat
+    # Read from the plan's document (views of a derived plan unwrapped): attribute access
+    # through `planview` would double the time of this loop on large plans.
+    for i, b in enumerate(plan_document(plan)["blocks"]):
+        if type(b) is not dict:
+            b = b._d
+        dom = domain[i]
+        ts = dom_bits.get(dom)
+        if ts is None:
+            ts = dom_bits[dom] = [t for t in range(n) if dom >> t & 1]
+            dom_names[dom] = [targets[t] for t in ts]
+        term = b["terminator"]
+        if type(term) is not dict:
+            term = term._d
+        base = bases[i]
+        nb: dict[str, Any] = {"id": b["id"]}
+        params = b.get("params")
+        if params:
+            nb["params"] = list(params)
+        sts = []
+        for st in b.get("statements") or ():
+            if type(st) is not dict:
+                st = st._d
+            cost = st["cost"]
+            text = st.get("text")
+            if text is None:
+                # Statements without text repeat (same costs): one shared record each.
+                key = tuple(cost.items())
+                rec = stmt_memo.get(key)
+                if rec is None:
+                    rec = stmt_memo[key] = {"cost": {k: nums[v] for k, v in cost.items()}}
+                sts.append(rec)
+            else:
+                sts.append({"text": text, "cost": {k: nums[v] for k, v in cost.items()}})
+        nb["statements"] = sts
+        nb["domain"] = dom_names[dom]
+        nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
+        paths = b.get("paths")
+        if paths:
+            nb["paths"] = list(paths)
+        premium = b.get("premium")
+        if premium:
+            nb["premium"] = {k: nums[v] for k, v in premium.items()}
+        nt: dict[str, Any] = {"kind": term["kind"]}
+        tsuccs = term.get("successors")
+        if tsuccs:
+            succs = []
+            for e, eid in zip(tsuccs, succ[i], strict=True):
+                if type(e) is not dict:
+                    e = e._d
+                se: dict[str, Any] = {"block": e["block"]}
+                args = e.get("args")
+                if args:
+                    se["args"] = list(args)
+                mt = edge_mat[eid]
+                if mt is not default:
+                    name = names.get(id(mt))
+                    if name is None:
+                        name = names[id(mt)] = f"m{len(names)}"
+                        matrices[name] = mt.to_json(targets)
+                    se["transitions"] = name
+                succs.append(se)
+            nt["successors"] = succs
+        tcost = term.get("cost")
+        if tcost is not None:
+            nt["cost"] = {k: nums[v] for k, v in tcost.items()}
+        nb["terminator"] = nt
+        out_blocks.append(nb)
+    return _top(g, out_blocks, matrices)
+
+
+def _top(g: Graph, blocks: Any, matrices: dict[str, Any]) -> dict[str, Any]:
+    """The normalised plan around its `blocks` (a list, or their rendered bytes)."""
+    plan = g.plan
+    normalized: dict[str, Any] = {
+        "version": 1,
+        "targets": list(g.targets),
+        "entry": g.block_ids[g.entry],
+        "transitions": g.default_matrix.to_json(g.targets),
+        "blocks": blocks,
+    }
+    if matrices:
+        normalized["matrices"] = matrices
+    if plan.paths:
+        normalized["paths"] = {k: list(v) for k, v in plan.paths.items()}
+    if plan.name is not None:
+        normalized["name"] = plan.name
+    return normalized
+
+
+# Pieces of a block's line, in the sorted key order `artifact.render` writes.
+_PARAMS = b',"params":'
+_PATHS = b',"paths":'
+_PREMIUM = b',"premium":'
+_STATEMENTS = b',"statements":'
+_NO_STATEMENTS = b',"statements":[]'
+_TERM = b',"terminator":{'
+_TERM_COST = b',"terminator":{"cost":'
+_SUCC_FIRST = b',"successors":[{'
+_SUCC_NEXT = b',{'
+_ARGS = b'"args":'
+_BLOCK = b'"block":'
+_ARGS_BLOCK = b',"block":'
+
+
+def rendered(g: Graph) -> dict[str, Any]:
+    """`normalize(g)` with its `blocks` already written as `artifact.render` writes
+    them in an artifact's `plan` (an `artifact.Raw`): the same bytes, made from
+    memoised pieces (a block's cost and domain per distinct domain and cost row, its
+    statements per distinct statement list, a successor's matrix name per matrix)
+    rather than a dict per block, statement and successor rendered one by one.
+    `tests/test_normalize_render.py` holds it to `normalize` on every example and on
+    random plans.
+
+    >>> from placement_cli.formats.plan import Plan
+    >>> from placement_cli.ir.graph import build_graph
+    >>> from placement_cli.formats.artifact import fragment, render
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
+    ...     "blocks": [{"id": "x", "statements": [{"cost": {"a": 1.0, "b": 2.5}}],
+    ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+    ...                {"id": "y", "terminator": {"kind": "return"}}]}))
+    >>> render({"plan": fragment(rendered(g))}) == render({"plan": normalize(g)})
+    True
+    """
+    targets = g.targets
+    n = len(targets)
+    default = g.default_matrix
+    dumps = orjson.dumps
+    sort = orjson.OPT_SORT_KEYS
+    nums = _Nums()
+    ids = g.block_ids
+    idb = _json_strings(ids)
+    matrices: dict[str, Any] = {}
+    # id(matrix) -> the end of a successor that names it (the default: no name).
+    tails: dict[int, bytes] = {id(default): b"}"}
+    heads: dict[tuple[Any, ...], bytes] = {}  # (domain, cost row) -> '{"cost":..,"domain":..,"id":'
+    stmts_memo: dict[bytes, bytes] = {}  # the statements as read -> ',"statements":[..]'
+    kinds: dict[str, bytes] = {}  # terminator kind -> '"kind":".."'
+
+    out: list[bytes] = [b"[\n      "]
+    push = out.append
+    bases = g._memo["base"]
+    domain, succ, edge_mat, edge_dst = g.domain, g.succ, g.edge_mat, g.edge_dst
+    for i, b in enumerate(plan_document(g.plan)["blocks"]):
+        if type(b) is not dict:
+            b = b._d
+        dom = domain[i]
+        base = bases[i]
+        hk = (dom, *base)
+        head = heads.get(hk)
+        if head is None:
+            ts = [t for t in range(n) if dom >> t & 1]
+            cost = dumps({targets[t]: nums[base[t]] for t in ts}, option=sort)
+            head = heads[hk] = b'{"cost":' + cost + b',"domain":' + dumps([targets[t] for t in ts]) + b',"id":'
+        push(head)
+        push(idb[i])
+        sts = b.get("statements")
+        # `id` and `terminator` are always there: a block with no other key than those
+        # (and `statements`) has no params, paths or premium to look up.
+        if len(b) > (2 if sts is None else 3):
+            params = b.get("params")
+            if params:
+                push(_PARAMS + dumps(list(params)))
+            paths = b.get("paths")
+            if paths:
+                push(_PATHS + dumps(list(paths)))
+            premium = b.get("premium")
+            if premium:
+                push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
+        if not sts:
+            push(_NO_STATEMENTS)
+        else:
+            # Keyed by the statements' own JSON: equal JSON is an equal list, which
+            # normalises to equal bytes (key order and number types included).
+            try:
+                key: bytes | None = dumps(sts)
+            except TypeError:  # statements as objects (a fused plan): not memoised
+                key = None
+            got = stmts_memo.get(key) if key is not None else None
+            if got is None:
+                got = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
+                if key is not None:
+                    stmts_memo[bytes(memoryview(key))] = got  # a copy: see `_json_strings`
+            push(got)
+        term = b["terminator"]
+        if type(term) is not dict:
+            term = term._d
+        tsuccs = term.get("successors")
+        # `kind` is always there; the cost only when some other key is.
+        tcost = term.get("cost") if len(term) > (1 if tsuccs is None else 2) else None
+        if tcost is None:
+            push(_TERM)
+        else:
+            push(_TERM_COST + dumps({k: nums[v] for k, v in tcost.items()}, option=sort) + b",")
+        kind = term["kind"]
+        kb = kinds.get(kind)
+        if kb is None:
+            kb = kinds[kind] = b'"kind":' + dumps(kind)
+        push(kb)
+        if tsuccs:
+            first = _SUCC_FIRST
+            for e, eid in zip(tsuccs, succ[i], strict=True):
+                push(first)
+                first = _SUCC_NEXT
+                if type(e) is not dict:
+                    e = e._d
+                args = e.get("args")
+                if args:
+                    push(_ARGS + dumps(list(args)) + _ARGS_BLOCK)
+                else:
+                    push(_BLOCK)
+                push(idb[edge_dst[eid]])
+                mt = edge_mat[eid]
+                tail = tails.get(id(mt))
+                if tail is None:
+                    name = f"m{len(matrices)}"
+                    matrices[name] = mt.to_json(targets)
+                    tail = tails[id(mt)] = b',"transitions":"' + name.encode() + b'"}'
+                push(tail)
+            push(b"]}},\n      ")
+        else:
+            push(b"}},\n      ")
+    # The list as `render` lays it out at an artifact's `plan.blocks`.
+    if len(out) > 1:
+        out[-1] = out[-1][:-8]  # no separator after the last block
+        out.append(b"\n    ]")
+    else:
+        out[0] = b"[]"
+    return _top(g, Raw(out), matrices)
+
+
+def _json_strings(strings: tuple[str, ...]) -> list[bytes]:
+    """Each string as JSON bytes (what orjson writes for it).
+
+    Not `orjson.dumps` per string: each bytes object it returns sits alone on a fresh
+    page of memory (measured: one page fault, about 3 microseconds, per object kept),
+    so keeping 100k of them cost a third of a second. Strings without a quote, a
+    backslash or a control character are written as they are; any other, by orjson.
+
+    >>> _json_strings(("bb0", 'a"b', "é")) == [orjson.dumps(s) for s in ("bb0", 'a"b', "é")]
+    True
+    """
+    whole = "".join(strings)
+    if '"' not in whole and "\\" not in whole and whole.isprintable():
+        return [f'"{s}"'.encode() for s in strings]
+    return [
+        f'"{s}"'.encode() if '"' not in s and "\\" not in s and s.isprintable() else bytes(memoryview(orjson.dumps(s)))
+        for s in strings
+    ]
+
+
+def _statements(sts: Any, nums: _Nums) -> list[dict[str, Any]]:
+    """A block's statements as `normalize` writes them."""
+    got = []
+    for st in sts:
+        if type(st) is not dict:
+            st = st._d
+        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st["cost"].items()}}
+        text = st.get("text")
+        if text is not None:
+            rec["text"] = text
+        got.append(rec)
+    return got
+
+
+def plan_fragment(g: Any) -> Raw:
+    """The normalised plan of graph `g` as the bytes `render` writes for an artifact's
+    `plan` (built once per graph and kept: `run` writes the same plan into five artifacts).
+
+    >>> from placement_cli.formats.plan import Plan
+    >>> from placement_cli.ir.graph import build_graph
+    >>> from placement_cli.formats.artifact import render
+    >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a"],
+    ...     "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}))
+    >>> render({"plan": plan_fragment(g)}) == render({"plan": g.normalized})
+    True
+    """
+    got = g._memo.get("plan_bytes")
+    if got is None:
+        got = g._memo["plan_bytes"] = fragment(rendered(g))
+    return got

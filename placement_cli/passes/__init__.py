@@ -1,1 +1,0 @@
-"""One pass, one module: prune, scc, solve, fuse, islands, tree."""

@@ -1,0 +1,375 @@
+"""Reading a plan, a body file or an artifact once (`load`): parsed once with orjson (or
+`yaml_core`), its types checked by the fast checks (`placement_cli.formats.plancheck`,
+`placement_cli.formats.sectioncheck`), which accept exactly what the strict models
+(`placement_cli.formats.plan`, `placement_cli.formats.sections`) accept; anything else goes to those
+models for its messages (docs/load.md). The result, `Loaded`, holds the checked plan's
+graph and the artifact's sections, not yet checked against the plan: the driver
+(`placement_cli.pipeline.run.Run`) checks each before reusing it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
+from placement_cli.core.problems import brief, validation_problems
+from placement_cli.formats.plancheck import Reject
+from placement_cli.formats.sectioncheck import check_artifact, check_section
+from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
+from placement_cli.pipeline.registry import STAGES, get, upto
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ["Loaded", "load", "parse_plan"]
+
+# Where a diagnostic's stage sorts: the front end first, then the pipeline's stages.
+_ORDER = {"lower": -1, **{s: i for i, s in enumerate(STAGES)}}
+
+
+class _Models(Mapping[str, Any]):
+    """The input's sections as pydantic models, each built on first use (library
+    callers); membership and iteration cost nothing."""
+
+    def __init__(self, data: dict[str, dict[str, Any]]) -> None:
+        self._data = data
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        got = self._built.get(name)
+        if got is None:
+            got = self._built[name] = get(name).section.model_validate(self._data[name])
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._data
+
+
+def _section_data(name: str, raw: Any, source: str) -> dict[str, Any]:
+    """A section given as data (library callers), checked like a file's and copied."""
+    try:
+        check_section(name, raw)
+        return orjson.loads(orjson.dumps(raw))  # type: ignore[no-any-return]
+    except (Reject, TypeError, orjson.JSONEncodeError):
+        pass
+    from pydantic import ValidationError
+
+    try:
+        model = get(name).section.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(validation_problems(exc, f"{name}."), source) from None
+    return model.model_dump(by_alias=True, exclude_unset=True)  # type: ignore[no-any-return]
+
+
+class Loaded:
+    """What was read: the source name, the checked plan's graph, and for an artifact
+    its sections (their types checked, not yet checked against the plan), diagnostics
+    and status. `data` holds each section as JSON data; `models` gives them as the
+    pydantic models of `placement_cli.formats.sections`, built on demand."""
+
+    def __init__(
+        self,
+        source: str,
+        graph: Graph,
+        sections: dict[str, Any] | None = None,
+        diagnostics: list[dict[str, Any]] | None = None,
+        status: str = "ok",
+        *,
+        models: dict[str, BaseModel] | None = None,
+        extra: dict[str, Any] | None = None,
+        new_diagnostics: list[dict[str, Any]] | None = None,
+        data: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        self.source = source
+        self.graph = graph
+        self.data: dict[str, dict[str, Any]] = dict(data or {})
+        for name, model in (models or {}).items():
+            self.data[name] = model.model_dump(by_alias=True, exclude_unset=True)
+        for name, raw in (sections or {}).items():
+            # Sections given as plain data (library callers) are checked like a file's.
+            self.data[name] = _section_data(name, raw, source)
+        self.models = _Models(self.data)
+        self.diagnostics = list(diagnostics or [])
+        self.status = status
+        self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
+        self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
+        self.raw_plan: bytes | None = None  # the normalised plan's bytes, when read from an artifact
+
+    @property
+    def sections(self) -> dict[str, Any]:
+        """The input's sections as data (not checked: `Run` checks before reuse)."""
+        return self.data
+
+
+def _plan_from_doc(doc: Any) -> Graph:
+    """A plan parsed from JSON or YAML (plain types only) this process owns: accepted by
+    the fast check and built from the document itself, or else validated by the models
+    (every message theirs)."""
+    try:
+        return checked_graph(doc)
+    except Reject:
+        return parse_plan(doc)
+
+
+def _plan_from_json(data: bytes) -> Graph:
+    from pydantic import ValidationError
+
+    from placement_cli.formats.plan import Plan
+
+    with gc_paused():
+        try:
+            plan = Plan.model_validate_json(data)
+        except ValidationError as exc:
+            raise InputError(validation_problems(exc)) from None
+        return build_graph(plan)
+
+
+def _loads(data: bytes) -> Any:
+    """orjson's parse, or None when it fails (the models then say why, in their words)."""
+    try:
+        with gc_paused():
+            return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def load(path: str) -> Loaded:
+    """Read a plan file, a body file (through the `lower` front end) or an artifact of
+    any stage. Raises InputError (exit 3) naming the file."""
+    source = source_name(path)
+    try:
+        data = read_bytes(path)
+        json_input = is_json(path, data)
+        if json_input and b'"bodies"' not in data:
+            # Fast accept: parse with orjson and check without pydantic; anything the
+            # check does not certainly accept goes to the models, which give today's
+            # messages (pydantic's own JSON parser validates while parsing).
+            artifact = b'"format_version"' in data
+            raw_plan: bytes | None = None
+            if artifact:
+                doc, raw_plan = _parse_artifact(data)
+            else:
+                doc = _loads(data)
+            if doc is not None:
+                try:
+                    if artifact:
+                        check_artifact(doc, plan=False)
+                        loaded = _artifact_doc(doc, source)
+                        loaded.raw_plan = raw_plan
+                        return loaded
+                    return Loaded(source, checked_graph(doc))
+                except Reject:
+                    pass
+            if not artifact:
+                return Loaded(source, _plan_from_json(data))
+            return _artifact_from_json(data, source)
+        with gc_paused():
+            doc = parse_document(path, data)
+        if not isinstance(doc, dict):
+            raise InputError([Problem("", "a plan file is a mapping at the top level")])
+        if "bodies" in doc:
+            return _lower(doc, source)
+        if "format_version" in doc:
+            try:
+                check_artifact(doc, plan=False)
+                return _artifact_doc(doc, source)
+            except Reject:
+                return _artifact(_validate_artifact(lambda: _artifact_model().model_validate(doc), doc.get("format_version")), source)
+        return Loaded(source, _plan_from_doc(doc))
+    except InputError as exc:
+        raise exc.with_source(source) from None
+
+
+def _lower(doc: dict[str, Any], source: str) -> Loaded:
+    # --- front-end hook (the `lower` command's module; only body files get here) ---
+    from placement_cli.frontends.lower import lower_to_plan  # type: ignore[import-not-found,unused-ignore]
+
+    plan_doc, lower_section, diagnostics = lower_to_plan(doc, source)
+    diags = []
+    for d in diagnostics or ():
+        js = d.to_json() if hasattr(d, "to_json") else dict(d)
+        js.setdefault("stage", "lower")
+        diags.append(js)
+    extra = {"lower": lower_section} if lower_section is not None else {}
+    # The front end's document may hold values of its own types: the models read it.
+    return Loaded(source, parse_plan(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags)
+
+
+def _artifact_model() -> type[BaseModel]:
+    from placement_cli.formats.sections import Artifact
+
+    return Artifact
+
+
+def _validate_artifact(validate: Any, version: Any = None) -> Any:
+    from pydantic import ValidationError
+
+    try:
+        with gc_paused():
+            return validate()
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        for err in errors:
+            if tuple(err["loc"]) == ("format_version",):
+                # An old artifact fails everywhere; the version is the one thing to say.
+                got = err.get("input", version)
+                raise InputError([Problem(
+                    "format_version",
+                    f"unsupported artifact version {got!r}; this tool reads {FORMAT_VERSION} "
+                    "(run the stage again on the plan file to get a current artifact)",
+                )]) from None
+        problems = validation_problems(exc)
+        for i, err in enumerate(errors):
+            loc = tuple(err["loc"])
+            if loc == ("kind",):
+                problems[i] = Problem("kind", f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})")
+            elif loc == ("status",):
+                problems[i] = Problem("status", f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}")
+        raise InputError(problems) from None
+
+
+def _artifact_from_json(data: bytes, source: str) -> Loaded:
+    loaded = _artifact(_validate_artifact(lambda: _artifact_model().model_validate_json(data)), source)
+    loaded.raw_plan = _plan_span(data)
+    return loaded
+
+
+_PLAN_KEY = b'\n  "plan": '
+_NEXT_KEY = b',\n  "prune": '
+
+
+# Stands for the plan while the rest of an artifact is parsed: a string no file holds.
+_SENTINEL = "\x00placement-plan-" + os.urandom(8).hex()
+_SENTINEL_JSON = orjson.dumps(_SENTINEL)
+
+
+def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
+    r"""An artifact's bytes parsed once, with its plan's bytes (`_plan_span`), or
+    (None, None) when orjson cannot parse them.
+
+    The plan (most of an artifact) is parsed from its span, and the rest with a
+    sentinel in its place; equal to parsing the whole, which is the fallback whenever
+    the span is not certainly the top-level `plan` (no span, not a mapping, the
+    sentinel not at `plan`).
+
+    >>> doc, span = _parse_artifact(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
+    >>> doc, span
+    ({'kind': 'prune', 'plan': {'a': 1}, 'prune': {}}, b'{\n    "a": 1\n  }')
+    """
+    at = _span_at(data)
+    if at is not None:
+        start, end = at
+        span = data[start:end]  # copied once: kept as the plan's bytes
+        view = memoryview(data)
+        try:
+            with gc_paused():
+                plan = orjson.loads(span)
+                rest = orjson.loads(b"".join((view[:start], _SENTINEL_JSON, view[end:])))
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if type(plan) is dict and type(rest) is dict and rest.get("plan") == _SENTINEL:
+                rest["plan"] = plan
+                return rest, span
+        finally:
+            view.release()
+    doc = _loads(data)
+    return doc, None if doc is None else _plan_span(data)
+
+
+def _span_at(data: bytes) -> tuple[int, int] | None:
+    start = data.find(_PLAN_KEY)
+    end = data.find(_NEXT_KEY, start)
+    if start < 0 or end < 0:
+        return None
+    start += len(_PLAN_KEY)
+    if not (data.startswith(b"{\n", start) and data.endswith(b"\n  }", start, end)):
+        return None
+    return start, end
+
+
+def _plan_span(data: bytes) -> bytes | None:
+    r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
+    key on its own line at indent 2, `plan` directly before `prune`), or None.
+
+    The plan an artifact carries is already normalised, so writing these bytes again
+    gives what normalising the checked plan would, without the cost (a third of a
+    stage's time on large plans). Anything not in that layout is normalised afresh.
+
+    >>> _plan_span(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
+    b'{\n    "a": 1\n  }'
+    >>> _plan_span(b'{"plan": {}, "prune": {}}') is None
+    True
+    """
+    at = _span_at(data)
+    if at is None:
+        return None
+    span = data[at[0] : at[1]]
+    try:
+        if not isinstance(orjson.loads(span), dict):
+            return None
+    except orjson.JSONDecodeError:
+        return None
+    return span
+
+
+def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: list[Any]) -> None:
+    """Exactly the sections of the stages up to `kind`, and diagnostics of those stages."""
+    want = upto(kind)
+    problems = []
+    for stage in STAGES:
+        has = present(stage)
+        if stage in want and not has:
+            problems.append(Problem(stage, f"required section is missing (a {kind} artifact carries every earlier stage's section)"))
+        elif stage not in want and has:
+            problems.append(Problem(stage, f"unexpected section in a {kind} artifact"))
+    for i, stage in enumerate(diag_stages):
+        if stage not in _ORDER or (stage in STAGES and stage not in want):
+            problems.append(Problem(f"diagnostics[{i}].stage", f"not a stage of a {kind} artifact: {stage!r}"))
+    if problems:
+        raise InputError(problems)
+
+
+def _artifact(art: Any, source: str) -> Loaded:
+    """An artifact the models validated (`sections.Artifact`)."""
+    kind = art.kind
+    _sections_present(kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics])
+    with gc_paused():
+        g = build_graph(art.plan, "plan.")
+    want = upto(kind)
+    data = {stage: getattr(art, stage).model_dump(by_alias=True, exclude_unset=True) for stage in want}
+    diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
+    extra = {"lower": art.lower} if art.lower is not None else {}
+    return Loaded(source, g, diagnostics=diags, status=art.status, data=data, extra=extra)
+
+
+def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
+    """An artifact document `sectioncheck.check_artifact(doc, plan=False)` accepted (as
+    `_artifact` would): raises `Reject` when its plan is not certainly accepted."""
+    kind = doc["kind"]
+    diagnostics = doc["diagnostics"]
+    # The plan's types first (a refusal goes to the models, which read them first), its
+    # problems after the sections' presence (the order the models' path reports them).
+    problems: InputError | None = None
+    try:
+        g = checked_graph(doc["plan"], "plan.")
+    except InputError as exc:
+        problems = exc
+    _sections_present(kind, lambda stage: doc.get(stage) is not None, [d["stage"] for d in diagnostics])
+    if problems is not None:
+        raise problems
+    data = {stage: doc[stage] for stage in upto(kind)}
+    extra = {"lower": doc["lower"]} if doc.get("lower") is not None else {}
+    return Loaded(source, g, diagnostics=diagnostics, status=doc["status"], data=data, extra=extra)

@@ -1,0 +1,1 @@
+"""One module per stage: its `STAGE` (compute, and check a read section)."""

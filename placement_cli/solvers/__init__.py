@@ -1,1 +1,0 @@
-"""Solvers behind `solve`: the seed heuristic and the exact method, sharing one objective."""
