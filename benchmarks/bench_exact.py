@@ -57,9 +57,13 @@ _CLOCK = {"clock": time.process_time}
 
 def _clock() -> float:
     return _CLOCK["clock"]()
+
+
 INF = math.inf
 
-Instance = tuple[str, int, int | None, int]  # family, blocks, targets (None: the family picks), seed
+Instance = tuple[
+    str, int, int | None, int
+]  # family, blocks, targets (None: the family picks), seed
 
 
 def instances(quick: bool, big: bool) -> list[Instance]:
@@ -76,11 +80,15 @@ def instances(quick: bool, big: bool) -> list[Instance]:
         out += [("random", n, None, s) for n in (20, 30) for s in range(3)]
         return out
     out += [("structured", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)]
-    out += [("structured_open", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)]
+    out += [
+        ("structured_open", n, k, s) for n in (1000, 2000, 3000) for k in (3, 4) for s in range(5)
+    ]
     out += [("dense_loop", n, k, s) for n in (100, 300, 1000) for k in (3, 4) for s in range(3)]
     out += [("random", n, None, s) for n in (20, 50, 100, 200) for s in range(5)]
     # Issue 13's hard cores: random cyclic graphs of 200 to 2,000 blocks with 5 to 8 targets.
-    out += [("random", n, k, s) for n in (200, 500, 1000, 2000) for k in (5, 6, 7, 8) for s in range(2)]
+    out += [
+        ("random", n, k, s) for n in (200, 500, 1000, 2000) for k in (5, 6, 7, 8) for s in range(2)
+    ]
     if big:
         out += [("structured", 100_000, k, 0) for k in (3, 4)]
     return out
@@ -89,7 +97,9 @@ def instances(quick: bool, big: bool) -> list[Instance]:
 # ------------------------------------------------------------------ the pairwise model
 
 
-def pair_model(g: Graph, domains: tuple[int, ...]) -> tuple[
+def pair_model(
+    g: Graph, domains: tuple[int, ...]
+) -> tuple[
     list[int], dict[int, list[int]], dict[int, list[float]], dict[tuple[int, int], list[float]]
 ]:
     """Live blocks, their values, unary costs (self-loops folded in) and one table per
@@ -222,7 +232,9 @@ def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
     lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
     lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
     lp.a_matrix_.value_ = np.array(value, dtype=np.float64)
-    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integ]
+    lp.integrality_ = [
+        highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integ
+    ]
     with _quiet():
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -326,6 +338,7 @@ def _best_of(fn: Callable[[], dict[str, Any]], repeat: int, inner: int = 1) -> d
     >>> _best_of(lambda: {"time": 2.0}, 3, inner=4)["time"]  # slow: one run, not averaged
     2.0
     """
+
     def run() -> dict[str, Any]:
         r = fn()
         if inner > 1 and r["time"] < 0.1:
@@ -373,7 +386,9 @@ def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[
         "live": sum(g.live),
         "targets": g.n_targets,
         "seed": seed,
-        "multi_target": sum(1 for b in range(g.n_blocks) if g.live[b] and domains[b].bit_count() > 1),
+        "multi_target": sum(
+            1 for b in range(g.n_blocks) if g.live[b] and domains[b].bit_count() > 1
+        ),
         "targets_given": k is not None,
     }
 
@@ -446,7 +461,9 @@ def print_row(row: dict[str, Any]) -> None:
     """One line of the per-instance table."""
     o = row["ours"]
     st = o["stats"]
-    status = "opt" if o["optimal"] and not o["infeasible"] else "infeas" if o["infeasible"] else "gap"
+    status = (
+        "opt" if o["optimal"] and not o["infeasible"] else "infeas" if o["infeasible"] else "gap"
+    )
     h = row.get("highs")
     t = row.get("tb2")
     heur = row.get("heuristic")
@@ -476,11 +493,20 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             bucket = min((1000, 2000, 3000, 100_000), key=lambda s: abs(s - size))
         elif r["family"] == "dense_loop":
             bucket = min((100, 300, 1000), key=lambda s: abs(s - size))
-        key = (r["family"], bucket, r["targets"] if r["family"] != "random" or r.get("targets_given") else 0)
+        key = (
+            r["family"],
+            bucket,
+            r["targets"] if r["family"] != "random" or r.get("targets_given") else 0,
+        )
         groups.setdefault(key, []).append(r)
     out = []
     for (fam, size, k), rs in groups.items():
-        s: dict[str, Any] = {"family": fam, "size": size, "targets": k or "2-8", "instances": len(rs)}
+        s: dict[str, Any] = {
+            "family": fam,
+            "size": size,
+            "targets": k or "2-8",
+            "instances": len(rs),
+        }
         s["proven"] = sum(1 for r in rs if r["ours"]["optimal"])
         s["infeasible"] = sum(1 for r in rs if r["ours"]["infeasible"])
         s["ours_median_ms"] = 1000 * statistics.median(r["ours"]["time"] for r in rs)
@@ -492,7 +518,11 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 s[f"ratio_{ref}_geomean"] = math.exp(statistics.fmean(math.log(x) for x in rat))
                 s[f"ratio_{ref}_max"] = max(rat)
                 s[f"{ref}_unproven"] = sum(1 for r in rs if not r[ref]["optimal"])
-        hs = [r["heuristic"] for r in rs if "heuristic" in r and r["ours"]["optimal"] and not r["ours"]["infeasible"]]
+        hs = [
+            r["heuristic"]
+            for r in rs
+            if "heuristic" in r and r["ours"]["optimal"] and not r["ours"]["infeasible"]
+        ]
         if hs:
             gaps = [h["gap"] for h in hs if h["gap"] is not None]
             s["heuristic_runs"] = len(hs)
@@ -510,7 +540,10 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def print_summary(summary: list[dict[str, Any]]) -> None:
     """The ratio table."""
     print()
-    print("family             size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)")
+    print(
+        "family             size   K   n  proven  ours_ms  highs_ms  tb2_ms  ours/highs(geo,max)  ours/tb2(geo,max)  heur_opt  heur_gap(mean,max)"
+    )
+
     def pair(s: dict[str, Any], ref: str) -> str:
         g = s.get(f"ratio_{ref}_geomean")
         return "-" if g is None else f"{g:.2f}, {s[f'ratio_{ref}_max']:.2f}"
@@ -531,19 +564,33 @@ def print_summary(summary: list[dict[str, Any]]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the tables, write `benchmarks/results/exact.json`."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes only")
     ap.add_argument("--no-big", dest="big", action="store_false", help="skip the 100k-block plans")
     ap.add_argument("--time-limit", type=float, default=60.0, help="per solver and instance (s)")
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs where a run takes < 1 s")
-    ap.add_argument("--inner", type=int, default=1,
-                    help="time a run under 0.1 s as the mean of N back-to-back runs (coarse process clocks)")
+    ap.add_argument(
+        "--inner",
+        type=int,
+        default=1,
+        help="time a run under 0.1 s as the mean of N back-to-back runs (coarse process clocks)",
+    )
     ap.add_argument("--no-highs", dest="highs", action="store_false")
     ap.add_argument("--no-toulbar2", dest="toulbar2", action="store_false")
-    ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these families")
-    ap.add_argument("--min-blocks", type=int, default=0, help="only instances of at least this many blocks")
-    ap.add_argument("--max-blocks", type=int, default=10**9, help="only instances of at most this many blocks")
-    ap.add_argument("--given-targets", action="store_true", help="only instances with a fixed target count")
+    ap.add_argument(
+        "--family", action="append", choices=sorted(FAMILIES), help="only these families"
+    )
+    ap.add_argument(
+        "--min-blocks", type=int, default=0, help="only instances of at least this many blocks"
+    )
+    ap.add_argument(
+        "--max-blocks", type=int, default=10**9, help="only instances of at most this many blocks"
+    )
+    ap.add_argument(
+        "--given-targets", action="store_true", help="only instances with a fixed target count"
+    )
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--wall", action="store_true", help="time by wall clock instead of CPU time")
     args = ap.parse_args(argv)
@@ -562,7 +609,9 @@ def main(argv: list[str] | None = None) -> None:
     for inst in instances(args.quick, args.big):
         if args.family and inst[0] not in args.family:
             continue
-        if not args.min_blocks <= inst[1] <= args.max_blocks or (args.given_targets and inst[2] is None):
+        if not args.min_blocks <= inst[1] <= args.max_blocks or (
+            args.given_targets and inst[2] is None
+        ):
             continue
         row = bench_one(inst, args, heuristic)
         print_row(row)
@@ -570,8 +619,13 @@ def main(argv: list[str] | None = None) -> None:
     summary = summarise(rows)
     print_summary(summary)
     doc = {
-        "command": "python -m benchmarks.bench_exact " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
+        "command": "python -m benchmarks.bench_exact "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+        },
         "heuristic_available": heuristic is not None,
         "summary": summary,
         "instances": rows,

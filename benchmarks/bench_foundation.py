@@ -77,7 +77,9 @@ def main(argv: list[str] | None = None) -> None:
             f.write_bytes(orjson.dumps(generate_plan(n, 3, seed=7)))
             r = subprocess.run(
                 [sys.executable, "-m", "benchmarks.bench_foundation", "--child", str(f)],
-                capture_output=True, check=True, cwd=Path(__file__).resolve().parent.parent,
+                capture_output=True,
+                check=True,
+                cwd=Path(__file__).resolve().parent.parent,
             )
             row = json.loads(r.stdout)
             row["file_mb"] = f.stat().st_size / 1e6
@@ -85,11 +87,15 @@ def main(argv: list[str] | None = None) -> None:
     starts = []
     for _ in range(5):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "placement_cli", "--help"], capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "placement_cli", "--help"], capture_output=True, check=True
+        )
         starts.append(time.perf_counter() - t)
     help_s = min(starts)
 
-    print(f"{'blocks':>8} {'edges':>8} {'file MB':>8} {'load':>7} {'verify':>7} {'prune':>7} {'scc':>7} {'l+p+s':>7} {'write':>7} {'peak MB':>8}")
+    print(
+        f"{'blocks':>8} {'edges':>8} {'file MB':>8} {'load':>7} {'verify':>7} {'prune':>7} {'scc':>7} {'l+p+s':>7} {'write':>7} {'peak MB':>8}"
+    )
     for r in rows:
         print(
             f"{r['blocks']:>8} {r['edges']:>8} {r['file_mb']:>8.1f} {r['load_s']:>7.2f} {r['verify_s']:>7.2f} "
@@ -98,7 +104,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"placement --help: {help_s * 1000:.0f} ms (best of 5, including interpreter start)")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "foundation.json").write_text(
-        json.dumps({"rows": rows, "help_start_s": help_s, "python": sys.version.split()[0], "cpus": os.cpu_count()}, indent=2) + "\n"
+        json.dumps(
+            {
+                "rows": rows,
+                "help_start_s": help_s,
+                "python": sys.version.split()[0],
+                "cpus": os.cpu_count(),
+            },
+            indent=2,
+        )
+        + "\n"
     )
 
 

@@ -32,13 +32,21 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lower.json"
-PATHS = ["vertex.metadata.archived", "vertex.properties.age", "vertex.metadata.confidence", "vertex.encodings.vectors"]
+PATHS = [
+    "vertex.metadata.archived",
+    "vertex.properties.age",
+    "vertex.metadata.confidence",
+    "vertex.encodings.vectors",
+]
 
 
 def generate(n_statements: int, seed: int = 0) -> dict[str, Any]:
     """A valid SSA body of about `n_statements` statements."""
     rng = random.Random(seed)
-    locals_: dict[str, Any] = {"env": {"tuple": ["int", "closure", {"list": "int"}]}, "vertex": {"opaque": "Entity"}}
+    locals_: dict[str, Any] = {
+        "env": {"tuple": ["int", "closure", {"list": "int"}]},
+        "vertex": {"opaque": "Entity"},
+    }
     blocks: list[dict[str, Any]] = []
     k = [0]
 
@@ -54,7 +62,12 @@ def generate(n_statements: int, seed: int = 0) -> dict[str, Any]:
         x = new("unknown" if src.startswith("vertex.encodings") else "int")
         out.append({"assign": x, "load": src})
         y = new("int")
-        out.append({"assign": y, "binary": {"op": "+", "left": carry, "right": {"const": rng.randint(1, 9)}}})
+        out.append(
+            {
+                "assign": y,
+                "binary": {"op": "+", "left": carry, "right": {"const": rng.randint(1, 9)}},
+            }
+        )
         z = new("int")
         if rng.random() < 0.2:
             out.append({"assign": z, "apply": {"func": "env.1", "args": [y]}})
@@ -67,33 +80,82 @@ def generate(n_statements: int, seed: int = 0) -> dict[str, Any]:
         return out, z, w
 
     v0 = new("int")
-    blocks.append({"id": "entry", "statements": [{"assign": v0, "load": "env.0"}],
-                   "terminator": {"kind": "goto", "successors": [{"block": "s0a", "args": [v0]}]}})
+    blocks.append(
+        {
+            "id": "entry",
+            "statements": [{"assign": v0, "load": "env.0"}],
+            "terminator": {"kind": "goto", "successors": [{"block": "s0a", "args": [v0]}]},
+        }
+    )
     n_seg = max(1, n_statements // 20)
     for i in range(n_seg):
         p = new("int")
         a_st, a_val, a_cond = stmts(p)
-        blocks.append({"id": f"s{i}a", "params": [p], "statements": a_st,
-                       "terminator": {"kind": "switch", "operand": a_cond,
-                                      "successors": [{"block": f"s{i}b"}, {"block": f"s{i}c"}]}})
+        blocks.append(
+            {
+                "id": f"s{i}a",
+                "params": [p],
+                "statements": a_st,
+                "terminator": {
+                    "kind": "switch",
+                    "operand": a_cond,
+                    "successors": [{"block": f"s{i}b"}, {"block": f"s{i}c"}],
+                },
+            }
+        )
         b_st, b_val, _ = stmts(a_val)
-        blocks.append({"id": f"s{i}b", "statements": b_st,
-                       "terminator": {"kind": "goto", "successors": [{"block": f"s{i}d", "args": [b_val]}]}})
+        blocks.append(
+            {
+                "id": f"s{i}b",
+                "statements": b_st,
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": f"s{i}d", "args": [b_val]}],
+                },
+            }
+        )
         c_st, c_val, _ = stmts(a_val)
-        blocks.append({"id": f"s{i}c", "statements": c_st,
-                       "terminator": {"kind": "goto", "successors": [{"block": f"s{i}d", "args": [c_val]}]}})
+        blocks.append(
+            {
+                "id": f"s{i}c",
+                "statements": c_st,
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": f"s{i}d", "args": [c_val]}],
+                },
+            }
+        )
         q = new("int")
         d_st, d_val, d_cond = stmts(q)
         nxt = f"s{i + 1}a" if i + 1 < n_seg else "exit"
         succ = [{"block": nxt, "args": [d_val] if nxt != "exit" else []}]
         if rng.random() < 0.125:
             succ.append({"block": f"s{i}a", "args": [d_val]})
-        blocks.append({"id": f"s{i}d", "params": [q], "statements": d_st,
-                       "terminator": {"kind": "switch", "operand": d_cond, "successors": succ}
-                       if len(succ) > 1 else {"kind": "goto", "successors": succ}})
+        blocks.append(
+            {
+                "id": f"s{i}d",
+                "params": [q],
+                "statements": d_st,
+                "terminator": {"kind": "switch", "operand": d_cond, "successors": succ}
+                if len(succ) > 1
+                else {"kind": "goto", "successors": succ},
+            }
+        )
     blocks.append({"id": "exit", "terminator": {"kind": "return", "operand": v0}})
-    return {"version": 1, "name": f"bench {n_statements}", "size_cap": 64,
-            "bodies": [{"name": "filter", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks}]}
+    return {
+        "version": 1,
+        "name": f"bench {n_statements}",
+        "size_cap": 64,
+        "bodies": [
+            {
+                "name": "filter",
+                "env": "env",
+                "vertex": "vertex",
+                "locals": locals_,
+                "blocks": blocks,
+            }
+        ],
+    }
 
 
 def _time(cmd: list[str], repeat: int) -> tuple[float, float]:
@@ -128,19 +190,42 @@ def main(argv: list[str] | None = None) -> None:
             n_st = sum(len(b.get("statements", [])) for b in doc["bodies"][0]["blocks"])
             n_bl = len(doc["bodies"][0]["blocks"])
             exe = [sys.executable, "-m", "placement_cli"]
-            t_lower = _time(exe + ["lower", str(f), "-o", str(Path(tmp) / "plan.json"), "--quiet"], a.repeat)
+            t_lower = _time(
+                exe + ["lower", str(f), "-o", str(Path(tmp) / "plan.json"), "--quiet"], a.repeat
+            )
             plan = json.loads((Path(tmp) / "plan.json").read_text())
-            t_all = _time(exe + ["run", str(f), "--out-dir", str(Path(tmp) / "out"), "--quiet"], a.repeat)
-            row = {"statements": n_st, "blocks": n_bl, "blocks_after_split": len(plan["blocks"]),
-                   "lower_wall_s": round(t_lower[0], 2), "lower_cpu_s": round(t_lower[1], 2),
-                   "lower_and_five_stages_wall_s": round(t_all[0], 2), "lower_and_five_stages_cpu_s": round(t_all[1], 2)}
+            t_all = _time(
+                exe + ["run", str(f), "--out-dir", str(Path(tmp) / "out"), "--quiet"], a.repeat
+            )
+            row = {
+                "statements": n_st,
+                "blocks": n_bl,
+                "blocks_after_split": len(plan["blocks"]),
+                "lower_wall_s": round(t_lower[0], 2),
+                "lower_cpu_s": round(t_lower[1], 2),
+                "lower_and_five_stages_wall_s": round(t_all[0], 2),
+                "lower_and_five_stages_cpu_s": round(t_all[1], 2),
+            }
             rows.append(row)
-            print(f"{n_st:>7} statements {n_bl:>6} blocks -> {row['blocks_after_split']:>6} after splitting: "
-                  f"lower {t_lower[0]:6.2f} s wall {t_lower[1]:6.2f} s cpu; "
-                  f"lower + five stages {t_all[0]:6.2f} s wall {t_all[1]:6.2f} s cpu", flush=True)
+            print(
+                f"{n_st:>7} statements {n_bl:>6} blocks -> {row['blocks_after_split']:>6} after splitting: "
+                f"lower {t_lower[0]:6.2f} s wall {t_lower[1]:6.2f} s cpu; "
+                f"lower + five stages {t_all[0]:6.2f} s wall {t_all[1]:6.2f} s cpu",
+                flush=True,
+            )
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-                                   "rows": rows}, indent=2) + "\n")
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "machine": platform.machine(),
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -79,7 +79,10 @@ def bench_size(n: int, tmp: Path, repeat: int) -> dict[str, object]:
     row["stage_from_plan"] = from_plan
     row["stage_from_previous_artifact"] = from_prev
     row["artifact_size_ratio"] = sizes
-    pipe = " | ".join([f"{py} -m placement_cli prune {plan}"] + [f"{py} -m placement_cli {s} -" for s in STAGES[1:]])
+    pipe = " | ".join(
+        [f"{py} -m placement_cli prune {plan}"]
+        + [f"{py} -m placement_cli {s} -" for s in STAGES[1:]]
+    )
     row["pipe"] = _timed(["bash", "-o", "pipefail", "-c", pipe + " > /dev/null"], tmp, repeat)
     row["run"] = _timed([*pl, "run", str(plan), "--out-dir", str(tmp / f"out{n}")], tmp, repeat)
     pw, rw = row["pipe"], row["run"]  # type: ignore[index]
@@ -92,9 +95,16 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="only the 300-block plan")
     ap.add_argument("--large", action="store_true", help="also 100k blocks (several minutes)")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best is kept; 1 at 100k)")
-    ap.add_argument("--size", type=int, action="append", metavar="BLOCKS",
-                    help="only these plan sizes (repeatable): one size at a time keeps a run short")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs per measurement (best is kept; 1 at 100k)"
+    )
+    ap.add_argument(
+        "--size",
+        type=int,
+        action="append",
+        metavar="BLOCKS",
+        help="only these plan sizes (repeatable): one size at a time keeps a run short",
+    )
     a = ap.parse_args(argv)
     compileall.compile_dir(str(ROOT / "placement_cli"), quiet=1)
     sizes = [300] if a.quick else [300, 10_000]
@@ -110,8 +120,12 @@ def main(argv: list[str] | None = None) -> None:
             _print(row)
     load = os.getloadavg()[0]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "pipe.json").write_text(json.dumps({"load_average_1m": round(load, 2), "rows": rows}, indent=2) + "\n")
-    print(f"(load average {load:.1f} on {os.cpu_count()} cores; results in benchmarks/results/pipe.json)")
+    (RESULTS / "pipe.json").write_text(
+        json.dumps({"load_average_1m": round(load, 2), "rows": rows}, indent=2) + "\n"
+    )
+    print(
+        f"(load average {load:.1f} on {os.cpu_count()} cores; results in benchmarks/results/pipe.json)"
+    )
 
 
 def _print(row: dict[str, object]) -> None:
@@ -121,12 +135,21 @@ def _print(row: dict[str, object]) -> None:
 
     print(f"-- {row['blocks']} blocks, plan {row['plan_mb']} MB")
     print(f"   validate            {t(row['validate'])}")
-    fp, fa, sz = row["stage_from_plan"], row["stage_from_previous_artifact"], row["artifact_size_ratio"]
+    fp, fa, sz = (
+        row["stage_from_plan"],
+        row["stage_from_previous_artifact"],
+        row["artifact_size_ratio"],
+    )
     for s in STAGES:
-        print(f"   {s:<8} from plan {t(fp[s])}; from previous artifact {t(fa[s])}; size {sz[s]}x input")  # type: ignore[index]
+        print(
+            f"   {s:<8} from plan {t(fp[s])}; from previous artifact {t(fa[s])}; size {sz[s]}x input"
+        )  # type: ignore[index]
     print(f"   pipe (5 processes)  {t(row['pipe'])}")
     print(f"   run                 {t(row['run'])}")
-    print(f"   pipe / run          {row['pipe_over_run_wall']}x wall, {row['pipe_over_run_cpu']}x cpu", flush=True)
+    print(
+        f"   pipe / run          {row['pipe_over_run_wall']}x wall, {row['pipe_over_run_cpu']}x cpu",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

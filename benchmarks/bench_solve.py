@@ -58,30 +58,32 @@ def run_case(case: Case, methods: list[str], time_limit: float) -> list[dict[str
         res = solve(g, domains, comps, SolveOptions(method=method, time_limit=time_limit))
         dt = time.perf_counter() - t
         st = res.stats
-        rows.append({
-            "blocks": g.n_blocks,
-            "targets": k,
-            "loop_size": loop,
-            "seed": seed,
-            "largest_scc": biggest,
-            "prep_s": round(prep, 3),
-            "method": method,
-            "solve_s": round(dt, 3),
-            "status": res.status,
-            "cost": None if res.cost is None else res.cost.total,
-            "lower_bound": res.lower_bound,
-            "gap": res.gap,
-            "optimal": res.optimal,
-            "method_used": res.method_used,
-            "proved_by": res.proved_by,
-            "forward_cost": st.get("forward_cost"),
-            "backtracks": st.get("backtracks"),
-            "rounds": st.get("rounds"),
-            "csp_solves": st.get("csp_solves"),
-            "csp_nodes": st.get("csp_nodes"),
-            "cache_hits": st.get("cache_hits"),
-            "fallback_used": st.get("fallback_used"),
-        })
+        rows.append(
+            {
+                "blocks": g.n_blocks,
+                "targets": k,
+                "loop_size": loop,
+                "seed": seed,
+                "largest_scc": biggest,
+                "prep_s": round(prep, 3),
+                "method": method,
+                "solve_s": round(dt, 3),
+                "status": res.status,
+                "cost": None if res.cost is None else res.cost.total,
+                "lower_bound": res.lower_bound,
+                "gap": res.gap,
+                "optimal": res.optimal,
+                "method_used": res.method_used,
+                "proved_by": res.proved_by,
+                "forward_cost": st.get("forward_cost"),
+                "backtracks": st.get("backtracks"),
+                "rounds": st.get("rounds"),
+                "csp_solves": st.get("csp_solves"),
+                "csp_nodes": st.get("csp_nodes"),
+                "cache_hits": st.get("cache_hits"),
+                "fallback_used": st.get("fallback_used"),
+            }
+        )
     by = {r["method"]: r for r in rows}
     if "heuristic" in by and "auto" in by and by["auto"]["optimal"] and by["auto"]["cost"]:
         opt = by["auto"]["cost"]
@@ -98,35 +100,50 @@ def _fmt(x: Any, spec: str = "") -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes only")
-    ap.add_argument("--methods", default="heuristic,auto", help="comma-separated methods (default: heuristic,auto)")
-    ap.add_argument("--time-limit", type=float, default=5.0, help="solve's --time-limit (default 5)")
+    ap.add_argument(
+        "--methods",
+        default="heuristic,auto",
+        help="comma-separated methods (default: heuristic,auto)",
+    )
+    ap.add_argument(
+        "--time-limit", type=float, default=5.0, help="solve's --time-limit (default 5)"
+    )
     ap.add_argument("--out", default=str(RESULTS), help=f"results file (default {RESULTS})")
     a = ap.parse_args(argv)
     methods = [m for m in a.methods.split(",") if m]
-    head = (f"{'blocks':>7} {'K':>2} {'loop':>4} {'scc':>4} {'prep s':>7} {'method':>9} {'solve s':>8} "
-            f"{'cost':>11} {'lower bd':>11} {'gap':>7} {'opt':>4} {'by':>8} {'fwd cost':>11} {'bt':>3} "
-            f"{'csp nodes':>9} {'hits':>6} {'vs opt':>7}")
+    head = (
+        f"{'blocks':>7} {'K':>2} {'loop':>4} {'scc':>4} {'prep s':>7} {'method':>9} {'solve s':>8} "
+        f"{'cost':>11} {'lower bd':>11} {'gap':>7} {'opt':>4} {'by':>8} {'fwd cost':>11} {'bt':>3} "
+        f"{'csp nodes':>9} {'hits':>6} {'vs opt':>7}"
+    )
     print(head)
     print("-" * len(head))
     rows: list[dict[str, Any]] = []
     for case in cases(a.quick):
         for r in run_case(case, methods, a.time_limit):
             rows.append(r)
-            print(f"{r['blocks']:>7} {r['targets']:>2} {_fmt(r['loop_size']):>4} {r['largest_scc']:>4} "
-                  f"{r['prep_s']:>7.2f} {r['method']:>9} {r['solve_s']:>8.3f} {_fmt(r['cost'], '.0f'):>11} "
-                  f"{_fmt(r['lower_bound'], '.0f'):>11} {_fmt(r['gap'], '.2%'):>7} {_fmt(r['optimal']):>4} "
-                  f"{_fmt(r['proved_by']):>8} {_fmt(r['forward_cost'], '.0f'):>11} {_fmt(r['backtracks']):>3} "
-                  f"{_fmt(r['csp_nodes']):>9} {_fmt(r['cache_hits']):>6} {_fmt(r.get('heur_gap_to_opt'), '.2%'):>7}",
-                  flush=True)
+            print(
+                f"{r['blocks']:>7} {r['targets']:>2} {_fmt(r['loop_size']):>4} {r['largest_scc']:>4} "
+                f"{r['prep_s']:>7.2f} {r['method']:>9} {r['solve_s']:>8.3f} {_fmt(r['cost'], '.0f'):>11} "
+                f"{_fmt(r['lower_bound'], '.0f'):>11} {_fmt(r['gap'], '.2%'):>7} {_fmt(r['optimal']):>4} "
+                f"{_fmt(r['proved_by']):>8} {_fmt(r['forward_cost'], '.0f'):>11} {_fmt(r['backtracks']):>3} "
+                f"{_fmt(r['csp_nodes']):>9} {_fmt(r['cache_hits']):>6} {_fmt(r.get('heur_gap_to_opt'), '.2%'):>7}",
+                flush=True,
+            )
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "benchmark": "solve",
         "command": "python -m benchmarks.bench_solve" + (" --quick" if a.quick else ""),
-        "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "processor": platform.processor() or platform.machine()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+        },
         "time_limit": a.time_limit,
         "rows": rows,
     }

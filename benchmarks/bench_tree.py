@@ -66,15 +66,29 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
         r = rng.random()
         if shape == "chain":
             arity = 1
-        elif shape == "deep":  # long unary stretches grown depth first (depth about 30k at 100k nodes)
+        elif (
+            shape == "deep"
+        ):  # long unary stretches grown depth first (depth about 30k at 100k nodes)
             arity = 2 if r < 0.0003 else 1 if r < 0.9997 else 0
         else:
             arity = 2 if r < 0.35 else 1 if r < 0.8 else 0
         open_slots.extend([i] * arity)
         work = rng.uniform(1, 50)
         # engine0 is the slow interpreter that runs everything, so every budget is feasible
-        time_ = {e: round(work * speed[k] * rng.uniform(0.5, 1.5), 3) for k, e in enumerate(engines) if k == 0 or rng.random() > 0.15}
-        nodes.append({"id": f"op{i}", "children": [], "time": time_, "rows": float(int(10 ** rng.uniform(0, 6))), "row_width": float(rng.choice([8, 16, 32, 64, 128, 256]))})
+        time_ = {
+            e: round(work * speed[k] * rng.uniform(0.5, 1.5), 3)
+            for k, e in enumerate(engines)
+            if k == 0 or rng.random() > 0.15
+        }
+        nodes.append(
+            {
+                "id": f"op{i}",
+                "children": [],
+                "time": time_,
+                "rows": float(int(10 ** rng.uniform(0, 6))),
+                "row_width": float(rng.choice([8, 16, 32, 64, 128, 256])),
+            }
+        )
     linear: dict[str, dict[str, Any]] = {}
     for s in engines:
         for d in engines:
@@ -85,7 +99,14 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
                     "per_width": round(rng.uniform(1e-4, 1e-3), 6),
                     "per_byte": round(rng.uniform(1e-7, 1e-6), 9),
                 }
-    return {"version": 1, "name": f"{shape}-{n}-{n_engines}-{seed}", "engines": engines, "budget": 1, "nodes": nodes, "transfer": {"linear": linear}}
+    return {
+        "version": 1,
+        "name": f"{shape}-{n}-{n_engines}-{seed}",
+        "engines": engines,
+        "budget": 1,
+        "nodes": nodes,
+        "transfer": {"linear": linear},
+    }
 
 
 def binary_explicit(n: int, n_engines: int, seed: int) -> dict[str, Any]:
@@ -97,7 +118,11 @@ def binary_explicit(n: int, n_engines: int, seed: int) -> dict[str, Any]:
         nd["children"] = [f"op{c}" for c in (2 * i + 1, 2 * i + 2) if c < n]
     engines = spec["engines"]
     spec["transfer"]["explicit"] = [
-        {"child": f"op{i}", "from": s, "to": d, "cost": round(rng.uniform(0.5, 50), 3)} for i in range(1, n) for s in engines for d in engines if s != d
+        {"child": f"op{i}", "from": s, "to": d, "cost": round(rng.uniform(0.5, 50), 3)}
+        for i in range(1, n)
+        for s in engines
+        for d in engines
+        if s != d
     ]
     return spec
 
@@ -120,7 +145,19 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
             src.write_bytes(orjson.dumps(spec))
             out = Path(tmp) / "out.json"
             tree = tp.build_tree(tp.parse_tree(spec))[0]
-            cmd = [sys.executable, "-m", "placement_cli", "tree", str(src), "--budget", "64", "-o", str(out), "--quiet", *extra]
+            cmd = [
+                sys.executable,
+                "-m",
+                "placement_cli",
+                "tree",
+                str(src),
+                "--budget",
+                "64",
+                "-o",
+                str(out),
+                "--quiet",
+                *extra,
+            ]
             t0 = time.perf_counter()
             proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -129,9 +166,16 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
             if os.waitstatus_to_exitcode(status) != 0:
                 raise SystemExit(f"{shape}: exit {os.waitstatus_to_exitcode(status)}: {err}")
             row = {
-                "shape": shape, "nodes": tree.n, "depth": depth(tree), "engines": 8, "budget": 64, "options": " ".join(extra),
-                "input_mb": round(src.stat().st_size / 1e6, 1), "artifact_mb": round(out.stat().st_size / 1e6, 2),
-                "wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+                "shape": shape,
+                "nodes": tree.n,
+                "depth": depth(tree),
+                "engines": 8,
+                "budget": 64,
+                "options": " ".join(extra),
+                "input_mb": round(src.stat().st_size / 1e6, 1),
+                "artifact_mb": round(out.stat().st_size / 1e6, 2),
+                "wall_s": round(wall, 2),
+                "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             }
             rows.append(row)
             print(
@@ -161,11 +205,23 @@ def _fmt(x: float | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_tree", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_tree", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--quick", action="store_true", help="only 1k and 2k nodes")
-    ap.add_argument("--sizes", type=lambda x: tuple(int(v) for v in x.split(",")), default=None, help="node counts of the DP table, e.g. 2000,100000")
+    ap.add_argument(
+        "--sizes",
+        type=lambda x: tuple(int(v) for v in x.split(",")),
+        default=None,
+        help="node counts of the DP table, e.g. 2000,100000",
+    )
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--literal-limit", type=float, default=2.5e8, help="skip the literal DP above this many inner iterations")
+    ap.add_argument(
+        "--literal-limit",
+        type=float,
+        default=2.5e8,
+        help="skip the literal DP above this many inner iterations",
+    )
     ap.add_argument("--no-chain", action="store_true", help="skip the chain (worst-case) rows")
     ap.add_argument("--out", default=str(RESULTS), help="where to write the JSON results")
     ap.add_argument("--no-dp", action="store_true", help="skip the DP table (fast vs literal)")
@@ -182,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_dp:
         print(header)
         print("-" * len(header))
-    for shape in (() if args.no_dp else shapes):
+    for shape in () if args.no_dp else shapes:
         for n in sizes:
             engine_counts = ENGINE_COUNTS if shape == "plan" else (8,)
             for n_e in engine_counts:
@@ -203,14 +259,23 @@ def main(argv: list[str] | None = None) -> None:
                         lit, lit_cpu = time.perf_counter() - t0, time.process_time() - c0
                         want = min(ref[tree.root][e][k] for e in range(n_e))
                         if want != res.latency:
-                            raise SystemExit(f"mismatch: literal {want} != fast {res.latency} ({shape} n={n} E={n_e} K={k})")
+                            raise SystemExit(
+                                f"mismatch: literal {want} != fast {res.latency} ({shape} n={n} E={n_e} K={k})"
+                            )
                     row = {
-                        "shape": shape, "nodes": n, "depth": dep, "engines": n_e, "budget": k,
-                        "load_s": round(load, 4), "fast_s": round(fast, 4), "fast_cpu_s": round(fast_cpu, 4),
+                        "shape": shape,
+                        "nodes": n,
+                        "depth": dep,
+                        "engines": n_e,
+                        "budget": k,
+                        "load_s": round(load, 4),
+                        "fast_s": round(fast, 4),
+                        "fast_cpu_s": round(fast_cpu, 4),
                         "literal_s": None if lit is None else round(lit, 4),
                         "literal_cpu_s": None if lit_cpu is None else round(lit_cpu, 4),
                         "speedup_cpu": None if lit_cpu is None else round(lit_cpu / fast_cpu, 1),
-                        "latency": res.latency, "cuts_used": res.cuts_used,
+                        "latency": res.latency,
+                        "cuts_used": res.cuts_used,
                     }
                     rows.append(row)
                     sp = "-" if lit_cpu is None else f"{lit_cpu / fast_cpu:.1f}x"
@@ -221,11 +286,14 @@ def main(argv: list[str] | None = None) -> None:
                     )
     processes: list[dict[str, Any]] = []
     if not args.no_process:
-        print(f"\nwhole process: placement tree FILE --budget 64, E = 8\n{'shape':<16} {'options':<16} {'nodes':>7} {'depth':>6} {'input MB':>8} {'out MB':>8} {'wall s':>7} {'cpu s':>7}")
+        print(
+            f"\nwhole process: placement tree FILE --budget 64, E = 8\n{'shape':<16} {'options':<16} {'nodes':>7} {'depth':>6} {'input MB':>8} {'out MB':>8} {'wall s':>7} {'cpu s':>7}"
+        )
         processes = whole_process(args.quick, args.seed)
     out = {
         "benchmark": "tree",
-        "command": "python -m benchmarks.bench_tree " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m benchmarks.bench_tree "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
         "seed": args.seed,
         "python": sys.version.split()[0],
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},

@@ -66,16 +66,29 @@ def main(argv: list[str] | None = None) -> None:
     for method in ("auto", "heuristic"):
         cold, tc = timed(g, SolveOptions(method=method, time_limit=a.time_limit))
         warm, tw = timed(g, SolveOptions(method=method, time_limit=a.time_limit, warm_start=prev))
-        rows.append({
-            "method": method, "cold_s": round(tc, 3), "warm_s": round(tw, 3),
-            "cold_cost": cold.cost.total, "warm_cost": warm.cost.total,
-            "cold_optimal": cold.optimal, "warm_optimal": warm.optimal,
-            "warm_matched": warm.stats.get("warm_matched"),
-        })
+        rows.append(
+            {
+                "method": method,
+                "cold_s": round(tc, 3),
+                "warm_s": round(tw, 3),
+                "cold_cost": cold.cost.total,
+                "warm_cost": warm.cost.total,
+                "cold_optimal": cold.optimal,
+                "warm_optimal": warm.optimal,
+                "warm_matched": warm.stats.get("warm_matched"),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
-    out = {"benchmark": "warm", "command": "python -m benchmarks.bench_warm", "blocks": g.n_blocks,
-           "targets": a.targets, "edited_fraction": a.frac, "first_solve_s": round(t0, 3),
-           "machine": {"platform": platform.platform(), "python": platform.python_version()}, "rows": rows}
+    out = {
+        "benchmark": "warm",
+        "command": "python -m benchmarks.bench_warm",
+        "blocks": g.n_blocks,
+        "targets": a.targets,
+        "edited_fraction": a.frac,
+        "first_solve_s": round(t0, 3),
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "rows": rows,
+    }
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from placement_cli.algorithms.scc import tarjan
+from placement_cli.ir.cfg import tarjan
 
 INTERP, PG, EMB = 0, 1, 2
 HASHQL_NAMES = ["interpreter", "postgres", "embedding", "cache"]
@@ -126,11 +126,16 @@ def _hashql_plan(cfg: _Cfg, name: str) -> dict[str, Any]:
         elif kind == "return":
             tc = {t: (8.0 if t == INTERP else 2.0 if t == PG else None) for t in range(k)}
         elif kind == "switch":
-            tc = {t: (8.0 if t == INTERP else 2.0 if t == PG or rng.random() < 0.6 else None) for t in range(k)}
+            tc = {
+                t: (8.0 if t == INTERP else 2.0 if t == PG or rng.random() < 0.6 else None)
+                for t in range(k)
+            }
         else:
             tc = {t: 0.0 for t in range(k)}
         term.append(tc)
-    dom = [cfg.support[u] & sum(1 << t for t in range(k) if term[u][t] is not None) for u in range(n)]
+    dom = [
+        cfg.support[u] & sum(1 << t for t in range(k) if term[u][t] is not None) for u in range(n)
+    ]
     blocks = []
     for u in range(n):
         in_loop = comp_size[u] > 1 or u in cfg.succ[u]
@@ -158,7 +163,9 @@ def _hashql_plan(cfg: _Cfg, name: str) -> dict[str, Any]:
                     del m[(s, t)]
             rows: dict[str, dict[str, float]] = {}
             for (s, t), c in sorted(m.items()):
-                rows.setdefault(targets[s], {})[targets[t]] = c + (OVERHEAD.get((s, t), 5) if s != t else 0)
+                rows.setdefault(targets[s], {})[targets[t]] = c + (
+                    OVERHEAD.get((s, t), 5) if s != t else 0
+                )
             succs.append({"block": f"bb{v}", "transitions": rows})
         cost = cfg.stmt_cost[u]
         block: dict[str, Any] = {
@@ -206,7 +213,9 @@ def structured_open(n_blocks: int, seed: int = 0, n_targets: int = 4) -> dict[st
     cfg = _Cfg(rng, n_targets)
     entry = _structured_cfg(cfg, n_blocks)
     targets = [f"t{i}" for i in range(n_targets)]
-    over = [[0 if s == t else rng.randrange(2, 9) for t in range(n_targets)] for s in range(n_targets)]
+    over = [
+        [0 if s == t else rng.randrange(2, 9) for t in range(n_targets)] for s in range(n_targets)
+    ]
     blocks = []
     for u in range(len(cfg.kind)):
         dom = [t for t in targets if t == "t0" or rng.random() < 0.85]
@@ -258,7 +267,9 @@ def _structured_cfg(cfg: _Cfg, n_blocks: int) -> int:
                 if rng.random() < 0.25:
                     b_in = b_out = None
                 else:
-                    b_in, b_out = region(rng.randrange(1, max(2, min(left // 3, 30))), depth + 1, loop)
+                    b_in, b_out = region(
+                        rng.randrange(1, max(2, min(left // 3, 30))), depth + 1, loop
+                    )
                 join = cfg.block()
                 cfg.link(last, [a_in, b_in if b_in is not None else join], "switch")
                 cfg.link(a_out, [join])
@@ -270,7 +281,9 @@ def _structured_cfg(cfg: _Cfg, n_blocks: int) -> int:
                 outs = []
                 ins = []
                 for _ in range(arms):
-                    a_in, a_out = region(rng.randrange(1, max(2, min(left // (arms + 1), 12))), depth + 1, loop)
+                    a_in, a_out = region(
+                        rng.randrange(1, max(2, min(left // (arms + 1), 12))), depth + 1, loop
+                    )
                     ins.append(a_in)
                     outs.append(a_out)
                 join = cfg.block()
@@ -281,7 +294,9 @@ def _structured_cfg(cfg: _Cfg, n_blocks: int) -> int:
             elif depth < 7 and left >= 4 and r < 0.42:  # while loop with break / continue
                 head = cfg.block()
                 after = cfg.block()
-                body_in, body_out = region(rng.randrange(2, max(3, min(left, 40))), depth + 1, (head, after))
+                body_in, body_out = region(
+                    rng.randrange(2, max(3, min(left, 40))), depth + 1, (head, after)
+                )
                 cfg.link(last, [head])
                 cfg.link(head, [after, body_in], "switch")
                 cfg.link(body_out, [head])
@@ -383,7 +398,11 @@ def random_cyclic(n_blocks: int, seed: int = 0, n_targets: int | None = None) ->
         for s in succ:
             rows: dict[str, dict[str, int]] = {}
             for a in targets:
-                row = {b: (0 if a == b else rng.randrange(1, 12)) for b in targets if a == b or rng.random() < 0.9}
+                row = {
+                    b: (0 if a == b else rng.randrange(1, 12))
+                    for b in targets
+                    if a == b or rng.random() < 0.9
+                }
                 rows[a] = row
             edges.append({"block": f"b{s}", "transitions": rows})
         blocks.append(
@@ -391,10 +410,17 @@ def random_cyclic(n_blocks: int, seed: int = 0, n_targets: int | None = None) ->
                 "id": f"b{i}",
                 "domain": dom,
                 "cost": {t: rng.randrange(0, 25) for t in dom},
-                "terminator": {"kind": "switch", "successors": edges} if edges else {"kind": "return"},
+                "terminator": {"kind": "switch", "successors": edges}
+                if edges
+                else {"kind": "return"},
             }
         )
-    return {"version": 1, "name": f"random-{n_blocks}-{k}-{seed}", "targets": targets, "blocks": blocks}
+    return {
+        "version": 1,
+        "name": f"random-{n_blocks}-{k}-{seed}",
+        "targets": targets,
+        "blocks": blocks,
+    }
 
 
 FAMILIES = {
@@ -406,7 +432,9 @@ FAMILIES = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("family", choices=sorted(FAMILIES))
     ap.add_argument("blocks", type=int)
     ap.add_argument("--targets", type=int, default=None)

@@ -21,7 +21,9 @@ def _targets(k: int) -> list[str]:
     return base[:k] if k <= 3 else base + [f"store{i}" for i in range(3, k)]
 
 
-def _matrix(targets: list[str], rng: random.Random, in_loop: bool, transfer: int) -> dict[str, dict[str, int]]:
+def _matrix(
+    targets: list[str], rng: random.Random, in_loop: bool, transfer: int
+) -> dict[str, dict[str, int]]:
     m: dict[str, dict[str, int]] = {}
     for s in targets:
         row: dict[str, int] = {}
@@ -72,7 +74,10 @@ def generate_plan(
         blocks[u]["terminator"] = {
             "kind": kind,
             "successors": [
-                {"block": f"bb{v}", "transitions": _matrix(targets, rng, in_loop_flags[u], rng.randrange(1, 6))}
+                {
+                    "block": f"bb{v}",
+                    "transitions": _matrix(targets, rng, in_loop_flags[u], rng.randrange(1, 6)),
+                }
                 for v in vs
             ],
         }
@@ -87,7 +92,16 @@ def generate_plan(
             if depth < 6 and remaining >= 4 and r < 0.3:
                 size = rng.randrange(1, max(2, min(remaining // 2, 40)))
                 a_in, a_out = region(size, in_loop, depth + 1)
-                b_in, b_out = region(max(1, remaining // 4 if remaining < 8 else rng.randrange(1, min(remaining // 2, 40))), in_loop, depth + 1)
+                b_in, b_out = region(
+                    max(
+                        1,
+                        remaining // 4
+                        if remaining < 8
+                        else rng.randrange(1, min(remaining // 2, 40)),
+                    ),
+                    in_loop,
+                    depth + 1,
+                )
                 join = new_block(in_loop)
                 link(last, [a_in, b_in], "switch")
                 link(a_out, [join], "goto")
@@ -114,8 +128,16 @@ def generate_plan(
     entry, tail = region(n_blocks, False, 0)
     ret = new_block(False)
     link(tail, [ret], "goto")
-    blocks[ret]["terminator"] = {"kind": "return", "cost": {t: (8 if t == "interpreter" else None) for t in targets}}
-    return {"version": 1, "name": f"generated-{n_blocks}-{n_targets}-{seed}", "targets": targets, "blocks": blocks}
+    blocks[ret]["terminator"] = {
+        "kind": "return",
+        "cost": {t: (8 if t == "interpreter" else None) for t in targets},
+    }
+    return {
+        "version": 1,
+        "name": f"generated-{n_blocks}-{n_targets}-{seed}",
+        "targets": targets,
+        "blocks": blocks,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,7 +18,9 @@ from typing import Any
 import orjson
 
 
-def colouring_plan(n_blocks: int = 50, n_targets: int = 7, seed: int = 0, degree: float = 24.0) -> dict[str, Any]:
+def colouring_plan(
+    n_blocks: int = 50, n_targets: int = 7, seed: int = 0, degree: float = 24.0
+) -> dict[str, Any]:
     """A loop of `n_blocks` blocks where neighbours must differ, with about `degree`
     neighbours per block (denser: more likely infeasible).
 
@@ -43,9 +45,19 @@ def colouring_plan(n_blocks: int = 50, n_targets: int = 7, seed: int = 0, degree
         for j in succ[i]:
             m = {s: {d: rng.randrange(1, 10) for d in targets if d != s} for s in targets}
             edges.append({"block": f"b{j}", "transitions": m})
-        blocks.append({"id": f"b{i}", "cost": {t: rng.randrange(0, 20) for t in targets},
-                       "terminator": {"kind": "switch", "successors": edges}})
-    return {"version": 1, "name": f"colouring-{n_blocks}-{n_targets}-{seed}", "targets": targets, "blocks": blocks}
+        blocks.append(
+            {
+                "id": f"b{i}",
+                "cost": {t: rng.randrange(0, 20) for t in targets},
+                "terminator": {"kind": "switch", "successors": edges},
+            }
+        )
+    return {
+        "version": 1,
+        "name": f"colouring-{n_blocks}-{n_targets}-{seed}",
+        "targets": targets,
+        "blocks": blocks,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = ["bench_foundation", "bench_solve", "bench_exact", "bench_tree", "bench_pipe", "bench_lower"]
+BENCHES = [
+    "bench_foundation",
+    "bench_solve",
+    "bench_exact",
+    "bench_tree",
+    "bench_pipe",
+    "bench_lower",
+]
 
 
 def main() -> None:

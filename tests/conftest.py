@@ -16,12 +16,21 @@ _QUIET = [HealthCheck.too_slow]
 # `fast` is `make test-fast`'s inner loop: a tenth of the examples (tests/budget.py scales
 # the tests that ask for more or fewer than the default).
 settings.register_profile("default", deadline=None, max_examples=200, suppress_health_check=_QUIET)
-settings.register_profile("ci", deadline=None, max_examples=200, derandomize=True, suppress_health_check=_QUIET)
+settings.register_profile(
+    "ci", deadline=None, max_examples=200, derandomize=True, suppress_health_check=_QUIET
+)
 settings.register_profile("fast", deadline=None, max_examples=20, suppress_health_check=_QUIET)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default"))
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
+)
 
 
-def run_cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def run_cli(
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     """Run `placement` as users do: a separate process, bytes in and out."""
     full_env = dict(os.environ)
     if env:

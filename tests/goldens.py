@@ -1,7 +1,7 @@
 """Golden files: the byte-exact artifacts of every example, refreshed only on purpose.
 
-    python -m tests.goldens --write     (what `make goldens` runs)
-    python -m tests.goldens             (check, exit 1 on a difference)
+python -m tests.goldens --write     (what `make goldens` runs)
+python -m tests.goldens             (check, exit 1 on a difference)
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ def produce(example: Path, hashseed: str = "0") -> dict[str, bytes]:
     if example in tree_examples():
         r = subprocess.run(
             [sys.executable, "-m", "placement_cli", "tree", str(example.relative_to(ROOT))],
-            capture_output=True, env=env, cwd=ROOT, timeout=300,
+            capture_output=True,
+            env=env,
+            cwd=ROOT,
+            timeout=300,
         )
         if r.returncode not in (0, 4):
             raise RuntimeError(f"{example}: exit {r.returncode}: {r.stderr.decode()}")
@@ -42,8 +45,20 @@ def produce(example: Path, hashseed: str = "0") -> dict[str, bytes]:
         return out
     with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run(
-            [sys.executable, "-m", "placement_cli", "run", str(example.relative_to(ROOT)), "--out-dir", tmp, "--quiet"],
-            capture_output=True, env=env, cwd=ROOT, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "placement_cli",
+                "run",
+                str(example.relative_to(ROOT)),
+                "--out-dir",
+                tmp,
+                "--quiet",
+            ],
+            capture_output=True,
+            env=env,
+            cwd=ROOT,
+            timeout=300,
         )
         if r.returncode not in (0, 4):
             raise RuntimeError(f"{example}: exit {r.returncode}: {r.stderr.decode()}")
@@ -62,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="refresh the golden files")
     a = ap.parse_args(argv)
-    files = ((golden_path(ex, name), data) for ex in plan_examples() + tree_examples()
-             for name, data in produce(ex).items())
+    files = (
+        (golden_path(ex, name), data)
+        for ex in plan_examples() + tree_examples()
+        for name, data in produce(ex).items()
+    )
     return sync(files, a.write)
 
 

@@ -8,12 +8,25 @@ import networkx as nx
 from hypothesis import strategies as st
 
 TYPES: list[Any] = [
-    "int", "bool", {"list": "int"}, {"tuple": ["int"]}, {"struct": {"a": "int"}}, {"dict": ["string", "int"]},
-    {"union": ["int", {"opaque": "X"}]}, "unknown", "closure", {"dict": ["int", "int"]},
+    "int",
+    "bool",
+    {"list": "int"},
+    {"tuple": ["int"]},
+    {"struct": {"a": "int"}},
+    {"dict": ["string", "int"]},
+    {"union": ["int", {"opaque": "X"}]},
+    "unknown",
+    "closure",
+    {"dict": ["int", "int"]},
 ]
 ENV = {"tuple": TYPES}
-PATHS = ["vertex.properties.name", "vertex.metadata.archived", "vertex.encodings.vectors", "vertex.link_data",
-         "vertex.metadata.record_id.entity_id"]
+PATHS = [
+    "vertex.properties.name",
+    "vertex.metadata.archived",
+    "vertex.encodings.vectors",
+    "vertex.link_data",
+    "vertex.metadata.record_id.entity_id",
+]
 
 
 @st.composite
@@ -61,7 +74,9 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
         return name
 
     params = [[new_local() for _ in range(draw(st.integers(0, 2)))] for _ in range(n)]
-    defined_end: list[list[str]] = [[] for _ in range(n)]  # locals defined in block b (params + statements)
+    defined_end: list[list[str]] = [
+        [] for _ in range(n)
+    ]  # locals defined in block b (params + statements)
     blocks: list[dict[str, Any]] = []
     order = list(nx.dfs_preorder_nodes(g, 0)) + [b for b in range(n) if b not in idom]
     stmts_of: dict[int, list[dict[str, Any]]] = {}
@@ -80,7 +95,22 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
 
         stmts = []
         for _ in range(draw(st.integers(0, max_stmts))):
-            kind = draw(st.sampled_from(["load", "unary", "binary", "eq", "tuple", "list", "closure", "apply", "input", "storage"]))
+            kind = draw(
+                st.sampled_from(
+                    [
+                        "load",
+                        "unary",
+                        "binary",
+                        "eq",
+                        "tuple",
+                        "list",
+                        "closure",
+                        "apply",
+                        "input",
+                        "storage",
+                    ]
+                )
+            )
             if kind == "storage":
                 stmts.append({"nop": True})
                 continue
@@ -90,9 +120,20 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
             elif kind == "unary":
                 st_ = {"unary": {"op": "-", "operand": operand()}}
             elif kind in ("binary", "eq"):
-                st_ = {"binary": {"op": "==" if kind == "eq" else "+", "left": operand(), "right": operand()}}
+                st_ = {
+                    "binary": {
+                        "op": "==" if kind == "eq" else "+",
+                        "left": operand(),
+                        "right": operand(),
+                    }
+                }
             elif kind in ("tuple", "list", "closure"):
-                st_ = {"aggregate": {"kind": kind, "operands": [operand() for _ in range(draw(st.integers(0, 2)))]}}
+                st_ = {
+                    "aggregate": {
+                        "kind": kind,
+                        "operands": [operand() for _ in range(draw(st.integers(0, 2)))],
+                    }
+                }
             elif kind == "apply":
                 st_ = {"apply": {"func": operand(), "args": [operand()]}}
             else:
@@ -105,10 +146,20 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
         if kinds[b] in ("switch", "return") and draw(st.booleans()):
             term["operand"] = operand()
         term["successors"] = [
-            {"block": ids[v], "args": [] if kinds[b] == "graph_read" else [operand() for _ in params[v]]}
+            {
+                "block": ids[v],
+                "args": [] if kinds[b] == "graph_read" else [operand() for _ in params[v]],
+            }
             for v in succ[b]
         ]
-        blocks.append({"id": ids[b], "params": params[b], "statements": stmts, "terminator": term, "_i": b})
+        blocks.append(
+            {"id": ids[b], "params": params[b], "statements": stmts, "terminator": term, "_i": b}
+        )
     blocks.sort(key=lambda x: x.pop("_i"))
-    return {"version": 1, "size_cap": 50, "bodies": [{"name": "f", "env": "env", "vertex": "vertex",
-                                                       "locals": locals_, "blocks": blocks}]}
+    return {
+        "version": 1,
+        "size_cap": 50,
+        "bodies": [
+            {"name": "f", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks}
+        ],
+    }

@@ -9,7 +9,9 @@ from typing import Any
 
 
 def live_blocks(plan: dict[str, Any]) -> set[str]:
-    succ = {b["id"]: [s["block"] for s in b["terminator"].get("successors", [])] for b in plan["blocks"]}
+    succ = {
+        b["id"]: [s["block"] for s in b["terminator"].get("successors", [])] for b in plan["blocks"]
+    }
     entry = plan.get("entry", plan["blocks"][0]["id"])
     seen = {entry}
     todo = [entry]
@@ -83,7 +85,11 @@ def arc_consistent_domains(plan: dict[str, Any]) -> dict[str, set[str]]:
     changes (no queue), with live blocks never revised against dead ones."""
     live = live_blocks(plan)
     doms = {b["id"]: set(block_domain_and_cost(plan, b)) for b in plan["blocks"]}
-    edges = [(b["id"], s["block"], _matrix(plan, s)) for b in plan["blocks"] for s in b["terminator"].get("successors", [])]
+    edges = [
+        (b["id"], s["block"], _matrix(plan, s))
+        for b in plan["blocks"]
+        for s in b["terminator"].get("successors", [])
+    ]
     for u, v, m in edges:
         if u == v:
             doms[u] = {t for t in doms[u] if t in m.get(t, {})}
@@ -100,7 +106,12 @@ def arc_consistent_domains(plan: dict[str, Any]) -> dict[str, set[str]]:
                 keep = set()
                 for tx in doms[x]:
                     for ty in doms[y]:
-                        if all((m.get(tx, {}).get(ty) is not None) if u == x else (m.get(ty, {}).get(tx) is not None) for u, v, m in between):
+                        if all(
+                            (m.get(tx, {}).get(ty) is not None)
+                            if u == x
+                            else (m.get(ty, {}).get(tx) is not None)
+                            for u, v, m in between
+                        ):
                             keep.add(tx)
                             break
                 if keep != doms[x]:

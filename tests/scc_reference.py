@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import heapq
 
-from placement_cli.algorithms.scc import Component, SccResult, tarjan
+from placement_cli.algorithms.scc import Component, SccResult
+from placement_cli.ir.cfg import tarjan
 from placement_cli.ir.graph import Graph
 
 

@@ -31,27 +31,43 @@ def check_scc(run: Any, sec: dict[str, Any]) -> Output:
             if b is None:
                 pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
             elif comp_of[b] != -1:
-                pr.add(f"components[{c}].blocks[{j}]", f"block '{bid}' is already in components[{comp_of[b]}]: not a partition")
+                pr.add(
+                    f"components[{c}].blocks[{j}]",
+                    f"block '{bid}' is already in components[{comp_of[b]}]: not a partition",
+                )
             else:
                 comp_of[b] = c
     missing = [g.block_ids[b] for b in range(g.n_blocks) if comp_of[b] == -1]
     if missing and not pr.items:
-        pr.add("components", f"not a partition of the blocks: '{missing[0]}' is in no component" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        pr.add(
+            "components",
+            f"not a partition of the blocks: '{missing[0]}' is in no component"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+        )
     pr.raise_if_any()
     for e in range(g.n_edges):
         a, b = comp_of[g.edge_src[e]], comp_of[g.edge_dst[e]]
         if a > b:
             u, v = g.block_ids[g.edge_src[e]], g.block_ids[g.edge_dst[e]]
-            pr.add(f"components[{b}]", f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]")
+            pr.add(
+                f"components[{b}]",
+                f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]",
+            )
             break
     pr.raise_if_any()
     for c, comp in enumerate(components):
         blocks = comp["blocks"]
         real = res.comp_of[g.index[blocks[0]]] if blocks else -1
         if not blocks or any(res.comp_of[g.index[b]] != real for b in blocks):
-            pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
+            pr.add(
+                f"components[{c}].blocks",
+                "not strongly connected: these blocks do not all reach each other",
+            )
         elif len(blocks) != len(res.components[real].blocks):
-            pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
+            pr.add(
+                f"components[{c}].blocks",
+                "not a whole component: it leaves out blocks on a cycle with these",
+            )
     pr.raise_if_any()
     if scc_matches(sec, res, g):
         return Output(res, sec)
@@ -76,14 +92,19 @@ def scc_matches(sec: dict[str, Any], res: SccResult, g: Any) -> bool:
                 return False
         elif d["kind"] != "trivial" or d.get("self_loop") is not comp.self_loop:
             return False
-        if (d["blocks"] != [ids[b] for b in comp.blocks] or d["entries"] != [ids[b] for b in comp.entries]
-                or d["exits"] != [ids[b] for b in comp.exits]):
+        if (
+            d["blocks"] != [ids[b] for b in comp.blocks]
+            or d["entries"] != [ids[b] for b in comp.entries]
+            or d["exits"] != [ids[b] for b in comp.exits]
+        ):
             return False
     edges = sec["edges"]
     if len(edges) != len(res.edges):
         return False
-    return all(e["from"] == f"c{a}" and e["to"] == f"c{b}" for e, (a, b) in zip(edges, res.edges, strict=True))
-
+    return all(
+        e["from"] == f"c{a}" and e["to"] == f"c{b}"
+        for e, (a, b) in zip(edges, res.edges, strict=True)
+    )
 
 
 def check_fuse(run: Any, sec: dict[str, Any]) -> Output:
@@ -107,14 +128,21 @@ def check_fuse(run: Any, sec: dict[str, Any]) -> Output:
             else:
                 seen[b] = f
                 if g.targets[a[b]] != fb_target:
-                    pr.add(where, f"block '{bid}' runs on '{g.targets[a[b]]}', not on the fused block's target '{fb_target}': fusion never crosses targets")
+                    pr.add(
+                        where,
+                        f"block '{bid}' runs on '{g.targets[a[b]]}', not on the fused block's target '{fb_target}': fusion never crosses targets",
+                    )
         if members and fb["id"] != members[0]:
             pr.add(f"blocks[{f}].id", f"a fused block keeps its first member's id '{members[0]}'")
     pr.raise_if_any()
     if a is not None:
         left = [g.block_ids[b] for b in range(g.n_blocks) if g.live[b] and b not in seen]
         if left:
-            pr.add("blocks", f"live block '{left[0]}' is in no fused block" + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""))
+            pr.add(
+                "blocks",
+                f"live block '{left[0]}' is in no fused block"
+                + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""),
+            )
     merged = sec["merged"]
     if merged != sum(len(fb["members"]) - 1 for fb in fused_blocks if fb["members"]):
         pr.add("merged", f"{merged} does not match the fused blocks' members")
@@ -122,7 +150,6 @@ def check_fuse(run: Any, sec: dict[str, Any]) -> Output:
     compare(pr, sec, expected := res.to_json(g))
     pr.raise_if_any()
     return Output(res, expected)
-
 
 
 def check_prune(run: Any, sec: dict[str, Any]) -> Output:
@@ -146,7 +173,10 @@ def check_prune(run: Any, sec: dict[str, Any]) -> Output:
             elif ti <= last:
                 pr.add(f"domains.{bid}[{j}]", f"target '{t}' out of target order or repeated")
             elif not g.domain[b] >> ti & 1:
-                pr.add(f"domains.{bid}", f"not a subset of the block's domain in the plan: '{t}' cannot run it")
+                pr.add(
+                    f"domains.{bid}",
+                    f"not a subset of the block's domain in the plan: '{t}' cannot run it",
+                )
             else:
                 m |= 1 << ti
                 last = ti
@@ -167,26 +197,39 @@ def check_prune(run: Any, sec: dict[str, Any]) -> Output:
             pr.add(f"removed[{j}].target", f"unknown target '{r_target}'")
             continue
         if not g.domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
-            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains")
+            pr.add(
+                f"removed[{j}]",
+                f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains",
+            )
         elif (rb, rt) in gone:
             pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' listed twice")
         gone.add((rb, rt))
         e_from, e_index, e_to = edge["from"], edge["index"], edge["to"]
         u, v = g.index.get(e_from), g.index.get(e_to)
-        if u is None or v is None or e_index >= len(g.succ[u]) or g.edge_dst[g.succ[u][e_index]] != v:
+        if (
+            u is None
+            or v is None
+            or e_index >= len(g.succ[u])
+            or g.edge_dst[g.succ[u][e_index]] != v
+        ):
             pr.add(f"removed[{j}].edge", f"no edge {e_from}[{e_index}] -> {e_to} in the plan")
         elif rb not in (u, v):
-            pr.add(f"removed[{j}].edge", f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'")
+            pr.add(
+                f"removed[{j}].edge",
+                f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'",
+            )
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~domains[b]
         for lt in range(g.n_targets):
             if lost >> lt & 1 and (b, lt) not in gone:
-                pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
+                pr.add(
+                    "removed",
+                    f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed",
+                )
     pr.raise_if_any()
     # The status a read section implies: a live block with nothing left cannot be placed.
     status = "infeasible" if any(g.live[b] and not domains[b] for b in range(g.n_blocks)) else "ok"
     return Output(tuple(domains), dump(sec), (), status)
-
 
 
 def _close(a: float, b: float) -> bool:
@@ -212,25 +255,35 @@ def check_solve(run: Any, sec: dict[str, Any]) -> Output:
         elif ti is None:
             pr.add(f"assignment.{bid}", f"unknown target '{t}'")
         elif not domains[b] >> ti & 1:
-            pr.add(f"assignment.{bid}", f"target '{t}' is not in the domain of block '{bid}' (after pruning)")
+            pr.add(
+                f"assignment.{bid}",
+                f"target '{t}' is not in the domain of block '{bid}' (after pruning)",
+            )
         else:
             a[b] = ti
     if not ok and assignment:
         pr.add("assignment", f"status is '{status}', so there is no assignment")
     dead = [g.block_ids[b] for b in range(g.n_blocks) if not g.live[b]]
     if sec["unreachable"] != dead:
-        pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
+        pr.add(
+            "unreachable", "does not list exactly the blocks the entry cannot reach, in input order"
+        )
     pr.raise_if_any()
     if ok:
         for b in range(g.n_blocks):
             if g.live[b] and a[b] == UNASSIGNED:
-                pr.add(f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target")
+                pr.add(
+                    f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target"
+                )
         pr.raise_if_any()
         for e in range(g.n_edges):
             u, v = g.edge_src[e], g.edge_dst[e]
             if g.live[u] and g.edge_mat[e].get(a[u], a[v]) is None:
-                pr.add(f"assignment.{g.block_ids[u]}", f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
-                       f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}")
+                pr.add(
+                    f"assignment.{g.block_ids[u]}",
+                    f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
+                    f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}",
+                )
         pr.raise_if_any()
         cost = evaluate(g, a)
         assert cost is not None  # feasible: checked just above
@@ -242,8 +295,13 @@ def check_solve(run: Any, sec: dict[str, Any]) -> Output:
                 said, real = said_cost[part], getattr(cost, part)
                 if not _close(said, real):
                     pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
-            if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
-                pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+            if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(
+                1.0, abs(cost.total)
+            ):
+                pr.add(
+                    "lower_bound",
+                    f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound",
+                )
             if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
                 pr.add("optimal", "true, but lower_bound does not equal cost.total")
     else:
@@ -253,5 +311,3 @@ def check_solve(run: Any, sec: dict[str, Any]) -> Output:
             pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
     pr.raise_if_any()
     return Output(tuple(a) if ok else None, dump(sec), (), status)
-
-

@@ -10,7 +10,9 @@ TARGET_NAMES = ["t0", "t1", "t2", "t3", "t4"]
 
 
 @st.composite
-def matrices(draw: st.DrawFn, targets: list[str], density: float = 0.6) -> dict[str, dict[str, int]]:
+def matrices(
+    draw: st.DrawFn, targets: list[str], density: float = 0.6
+) -> dict[str, dict[str, int]]:
     m: dict[str, dict[str, int]] = {}
     for s in targets:
         row = {}
@@ -55,10 +57,19 @@ def plans(
             succs.append(edge)
         if not dead and i + 1 < n and not any(s["block"] == ids[i + 1] for s in succs):
             succs.append({"block": ids[i + 1]})
-        kind = "return" if not succs else ("goto" if len(succs) == 1 and draw(st.booleans()) else "switch")
+        kind = (
+            "return"
+            if not succs
+            else ("goto" if len(succs) == 1 and draw(st.booleans()) else "switch")
+        )
         dom = [t for t in targets if draw(st.floats(0, 1)) < 0.8]
         cost = {t: draw(st.integers(0, 20)) for t in targets}
         blocks.append(
-            {"id": ids[i], "domain": dom, "cost": cost, "terminator": {"kind": kind, "successors": succs}}
+            {
+                "id": ids[i],
+                "domain": dom,
+                "cost": cost,
+                "terminator": {"kind": kind, "successors": succs},
+            }
         )
     return {"version": 1, "targets": targets, "transitions": default, "blocks": blocks}

@@ -36,7 +36,10 @@ def _ref_emit(v: Any, depth: int, in_list: bool) -> bytes:
     pad = b"  " * (depth + 1)
     end = b"\n" + b"  " * depth
     if isinstance(v, dict):
-        parts = [pad + _ref_dumps(k) + b": " + _ref_emit(x, depth + 1, False) for k, x in sorted(v.items())]
+        parts = [
+            pad + _ref_dumps(k) + b": " + _ref_emit(x, depth + 1, False)
+            for k, x in sorted(v.items())
+        ]
         return b"{\n" + b",\n".join(parts) + end + b"}"
     parts = [pad + _ref_emit(x, depth + 1, True) for x in v]
     return b"[\n" + b",\n".join(parts) + end + b"]"
@@ -46,8 +49,16 @@ def reference(art: dict[str, Any]) -> bytes:
     return _ref_emit(art, 0, False) + b"\n"
 
 
-_text = st.text(alphabet=st.sampled_from(["a", "b", ",", "\n", ":", '"', "\\", "é", " ", "{", "["]), max_size=6)
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False), _text)
+_text = st.text(
+    alphabet=st.sampled_from(["a", "b", ",", "\n", ":", '"', "\\", "é", " ", "{", "["]), max_size=6
+)
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=False, allow_infinity=False),
+    _text,
+)
 _tree = st.recursive(
     _scalar,
     lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(_text, kids, max_size=4)),
@@ -62,7 +73,12 @@ def test_render_matches_the_per_record_reference(art: dict[str, Any]) -> None:
 
 
 def test_render_of_records_with_newlines_and_commas_in_strings() -> None:
-    art = {"s": {"domains": {"b,\n,": ["x\n:,y"], "a": [",\n,"]}, "removed": [{"k": ",\n:,"}, {"k": "\n"}]}}
+    art = {
+        "s": {
+            "domains": {"b,\n,": ["x\n:,y"], "a": [",\n,"]},
+            "removed": [{"k": ",\n:,"}, {"k": "\n"}],
+        }
+    }
     got = render(art)
     assert got == reference(art)
     assert orjson.loads(got) == art
@@ -88,7 +104,11 @@ _big_map = st.dictionaries(_text, _tree, min_size=17, max_size=30)
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(st.dictionaries(_text, st.one_of(_tree, _big_map, st.dictionaries(_text, _big_map, max_size=2)), max_size=4))
+@given(
+    st.dictionaries(
+        _text, st.one_of(_tree, _big_map, st.dictionaries(_text, _big_map, max_size=2)), max_size=4
+    )
+)
 def test_large_maps_take_the_bulk_writer_and_match_the_reference(art: dict[str, Any]) -> None:
     assert render(art) == reference(art)
 
@@ -103,7 +123,11 @@ def test_the_bulk_writer_sees_a_list_of_records_deep_in_a_large_map() -> None:
 def test_raw_pieces_render_as_the_value_they_stand_for() -> None:
     from placement_cli.formats.artifact import fragment, render_parts
 
-    sec = {"domains": {f"b{i}": ["x", "y"][: i % 3] for i in range(50)}, "removed": [{"k": 1}], "n": 3}
+    sec = {
+        "domains": {f"b{i}": ["x", "y"][: i % 3] for i in range(50)},
+        "removed": [{"k": 1}],
+        "n": 3,
+    }
     art = {"plan": {"blocks": [{"id": "a"}]}, "sec": sec, "status": "ok"}
     raw = {**art, "sec": fragment(sec)}
     assert render(raw) == render(art) == reference(art)
@@ -122,16 +146,23 @@ def test_write_output_writes_pieces_to_a_file_and_to_stdout(tmp_path: Any) -> No
     whole = b"".join(parts)
     write_output(parts, str(tmp_path / "o.json"))
     assert (tmp_path / "o.json").read_bytes() == whole
-    code = ("import sys; from placement_cli.core.io import write_output; sys.stdout.buffer.write(b'<');"
-            "write_output([b'x' * 70000] * 40 + [b'y'], None)")
+    code = (
+        "import sys; from placement_cli.core.io import write_output; sys.stdout.buffer.write(b'<');"
+        "write_output([b'x' * 70000] * 40 + [b'y'], None)"
+    )
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert got == b"<" + b"x" * 70000 * 40 + b"y"
 
 
 # Large maps of names or of lists of names (domains, assignments) take a faster bulk
 # path when no key or string holds a structural character; otherwise the general one.
-_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", "é", ",", ":", '"', "]", "\n", "~"]), max_size=4)
-_plain_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", ".", "~"]), max_size=4)
+_name = st.text(
+    alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", "é", ",", ":", '"', "]", "\n", "~"]),
+    max_size=4,
+)
+_plain_name = st.text(
+    alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", ".", "~"]), max_size=4
+)
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -140,7 +171,12 @@ _plain_name = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "_", " ", ".
         lambda names: st.one_of(
             st.dictionaries(names, st.lists(names, max_size=3), min_size=17, max_size=40),
             st.dictionaries(names, names, min_size=17, max_size=40),
-            st.dictionaries(names, st.one_of(names, st.lists(names, max_size=2), st.integers(0, 3)), min_size=17, max_size=40),
+            st.dictionaries(
+                names,
+                st.one_of(names, st.lists(names, max_size=2), st.integers(0, 3)),
+                min_size=17,
+                max_size=40,
+            ),
         )
     ),
     st.booleans(),

@@ -32,7 +32,9 @@ SEARCH_ONLY = ExactBudget(table=1, reductions=False)
 
 
 @st.composite
-def plans(draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4, frac: bool = False) -> dict[str, Any]:
+def plans(
+    draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4, frac: bool = False
+) -> dict[str, Any]:
     """Tiny plans: random domains and costs, random allowed/forbidden pairs, self-loops,
     parallel edges, dead blocks, a non-default entry; often infeasible. `frac`: costs
     with one decimal, which floats cannot represent exactly."""
@@ -133,14 +135,18 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     """Costs floats cannot represent exactly, through the elimination or the search."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget())
+    out = solve_exact(
+        g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget()
+    )
     best = _check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
 
 
 @settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.integers(0, 2), st.booleans(), st.booleans(), st.booleans())
-def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: bool, primal: bool, fixing: bool) -> None:
+def test_search_path_equals_brute_force(
+    plan: dict[str, Any], cap: int, dense: bool, primal: bool, fixing: bool
+) -> None:
     """With no table budget the whole problem is the core: the branch-and-eliminate
     search and the mini-bucket bound must still prove the optimum, with the diffusion
     on lists or (`dense`) on numpy arrays at every node, with and without the primal
@@ -148,8 +154,15 @@ def test_search_path_equals_brute_force(plan: dict[str, Any], cap: int, dense: b
     reduced-cost fixing (values whose fixed bound cannot beat the incumbent go)."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    budget = ExactBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket_table=4, reductions=False,
-                         dense_min_blocks=0 if dense else 1 << 30, primal=primal, fixing=fixing)
+    budget = ExactBudget(
+        table=1,
+        leaf_dp=(1, 4, 16)[cap],
+        mini_bucket_table=4,
+        reductions=False,
+        dense_min_blocks=0 if dense else 1 << 30,
+        primal=primal,
+        fixing=fixing,
+    )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
@@ -223,8 +236,12 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(plans(), st.integers(1, 12), st.randoms(use_true_random=False), st.sampled_from([1.0, 1.4, 1.9]))
-def test_dense_diffusion_preserves_costs(plan: dict[str, Any], sweeps: int, rnd: random.Random, relax: float) -> None:
+@given(
+    plans(), st.integers(1, 12), st.randoms(use_true_random=False), st.sampled_from([1.0, 1.4, 1.9])
+)
+def test_dense_diffusion_preserves_costs(
+    plan: dict[str, Any], sweeps: int, rnd: random.Random, relax: float
+) -> None:
     """The numpy sweeps, plain or over-relaxed (`relax`, 1.9 included: it oscillates),
     are a reparametrisation: every assignment keeps its cost, no entry becomes NaN, the
     bound read off never exceeds the optimum, and the list form written back says so too."""
@@ -381,7 +398,11 @@ def _chain_plan(n: int, k: int, seed: int, extra: int, window: int | None = None
                         {
                             "block": f"b{s}",
                             "transitions": {
-                                a: {b: (0 if a == b else rng.randrange(1, 6)) for b in targets if rng.random() < 0.8 or a == b}
+                                a: {
+                                    b: (0 if a == b else rng.randrange(1, 6))
+                                    for b in targets
+                                    if rng.random() < 0.8 or a == b
+                                }
                                 for a in targets
                             },
                         }
@@ -443,7 +464,10 @@ def test_float_costs_bound_below_cost() -> None:
     assert cut.lower_bound <= (evaluate(g, full.assignment) or evaluate(g, full.assignment)).total
 
 
-@pytest.mark.parametrize("family,n,seed", [("random", 40, s) for s in range(4)] + [("dense_loop", 150, 0), ("structured", 400, 1)])
+@pytest.mark.parametrize(
+    "family,n,seed",
+    [("random", 40, s) for s in range(4)] + [("dense_loop", 150, 0), ("structured", 400, 1)],
+)
 def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) -> None:
     """Beyond brute-force sizes: the elimination alone, the search alone (with its
     diffusion bounds) and the default mix prove the same optimum."""
@@ -455,11 +479,23 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     default = solve_exact(g, domains, comps, 60.0)
     dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
     search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
-    lists = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30))
+    lists = solve_exact(
+        g,
+        domains,
+        comps,
+        60.0,
+        budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30),
+    )
     # Dead-end elimination before the search (off by default) proves the same optimum.
     dee = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(search_dominance=True))
     assert default.optimal and dp.optimal and search.optimal and lists.optimal and dee.optimal
-    assert default.lower_bound == dp.lower_bound == search.lower_bound == lists.lower_bound == dee.lower_bound
+    assert (
+        default.lower_bound
+        == dp.lower_bound
+        == search.lower_bound
+        == lists.lower_bound
+        == dee.lower_bound
+    )
     for out in (default, dp, search, lists, dee):
         if out.assignment is not None:
             c = evaluate(g, out.assignment)
@@ -495,8 +531,12 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     domains = prune(g).domains
     outs = [
         solve_exact(g, domains, scc(g), 60.0, budget=b)
-        for b in (ExactBudget(diffusion_relax=1.0, root_relax=1.0), ExactBudget(), ExactBudget(table=1 << 22, dp=1 << 24),
-                  SEARCH_ONLY)
+        for b in (
+            ExactBudget(diffusion_relax=1.0, root_relax=1.0),
+            ExactBudget(),
+            ExactBudget(table=1 << 22, dp=1 << 24),
+            SEARCH_ONLY,
+        )
     ]
     # The plain diffusion does reach the search (the over-relaxed one may close the root).
     assert outs[0].stats.get("search_nodes", 0) > 0
@@ -519,7 +559,9 @@ def test_doctests() -> None:
         assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)
 
 
-def _icm_full_passes(order: list[int], unary: list[list[float]], arcs: list[list[Any]], passes: int = 8) -> dict[int, int]:
+def _icm_full_passes(
+    order: list[int], unary: list[list[float]], arcs: list[list[Any]], passes: int = 8
+) -> dict[int, int]:
     """The literal primal heuristic: sequential rounding, then full passes of iterated
     conditional modes over every block (the reference for the worklist version)."""
     val: dict[int, int] = {}
@@ -567,7 +609,9 @@ def test_primal_worklist_equals_full_passes(seed: int) -> None:
     order = list(range(n))
     rnd.shuffle(order)
     for passes in (0, 1, 2, 8):
-        assert round_and_polish(order, unary, arcs, passes) == _icm_full_passes(order, unary, arcs, passes)
+        assert round_and_polish(order, unary, arcs, passes) == _icm_full_passes(
+            order, unary, arcs, passes
+        )
 
 
 def _integral_reference(g: Any) -> bool:
@@ -741,10 +785,18 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     heap.run(1 << 16, 1 << 20)
     ordered = _OrderedEliminator(ks, factors, 0.5, order)
     ordered.run(None)
-    assert ordered.constant == heap.el.constant or math.isinf(heap.el.constant) and math.isinf(ordered.constant)
+    assert (
+        ordered.constant == heap.el.constant
+        or math.isinf(heap.el.constant)
+        and math.isinf(ordered.constant)
+    )
     if heap.el.constant < math.inf:
         assert [x for x, _ in ordered.log] == [x for x, _ in heap.log] == order
-        assert (ordered.width, ordered.cells, ordered.counts) == (heap.width, heap.cells, heap.counts)
+        assert (ordered.width, ordered.cells, ordered.counts) == (
+            heap.width,
+            heap.cells,
+            heap.counts,
+        )
         assert ordered.cells == cost
         va: dict[int, int] = {}
         vb: dict[int, int] = {}
@@ -773,5 +825,7 @@ def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool)
     got = _core_integral(factors, const)
     if _integral(g):
         assert got
-    literal = const == int(const) and all(c == math.inf or c == int(c) for _, t in factors for c in t)
+    literal = const == int(const) and all(
+        c == math.inf or c == int(c) for _, t in factors for c in t
+    )
     assert got == literal

@@ -26,20 +26,32 @@ def _array_budget(leaf: int, primal: bool, fixing: bool, backoff: bool = True) -
     """Every core on the arrays and searched there down to (almost) every leaf: the list
     search takes a node only once the blocks left undecided vanish (`array_handoff` 0)
     or fit a tiny dynamic programming."""
-    return ExactBudget(table=1, reductions=False, dense_min_blocks=0, leaf_dp=leaf, array_handoff=0.0,
-                       primal=primal, fixing=fixing, primal_backoff=backoff, mini_bucket_table=4)
+    return ExactBudget(
+        table=1,
+        reductions=False,
+        dense_min_blocks=0,
+        leaf_dp=leaf,
+        array_handoff=0.0,
+        primal=primal,
+        fixing=fixing,
+        primal_backoff=backoff,
+        mini_bucket_table=4,
+    )
 
 
 @settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 4, 16]), st.booleans(), st.booleans(), st.booleans())
-def test_array_search_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool, fixing: bool,
-                                         backoff: bool) -> None:
+def test_array_search_equals_brute_force(
+    plan: dict[str, Any], leaf: int, primal: bool, fixing: bool, backoff: bool
+) -> None:
     """Conditioning by infinite unaries on the parent's reparametrisation, reduced-cost
     fixing on the arrays and the hand-over to the list search still prove the optimum
     (or infeasibility)."""
     g = parse_plan(plan)
     domains = prune(g).domains
-    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=_array_budget(leaf, primal, fixing, backoff))
+    out = solve_exact(
+        g, domains, scc(g), time_limit=30.0, budget=_array_budget(leaf, primal, fixing, backoff)
+    )
     best = _check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -58,7 +70,9 @@ def _count_array_nodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize("n,k,seed", [(60, 5, 0), (60, 6, 1), (80, 5, 2), (80, 7, 3)])
-def test_array_search_agrees_with_list_search(n: int, k: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_array_search_agrees_with_list_search(
+    n: int, k: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Beyond brute-force sizes: the array search (forced to branch on its own, no
     rounding to close the root) and the list search prove the same optimum, and the
     array search does run nodes."""
@@ -67,10 +81,17 @@ def test_array_search_agrees_with_list_search(n: int, k: int, seed: int, monkeyp
     g = parse_plan(random_cyclic(n, seed, k))
     domains = prune(g).domains
     comps = scc(g)
-    lists = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(array_search=False, primal=False))
+    lists = solve_exact(
+        g, domains, comps, 60.0, budget=ExactBudget(array_search=False, primal=False)
+    )
     calls = _count_array_nodes(monkeypatch)
-    arrays = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(dense_min_blocks=0, array_handoff=0.0,
-                                                                     primal=False))
+    arrays = solve_exact(
+        g,
+        domains,
+        comps,
+        60.0,
+        budget=ExactBudget(dense_min_blocks=0, array_handoff=0.0, primal=False),
+    )
     default = solve_exact(g, domains, comps, 60.0)
     assert lists.optimal and arrays.optimal and default.optimal
     assert lists.lower_bound == arrays.lower_bound == default.lower_bound
@@ -140,8 +161,11 @@ def _bound_reference(d: Any, const: float) -> tuple[float, Any]:
     if not live.any(axis=1).all():
         return math.inf, None
     with np.errstate(invalid="ignore"):
-        masked = np.where(live.take(d.eb, axis=0).T[:, :, None], d.T0T - M.take(d.fb, axis=0).T[:, :, None],
-                          math.inf)
+        masked = np.where(
+            live.take(d.eb, axis=0).T[:, :, None],
+            d.T0T - M.take(d.fb, axis=0).T[:, :, None],
+            math.inf,
+        )
         rmin = masked.min(axis=0) - M.take(d.fa, axis=0)
     h = U.copy()
     np.add.at(h, d.ea, rmin)
@@ -225,7 +249,9 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 16]), st.booleans())
-def test_array_search_with_greedy_classes_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool) -> None:
+def test_array_search_with_greedy_classes_equals_brute_force(
+    plan: dict[str, Any], leaf: int, primal: bool
+) -> None:
     """The greedy colouring in block order (cores above `dsatur_max_blocks`) proves the
     same optimum as brute force."""
     import dataclasses

@@ -23,7 +23,9 @@ from tests.test_exact_arrays import _array_budget, _reduced_core
 INF = math.inf
 
 
-def _factors(n: int, k: int, seed: int, holes: int) -> tuple[float, dict[int, int], list[Any], dict[int, int]]:
+def _factors(
+    n: int, k: int, seed: int, holes: int
+) -> tuple[float, dict[int, int], list[Any], dict[int, int]]:
     """A random plan's reduced core as the search takes it (factors over block ids), with
     `holes` table entries made infinite, none of them used by the feasible assignment
     returned (the root's rounding), so that it and its near neighbours are mostly
@@ -37,7 +39,10 @@ def _factors(n: int, k: int, seed: int, holes: int) -> tuple[float, dict[int, in
     ps = _PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8), False)
     base = ps.best_val
     assert base is not None and ps.best < INF
-    used = {(sc, base[sc[0]] if len(sc) == 1 else base[sc[0]] * K[sc[1]] + base[sc[1]]) for sc, _ in factors}
+    used = {
+        (sc, base[sc[0]] if len(sc) == 1 else base[sc[0]] * K[sc[1]] + base[sc[1]])
+        for sc, _ in factors
+    }
     rnd = random.Random(seed)
     for _ in range(holes):
         sc, tab = factors[rnd.randrange(len(factors))]
@@ -47,7 +52,9 @@ def _factors(n: int, k: int, seed: int, holes: int) -> tuple[float, dict[int, in
     return const, ks, factors, base
 
 
-def _literal_cost(const: float, ks: dict[int, int], factors: list[Any], val: dict[int, int]) -> float:
+def _literal_cost(
+    const: float, ks: dict[int, int], factors: list[Any], val: dict[int, int]
+) -> float:
     terms = [const]
     for sc, tab in factors:
         terms.append(tab[val[sc[0]]] if len(sc) == 1 else tab[val[sc[0]] * ks[sc[1]] + val[sc[1]]])
@@ -65,8 +72,16 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
     budget = ExactBudget(root_sweeps=8)
     ps = _PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
     assert ps._flat is not None  # the core is large enough for the numpy form
-    lists = _PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8, dense_min_blocks=10**9),
-                        False)
+    lists = _PairSearch(
+        ks,
+        factors,
+        const,
+        INF,
+        {},
+        math.inf,
+        ExactBudget(root_sweeps=8, dense_min_blocks=10**9),
+        False,
+    )
     assert lists._flat is None
     rnd = random.Random(seed)
     finite = infinite = 0
@@ -122,8 +137,9 @@ def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> N
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plans(), st.sampled_from([1, 16]), st.booleans(), st.booleans())
-def test_hand_over_with_or_without_dominance_equals_brute_force(plan: dict[str, Any], leaf: int, primal: bool,
-                                                                dominance: bool) -> None:
+def test_hand_over_with_or_without_dominance_equals_brute_force(
+    plan: dict[str, Any], leaf: int, primal: bool, dominance: bool
+) -> None:
     """The node the list search takes from the arrays proves the optimum whether it
     masks dominated values in every block the fixing cut or only conditions the blocks
     left with one value."""
@@ -131,8 +147,9 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(plan: dict[str, 
 
     g = parse_plan(plan)
     domains = prune(g).domains
-    budget = dataclasses.replace(_array_budget(leaf, primal, True), array_handoff=0.75,
-                                 handoff_dominance=dominance)
+    budget = dataclasses.replace(
+        _array_budget(leaf, primal, True), array_handoff=0.75, handoff_dominance=dominance
+    )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = _check(plan, out, g, domains)
     assert out.optimal
@@ -146,7 +163,10 @@ def test_hand_over_without_dominance_proves_the_same_optimum(n: int, k: int, see
 
     g = parse_plan(random_cyclic(n, seed, k))
     domains = prune(g).domains
-    outs = [solve_exact(g, domains, scc(g), 60.0, budget=ExactBudget(handoff_dominance=flag)) for flag in (False, True)]
+    outs = [
+        solve_exact(g, domains, scc(g), 60.0, budget=ExactBudget(handoff_dominance=flag))
+        for flag in (False, True)
+    ]
     assert all(o.optimal for o in outs)
     assert outs[0].lower_bound == outs[1].lower_bound
     assert outs[0].stats["search_nodes"] > 0

@@ -36,8 +36,9 @@ def _bits(x: Any) -> Any:
     return x
 
 
-def _reference_reduce_core(ks: Any, unary: Any, nbr: Any, cand: list[int], n: int, const: float,
-                           counts: list[int]) -> tuple[float, list[Any]]:
+def _reference_reduce_core(
+    ks: Any, unary: Any, nbr: Any, cand: list[int], n: int, const: float, counts: list[int]
+) -> tuple[float, list[Any]]:
     """`_reduce_core` as it was before session 9 (generic maps and slices per cell)."""
     queued = bytearray(n)
     queue = [b for b in cand if len(nbr[b]) <= 2]
@@ -222,7 +223,9 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
         nbr[y][x] = tab
     assert got.nbr is not None
     assert _bits(got.nbr) == _bits(nbr)
-    assert [list(d) if d is not None else None for d in got.nbr] == [list(d) if d is not None else None for d in nbr]
+    assert [list(d) if d is not None else None for d in got.nbr] == [
+        list(d) if d is not None else None for d in nbr
+    ]
     for (x, y), tab in got.pairs.items():
         assert got.nbr[x][y] is tab and got.nbr[y][x] is tab  # type: ignore[index]
 
@@ -314,9 +317,12 @@ def test_reduce_on_plans_equals_reference(plan: dict[str, Any]) -> None:
     cb = [0, 0, 0]
     c2, log2 = _reference_reduce_core(b.ks, b.unary, nbr, list(b.ks), n, b.constant, cb)
     assert _bits((const, log, counts)) == _bits((c2, log2, cb))
-    assert math.isinf(const) or _bits(sorted(factors)) == _bits(sorted(
-        [((x, y), t) for x in b.ks if nbr[x] is not None for y, t in nbr[x].items() if x < y]
-        + [((x,), b.unary[x]) for x in b.ks if nbr[x] is not None]))
+    assert math.isinf(const) or _bits(sorted(factors)) == _bits(
+        sorted(
+            [((x, y), t) for x in b.ks if nbr[x] is not None for y, t in nbr[x].items() if x < y]
+            + [((x,), b.unary[x]) for x in b.ks if nbr[x] is not None]
+        )
+    )
 
 
 @given(st.integers(0, 10**6))
@@ -404,8 +410,10 @@ def test_decode_equals_reference(seed: int) -> None:
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
-    factors = [(sc, [rnd.choice((0.0, 0.5, 1.0, INF)) if rnd.random() < 0.5 else c for c in tab])
-               for sc, tab in _random_factors(rnd, n, ks)]
+    factors = [
+        (sc, [rnd.choice((0.0, 0.5, 1.0, INF)) if rnd.random() < 0.5 else c for c in tab])
+        for sc, tab in _random_factors(rnd, n, ks)
+    ]
     order: list[int] = []
     assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order) >= 0
     el = _OrderedEliminator(ks, factors, 0.0, order)

@@ -25,9 +25,16 @@ needs_solve = pytest.mark.skipif(not HAS_SOLVE, reason="the solve stage is not t
 # ---------------------------------------------------------------- small builders
 
 
-def blk(bid: str, *succ: str, kind: str | None = None, args: dict[str, list[str]] | None = None,
-        params: list[str] | None = None, paths: list[str] | None = None,
-        cost: dict[str, float] | None = None, text: str | None = None) -> dict[str, Any]:
+def blk(
+    bid: str,
+    *succ: str,
+    kind: str | None = None,
+    args: dict[str, list[str]] | None = None,
+    params: list[str] | None = None,
+    paths: list[str] | None = None,
+    cost: dict[str, float] | None = None,
+    text: str | None = None,
+) -> dict[str, Any]:
     """A block dict; `kind` defaults to goto (one successor), switch (more) or return."""
     if kind is None:
         kind = "return" if not succ else ("goto" if len(succ) == 1 else "switch")
@@ -35,7 +42,10 @@ def blk(bid: str, *succ: str, kind: str | None = None, args: dict[str, list[str]
     b: dict[str, Any] = {
         "id": bid,
         "statements": [{"text": text or f"stmt of {bid}", "cost": {"a": 1, "b": 2, "c": 3}}],
-        "terminator": {"kind": kind, "successors": [{"block": s, "args": args.get(s, [])} for s in succ]},
+        "terminator": {
+            "kind": kind,
+            "successors": [{"block": s, "args": args.get(s, [])} for s in succ],
+        },
     }
     if params:
         b["params"] = params
@@ -49,9 +59,18 @@ def blk(bid: str, *succ: str, kind: str | None = None, args: dict[str, list[str]
 FREE = {s: {d: (0 if s == d else 5) for d in "abc"} for s in "abc"}
 
 
-def plan(*blocks: dict[str, Any], paths: dict[str, list[str]] | None = None, entry: str | None = None,
-         transitions: Any = FREE) -> dict[str, Any]:
-    p: dict[str, Any] = {"version": 1, "targets": ["a", "b", "c"], "transitions": transitions, "blocks": list(blocks)}
+def plan(
+    *blocks: dict[str, Any],
+    paths: dict[str, list[str]] | None = None,
+    entry: str | None = None,
+    transitions: Any = FREE,
+) -> dict[str, Any]:
+    p: dict[str, Any] = {
+        "version": 1,
+        "targets": ["a", "b", "c"],
+        "transitions": transitions,
+        "blocks": list(blocks),
+    }
     if paths:
         p["paths"] = paths
     if entry:
@@ -114,12 +133,14 @@ def test_goto_with_arguments_is_not_fused():
 
 def test_block_with_parameters_is_not_fused_but_a_head_with_parameters_is_kept():
     # y takes a parameter (fed through the back edge from z): never absorbed
-    g = graph(plan(
-        blk("x", "y", args={"y": ["%0"]}),
-        blk("y", "z", params=["%p"]),
-        blk("z", "y", "w", args={"y": ["%1"]}),
-        blk("w"),
-    ))
+    g = graph(
+        plan(
+            blk("x", "y", args={"y": ["%0"]}),
+            blk("y", "z", params=["%p"]),
+            blk("z", "y", "w", args={"y": ["%1"]}),
+            blk("w"),
+        )
+    )
     r = fuse(g, place(g, "a a a a"))
     assert fused_members(g, r) == [["x"], ["y", "z"], ["w"]]
     fy = r.graph.normalized["blocks"][1]
@@ -156,13 +177,18 @@ def test_chain_head_later_in_input_order_than_what_it_absorbs():
 
 
 def test_branch_targets_are_rewritten_to_surviving_blocks():
-    g = graph(plan(
-        blk("s", "p", "q"),
-        blk("p", "p2"), blk("p2", "j"),
-        blk("q", "q2"), blk("q2", "j"),
-        blk("j", "j2"), blk("j2"),
-        blk("dead", "p2"),  # unreachable, points at a block that gets absorbed
-    ))
+    g = graph(
+        plan(
+            blk("s", "p", "q"),
+            blk("p", "p2"),
+            blk("p2", "j"),
+            blk("q", "q2"),
+            blk("q2", "j"),
+            blk("j", "j2"),
+            blk("j2"),
+            blk("dead", "p2"),  # unreachable, points at a block that gets absorbed
+        )
+    )
     r = fuse(g, place(g, "a b b c c a a -"))
     assert fused_members(g, r) == [["s"], ["p", "p2"], ["q", "q2"], ["j", "j2"]]
     fb = {b["id"]: b for b in r.graph.normalized["blocks"]}
@@ -173,7 +199,12 @@ def test_branch_targets_are_rewritten_to_surviving_blocks():
     # The fused plan is a valid plan on its own: every reference resolves.
     g2 = graph(r.graph.normalized)
     assert g2.block_ids == ("s", "p", "q", "j")
-    assert [(g2.edge_src[e], g2.edge_dst[e]) for e in range(g2.n_edges)] == [(0, 1), (0, 2), (1, 3), (2, 3)]
+    assert [(g2.edge_src[e], g2.edge_dst[e]) for e in range(g2.n_edges)] == [
+        (0, 1),
+        (0, 2),
+        (1, 3),
+        (2, 3),
+    ]
     assert r.to_json(g)["dropped"] == ["dead"]
     assert [d.code for d in r.diagnostics] == ["unreachable-dropped"]
     assert r.diagnostics[0].blocks == ("dead",)
@@ -187,11 +218,21 @@ def test_dead_predecessor_does_not_block_fusion():
 
 def test_fused_costs_domain_paths_and_premium():
     p = plan(
-        {"id": "x", "domain": ["a", "b"], "paths": ["p1", "p2"], "premium": {"a": 1.5},
-         "statements": [{"cost": {"a": 1, "b": 2, "c": 3}}],
-         "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
-        {"id": "y", "paths": ["p2", "p0"], "premium": {"a": 2, "b": 4}, "cost": {"a": 10, "b": 20, "c": 30},
-         "terminator": {"kind": "return", "cost": {"a": 1, "b": 1}}},
+        {
+            "id": "x",
+            "domain": ["a", "b"],
+            "paths": ["p1", "p2"],
+            "premium": {"a": 1.5},
+            "statements": [{"cost": {"a": 1, "b": 2, "c": 3}}],
+            "terminator": {"kind": "goto", "successors": [{"block": "y"}]},
+        },
+        {
+            "id": "y",
+            "paths": ["p2", "p0"],
+            "premium": {"a": 2, "b": 4},
+            "cost": {"a": 10, "b": 20, "c": 30},
+            "terminator": {"kind": "return", "cost": {"a": 1, "b": 1}},
+        },
         paths={"p0": ["a"], "p1": ["b"], "p2": ["c"]},
     )
     g = graph(p)
@@ -237,7 +278,9 @@ def test_pure_the_input_graph_is_not_changed():
 
 
 @st.composite
-def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> tuple[dict[str, Any], list[str | None]]:
+def placed_plans(
+    draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False
+) -> tuple[dict[str, Any], list[str | None]]:
     """A random plan with parameters, arguments, every terminator kind, dead blocks, paths,
     and a random assignment (None for blocks the strategy leaves unplaced)."""
     k = draw(st.integers(1, 3))
@@ -246,11 +289,20 @@ def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> 
     ids = [f"b{i}" for i in range(n)]
     params = [draw(st.sampled_from([[], [], ["%p"]])) for _ in range(n)]
     path_names = ["x", "y", "z"]
-    origins = {p: draw(st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True)) for p in path_names}
+    origins = {
+        p: draw(st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True))
+        for p in path_names
+    }
 
     def matrix() -> dict[str, dict[str, int]]:
-        return {s: {d: (0 if s == d else draw(st.integers(0, 9))) for d in targets
-                    if s == d or not forbid or draw(st.booleans())} for s in targets}
+        return {
+            s: {
+                d: (0 if s == d else draw(st.integers(0, 9)))
+                for d in targets
+                if s == d or not forbid or draw(st.booleans())
+            }
+            for s in targets
+        }
 
     blocks = []
     for i in range(n):
@@ -258,8 +310,14 @@ def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> 
         succ = draw(st.lists(st.integers(0, n - 1), max_size=3))
         if i + 1 < n and draw(st.integers(0, 3)):
             succ = [i + 1] + succ[: draw(st.integers(0, 1))]
-        kind = "return" if not succ else draw(
-            st.sampled_from(["goto", "goto", "graph_read", "switch"]) if len(succ) == 1 else st.just("switch")
+        kind = (
+            "return"
+            if not succ
+            else draw(
+                st.sampled_from(["goto", "goto", "graph_read", "switch"])
+                if len(succ) == 1
+                else st.just("switch")
+            )
         )
         edges = []
         for j in succ:
@@ -274,9 +332,9 @@ def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> 
                 {"text": f"{ids[i]}.{s}", "cost": {t: draw(st.integers(0, 9)) for t in targets}}
                 for s in range(draw(st.integers(0, 2)))
             ],
-            "domain": targets if draw(st.booleans()) else draw(
-                st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True)
-            ),
+            "domain": targets
+            if draw(st.booleans())
+            else draw(st.lists(st.sampled_from(targets), min_size=1, max_size=k, unique=True)),
             "paths": draw(st.lists(st.sampled_from(path_names), max_size=3)),
             "terminator": {"kind": kind, "successors": edges},
         }
@@ -285,19 +343,29 @@ def placed_plans(draw: st.DrawFn, max_blocks: int = 8, forbid: bool = False) -> 
         if draw(st.integers(0, 3)) == 0:
             b["cost"] = {t: draw(st.integers(0, 9)) for t in targets if draw(st.booleans())}
         blocks.append(b)
-    p = {"version": 1, "targets": targets, "transitions": matrix(), "paths": origins, "blocks": blocks}
+    p = {
+        "version": 1,
+        "targets": targets,
+        "transitions": matrix(),
+        "paths": origins,
+        "blocks": blocks,
+    }
     if n > 1 and draw(st.integers(0, 4)) == 0:
         p["entry"] = ids[draw(st.integers(0, n - 1))]
     # Mostly same targets on neighbours, so that fusion has something to do.
     pick = draw(st.sampled_from(targets))
     assign = [pick if draw(st.integers(0, 2)) else draw(st.sampled_from(targets)) for _ in range(n)]
     # Stay inside each block's domain.
-    assign = [t if t in b["domain"] else b["domain"][0] for t, b in zip(assign, blocks, strict=True)]
+    assign = [
+        t if t in b["domain"] else b["domain"][0] for t, b in zip(assign, blocks, strict=True)
+    ]
     return p, assign
 
 
 def as_assignment(g: Graph, names: list[str | None]) -> tuple[int, ...]:
-    return tuple(g.targets.index(t) if g.live[b] and t is not None else -1 for b, t in enumerate(names))
+    return tuple(
+        g.targets.index(t) if g.live[b] and t is not None else -1 for b, t in enumerate(names)
+    )
 
 
 def naive_fusion(p: dict[str, Any], assign: dict[str, str]) -> list[list[str]]:
@@ -306,15 +374,23 @@ def naive_fusion(p: dict[str, Any], assign: dict[str, str]) -> list[list[str]]:
 
     live = live_blocks(p)
     entry = p.get("entry", p["blocks"][0]["id"])
-    blocks = {b["id"]: {"members": [b["id"]], "params": b.get("params", []), "term": b["terminator"]}
-              for b in p["blocks"] if b["id"] in live}
+    blocks = {
+        b["id"]: {"members": [b["id"]], "params": b.get("params", []), "term": b["terminator"]}
+        for b in p["blocks"]
+        if b["id"] in live
+    }
     changed = True
     while changed:
         changed = False
         for bid, b in blocks.items():
             if bid == entry or b["params"]:
                 continue
-            preds = [(a, s) for a, x in blocks.items() for s in x["term"].get("successors", []) if s["block"] == bid]
+            preds = [
+                (a, s)
+                for a, x in blocks.items()
+                for s in x["term"].get("successors", [])
+                if s["block"] == bid
+            ]
             if len(preds) != 1:
                 continue
             a, s = preds[0]
@@ -359,8 +435,19 @@ def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
     fp = r.plan_json(g)
     Plan.model_validate(fp)
     g2 = graph(fp)
-    for f in ("block_ids", "entry", "domain", "edge_src", "edge_dst", "edge_pos", "succ", "pred",
-              "live", "block_paths", "path_origin"):
+    for f in (
+        "block_ids",
+        "entry",
+        "domain",
+        "edge_src",
+        "edge_dst",
+        "edge_pos",
+        "succ",
+        "pred",
+        "live",
+        "block_paths",
+        "path_origin",
+    ):
         assert getattr(g2, f) == getattr(r.graph, f), f
     for c1, c2 in zip(g2.cost, r.graph.cost, strict=True):
         assert all(x == y or math.isclose(x, y) for x, y in zip(c1, c2, strict=True))
@@ -401,11 +488,28 @@ def test_cli_fuse_on_the_example(cli):
 def test_fused_plan_blocks_are_built_on_first_read() -> None:
     # `fuse` and `islands` only need the fused graph's indices; the fused plan's blocks
     # are built when first read, and then are the merged blocks.
-    g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
-        "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0}}, "blocks": [
-        {"id": "x", "statements": [{"text": "s1", "cost": {"a": 1, "b": 1}}], "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
-        {"id": "y", "statements": [{"text": "s2", "cost": {"a": 2, "b": 2}}], "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
-        {"id": "z", "terminator": {"kind": "return"}}]}))
+    g = build_graph(
+        Plan.model_validate(
+            {
+                "version": 1,
+                "targets": ["a", "b"],
+                "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0}},
+                "blocks": [
+                    {
+                        "id": "x",
+                        "statements": [{"text": "s1", "cost": {"a": 1, "b": 1}}],
+                        "terminator": {"kind": "goto", "successors": [{"block": "y"}]},
+                    },
+                    {
+                        "id": "y",
+                        "statements": [{"text": "s2", "cost": {"a": 2, "b": 2}}],
+                        "terminator": {"kind": "goto", "successors": [{"block": "z"}]},
+                    },
+                    {"id": "z", "terminator": {"kind": "return"}},
+                ],
+            }
+        )
+    )
     r = fuse(g, (0, 0, 1))
     assert r.graph is not None
     doc = r.graph.plan._d

@@ -21,15 +21,19 @@ PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
 
 @pytest.fixture(scope="module")
 def fuzzer(tmp_path_factory) -> Fuzzer:
-    return Fuzzer(Config(time_limit=1.0, hang_seconds=60.0), FAST_SEED, tmp_path_factory.mktemp("fuzz"))
+    return Fuzzer(
+        Config(time_limit=1.0, hang_seconds=60.0), FAST_SEED, tmp_path_factory.mktemp("fuzz")
+    )
 
 
 def _report(outcomes) -> str:
     lines = []
     for o in outcomes:
         for cat, sig in o.findings:
-            lines.append(f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
-                         f"    input {o.input[:200]!r}\n    stderr {o.stderr[-300:]!r}")
+            lines.append(
+                f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
+                f"    input {o.input[:200]!r}\n    stderr {o.stderr[-300:]!r}"
+            )
     return "\n".join(lines)
 
 
@@ -62,7 +66,12 @@ def test_judge_flags_internal_errors_and_tracebacks(tmp_path):
 def test_judge_flags_hangs_signals_and_unexpected_codes(tmp_path):
     assert judge("solve", -9, b"", b"", True, "p", None, None, "json")[0][0] == "hang"
     assert judge("solve", -11, b"", b"", False, "p", None, None, "json")[0][0] == "signal"
-    assert judge("solve", 6, b"", b"placement: x: Is a directory\n", False, "p", None, None, "json")[0][0] == "exit-6"
+    assert (
+        judge("solve", 6, b"", b"placement: x: Is a directory\n", False, "p", None, None, "json")[
+            0
+        ][0]
+        == "exit-6"
+    )
 
 
 def test_judge_flags_partial_outputs(tmp_path):
@@ -76,10 +85,14 @@ def test_judge_flags_partial_outputs(tmp_path):
 
 
 def test_judge_flags_split_error_lines_and_false_answers(tmp_path):
-    got = judge("validate", 3, b"", b"p: blocks[0].id: bad 'a\nfake: ok'\n", False, "p", None, None, "json")
+    got = judge(
+        "validate", 3, b"", b"p: blocks[0].id: bad 'a\nfake: ok'\n", False, "p", None, None, "json"
+    )
     assert [c for c, _ in got] == ["bad-error-line"]
     art = Path(tmp_path / "a.json")
-    art.write_bytes(b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": null}, "lower_bound": null}}')
+    art.write_bytes(
+        b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": null}, "lower_bound": null}}'
+    )
     got = judge("solve", 0, b"", b"", False, "p", art, None, "json")
     assert [c for c, _ in got] == ["false-answer", "false-answer"]
     got = judge("solve", 4, b"", b"", False, "p", art, None, "json")
@@ -88,21 +101,31 @@ def test_judge_flags_split_error_lines_and_false_answers(tmp_path):
 
 def test_judge_accepts_a_clean_run(tmp_path):
     art = tmp_path / "a.json"
-    art.write_bytes(b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": 3}, "lower_bound": 3}}')
+    art.write_bytes(
+        b'{"status": "ok", "kind": "solve", "solve": {"cost": {"total": 3}, "lower_bound": 3}}'
+    )
     assert judge("solve", 0, b"", b"", False, "p", art, None, "json") == []
-    assert judge("validate", 3, b"", b"p: x: bad\np: y: bad\n", False, "p", None, None, "json") == []
+    assert (
+        judge("validate", 3, b"", b"p: x: bad\np: y: bad\n", False, "p", None, None, "json") == []
+    )
 
 
 def test_judge_holds_lower_to_a_valid_plan(tmp_path):
     # What `lower` writes is loaded as `validate` would: a plan that does not hold is a
     # finding even though the run ended 0.
     out = tmp_path / "a.json"
-    out.write_bytes(b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "goto"}}]}')
+    out.write_bytes(
+        b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "goto"}}]}'
+    )
     got = judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json")
     assert [c for c, _ in got] == ["invalid-output"]
     out.write_bytes(b"[1")
-    assert [c for c, _ in judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json")] == ["invalid-output"]
-    out.write_bytes(b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "return"}}]}')
+    assert [c for c, _ in judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json")] == [
+        "invalid-output"
+    ]
+    out.write_bytes(
+        b'{"version": 1, "targets": ["t0"], "blocks": [{"id": "b0", "terminator": {"kind": "return"}}]}'
+    )
     assert judge("lower", 0, b"", b"", False, "body.yaml", out, None, "json") == []
 
 
@@ -111,15 +134,23 @@ def test_judge_knows_the_views_exits(tmp_path):
     out.write_bytes(b"3 blocks moved\n")
     # `diff` says 7 for "different", and names either of its files in an error.
     assert judge("diff", 7, b"", b"", False, "a.json", out, None, "text") == []
-    assert judge("diff", 3, b"", b"b.json: kind: wrong\n", False, "a.json", None, None, "text") == []
-    assert [c for c, _ in judge("solve", 7, b"", b"x\n", False, "p", None, None, "json")] == ["exit-7"]
+    assert (
+        judge("diff", 3, b"", b"b.json: kind: wrong\n", False, "a.json", None, None, "text") == []
+    )
+    assert [c for c, _ in judge("solve", 7, b"", b"x\n", False, "p", None, None, "json")] == [
+        "exit-7"
+    ]
     # `explain` says 2 only for a block the plan does not have.
     err = b"placement: unknown block 'zz' (the plan's blocks: bb0)\n"
     none = tmp_path / "none.txt"  # a failed run writes nothing
     assert judge("explain", 2, b"", err, False, "p", none, None, "text") == []
-    got = judge("explain", 2, b"", b"placement: no such option: --x\n", False, "p", none, None, "text")
+    got = judge(
+        "explain", 2, b"", b"placement: no such option: --x\n", False, "p", none, None, "text"
+    )
     assert [c for c, _ in got] == ["exit-2"]
     # A view's output is text, not an artifact with a status.
     assert judge("show", 0, b"", b"", False, "p", out, None, "text") == []
     out.unlink()
-    assert [c for c, _ in judge("show", 0, b"", b"", False, "p", out, None, "text")] == ["missing-output"]
+    assert [c for c, _ in judge("show", 0, b"", b"", False, "p", out, None, "text")] == [
+        "missing-output"
+    ]

@@ -26,7 +26,9 @@ def test_golden_files(example, produced):
     for name, data in outputs.items():
         gp = golden_path(example, name)
         assert gp.exists(), f"missing golden {gp}; run `make goldens`"
-        assert data == gp.read_bytes(), f"{gp} differs; if intended, run `make goldens` and review the diff"
+        assert data == gp.read_bytes(), (
+            f"{gp} differs; if intended, run `make goldens` and review the diff"
+        )
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
@@ -50,7 +52,9 @@ def test_pipe_equals_direct(produced):
         [f"{sys.executable} -m placement_cli {stages[0]} {ex}"]
         + [f"{sys.executable} -m placement_cli {s} -" for s in stages[1:]]
     )
-    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", cmd], capture_output=True, cwd=ROOT, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == produced[ROOT / ex][f"{stages[-1]}.json"]
 

@@ -26,15 +26,24 @@ GOOD: dict[str, Any] = {
             "params": [],
             "paths": ["vertex.name"],
             "statements": [{"text": "x", "cost": {"interp": 8, "pg": 4}}],
-            "terminator": {"kind": "switch", "successors": [{"block": "bb1", "args": ["a"]}, {"block": "bb2"}]},
+            "terminator": {
+                "kind": "switch",
+                "successors": [{"block": "bb1", "args": ["a"]}, {"block": "bb2"}],
+            },
         },
-        {"id": "bb1", "params": ["p"], "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]}},
+        {
+            "id": "bb1",
+            "params": ["p"],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]},
+        },
         {"id": "bb2", "terminator": {"kind": "return"}},
     ],
 }
 
 
-def _run_plan(tmp_path, plan: Any, suffix: str = ".json", stage: str = "validate") -> subprocess.CompletedProcess[bytes]:
+def _run_plan(
+    tmp_path, plan: Any, suffix: str = ".json", stage: str = "validate"
+) -> subprocess.CompletedProcess[bytes]:
     f = tmp_path / f"plan{suffix}"
     if suffix == ".json":
         f.write_bytes(orjson.dumps(plan))
@@ -56,43 +65,117 @@ def test_good_plan_validates(tmp_path):
 
 
 CASES = [
-    ("unknown successor block", lambda p: p["blocks"][0]["terminator"]["successors"][1].update(block="bb9"),
-     "blocks[0].terminator.successors[1].block: unknown block 'bb9'"),
-    ("duplicate block id", lambda p: p["blocks"][2].update(id="bb1"),
-     "blocks[2].id: duplicate block id 'bb1'"),
-    ("duplicate target", lambda p: p.update(targets=["interp", "interp"]), "targets[1]: duplicate target 'interp'"),
-    ("args/params mismatch", lambda p: p["blocks"][0]["terminator"]["successors"][0].update(args=[]),
-     "blocks[0].terminator.successors[0].args: block 'bb1' takes 1 argument(s), got 0"),
-    ("non-zero diagonal", lambda p: p["transitions"]["pg"].update(pg=2), "transitions.pg.pg: a same-target transition costs 0"),
-    ("goto with two successors", lambda p: p["blocks"][1]["terminator"]["successors"].append({"block": "bb2"}),
-     "blocks[1].terminator.successors: a 'goto' terminator has exactly 1 successor(s), got 2"),
-    ("return with a successor", lambda p: p["blocks"][2]["terminator"].update(successors=[{"block": "bb0"}]),
-     "blocks[2].terminator.successors: a 'return' terminator has exactly 0 successor(s), got 1"),
-    ("switch without successors", lambda p: p["blocks"][0]["terminator"].update(successors=[]),
-     "blocks[0].terminator.successors: a 'switch' terminator has at least 1 successor(s), got 0"),
-    ("negative cost", lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg=-1),
-     "blocks[0].statements[0].cost.pg: Input should be greater than or equal to 0"),
-    ("unknown path", lambda p: p["blocks"][0].update(paths=["vertex.nope"]),
-     "blocks[0].paths[0]: unknown path 'vertex.nope'"),
-    ("unknown target in statement", lambda p: p["blocks"][0]["statements"][0]["cost"].update(gpu=1),
-     "blocks[0].statements[0].cost.gpu: unknown target 'gpu'"),
-    ("unknown target in domain", lambda p: p["blocks"][1].update(domain=["gpu"]), "blocks[1].domain[0]: unknown target 'gpu'"),
-    ("unknown target in edge matrix", lambda p: p["blocks"][1]["terminator"]["successors"][0].update(transitions={"gpu": {"pg": 1}}),
-     "blocks[1].terminator.successors[0].transitions.gpu: unknown target 'gpu'"),
-    ("unknown target in premium", lambda p: p["blocks"][1].update(premium={"gpu": 1}), "blocks[1].premium.gpu: unknown target 'gpu'"),
-    ("unknown path origin", lambda p: p["paths"].update({"v.x": ["gpu"]}), "paths.v.x[0]: unknown target 'gpu'"),
+    (
+        "unknown successor block",
+        lambda p: p["blocks"][0]["terminator"]["successors"][1].update(block="bb9"),
+        "blocks[0].terminator.successors[1].block: unknown block 'bb9'",
+    ),
+    (
+        "duplicate block id",
+        lambda p: p["blocks"][2].update(id="bb1"),
+        "blocks[2].id: duplicate block id 'bb1'",
+    ),
+    (
+        "duplicate target",
+        lambda p: p.update(targets=["interp", "interp"]),
+        "targets[1]: duplicate target 'interp'",
+    ),
+    (
+        "args/params mismatch",
+        lambda p: p["blocks"][0]["terminator"]["successors"][0].update(args=[]),
+        "blocks[0].terminator.successors[0].args: block 'bb1' takes 1 argument(s), got 0",
+    ),
+    (
+        "non-zero diagonal",
+        lambda p: p["transitions"]["pg"].update(pg=2),
+        "transitions.pg.pg: a same-target transition costs 0",
+    ),
+    (
+        "goto with two successors",
+        lambda p: p["blocks"][1]["terminator"]["successors"].append({"block": "bb2"}),
+        "blocks[1].terminator.successors: a 'goto' terminator has exactly 1 successor(s), got 2",
+    ),
+    (
+        "return with a successor",
+        lambda p: p["blocks"][2]["terminator"].update(successors=[{"block": "bb0"}]),
+        "blocks[2].terminator.successors: a 'return' terminator has exactly 0 successor(s), got 1",
+    ),
+    (
+        "switch without successors",
+        lambda p: p["blocks"][0]["terminator"].update(successors=[]),
+        "blocks[0].terminator.successors: a 'switch' terminator has at least 1 successor(s), got 0",
+    ),
+    (
+        "negative cost",
+        lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg=-1),
+        "blocks[0].statements[0].cost.pg: Input should be greater than or equal to 0",
+    ),
+    (
+        "unknown path",
+        lambda p: p["blocks"][0].update(paths=["vertex.nope"]),
+        "blocks[0].paths[0]: unknown path 'vertex.nope'",
+    ),
+    (
+        "unknown target in statement",
+        lambda p: p["blocks"][0]["statements"][0]["cost"].update(gpu=1),
+        "blocks[0].statements[0].cost.gpu: unknown target 'gpu'",
+    ),
+    (
+        "unknown target in domain",
+        lambda p: p["blocks"][1].update(domain=["gpu"]),
+        "blocks[1].domain[0]: unknown target 'gpu'",
+    ),
+    (
+        "unknown target in edge matrix",
+        lambda p: p["blocks"][1]["terminator"]["successors"][0].update(
+            transitions={"gpu": {"pg": 1}}
+        ),
+        "blocks[1].terminator.successors[0].transitions.gpu: unknown target 'gpu'",
+    ),
+    (
+        "unknown target in premium",
+        lambda p: p["blocks"][1].update(premium={"gpu": 1}),
+        "blocks[1].premium.gpu: unknown target 'gpu'",
+    ),
+    (
+        "unknown path origin",
+        lambda p: p["paths"].update({"v.x": ["gpu"]}),
+        "paths.v.x[0]: unknown target 'gpu'",
+    ),
     ("unknown entry", lambda p: p.update(entry="bb7"), "entry: unknown block 'bb7'"),
-    ("missing terminator", lambda p: p["blocks"][2].pop("terminator"), "blocks[2].terminator: required field is missing"),
-    ("unknown field", lambda p: p["blocks"][2].update(colour="red"), "blocks[2].colour: unknown field"),
-    ("bad terminator kind", lambda p: p["blocks"][2]["terminator"].update(kind="jump"), "blocks[2].terminator.kind: Input should be"),
+    (
+        "missing terminator",
+        lambda p: p["blocks"][2].pop("terminator"),
+        "blocks[2].terminator: required field is missing",
+    ),
+    (
+        "unknown field",
+        lambda p: p["blocks"][2].update(colour="red"),
+        "blocks[2].colour: unknown field",
+    ),
+    (
+        "bad terminator kind",
+        lambda p: p["blocks"][2]["terminator"].update(kind="jump"),
+        "blocks[2].terminator.kind: Input should be",
+    ),
     ("wrong version", lambda p: p.update(version=2), "version: Input should be 1"),
     ("no targets", lambda p: p.update(targets=[]), "targets: List should have at least 1 item"),
-    ("too many targets", lambda p: p.update(targets=[f"t{i}" for i in range(65)]), "targets: List should have at most 64 items"),
+    (
+        "too many targets",
+        lambda p: p.update(targets=[f"t{i}" for i in range(65)]),
+        "targets: List should have at most 64 items",
+    ),
     ("no blocks", lambda p: p.update(blocks=[]), "blocks: List should have at least 1 item"),
-    ("cost is a string", lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg="4"),
-     "blocks[0].statements[0].cost.pg: Input should be a valid number"),
-    ("cost is a bool", lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg=True),
-     "blocks[0].statements[0].cost.pg: Input should be a valid number"),
+    (
+        "cost is a string",
+        lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg="4"),
+        "blocks[0].statements[0].cost.pg: Input should be a valid number",
+    ),
+    (
+        "cost is a bool",
+        lambda p: p["blocks"][0]["statements"][0]["cost"].update(pg=True),
+        "blocks[0].statements[0].cost.pg: Input should be a valid number",
+    ),
 ]
 
 
@@ -110,6 +193,7 @@ def test_all_problems_reported_at_once(tmp_path):
     def two(p):
         p["blocks"][0]["terminator"]["successors"][1]["block"] = "bb9"
         p["blocks"][2]["id"] = "bb1"
+
     r = _run_plan(tmp_path, _mutate(two))
     assert r.returncode == 3
     err = r.stderr.decode()
@@ -155,7 +239,9 @@ def test_non_finite_costs_rejected(tmp_path, value):
 
 def test_nan_in_json_rejected(tmp_path):
     f = tmp_path / "p.json"
-    f.write_bytes(b'{"version": 1, "targets": ["a"], "blocks": [{"id": "b", "cost": {"a": NaN}, "terminator": {"kind": "return"}}]}')
+    f.write_bytes(
+        b'{"version": 1, "targets": ["a"], "blocks": [{"id": "b", "cost": {"a": NaN}, "terminator": {"kind": "return"}}]}'
+    )
     r = run_cli("validate", str(f))
     assert r.returncode == 3
     assert b"blocks[0].cost.a" in r.stderr
@@ -174,7 +260,10 @@ def test_artifact_errors_have_plan_prefix(tmp_path):
     f.write_bytes(orjson.dumps(art))
     r = run_cli("scc", str(f))
     assert r.returncode == 3
-    assert f"{f}: plan.blocks[0].terminator.successors[0].block: unknown block 'nowhere'" in r.stderr.decode()
+    assert (
+        f"{f}: plan.blocks[0].terminator.successors[0].block: unknown block 'nowhere'"
+        in r.stderr.decode()
+    )
 
 
 @pytest.mark.parametrize(
@@ -221,7 +310,10 @@ def test_dash_on_a_terminal_is_usage_error():
     try:
         r = subprocess.run(
             [sys.executable, "-m", "placement_cli", "prune", "-"],
-            stdin=slave, capture_output=True, timeout=30, cwd=ROOT,
+            stdin=slave,
+            capture_output=True,
+            timeout=30,
+            cwd=ROOT,
         )
     finally:
         os.close(master)
@@ -243,7 +335,9 @@ def test_failed_run_leaves_no_output_file(tmp_path):
 
 def test_closed_pipe_is_not_a_traceback():
     cmd = f"{sys.executable} -m placement_cli prune examples/three_targets.yaml | head -c 10 >/dev/null"
-    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, cwd=ROOT, timeout=60)
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", cmd], capture_output=True, cwd=ROOT, timeout=60
+    )
     assert b"Traceback" not in r.stderr
     assert b"BrokenPipe" not in r.stderr
 
@@ -254,7 +348,17 @@ def test_version_and_help():
     r = run_cli("--help")
     assert r.returncode == 0
     out = r.stdout.decode()
-    for word in ("prune", "scc", "solve", "fuse", "islands", "run", "tree", "Exit codes", "placement prune plan.yaml | placement scc -"):
+    for word in (
+        "prune",
+        "scc",
+        "solve",
+        "fuse",
+        "islands",
+        "run",
+        "tree",
+        "Exit codes",
+        "placement prune plan.yaml | placement scc -",
+    ):
         assert word in out
 
 
@@ -305,7 +409,12 @@ def test_alias_bomb_refused_at_once(tmp_path, where):
     if where == "name":
         text = _bomb() + "version: 1\nname: *a9\n" + _TAIL
     else:
-        text = "version: 1\n" + _TAIL + "zz:\n" + "".join("  " + ln + "\n" for ln in _bomb().splitlines())
+        text = (
+            "version: 1\n"
+            + _TAIL
+            + "zz:\n"
+            + "".join("  " + ln + "\n" for ln in _bomb().splitlines())
+        )
     f = _yaml_file(tmp_path, text)
     for cmd in ("validate", "solve"):
         r = run_cli(cmd, str(f))
@@ -356,7 +465,10 @@ def test_recursive_alias_refused(tmp_path):
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("name: !!python/object/apply:os.system ['echo pwned']\n", "tag !!python/object/apply:os.system is not allowed"),
+        (
+            "name: !!python/object/apply:os.system ['echo pwned']\n",
+            "tag !!python/object/apply:os.system is not allowed",
+        ),
         ("name: !!binary aGVsbG8=\n", "tag !!binary is not allowed"),
         ("name: !custom x\n", "tag !custom is not allowed"),
         ("name: a\nname: b\n", "duplicate key 'name'"),
@@ -375,7 +487,15 @@ def _cost_plan(value: str) -> str:
 
 @pytest.mark.parametrize(
     "value,ok",
-    [("1e3", True), ("0o17", True), ("012", True), ("1:30", False), ("1_000", False), (".inf", False), ("0x1F", True)],
+    [
+        ("1e3", True),
+        ("0o17", True),
+        ("012", True),
+        ("1:30", False),
+        ("1_000", False),
+        (".inf", False),
+        ("0x1F", True),
+    ],
 )
 def test_yaml_numbers_read_as_yaml_12_core(tmp_path, value, ok):
     r = run_cli("prune", str(_yaml_file(tmp_path, _cost_plan(value))))
@@ -417,20 +537,33 @@ def test_endless_input_stops_at_the_size_cap(tmp_path, how):
 def test_size_cap_applies_to_regular_files(tmp_path):
     f = tmp_path / "p.json"
     f.write_bytes(orjson.dumps(GOOD))
-    assert run_cli("validate", str(f), env={"PLACEMENT_MAX_INPUT_BYTES": str(f.stat().st_size)}).returncode == 0
+    assert (
+        run_cli(
+            "validate", str(f), env={"PLACEMENT_MAX_INPUT_BYTES": str(f.stat().st_size)}
+        ).returncode
+        == 0
+    )
     r = run_cli("validate", str(f), env={"PLACEMENT_MAX_INPUT_BYTES": str(f.stat().st_size - 1)})
     assert r.returncode == 3
     assert r.stderr.decode().startswith(f"{f}: input larger than the limit")
 
 
 def test_bad_size_cap_is_usage_error(tmp_path):
-    r = run_cli("validate", str(ROOT / "examples/three_targets.yaml"), env={"PLACEMENT_MAX_INPUT_BYTES": "lots"})
+    r = run_cli(
+        "validate",
+        str(ROOT / "examples/three_targets.yaml"),
+        env={"PLACEMENT_MAX_INPUT_BYTES": "lots"},
+    )
     assert r.returncode == 2
     assert b"PLACEMENT_MAX_INPUT_BYTES must be a positive number" in r.stderr
 
 
 def test_control_characters_in_ids_cannot_split_lines(tmp_path):
-    plan = _mutate(lambda p: p["blocks"][0]["terminator"]["successors"][1].update(block="bb9\nfake.json: ok\x1b[2J"))
+    plan = _mutate(
+        lambda p: p["blocks"][0]["terminator"]["successors"][1].update(
+            block="bb9\nfake.json: ok\x1b[2J"
+        )
+    )
     plan["blocks"][2]["id"] = "x\u2028y"
     plan["blocks"][1]["terminator"]["successors"][0]["block"] = "x\u2028y"
     plan["paths"]["a\nb"] = []
@@ -446,8 +579,10 @@ def test_control_characters_in_ids_cannot_split_lines(tmp_path):
 def test_messages_never_format_the_whole_value(tmp_path):
     # A 2-million-element list where a string belongs: the message shows a prefix, fast.
     f = tmp_path / "p.json"
-    f.write_bytes(b'{"version": 1, "name": [' + b"1," * 2_000_000 + b'1], "targets": ["t"], '
-                  b'"blocks": [{"id": "b", "terminator": {"kind": "return"}}]}')
+    f.write_bytes(
+        b'{"version": 1, "name": [' + b"1," * 2_000_000 + b'1], "targets": ["t"], '
+        b'"blocks": [{"id": "b", "terminator": {"kind": "return"}}]}'
+    )
     r = run_cli("validate", str(f))
     assert r.returncode == 3
     line = r.stderr.decode().strip()
@@ -470,6 +605,7 @@ def test_problem_values_are_formatted_only_as_far_as_printed():
     bomb: list = ["x"] * 10
     for _ in range(9):
         bomb = [bomb] * 10
+
     def too_slow(*_):
         raise TimeoutError("the message formatted the whole value")
 
@@ -584,8 +720,13 @@ def test_writing_to_a_full_stdout(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
     with open("/dev/full", "wb") as full:
-        r = subprocess.run([sys.executable, "-m", "placement_cli", "prune", PLAN], stdout=full,
-                           stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "placement_cli", "prune", PLAN],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            timeout=60,
+        )
     assert r.returncode == 6, r.stderr
     assert r.stderr.decode().startswith("placement: <stdout>: No space left on device")
 
@@ -593,12 +734,16 @@ def test_writing_to_a_full_stdout(tmp_path):
 @pytest.mark.parametrize("value", ["1" + "0" * 20, "1" + "0" * 400])
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
 @pytest.mark.parametrize("command", ["fuse", "show", "diff"])
-def test_an_artifact_number_the_writer_cannot_write_is_refused_where_read(tmp_path, value, suffix, command):
+def test_an_artifact_number_the_writer_cannot_write_is_refused_where_read(
+    tmp_path, value, suffix, command
+):
     # Found by the fuzz campaign: `solve.gap` as a 400-digit integer crashed every reader of
     # the artifact (pydantic's finiteness check overflows), and as 10**20 the next stage's
     # writer (orjson writes at most 64 bits). Both are now exit 3 at the field.
     good = tmp_path / "solve.json"
-    assert run_cli("solve", str(ROOT / "examples/three_targets.yaml"), "-o", str(good)).returncode == 0
+    assert (
+        run_cli("solve", str(ROOT / "examples/three_targets.yaml"), "-o", str(good)).returncode == 0
+    )
     text = good.read_text()
     doc = orjson.loads(text)
     doc["solve"]["gap"] = "GAP"
@@ -608,11 +753,15 @@ def test_an_artifact_number_the_writer_cannot_write_is_refused_where_read(tmp_pa
         data = yaml.safe_dump(doc).replace("gap: GAP", f"gap: {value}")
     bad = tmp_path / f"bad{suffix}"
     bad.write_text(data)
-    args = {"fuse": ["fuse", str(bad), "-o", str(tmp_path / "out.json")],
-            "show": ["show", str(bad), "-o", str(tmp_path / "out.txt")],
-            "diff": ["diff", str(bad), str(good)]}[command]
+    args = {
+        "fuse": ["fuse", str(bad), "-o", str(tmp_path / "out.json")],
+        "show": ["show", str(bad), "-o", str(tmp_path / "out.txt")],
+        "diff": ["diff", str(bad), str(good)],
+    }[command]
     r = run_cli(*args)
     assert r.returncode == 3, r.stderr
-    assert r.stderr.decode().endswith(f"{bad}: solve.gap: integer too large (at most 64 bits; "
-                                      "write a larger value as a float, e.g. 1e20)\n")
+    assert r.stderr.decode().endswith(
+        f"{bad}: solve.gap: integer too large (at most 64 bits; "
+        "write a larger value as a float, e.g. 1e20)\n"
+    )
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "out.txt").exists()

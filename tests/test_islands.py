@@ -107,7 +107,12 @@ def test_dominating_origin_island_provides_even_if_it_did_not_read_the_path():
 def test_interpreter_island_needing_vectors_without_embedding_before_it_gets_a_data_island():
     js = run(plan(blk("y", "e", paths=[VEC]), blk("e", "z"), blk("z"), paths=ORIGINS), "a c a")
     # the embedding island (e) comes after y, so it cannot provide for y
-    assert js["graph"]["nodes"][-1] == {"id": "d0", "kind": "data", "target": "c", "provides": [VEC]}
+    assert js["graph"]["nodes"][-1] == {
+        "id": "d0",
+        "kind": "data",
+        "target": "c",
+        "provides": [VEC],
+    }
     assert edges(js, "data_flow") == [("d0", "i0", [VEC])]
     assert js["islands"][0]["requires"] == [VEC]
     assert js["islands"][1]["provides"] == []
@@ -122,7 +127,12 @@ def test_embedding_island_that_dominates_provides_instead_of_a_data_island():
 
 def test_non_dominating_origin_island_does_not_provide():
     # the embedding branch l does not dominate the join j
-    js = run(plan(blk("s", "l", "r"), blk("l", "j"), blk("r", "j"), blk("j", paths=[VEC]), paths=ORIGINS), "a c b a")
+    js = run(
+        plan(
+            blk("s", "l", "r"), blk("l", "j"), blk("r", "j"), blk("j", paths=[VEC]), paths=ORIGINS
+        ),
+        "a c b a",
+    )
     assert [n["id"] for n in js["graph"]["nodes"]] == ["i0", "i1", "i2", "i3", "d0"]
     assert edges(js, "data_flow") == [("d0", "i3", [VEC])]
 
@@ -145,7 +155,12 @@ def test_nearest_among_several_origin_targets():
 def test_new_data_island_goes_on_the_first_origin_target_in_target_order():
     p = plan(blk("y", paths=[ARCH]), paths={ARCH: ["c", "b"]})
     js = run(p, "a")
-    assert js["graph"]["nodes"][1] == {"id": "d0", "kind": "data", "target": "b", "provides": [ARCH]}
+    assert js["graph"]["nodes"][1] == {
+        "id": "d0",
+        "kind": "data",
+        "target": "b",
+        "provides": [ARCH],
+    }
 
 
 def test_one_data_island_serves_two_consumers():
@@ -157,7 +172,12 @@ def test_one_data_island_serves_two_consumers():
         paths={VEC: ["c"], ARCH: ["c", "b"]},
     )
     js = run(p, "a b b a")
-    assert summary(js) == [("i0", "a", ["s"]), ("i1", "b", ["l"]), ("i2", "b", ["m"]), ("i3", "a", ["r"])]
+    assert summary(js) == [
+        ("i0", "a", ["s"]),
+        ("i1", "b", ["l"]),
+        ("i2", "b", ["m"]),
+        ("i3", "a", ["r"]),
+    ]
     data = [n for n in js["graph"]["nodes"] if n["kind"] == "data"]
     # ARCH could come from b or c; neither b island dominates r, and the existing
     # embedding data island serves it rather than a new postgres one
@@ -188,13 +208,23 @@ def test_inherits_edge_to_a_same_target_dominator_and_reuse_of_its_fetch():
     )
     js = run(p, "b a c a b a")
     ids = summary(js)
-    assert ids == [("i0", "b", ["q"]), ("i1", "a", ["a1"]), ("i2", "c", ["e"]), ("i3", "a", ["a2"]),
-                   ("i4", "b", ["p2"]), ("i5", "a", ["a3"])]
+    assert ids == [
+        ("i0", "b", ["q"]),
+        ("i1", "a", ["a1"]),
+        ("i2", "c", ["e"]),
+        ("i3", "a", ["a2"]),
+        ("i4", "b", ["p2"]),
+        ("i5", "a", ["a3"]),
+    ]
     assert edges(js, "inherits") == [("i0", "i4"), ("i1", "i3"), ("i3", "i5")]
     # a3 reuses the name a1 fetched (through a2) instead of asking the nearer postgres island
     # p2; the vectors come from the dominating embedding island e.
     assert js["islands"][5]["inherited"] == [NAME]
-    assert edges(js, "data_flow") == [("i0", "i1", [NAME]), ("i0", "i5", [NAME]), ("i2", "i5", [VEC])]
+    assert edges(js, "data_flow") == [
+        ("i0", "i1", [NAME]),
+        ("i0", "i5", [NAME]),
+        ("i2", "i5", [VEC]),
+    ]
     assert js["islands"][4]["provides"] == []
 
 
@@ -209,7 +239,9 @@ def test_no_inherits_without_a_same_target_strict_dominator():
 
 def test_cyclic_island_graph_is_scheduled_as_a_group():
     # interpreter and embedding alternate inside a loop: h(a) -> e(c) -> t(a) -> h
-    p = plan(blk("s", "h"), blk("h", "x", "e"), blk("e", "t"), blk("t", "h"), blk("x"), paths=ORIGINS)
+    p = plan(
+        blk("s", "h"), blk("h", "x", "e"), blk("e", "t"), blk("t", "h"), blk("x"), paths=ORIGINS
+    )
     g = graph(p)
     a = place(g, "b a c a a")
     res = islands(g, a, fuse(g, a))
@@ -224,9 +256,11 @@ def test_cyclic_island_graph_is_scheduled_as_a_group():
 
 def test_two_separate_loops_give_two_groups_in_order():
     p = plan(
-        blk("h1", "b1", "m"), blk("b1", "h1"),
+        blk("h1", "b1", "m"),
+        blk("b1", "h1"),
         blk("m", "h2"),
-        blk("h2", "b2", "x"), blk("b2", "h2"),
+        blk("h2", "b2", "x"),
+        blk("b2", "h2"),
         blk("x"),
     )
     js = run(p, "a c b a c b")
@@ -247,7 +281,12 @@ def test_example_loop_alternating():
     g = graph(doc)
     a = tuple(g.targets.index(best[b]) for b in g.block_ids)
     # the optimum alternates inside the loop, which is what this example is for
-    assert [best[b] for b in ("bb1", "bb2", "bb3", "bb4")] == ["interpreter", "embedding", "embedding", "interpreter"]
+    assert [best[b] for b in ("bb1", "bb2", "bb3", "bb4")] == [
+        "interpreter",
+        "embedding",
+        "embedding",
+        "interpreter",
+    ]
     js = islands(g, a, fuse(g, a)).to_json(g)
     assert js["schedule"]["cyclic"] is True
     assert any(n["kind"] == "data" for n in js["graph"]["nodes"])
@@ -292,7 +331,10 @@ def test_output_does_not_depend_on_hash_seed():
     for seed in ("0", "1", "12345"):
         r = subprocess.run(
             [sys.executable, "-c", SCRIPT, str(EXAMPLES / "loop_alternating.yaml")],
-            capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONHASHSEED=seed), timeout=60,
+            capture_output=True,
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONHASHSEED=seed),
+            timeout=60,
         )
         assert r.returncode == 0, r.stderr.decode()
         outs.add(r.stdout)
@@ -417,10 +459,16 @@ def check_invariants(g: Any, a: tuple[int, ...], res: Any) -> None:
         else:
             assert level[e.src] < level[e.dst]
     for x in range(nodes):  # as early as possible
-        preds = [level[u] + 1 for u in dep.predecessors(x) if group_of.get(u, -1) != group_of.get(x, -2)]
+        preds = [
+            level[u] + 1 for u in dep.predecessors(x) if group_of.get(u, -1) != group_of.get(x, -2)
+        ]
         if x in group_of:
-            preds = [level[u] + 1 for y in res.schedule.groups[group_of[x]] for u in dep.predecessors(y)
-                     if group_of.get(u, -1) != group_of[x]]
+            preds = [
+                level[u] + 1
+                for y in res.schedule.groups[group_of[x]]
+                for u in dep.predecessors(y)
+                if group_of.get(u, -1) != group_of[x]
+            ]
         assert level[x] == max(preds, default=0)
     assert res.schedule.cyclic == bool(sccs)
     assert fr.graph is not None
@@ -470,7 +518,9 @@ def test_cli_pipe_fuse_into_islands(cli):
     assert orjson.loads(r.stdout)["islands"] == orjson.loads(direct.stdout)["islands"]
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.yaml") if not p.name.endswith("tree.yaml")))
+@pytest.mark.parametrize(
+    "example", sorted(p.name for p in EXAMPLES.glob("*.yaml") if not p.name.endswith("tree.yaml"))
+)
 def test_every_example_fuses_and_islands_under_its_brute_force_optimum(example):
     import yaml
 

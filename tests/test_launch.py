@@ -46,14 +46,73 @@ def typer_call(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     return rest[0], {k: plain(v) for k, v in ctx.params.items()}
 
 
-COMMANDS = ["validate", *SOLVING, "run", "tree", "lower", "show", "nosuch", "--help", "--version", "-h"]
+COMMANDS = [
+    "validate",
+    *SOLVING,
+    "run",
+    "tree",
+    "lower",
+    "show",
+    "nosuch",
+    "--help",
+    "--version",
+    "-h",
+]
 TOKENS = [
-    "plan.json", "-", "a.yaml", "", "x y", "--output", "-o", "--output=o.json", "--output=", "-oo.json",
-    "--format", "--format=yaml", "json", "yaml", "JSON", "xml", "--method", "--method=exact", "auto",
-    "exact", "heuristic", "Exact", "--time-limit", "--time-limit=2.5", "5", "0", ".5", "5.", "1e3",
-    "-1", "nan", "inf", " 1", "--pin", "--pin=bb1=postgres", "bb0=interpreter", "--forbid",
-    "--pins", "--warm-start", "--out-dir", "--out-dir=d", "-q", "--quiet", "--quiet=1", "--debug",
-    "--timings", "-qq", "-h", "--help", "--", "--outp", "--version", "-x", "--unknown",
+    "plan.json",
+    "-",
+    "a.yaml",
+    "",
+    "x y",
+    "--output",
+    "-o",
+    "--output=o.json",
+    "--output=",
+    "-oo.json",
+    "--format",
+    "--format=yaml",
+    "json",
+    "yaml",
+    "JSON",
+    "xml",
+    "--method",
+    "--method=exact",
+    "auto",
+    "exact",
+    "heuristic",
+    "Exact",
+    "--time-limit",
+    "--time-limit=2.5",
+    "5",
+    "0",
+    ".5",
+    "5.",
+    "1e3",
+    "-1",
+    "nan",
+    "inf",
+    " 1",
+    "--pin",
+    "--pin=bb1=postgres",
+    "bb0=interpreter",
+    "--forbid",
+    "--pins",
+    "--warm-start",
+    "--out-dir",
+    "--out-dir=d",
+    "-q",
+    "--quiet",
+    "--quiet=1",
+    "--debug",
+    "--timings",
+    "-qq",
+    "-h",
+    "--help",
+    "--",
+    "--outp",
+    "--version",
+    "-x",
+    "--unknown",
 ]
 
 
@@ -73,19 +132,34 @@ def plain_argv(rng: random.Random) -> list[str]:
     if name in SOLVING:
         values += [["-o", "out.json"], ["--output", "o.yaml"], ["--output=o2.json"]]
     if name != "validate":
-        values += [["--format", rng.choice(["json", "yaml"])], [f"--format={rng.choice(['json', 'yaml'])}"]]
+        values += [
+            ["--format", rng.choice(["json", "yaml"])],
+            [f"--format={rng.choice(['json', 'yaml'])}"],
+        ]
     if name == "run" or SOLVING.get(name):
-        values += [["--method", rng.choice(["auto", "exact", "heuristic"])], ["--time-limit", rng.choice(["0", "2", ".25", "7."])]]
+        values += [
+            ["--method", rng.choice(["auto", "exact", "heuristic"])],
+            ["--time-limit", rng.choice(["0", "2", ".25", "7."])],
+        ]
     if SOLVING.get(name):
-        values += [["--pin", "bb1=postgres"], ["--forbid", "bb2=embedding"], ["--pins", "pins.yaml"],
-                   ["--warm-start", "old.json"], ["--pin=bb3=interpreter"]]
+        values += [
+            ["--pin", "bb1=postgres"],
+            ["--forbid", "bb2=embedding"],
+            ["--pins", "pins.yaml"],
+            ["--warm-start", "old.json"],
+            ["--pin=bb3=interpreter"],
+        ]
     if name == "run":
         values += [["--out-dir", "out2"]]
     chosen = rng.sample(flags, rng.randrange(0, len(flags) + 1))
     seen: set[str] = set()
     for v in rng.sample(values, rng.randrange(0, len(values) + 1)):
         key = v[0].split("=")[0]
-        if key in seen or (key == "-o" and "--output" in seen) or (key == "--output" and "-o" in seen):
+        if (
+            key in seen
+            or (key == "-o" and "--output" in seen)
+            or (key == "--output" and "-o" in seen)
+        ):
             continue  # one value per single-valued option: repeats go to typer
         seen.add(key)
         chosen.append(v)
@@ -119,19 +193,36 @@ def test_every_plain_command_line_is_taken_and_matches_typer() -> None:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["solve", "--help"], ["solve", "-h"], ["--version"], ["solve"], ["solve", "a", "b"],
-        ["solve", "p", "--time-limit", "-1"], ["solve", "p", "--time-limit", "1e3"], ["solve", "p", "--format", "xml"],
-        ["solve", "p", "-qo", "x"], ["solve", "p", "--", "-"], ["prune", "p", "--method", "exact"],
-        ["run", "p", "-o", "x"], ["validate", "p", "--format", "json"], ["solve", "p", "-o"],
-        ["solve", "p", "-o", "a", "-o", "b"], ["tree", "t.yaml"], ["show", "cfg", "p"], [],
+        ["solve", "--help"],
+        ["solve", "-h"],
+        ["--version"],
+        ["solve"],
+        ["solve", "a", "b"],
+        ["solve", "p", "--time-limit", "-1"],
+        ["solve", "p", "--time-limit", "1e3"],
+        ["solve", "p", "--format", "xml"],
+        ["solve", "p", "-qo", "x"],
+        ["solve", "p", "--", "-"],
+        ["prune", "p", "--method", "exact"],
+        ["run", "p", "-o", "x"],
+        ["validate", "p", "--format", "json"],
+        ["solve", "p", "-o"],
+        ["solve", "p", "-o", "a", "-o", "b"],
+        ["tree", "t.yaml"],
+        ["show", "cfg", "p"],
+        [],
     ],
 )
 def test_left_to_typer(argv: list[str]) -> None:
     assert fast_call(argv) is None
 
 
-def _both(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
-    fast = subprocess.run([sys.executable, "-m", "placement_cli", *args], cwd=cwd, capture_output=True)
+def _both(
+    args: list[str], cwd: Path
+) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
+    fast = subprocess.run(
+        [sys.executable, "-m", "placement_cli", *args], cwd=cwd, capture_output=True
+    )
     typer_path = subprocess.run([sys.executable, "-c", TYPER, *args], cwd=cwd, capture_output=True)
     return fast, typer_path
 
@@ -164,7 +255,9 @@ def test_run_and_output_files_agree(tmp_path: Path) -> None:
     a.mkdir()
     b.mkdir()
     args = ["run", plan, "--out-dir", "out", "-q", "--method", "exact"]
-    fast = subprocess.run([sys.executable, "-m", "placement_cli", *args], cwd=a, capture_output=True)
+    fast = subprocess.run(
+        [sys.executable, "-m", "placement_cli", *args], cwd=a, capture_output=True
+    )
     slow = subprocess.run([sys.executable, "-c", TYPER, *args], cwd=b, capture_output=True)
     assert fast.returncode == slow.returncode == 0
     names = sorted(p.name for p in (a / "out").iterdir())
@@ -175,11 +268,19 @@ def test_run_and_output_files_agree(tmp_path: Path) -> None:
 
 
 def test_launcher_does_not_import_typer(tmp_path: Path) -> None:
-    code = ("import sys; from placement_cli.app.launch import dispatch\n"
-            "try:\n dispatch(sys.argv[1:])\nexcept SystemExit as e:\n"
-            " print(e.code, 'typer' in sys.modules, 'click' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys; from placement_cli.app.launch import dispatch\n"
+        "try:\n dispatch(sys.argv[1:])\nexcept SystemExit as e:\n"
+        " print(e.code, 'typer' in sys.modules, 'click' in sys.modules, file=sys.stderr)"
+    )
     plan = str(ROOT / "examples" / "three_targets.yaml")
-    r = subprocess.run([sys.executable, "-c", code, "solve", plan, "-o", "x.json", "-q"], cwd=tmp_path, capture_output=True)
+    r = subprocess.run(
+        [sys.executable, "-c", code, "solve", plan, "-o", "x.json", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+    )
     assert r.stderr.decode().split() == ["0", "False", "False"]
-    r = subprocess.run([sys.executable, "-c", code, "solve", plan, "--bogus"], cwd=tmp_path, capture_output=True)
+    r = subprocess.run(
+        [sys.executable, "-c", code, "solve", plan, "--bogus"], cwd=tmp_path, capture_output=True
+    )
     assert r.stderr.decode().split()[-3:] == ["2", "True", "False"]

@@ -14,8 +14,12 @@ EX = ROOT / "examples" / "loop_alternating.yaml"
 
 
 def _imports(*args: str) -> tuple[int, str]:
-    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "placement_cli", *args],
-                       capture_output=True, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "placement_cli", *args],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     return r.returncode, r.stderr.decode()
 
 
@@ -38,8 +42,13 @@ def test_no_pydantic_on_the_success_path(tmp_path):
 def test_a_refused_input_is_diagnosed_by_the_models(tmp_path):
     # The same run, with one wrong type: now the models are imported and give the message.
     bad = tmp_path / "bad.json"
-    bad.write_bytes(b'{"version": 1, "targets": ["a"], "blocks": [{"id": 7, "terminator": {"kind": "return"}}]}')
+    bad.write_bytes(
+        b'{"version": 1, "targets": ["a"], "blocks": [{"id": 7, "terminator": {"kind": "return"}}]}'
+    )
     code, err = _imports("solve", str(bad))
     assert code == 3
     assert " pydantic" in err
-    assert err.rstrip().splitlines()[-1] == f"{bad}: blocks[0].id: Input should be a valid string (got int 7)"
+    assert (
+        err.rstrip().splitlines()[-1]
+        == f"{bad}: blocks[0].id: Input should be a valid string (got int 7)"
+    )

@@ -24,7 +24,9 @@ def solve(cli, tmp_path, *args):
     return orjson.loads(r.stdout), orjson.loads(s.stdout)
 
 
-@pytest.mark.parametrize("mode,blocks,cost", [("intersection", 1, 72), ("runs", 2, 41), ("per-statement", 5, 41)])
+@pytest.mark.parametrize(
+    "mode,blocks,cost", [("intersection", 1, 72), ("runs", 2, 41), ("per-statement", 5, 41)]
+)
 def test_seed_example_three_strategies(cli, tmp_path, mode, blocks, cost):
     plan, art = solve(cli, tmp_path, str(SEED), "--split", mode)
     assert len(plan["blocks"]) == blocks
@@ -39,7 +41,11 @@ def test_seed_example_three_strategies(cli, tmp_path, mode, blocks, cost):
 
 
 def test_seed_example_files_match_the_modes():
-    for name, mode in (("seed_split", "runs"), ("seed_intersection", "intersection"), ("seed_per_statement", "per-statement")):
+    for name, mode in (
+        ("seed_split", "runs"),
+        ("seed_intersection", "intersection"),
+        ("seed_per_statement", "per-statement"),
+    ):
         assert yaml.safe_load((EXAMPLES / f"{name}.body.yaml").read_text())["split"] == mode
 
 
@@ -59,12 +65,24 @@ def test_size_cap_option_overrides_the_file(cli, tmp_path):
 
 def test_any_set_of_targets_through_a_profile_file(cli, tmp_path):
     prof = {
-        "name": "two", "fallback": "cpu", "transfer_unit": 2,
+        "name": "two",
+        "fallback": "cpu",
+        "transfer_unit": 2,
         "targets": [
-            {"name": "cpu", "statements": {"load": 3, "binary": 3, "apply": 3}, "terminators": {"return": 1, "goto": 1},
-             "calls": True, "closures": True},
-            {"name": "gpu", "statements": {"load": 1, "binary": 1}, "terminators": {"return": 1, "goto": 1},
-             "enterable": True, "loops": True},
+            {
+                "name": "cpu",
+                "statements": {"load": 3, "binary": 3, "apply": 3},
+                "terminators": {"return": 1, "goto": 1},
+                "calls": True,
+                "closures": True,
+            },
+            {
+                "name": "gpu",
+                "statements": {"load": 1, "binary": 1},
+                "terminators": {"return": 1, "goto": 1},
+                "enterable": True,
+                "loops": True,
+            },
         ],
         "overhead": {"gpu": {"cpu": 5}, "cpu": {"gpu": 5}},
     }
@@ -76,16 +94,27 @@ def test_any_set_of_targets_through_a_profile_file(cli, tmp_path):
     assert plan["lower"]["statements"]["bb0"] == [["cpu", "gpu"], ["cpu", "gpu"], ["cpu"], ["cpu"]]
     assert [len(b["statements"]) for b in plan["blocks"]] == [2, 2]
     assert "paths" not in plan["blocks"][0]  # this profile declares no vertex paths: ...
-    assert plan["blocks"][0]["terminator"]["successors"][0]["transitions"]["gpu"]["cpu"] == 2 * 1 + 5
+    assert (
+        plan["blocks"][0]["terminator"]["successors"][0]["transitions"]["gpu"]["cpu"] == 2 * 1 + 5
+    )
     assert art["status"] == "ok"
 
 
 def test_plan_with_costs_gets_split_with_a_diagnostic(cli, tmp_path):
     plan = {
-        "version": 1, "targets": ["a", "b"], "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0, "a": 3}},
+        "version": 1,
+        "targets": ["a", "b"],
+        "transitions": {"a": {"a": 0, "b": 3}, "b": {"b": 0, "a": 3}},
         "blocks": [
-            {"id": "bb0", "statements": [{"cost": {"a": 5, "b": 1}}, {"cost": {"a": 5, "b": 1}}, {"cost": {"a": 1}}],
-             "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]}},
+            {
+                "id": "bb0",
+                "statements": [
+                    {"cost": {"a": 5, "b": 1}},
+                    {"cost": {"a": 5, "b": 1}},
+                    {"cost": {"a": 1}},
+                ],
+                "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+            },
             {"id": "bb1", "terminator": {"kind": "return"}},
         ],
     }
@@ -111,7 +140,9 @@ def test_unpriceable_sizes_warn_on_stderr(cli, tmp_path):
 
 
 def test_lower_accepts_an_artifact_and_splits_its_plan(cli, tmp_path):
-    r = cli("run", str(EXAMPLES / "three_targets.yaml"), "--out-dir", str(tmp_path / "out"), "--quiet")
+    r = cli(
+        "run", str(EXAMPLES / "three_targets.yaml"), "--out-dir", str(tmp_path / "out"), "--quiet"
+    )
     assert r.returncode == 0
     out, art = solve(cli, tmp_path, str(tmp_path / "out" / "prune.json"))
     assert out["lower"]["blocks_after"] >= out["lower"]["blocks_before"]

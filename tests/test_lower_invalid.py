@@ -11,10 +11,20 @@ from tests.lower_helpers import body_doc
 
 GOOD = body_doc(
     [
-        {"id": "bb0", "statements": [{"assign": "a", "load": "env.0"}],
-         "terminator": {"kind": "switch", "operand": "a", "successors": [{"block": "bb1"}, {"block": "bb2"}]}},
-        {"id": "bb1", "statements": [{"assign": "b", "unary": {"op": "-", "operand": "a"}}],
-         "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]}},
+        {
+            "id": "bb0",
+            "statements": [{"assign": "a", "load": "env.0"}],
+            "terminator": {
+                "kind": "switch",
+                "operand": "a",
+                "successors": [{"block": "bb1"}, {"block": "bb2"}],
+            },
+        },
+        {
+            "id": "bb1",
+            "statements": [{"assign": "b", "unary": {"op": "-", "operand": "a"}}],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]},
+        },
         {"id": "bb2", "terminator": {"kind": "return", "operand": "a"}},
     ],
     {"a": "int", "b": "int"},
@@ -35,37 +45,57 @@ B = ["bodies", 0]
 BLK = B + ["blocks"]
 CASES = {
     "use before def in the block": (
-        mutate(BLK + [0, "statements"], [{"assign": "c", "load": "a"}, {"assign": "a", "load": "env.0"}]) | {},
-        "bodies[0].blocks[0].statements[0].load: local 'a' is used before it is defined on every path"),
+        mutate(
+            BLK + [0, "statements"],
+            [{"assign": "c", "load": "a"}, {"assign": "a", "load": "env.0"}],
+        )
+        | {},
+        "bodies[0].blocks[0].statements[0].load: local 'a' is used before it is defined on every path",
+    ),
     "use not dominated": (
         mutate(BLK + [2, "terminator", "operand"], "b"),
-        "bodies[0].blocks[2].terminator.operand: local 'b' is used before it is defined on every path"),
+        "bodies[0].blocks[2].terminator.operand: local 'b' is used before it is defined on every path",
+    ),
     "assigned twice": (
         mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}]),
-        "bodies[0].blocks[1].statements[0].assign: local 'a' is assigned twice (SSA: one definition per local)"),
+        "bodies[0].blocks[1].statements[0].assign: local 'a' is assigned twice (SSA: one definition per local)",
+    ),
     "unknown local": (
         mutate(BLK + [1, "statements", 0, "unary", "operand"], "zz"),
-        "bodies[0].blocks[1].statements[0].unary.operand: unknown local 'zz'"),
+        "bodies[0].blocks[1].statements[0].unary.operand: unknown local 'zz'",
+    ),
     "unknown block": (
         mutate(BLK + [1, "terminator", "successors", 0, "block"], "bb9"),
-        "bodies[0].blocks[1].terminator.successors[0].block: unknown block 'bb9'"),
+        "bodies[0].blocks[1].terminator.successors[0].block: unknown block 'bb9'",
+    ),
     "projection does not fit": (
         mutate(BLK + [0, "statements", 0, "load"], "env.1.y"),
-        "bodies[0].blocks[0].statements[0].load: projection 'env.1.y' does not fit the type of 'env': struct has no field 'y' (fields: x)"),
+        "bodies[0].blocks[0].statements[0].load: projection 'env.1.y' does not fit the type of 'env': struct has no field 'y' (fields: x)",
+    ),
     "projection out of a primitive": (
         mutate(BLK + [1, "statements", 0, "unary", "operand"], "a.0"),
-        "bodies[0].blocks[1].statements[0].unary.operand: projection 'a.0' does not fit the type of 'a': cannot project field '0' out of int"),
+        "bodies[0].blocks[1].statements[0].unary.operand: projection 'a.0' does not fit the type of 'a': cannot project field '0' out of int",
+    ),
     "unknown profile rule": (
         mutate(["profile"], {"name": "p", "targets": [{"name": "t", "vectorised": True}]}),
-        "profile.targets[0].vectorised: unknown field"),
-    "unknown built-in profile": (mutate(["profile"], "nope"), "profile: unknown built-in profile 'nope' (known: hashql)"),
+        "profile.targets[0].vectorised: unknown field",
+    ),
+    "unknown built-in profile": (
+        mutate(["profile"], "nope"),
+        "profile: unknown built-in profile 'nope' (known: hashql)",
+    ),
     "two rvalues": (
         mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "a", "input": "x"}),
-        "bodies[0].blocks[1].statements[0]: Value error, an assignment needs exactly one rvalue"),
-    "unknown type": (mutate(B + ["locals", "b"], "widget"), "bodies[0].locals.b: unknown type 'widget'"),
+        "bodies[0].blocks[1].statements[0]: Value error, an assignment needs exactly one rvalue",
+    ),
+    "unknown type": (
+        mutate(B + ["locals", "b"], "widget"),
+        "bodies[0].locals.b: unknown type 'widget'",
+    ),
     "argument count": (
         mutate(BLK + [1, "terminator", "successors", 0], {"block": "bb2", "args": ["a"]}),
-        "bodies[0].blocks[1].terminator.successors[0].args: block 'bb2' takes 0 argument(s), got 1"),
+        "bodies[0].blocks[1].terminator.successors[0].args: block 'bb2' takes 0 argument(s), got 1",
+    ),
 }
 
 
@@ -74,7 +104,11 @@ def test_invalid_body_exits_3_with_file_path_message(cli, tmp_path, name):
     doc, want = CASES[name]
     f = tmp_path / "bad.body.json"
     f.write_bytes(orjson.dumps(doc))
-    for cmd in (["lower", str(f)], ["run", str(f), "--out-dir", str(tmp_path / "out")], ["validate", str(f)]):
+    for cmd in (
+        ["lower", str(f)],
+        ["run", str(f), "--out-dir", str(tmp_path / "out")],
+        ["validate", str(f)],
+    ):
         r = cli(*cmd)
         err = r.stderr.decode()
         assert r.returncode == 3, (cmd, err)

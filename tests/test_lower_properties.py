@@ -37,7 +37,7 @@ def test_splitting_cuts_exactly_where_support_changes(doc):
     blocks = plan["blocks"]
     for i, b in enumerate(blocks):
         p = prov[b["id"]]
-        sup = sec["statements"][p["block"]][p["statements"][0]:p["statements"][1]]
+        sup = sec["statements"][p["block"]][p["statements"][0] : p["statements"][1]]
         # never a block with mixed support, and the block's domain is its run's support
         assert all(s == sup[0] for s in sup)
         if sup:
@@ -50,7 +50,7 @@ def test_splitting_cuts_exactly_where_support_changes(doc):
         if nxt is not None and prov[nxt["id"]]["block"] == p["block"]:
             q = prov[nxt["id"]]
             assert not p["terminator"]
-            nsup = sec["statements"][q["block"]][q["statements"][0]:q["statements"][1]]
+            nsup = sec["statements"][q["block"]][q["statements"][0] : q["statements"][1]]
             if nsup:  # never a cut between statements with equal support
                 assert nsup[0] != sup[-1]
             else:  # a terminator-only block: its support is not a superset of the last run's
@@ -127,8 +127,11 @@ def literal_eligibility(doc):
                 for v, args in blocks[b].succ:
                     eb = list(bits)
                     for k, p in enumerate(blocks[v].params):
-                        eb[p] = (blocks[b].term != "graph_read" and R.op_ok(args[k], bits)
-                                 and not (R.ser and not body.ser_safe[p]))
+                        eb[p] = (
+                            blocks[b].term != "graph_read"
+                            and R.op_ok(args[k], bits)
+                            and not (R.ser and not body.ser_safe[p])
+                        )
                     em = sum(1 << x for x in range(n) if eb[x])
                     new = state_in[v] & em if v != body.entry else state_in[v] & em
                     if new != state_in[v]:

@@ -19,21 +19,35 @@ def assign(lhs, **rv):
 
 # -- §2.1 Postgres rules --------------------------------------------------------------
 
+
 def test_postgres_load_and_unary_follow_their_operand():
-    doc = one_block([assign("a", load="env.0"), assign("b", unary={"op": "-", "operand": "a"}),
-                     assign("c", apply={"func": "env.1", "args": []}), assign("d", unary={"op": "-", "operand": "c"})],
-                    {"a": "int", "b": "int", "c": "int", "d": "int"}, env={"tuple": ["int", "closure"]},
-                    term={"kind": "return", "operand": "b"})
+    doc = one_block(
+        [
+            assign("a", load="env.0"),
+            assign("b", unary={"op": "-", "operand": "a"}),
+            assign("c", apply={"func": "env.1", "args": []}),
+            assign("d", unary={"op": "-", "operand": "c"}),
+        ],
+        {"a": "int", "b": "int", "c": "int", "d": "int"},
+        env={"tuple": ["int", "closure"]},
+        term={"kind": "return", "operand": "b"},
+    )
     s = supports(doc)
     assert P in s[0] and P in s[1]
     assert P not in s[2] and P not in s[3]  # apply never; its result poisons the unary
 
 
 def test_postgres_binary_needs_both_operands():
-    doc = one_block([assign("a", load="env.0"), assign("c", apply={"func": "env.1", "args": []}),
-                     assign("x", binary={"op": "+", "left": "a", "right": C1}),
-                     assign("y", binary={"op": "+", "left": "a", "right": "c"})],
-                    {"a": "int", "c": "int", "x": "int", "y": "int"}, env={"tuple": ["int", "closure"]})
+    doc = one_block(
+        [
+            assign("a", load="env.0"),
+            assign("c", apply={"func": "env.1", "args": []}),
+            assign("x", binary={"op": "+", "left": "a", "right": C1}),
+            assign("y", binary={"op": "+", "left": "a", "right": "c"}),
+        ],
+        {"a": "int", "c": "int", "x": "int", "y": "int"},
+        env={"tuple": ["int", "closure"]},
+    )
     s = supports(doc)
     assert P in s[2] and P not in s[3]
 
@@ -45,7 +59,11 @@ EQ_CASES = [
     ({"opaque": "A"}, {"opaque": "B"}, False),  # different opaque names
     ({"opaque": "A"}, {"opaque": "A"}, True),
     ("unknown", "int", False),  # unknown types
-    ({"union": ["int", {"dict": ["string", "int"]}]}, {"struct": {"k": "int"}}, False),  # union variant-wise
+    (
+        {"union": ["int", {"dict": ["string", "int"]}]},
+        {"struct": {"k": "int"}},
+        False,
+    ),  # union variant-wise
     ({"union": ["int", "string"]}, "int", True),
     ({"struct": {"k": {"list": "int"}}}, {"struct": {"k": {"tuple": ["int"]}}}, False),  # nested
     ("int", "string", True),
@@ -55,72 +73,143 @@ EQ_CASES = [
 @pytest.mark.parametrize("ta,tb,safe", EQ_CASES)
 @pytest.mark.parametrize("op", ["==", "!="])
 def test_postgres_equality_safety(ta, tb, safe, op):
-    doc = one_block([assign("a", load="env.0"), assign("b", load="env.1"),
-                     assign("r", binary={"op": op, "left": "a", "right": "b"})],
-                    {"a": ta, "b": tb, "r": "bool"}, env={"tuple": [ta, tb]}, term={"kind": "return", "operand": "r"})
+    doc = one_block(
+        [
+            assign("a", load="env.0"),
+            assign("b", load="env.1"),
+            assign("r", binary={"op": op, "left": "a", "right": "b"}),
+        ],
+        {"a": ta, "b": tb, "r": "bool"},
+        env={"tuple": [ta, tb]},
+        term={"kind": "return", "operand": "r"},
+    )
     s = supports(doc)
     assert (P in s[2]) is safe
     assert I in s[2]
 
 
 def test_equality_safety_only_for_eq_and_ne():
-    doc = one_block([assign("a", load="env.0"), assign("b", load="env.1"),
-                     assign("r", binary={"op": "<", "left": "a", "right": "b"})],
-                    {"a": {"list": "int"}, "b": {"tuple": ["int"]}, "r": "bool"},
-                    env={"tuple": [{"list": "int"}, {"tuple": ["int"]}]})
+    doc = one_block(
+        [
+            assign("a", load="env.0"),
+            assign("b", load="env.1"),
+            assign("r", binary={"op": "<", "left": "a", "right": "b"}),
+        ],
+        {"a": {"list": "int"}, "b": {"tuple": ["int"]}, "r": "bool"},
+        env={"tuple": [{"list": "int"}, {"tuple": ["int"]}]},
+    )
     assert P in supports(doc)[2]
 
 
 def test_equality_safety_recursive_types_terminate():
-    types = {"L": {"union": ["unit", {"tuple": ["int", "L"]}]}, "Bad": {"union": ["unit", {"tuple": [{"list": "int"}, "Bad2"]}]},
-             "Bad2": {"union": ["unit", {"tuple": [{"tuple": ["int"]}, "Bad"]}]}}
-    ok = one_block([assign("a", load="env.0"), assign("r", binary={"op": "==", "left": "a", "right": "a"})],
-                   {"a": "L", "r": "bool"}, env={"tuple": ["L"]}, types=types)
-    bad = one_block([assign("a", load="env.0"), assign("b", load="env.1"),
-                     assign("r", binary={"op": "==", "left": "a", "right": "b"})],
-                    {"a": "Bad", "b": "Bad2", "r": "bool"}, env={"tuple": ["Bad", "Bad2"]}, types=types)
+    types = {
+        "L": {"union": ["unit", {"tuple": ["int", "L"]}]},
+        "Bad": {"union": ["unit", {"tuple": [{"list": "int"}, "Bad2"]}]},
+        "Bad2": {"union": ["unit", {"tuple": [{"tuple": ["int"]}, "Bad"]}]},
+    }
+    ok = one_block(
+        [assign("a", load="env.0"), assign("r", binary={"op": "==", "left": "a", "right": "a"})],
+        {"a": "L", "r": "bool"},
+        env={"tuple": ["L"]},
+        types=types,
+    )
+    bad = one_block(
+        [
+            assign("a", load="env.0"),
+            assign("b", load="env.1"),
+            assign("r", binary={"op": "==", "left": "a", "right": "b"}),
+        ],
+        {"a": "Bad", "b": "Bad2", "r": "bool"},
+        env={"tuple": ["Bad", "Bad2"]},
+        types=types,
+    )
     assert P in supports(ok)[1]
     assert P not in supports(bad)[2]
 
 
 def test_equality_with_a_constant_is_always_safe():
-    doc = one_block([assign("a", load="env.0"), assign("r", binary={"op": "==", "left": "a", "right": C1})],
-                    {"a": "unknown", "r": "bool"}, env={"tuple": ["unknown"]})
+    doc = one_block(
+        [assign("a", load="env.0"), assign("r", binary={"op": "==", "left": "a", "right": C1})],
+        {"a": "unknown", "r": "bool"},
+        env={"tuple": ["unknown"]},
+    )
     assert P in supports(doc)[1]
 
 
 def test_postgres_aggregates_except_closures_input_always_apply_never():
-    doc = one_block([assign("a", aggregate={"kind": "tuple", "operands": [C1, C1]}),
-                     assign("b", aggregate={"kind": "closure", "operands": [C1]}),
-                     assign("c", input="limit"),
-                     assign("d", apply={"func": {"fn": "g"}, "args": []})],
-                    {"a": {"tuple": ["int", "int"]}, "b": "closure", "c": "int", "d": "int"})
+    doc = one_block(
+        [
+            assign("a", aggregate={"kind": "tuple", "operands": [C1, C1]}),
+            assign("b", aggregate={"kind": "closure", "operands": [C1]}),
+            assign("c", input="limit"),
+            assign("d", apply={"func": {"fn": "g"}, "args": []}),
+        ],
+        {"a": {"tuple": ["int", "int"]}, "b": "closure", "c": "int", "d": "int"},
+    )
     s = supports(doc)
     assert P in s[0] and P not in s[1] and P in s[2] and P not in s[3]
     assert all(I in x for x in s)
 
 
 def test_postgres_constants_primitive_yes_function_pointer_no():
-    doc = one_block([assign("a", load=C1), assign("b", load={"fn": "g"}), assign("c", load={"const": None})],
-                    {"a": "int", "b": "closure", "c": "unit"})
+    doc = one_block(
+        [assign("a", load=C1), assign("b", load={"fn": "g"}), assign("c", load={"const": None})],
+        {"a": "int", "b": "closure", "c": "unit"},
+    )
     s = supports(doc)
     assert P in s[0] and P not in s[1] and P in s[2]
 
 
 def test_env_is_checked_per_field():
-    env = {"tuple": ["int", "closure", {"dict": ["string", "int"]}, {"dict": ["int", "int"]}, {"list": "closure"}]}
-    doc = one_block([assign(f"x{i}", load=f"env.{i}") for i in range(5)] + [assign("w", load="env")],
-                    {"x0": "int", "x1": "closure", "x2": {"dict": ["string", "int"]}, "x3": {"dict": ["int", "int"]},
-                     "x4": {"list": "closure"}, "w": env}, env=env)
+    env = {
+        "tuple": [
+            "int",
+            "closure",
+            {"dict": ["string", "int"]},
+            {"dict": ["int", "int"]},
+            {"list": "closure"},
+        ]
+    }
+    doc = one_block(
+        [assign(f"x{i}", load=f"env.{i}") for i in range(5)] + [assign("w", load="env")],
+        {
+            "x0": "int",
+            "x1": "closure",
+            "x2": {"dict": ["string", "int"]},
+            "x3": {"dict": ["int", "int"]},
+            "x4": {"list": "closure"},
+            "w": env,
+        },
+        env=env,
+    )
     s = supports(doc)
-    assert [P in x for x in s[:6]] == [True, False, True, False, False, False]  # the whole env: never
+    assert [P in x for x in s[:6]] == [
+        True,
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]  # the whole env: never
 
 
 def test_vertex_paths_by_origin():
-    doc = one_block([assign("a", load="vertex.properties.name"), assign("b", load="vertex.encodings.vectors"),
-                     assign("c", load="vertex.metadata.archived"), assign("d", load="vertex"),
-                     assign("e", load="vertex.no_such_path")],
-                    {"a": "string", "b": {"list": "float"}, "c": "bool", "d": {"opaque": "Entity"}, "e": "unknown"})
+    doc = one_block(
+        [
+            assign("a", load="vertex.properties.name"),
+            assign("b", load="vertex.encodings.vectors"),
+            assign("c", load="vertex.metadata.archived"),
+            assign("d", load="vertex"),
+            assign("e", load="vertex.no_such_path"),
+        ],
+        {
+            "a": "string",
+            "b": {"list": "float"},
+            "c": "bool",
+            "d": {"opaque": "Entity"},
+            "e": "unknown",
+        },
+    )
     s = supports(doc)
     assert [P in x for x in s[:5]] == [True, False, True, False, False]
     assert [E in x for x in s[:5]] == [False, True, False, False, False]
@@ -128,29 +217,52 @@ def test_vertex_paths_by_origin():
 
 
 def test_embedding_only_loads_of_supported_operands_and_no_constants():
-    doc = one_block([assign("v", load="vertex.encodings.vectors"), assign("w", load="v"),
-                     assign("n", unary={"op": "-", "operand": "v"}), assign("k", load=C1),
-                     assign("t", aggregate={"kind": "tuple", "operands": ["v"]})],
-                    {"v": {"list": "float"}, "w": {"list": "float"}, "n": {"list": "float"}, "k": "int",
-                     "t": {"tuple": [{"list": "float"}]}}, term={"kind": "return", "operand": "w"})
+    doc = one_block(
+        [
+            assign("v", load="vertex.encodings.vectors"),
+            assign("w", load="v"),
+            assign("n", unary={"op": "-", "operand": "v"}),
+            assign("k", load=C1),
+            assign("t", aggregate={"kind": "tuple", "operands": ["v"]}),
+        ],
+        {
+            "v": {"list": "float"},
+            "w": {"list": "float"},
+            "n": {"list": "float"},
+            "k": "int",
+            "t": {"tuple": [{"list": "float"}]},
+        },
+        term={"kind": "return", "operand": "w"},
+    )
     s = supports(doc)
     assert [E in x for x in s] == [True, True, False, False, False, True]
 
 
 def test_postgres_serialization_safety_of_defined_values():
-    for ty in ({"union": ["int", {"opaque": "X"}]}, {"union": [{"struct": {"a": "int"}}, {"dict": ["string", "int"]}]},
-               {"union": [{"tuple": ["int"]}, {"list": "int"}]}):
+    for ty in (
+        {"union": ["int", {"opaque": "X"}]},
+        {"union": [{"struct": {"a": "int"}}, {"dict": ["string", "int"]}]},
+        {"union": [{"tuple": ["int"]}, {"list": "int"}]},
+    ):
         doc = one_block([assign("a", load="env.0")], {"a": ty}, env={"tuple": [ty]})
         assert P not in supports(doc)[0], ty
-    doc = one_block([assign("a", load="env.0")], {"a": {"union": ["int", "string"]}}, env={"tuple": [{"union": ["int", "string"]}]})
+    doc = one_block(
+        [assign("a", load="env.0")],
+        {"a": {"union": ["int", "string"]}},
+        env={"tuple": [{"union": ["int", "string"]}]},
+    )
     assert P in supports(doc)[0]
 
 
 def test_graph_read_parameters_are_never_supported():
     blocks = [
         {"id": "bb0", "terminator": {"kind": "graph_read", "successors": [{"block": "bb1"}]}},
-        {"id": "bb1", "params": ["r"], "statements": [assign("x", unary={"op": "!", "operand": "r"})],
-         "terminator": {"kind": "return", "operand": "x"}},
+        {
+            "id": "bb1",
+            "params": ["r"],
+            "statements": [assign("x", unary={"op": "!", "operand": "r"})],
+            "terminator": {"kind": "return", "operand": "x"},
+        },
     ]
     _, sec, _ = lower(body_doc(blocks, {"r": "bool", "x": "bool"}))
     assert sec["statements"]["bb1"] == [[I]]
@@ -160,16 +272,42 @@ def test_graph_read_parameters_are_never_supported():
 
 def test_block_params_join_is_intersection():
     blocks = [
-        {"id": "bb0", "statements": [assign("a", load="env.0"), assign("c", apply={"func": "env.1", "args": []})],
-         "terminator": {"kind": "switch", "operand": "a", "successors": [{"block": "bb1", "args": ["a"]}, {"block": "bb1", "args": ["c"]}]}},
-        {"id": "bb1", "params": ["p"], "statements": [assign("y", unary={"op": "-", "operand": "p"})],
-         "terminator": {"kind": "return", "operand": "y"}},
+        {
+            "id": "bb0",
+            "statements": [
+                assign("a", load="env.0"),
+                assign("c", apply={"func": "env.1", "args": []}),
+            ],
+            "terminator": {
+                "kind": "switch",
+                "operand": "a",
+                "successors": [{"block": "bb1", "args": ["a"]}, {"block": "bb1", "args": ["c"]}],
+            },
+        },
+        {
+            "id": "bb1",
+            "params": ["p"],
+            "statements": [assign("y", unary={"op": "-", "operand": "p"})],
+            "terminator": {"kind": "return", "operand": "y"},
+        },
     ]
-    _, sec, _ = lower(body_doc(blocks, {"a": "int", "c": "int", "p": "int", "y": "int"}, env={"tuple": ["int", "closure"]}))
+    _, sec, _ = lower(
+        body_doc(
+            blocks,
+            {"a": "int", "c": "int", "p": "int", "y": "int"},
+            env={"tuple": ["int", "closure"]},
+        )
+    )
     assert P not in sec["statements"]["bb1"][0]
     # with both arguments supported the param is supported
     blocks[0]["terminator"]["successors"][1]["args"] = ["a"]
-    _, sec, _ = lower(body_doc(blocks, {"a": "int", "c": "int", "p": "int", "y": "int"}, env={"tuple": ["int", "closure"]}))
+    _, sec, _ = lower(
+        body_doc(
+            blocks,
+            {"a": "int", "c": "int", "p": "int", "y": "int"},
+            env={"tuple": ["int", "closure"]},
+        )
+    )
     assert P in sec["statements"]["bb1"][0]
 
 
@@ -183,8 +321,14 @@ def test_no_return_block_means_nothing_is_dispatchable():
 
 
 def test_interpreter_runs_everything_at_cost_8_and_postgres_embedding_4():
-    plan, _, _ = lower(one_block([assign("a", load="vertex.encodings.vectors"), {"storage_dead": "a"}],
-                                 {"a": {"list": "float"}}, term={"kind": "return", "operand": "a"}), split="intersection")
+    plan, _, _ = lower(
+        one_block(
+            [assign("a", load="vertex.encodings.vectors"), {"storage_dead": "a"}],
+            {"a": {"list": "float"}},
+            term={"kind": "return", "operand": "a"},
+        ),
+        split="intersection",
+    )
     st = plan["blocks"][0]["statements"]
     assert st[0]["cost"] == {I: 8, E: 4}
     assert st[1]["cost"] == {I: 0, P: 0, E: 0}
@@ -192,6 +336,7 @@ def test_interpreter_runs_everything_at_cost_8_and_postgres_embedding_4():
 
 
 # -- §2.3 splitting -----------------------------------------------------------------------
+
 
 def test_split_starts_a_region_on_any_support_change():
     assert runs([3, 3, 7, 3], 3) == [(0, 2, False, 3), (2, 3, False, 7), (3, 4, True, 3)]
@@ -205,18 +350,42 @@ def test_terminator_region_when_not_a_superset_including_incomparable():
 
 def test_split_body_rewrites_references_and_inserts_argument_free_gotos():
     blocks = [
-        {"id": "bb0", "statements": [assign("a", load="env.0"), assign("c", apply={"func": "env.1", "args": ["a"]})],
-         "terminator": {"kind": "goto", "successors": [{"block": "bb1", "args": ["c"]}]}},
-        {"id": "bb1", "params": ["p"], "statements": [assign("q", load="p")],
-         "terminator": {"kind": "return", "operand": "q"}},
+        {
+            "id": "bb0",
+            "statements": [
+                assign("a", load="env.0"),
+                assign("c", apply={"func": "env.1", "args": ["a"]}),
+            ],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1", "args": ["c"]}]},
+        },
+        {
+            "id": "bb1",
+            "params": ["p"],
+            "statements": [assign("q", load="p")],
+            "terminator": {"kind": "return", "operand": "q"},
+        },
     ]
-    plan, _, _ = lower(body_doc(blocks, {"a": "int", "c": "int", "p": "int", "q": "int"}, env={"tuple": ["int", "closure"]}))
+    plan, _, _ = lower(
+        body_doc(
+            blocks,
+            {"a": "int", "c": "int", "p": "int", "q": "int"},
+            env={"tuple": ["int", "closure"]},
+        )
+    )
     ids = [b["id"] for b in plan["blocks"]]
     assert ids == ["bb0", "bb0.1", "bb1"]
     g0 = plan["blocks"][0]["terminator"]
-    assert g0["kind"] == "goto" and g0["successors"][0]["block"] == "bb0.1" and g0["successors"][0]["args"] == []
+    assert (
+        g0["kind"] == "goto"
+        and g0["successors"][0]["block"] == "bb0.1"
+        and g0["successors"][0]["args"] == []
+    )
     assert "cost" not in g0  # a synthesized goto costs 0 everywhere
-    assert plan["blocks"][1]["terminator"]["successors"][0] == {**plan["blocks"][1]["terminator"]["successors"][0], "block": "bb1", "args": ["c"]}
+    assert plan["blocks"][1]["terminator"]["successors"][0] == {
+        **plan["blocks"][1]["terminator"]["successors"][0],
+        "block": "bb1",
+        "args": ["c"],
+    }
     assert plan["provenance"]["bb0.1"] == {"block": "bb0", "statements": [1, 2], "terminator": True}
 
 
@@ -231,7 +400,9 @@ def cells(m):
 
 
 def test_matrix_a_same_target_free():
-    m = cells(matrix(PROF, "return", 0b101, 0b101, 5.0, False))  # no successor-kind step: only a and b
+    m = cells(
+        matrix(PROF, "return", 0b101, 0b101, 5.0, False)
+    )  # no successor-kind step: only a and b
     assert m[(0, 0)] == 0 and m[(2, 2)] == 0
 
 
@@ -269,9 +440,20 @@ def test_matrix_e_switch_overheads():
 
 def test_self_loop_is_in_a_loop_and_bans_postgres():
     blocks = [
-        {"id": "bb0", "statements": [assign("a", load=C1)], "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]}},
-        {"id": "bb1", "statements": [assign("b", load=C1)],
-         "terminator": {"kind": "switch", "operand": "b", "successors": [{"block": "bb1"}, {"block": "bb2"}]}},
+        {
+            "id": "bb0",
+            "statements": [assign("a", load=C1)],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("b", load=C1)],
+            "terminator": {
+                "kind": "switch",
+                "operand": "b",
+                "successors": [{"block": "bb1"}, {"block": "bb2"}],
+            },
+        },
         {"id": "bb2", "terminator": {"kind": "return"}},
     ]
     plan, sec, _ = lower(body_doc(blocks, {"a": "int", "b": "int"}))
@@ -287,8 +469,15 @@ def test_edge_inside_a_cycle_is_in_a_loop():
     blocks = [
         {"id": "bb0", "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]}},
         {"id": "bb1", "terminator": {"kind": "goto", "successors": [{"block": "bb2"}]}},
-        {"id": "bb2", "statements": [assign("b", load=C1)],
-         "terminator": {"kind": "switch", "operand": "b", "successors": [{"block": "bb1"}, {"block": "bb3"}]}},
+        {
+            "id": "bb2",
+            "statements": [assign("b", load=C1)],
+            "terminator": {
+                "kind": "switch",
+                "operand": "b",
+                "successors": [{"block": "bb1"}, {"block": "bb3"}],
+            },
+        },
         {"id": "bb3", "terminator": {"kind": "return"}},
     ]
     _, sec, _ = lower(body_doc(blocks, {"b": "int"}))
@@ -299,15 +488,33 @@ def test_edge_inside_a_cycle_is_in_a_loop():
 
 # -- transfer sizes, unbounded sizes, premium ------------------------------------------------
 
+
 def test_transfer_is_live_in_plus_params_times_unit_cost():
     blocks = [
-        {"id": "bb0", "statements": [assign("a", aggregate={"kind": "tuple", "operands": [C1, C1, C1]}),
-                                     assign("b", load=C1)],
-         "terminator": {"kind": "goto", "successors": [{"block": "bb1", "args": ["b"]}]}},
-        {"id": "bb1", "params": ["p"], "statements": [assign("c", aggregate={"kind": "tuple", "operands": ["a", "p"]})],
-         "terminator": {"kind": "return", "operand": "c"}},
+        {
+            "id": "bb0",
+            "statements": [
+                assign("a", aggregate={"kind": "tuple", "operands": [C1, C1, C1]}),
+                assign("b", load=C1),
+            ],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1", "args": ["b"]}]},
+        },
+        {
+            "id": "bb1",
+            "params": ["p"],
+            "statements": [assign("c", aggregate={"kind": "tuple", "operands": ["a", "p"]})],
+            "terminator": {"kind": "return", "operand": "c"},
+        },
     ]
-    doc = body_doc(blocks, {"a": {"tuple": ["int", "int", "int"]}, "b": "int", "p": "int", "c": {"tuple": ["unknown", "int"]}})
+    doc = body_doc(
+        blocks,
+        {
+            "a": {"tuple": ["int", "int", "int"]},
+            "b": "int",
+            "p": "int",
+            "c": {"tuple": ["unknown", "int"]},
+        },
+    )
     plan, sec, _ = lower(doc)
     e = sec["edges"][0]
     assert e["live"] == ["a", "p"] and e["transfer"] == 4
@@ -316,8 +523,16 @@ def test_transfer_is_live_in_plus_params_times_unit_cost():
 
 def test_unbounded_size_is_unpriceable_without_a_cap_and_capped_with_one():
     blocks = [
-        {"id": "bb0", "statements": [assign("a", load="env.0")], "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]}},
-        {"id": "bb1", "statements": [assign("b", unary={"op": "-", "operand": "a"})], "terminator": {"kind": "return", "operand": "b"}},
+        {
+            "id": "bb0",
+            "statements": [assign("a", load="env.0")],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("b", unary={"op": "-", "operand": "a"})],
+            "terminator": {"kind": "return", "operand": "b"},
+        },
     ]
     doc = body_doc(blocks, {"a": {"list": "int"}, "b": "int"}, env={"tuple": [{"list": "int"}]})
     plan, sec, diags = lower(doc)
@@ -329,9 +544,14 @@ def test_unbounded_size_is_unpriceable_without_a_cap_and_capped_with_one():
 
 
 def test_path_premium_composite_swallows_children_and_unresolved_reads_all():
-    doc = one_block([assign("a", load="vertex.metadata.record_id"), assign("b", load="vertex.metadata.record_id.entity_id"),
-                     assign("c", load="vertex.encodings.vectors")],
-                    {"a": "unknown", "b": "unknown", "c": "unknown"})
+    doc = one_block(
+        [
+            assign("a", load="vertex.metadata.record_id"),
+            assign("b", load="vertex.metadata.record_id.entity_id"),
+            assign("c", load="vertex.encodings.vectors"),
+        ],
+        {"a": "unknown", "b": "unknown", "c": "unknown"},
+    )
     plan, _, _ = lower(doc, split="intersection")
     b = plan["blocks"][0]
     assert b["paths"] == ["vertex.metadata.record_id", "vertex.encodings.vectors"]
@@ -345,17 +565,51 @@ def test_path_premium_composite_swallows_children_and_unresolved_reads_all():
 
 
 def test_call_size_is_the_callee_return_size_at_the_arguments():
-    doc = {"version": 1, "bodies": [
-        {"name": "f", "env": "env", "vertex": "vertex",
-         "locals": {"env": {"tuple": []}, "vertex": {"opaque": "Entity"}, "a": {"tuple": ["int", "int"]}, "r": "unknown", "z": "int"},
-         "blocks": [{"id": "bb0", "statements": [assign("a", aggregate={"kind": "tuple", "operands": [C1, C1]}),
-                                                 assign("r", apply={"func": {"fn": "g"}, "args": ["a"]})],
-                     "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]}},
-                    {"id": "bb1", "statements": [assign("z", aggregate={"kind": "tuple", "operands": ["r"]})],
-                     "terminator": {"kind": "return", "operand": "z"}}]},
-        {"name": "g", "args": ["x"], "locals": {"x": "unknown", "y": "unknown"},
-         "blocks": [{"id": "bb0", "statements": [assign("y", aggregate={"kind": "tuple", "operands": ["x", "x", C1]})],
-                     "terminator": {"kind": "return", "operand": "y"}}]},
-    ]}
+    doc = {
+        "version": 1,
+        "bodies": [
+            {
+                "name": "f",
+                "env": "env",
+                "vertex": "vertex",
+                "locals": {
+                    "env": {"tuple": []},
+                    "vertex": {"opaque": "Entity"},
+                    "a": {"tuple": ["int", "int"]},
+                    "r": "unknown",
+                    "z": "int",
+                },
+                "blocks": [
+                    {
+                        "id": "bb0",
+                        "statements": [
+                            assign("a", aggregate={"kind": "tuple", "operands": [C1, C1]}),
+                            assign("r", apply={"func": {"fn": "g"}, "args": ["a"]}),
+                        ],
+                        "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+                    },
+                    {
+                        "id": "bb1",
+                        "statements": [assign("z", aggregate={"kind": "tuple", "operands": ["r"]})],
+                        "terminator": {"kind": "return", "operand": "z"},
+                    },
+                ],
+            },
+            {
+                "name": "g",
+                "args": ["x"],
+                "locals": {"x": "unknown", "y": "unknown"},
+                "blocks": [
+                    {
+                        "id": "bb0",
+                        "statements": [
+                            assign("y", aggregate={"kind": "tuple", "operands": ["x", "x", C1]})
+                        ],
+                        "terminator": {"kind": "return", "operand": "y"},
+                    }
+                ],
+            },
+        ],
+    }
     _, sec, _ = lower(doc)
     assert sec["sizes"]["r"]["units"] == [5, 5]  # 2 * |x| + 1 at |x| = 2

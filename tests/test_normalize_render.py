@@ -37,8 +37,11 @@ def _same(g: Graph) -> None:
     assert render({"plan": plan_fragment(g)}) == ref  # what `Run.artifact` writes
 
 
-@pytest.mark.parametrize("path", sorted(p for p in EXAMPLES.glob("*.yaml") if p.name != "operator_tree.yaml"),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in EXAMPLES.glob("*.yaml") if p.name != "operator_tree.yaml"),
+    ids=lambda p: p.name,
+)
 def test_every_example(path: Any) -> None:
     _same(load(str(path)).graph)
 
@@ -52,21 +55,51 @@ def _rich_plan() -> dict[str, Any]:
         "version": 1,
         "name": "rich",
         "targets": ["t1", "a", "zz"],
-        "transitions": {"t1": {"a": 2.0, "t1": 0}, "a": {"a": 0, "t1": 1.5}, "zz": {"zz": 0, "a": 3}},
+        "transitions": {
+            "t1": {"a": 2.0, "t1": 0},
+            "a": {"a": 0, "t1": 1.5},
+            "zz": {"zz": 0, "a": 3},
+        },
         "paths": {"p1": ["t1"], "p0": ["a", "zz"]},
         "entry": "start",
         "blocks": [
-            {"id": "start", "params": ["x", "y"], "paths": ["p1", "p0"], "premium": {"a": 1.0, "t1": 0.25},
-             "statements": [{"cost": {"t1": 1, "a": 2.0}}, {"text": "let x = 1", "cost": {"a": 2**60, "t1": 1e300}}],
-             "terminator": {"kind": "switch", "cost": {"zz": 3.0, "a": 1},
-                            "successors": [{"block": weird, "args": ["x"]},
-                                           {"block": "end", "transitions": {"a": {"a": 0, "zz": 4}}},
-                                           {"block": "end", "args": [], "transitions": {"a": {"a": 0, "zz": 4}}}]}},
-            {"id": weird, "params": ["p"], "paths": [], "premium": {},
-             "statements": [{"cost": {"a": 2.0, "t1": 1}}, {"cost": {"a": 2, "t1": 1.0}}],
-             "terminator": {"kind": "goto", "successors": [{"block": "end", "transitions": {"t1": {"t1": 0}}}]}},
-            {"id": "end", "params": [], "statements": [{"cost": {"t1": 1, "a": 2.0}}], "domain": ["a", "t1"],
-             "terminator": {"kind": "return", "cost": {}}},
+            {
+                "id": "start",
+                "params": ["x", "y"],
+                "paths": ["p1", "p0"],
+                "premium": {"a": 1.0, "t1": 0.25},
+                "statements": [
+                    {"cost": {"t1": 1, "a": 2.0}},
+                    {"text": "let x = 1", "cost": {"a": 2**60, "t1": 1e300}},
+                ],
+                "terminator": {
+                    "kind": "switch",
+                    "cost": {"zz": 3.0, "a": 1},
+                    "successors": [
+                        {"block": weird, "args": ["x"]},
+                        {"block": "end", "transitions": {"a": {"a": 0, "zz": 4}}},
+                        {"block": "end", "args": [], "transitions": {"a": {"a": 0, "zz": 4}}},
+                    ],
+                },
+            },
+            {
+                "id": weird,
+                "params": ["p"],
+                "paths": [],
+                "premium": {},
+                "statements": [{"cost": {"a": 2.0, "t1": 1}}, {"cost": {"a": 2, "t1": 1.0}}],
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": "end", "transitions": {"t1": {"t1": 0}}}],
+                },
+            },
+            {
+                "id": "end",
+                "params": [],
+                "statements": [{"cost": {"t1": 1, "a": 2.0}}],
+                "domain": ["a", "t1"],
+                "terminator": {"kind": "return", "cost": {}},
+            },
             {"id": "dead", "statements": [], "terminator": {"kind": "unreachable"}},
             {"id": "dead2", "terminator": {"kind": "goto", "successors": [{"block": "dead2"}]}},
         ],
@@ -102,12 +135,18 @@ def test_a_fused_plan_made_of_block_objects() -> None:
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(st.lists(st.text(max_size=8).filter(lambda s: not any(0xD800 <= ord(c) <= 0xDFFF for c in s)), max_size=6))
+@given(
+    st.lists(
+        st.text(max_size=8).filter(lambda s: not any(0xD800 <= ord(c) <= 0xDFFF for c in s)),
+        max_size=6,
+    )
+)
 def test_block_ids_are_written_as_orjson_writes_them(ids: list[str]) -> None:
     import orjson
 
     from placement_cli.ir.normalize import _json_strings
 
     assert _json_strings(tuple(ids)) == [orjson.dumps(s) for s in ids]
-    assert _json_strings(tuple(i for i in ids if '"' not in i and "\\" not in i and i.isprintable())) == [
-        orjson.dumps(s) for s in ids if '"' not in s and "\\" not in s and s.isprintable()]
+    assert _json_strings(
+        tuple(i for i in ids if '"' not in i and "\\" not in i and i.isprintable())
+    ) == [orjson.dumps(s) for s in ids if '"' not in s and "\\" not in s and s.isprintable()]

@@ -23,7 +23,9 @@ def test_every_declared_option_is_a_typer_parameter_with_its_spellings_and_defau
     for cmd in commands():
         sub = CLICK.commands[cmd.name]  # type: ignore[attr-defined]
         params = {p.name: p for p in sub.params}
-        assert [p.name for p in sub.params] == [a.key for a in cmd.args] + [o.key for o in cmd.options]
+        assert [p.name for p in sub.params] == [a.key for a in cmd.args] + [
+            o.key for o in cmd.options
+        ]
         for o in cmd.options:
             p = params[o.key]
             assert tuple(p.opts) == o.flags, (cmd.name, o.key)

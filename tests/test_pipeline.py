@@ -51,12 +51,15 @@ def test_piping_gives_the_bytes_of_running_the_last_stage(example, tmp_path):
 
 def test_shell_pipe_of_processes_equals_direct_run():
     cmd = "set -o pipefail; " + " | ".join(
-        [f"{{py}} -m placement_cli prune {EX}"] + [f"{{py}} -m placement_cli {s} -" for s in STAGES[1:]]
+        [f"{{py}} -m placement_cli prune {EX}"]
+        + [f"{{py}} -m placement_cli {s} -" for s in STAGES[1:]]
     )
     import subprocess
     import sys
 
-    r = subprocess.run(["bash", "-c", cmd.format(py=sys.executable)], capture_output=True, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        ["bash", "-c", cmd.format(py=sys.executable)], capture_output=True, cwd=ROOT, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == run_cli("islands", str(EX)).stdout
 
@@ -77,10 +80,14 @@ def test_piping_random_plans(plan):
         # The normalised plan normalises to itself.
         again = Path(tmp) / "again.json"
         again.write_bytes(orjson.dumps(orjson.loads(direct["prune"])["plan"]))
-        assert orjson.loads(_artifact(again, "prune"))["plan"] == orjson.loads(direct["prune"])["plan"]
+        assert (
+            orjson.loads(_artifact(again, "prune"))["plan"] == orjson.loads(direct["prune"])["plan"]
+        )
 
 
-def _tampered(tmp_path: Path, kind: str, edit: Callable[[dict[str, Any]], None], example: Path = EX) -> tuple[int, str]:
+def _tampered(
+    tmp_path: Path, kind: str, edit: Callable[[dict[str, Any]], None], example: Path = EX
+) -> tuple[int, str]:
     art = orjson.loads(_artifact(example, kind))
     edit(art)
     f = tmp_path / "t.json"
@@ -114,43 +121,132 @@ def _disconnect_island(art: dict[str, Any]) -> None:
 
 
 TAMPERS: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
-    ("unknown block in a component", "scc",
-     lambda a: a["scc"]["components"][0]["blocks"].append("bb99"), "scc.components[0].blocks[1]: unknown block 'bb99'"),
-    ("non-partition", "scc",
-     lambda a: a["scc"]["components"][1]["blocks"].append(a["scc"]["components"][0]["blocks"][0]), "not a partition"),
-    ("block missing from every component", "scc",
-     lambda a: a["scc"]["components"].pop(), "scc.components: not a partition"),
+    (
+        "unknown block in a component",
+        "scc",
+        lambda a: a["scc"]["components"][0]["blocks"].append("bb99"),
+        "scc.components[0].blocks[1]: unknown block 'bb99'",
+    ),
+    (
+        "non-partition",
+        "scc",
+        lambda a: a["scc"]["components"][1]["blocks"].append(
+            a["scc"]["components"][0]["blocks"][0]
+        ),
+        "not a partition",
+    ),
+    (
+        "block missing from every component",
+        "scc",
+        lambda a: a["scc"]["components"].pop(),
+        "scc.components: not a partition",
+    ),
     ("cyclic condensation order", "scc", _swap_first_two_components, "not in topological order"),
-    ("infeasible assignment", "solve",
-     lambda a: a["solve"]["assignment"].update(bb2="postgres"), "solve.assignment.bb2"),
-    ("forbidden transition", "solve",
-     lambda a: a["solve"]["assignment"].update(bb0="interpreter", bb1="postgres"), "solve.assignment.bb"),
-    ("mis-costed assignment", "solve",
-     lambda a: a["solve"]["cost"].update(total=1), "solve.cost.total: is 1, but the assignment costs"),
-    ("lower bound above cost", "solve",
-     lambda a: a["solve"].update(lower_bound=10**6), "solve.lower_bound"),
-    ("cost fields of the wrong type", "solve",
-     lambda a: a["solve"].update(cost={"blocks": "x", "edges": None, "total": -1}), "solve.cost.blocks"),
-    ("lower_bound a string", "solve", lambda a: a["solve"].update(lower_bound="x"), "solve.lower_bound"),
+    (
+        "infeasible assignment",
+        "solve",
+        lambda a: a["solve"]["assignment"].update(bb2="postgres"),
+        "solve.assignment.bb2",
+    ),
+    (
+        "forbidden transition",
+        "solve",
+        lambda a: a["solve"]["assignment"].update(bb0="interpreter", bb1="postgres"),
+        "solve.assignment.bb",
+    ),
+    (
+        "mis-costed assignment",
+        "solve",
+        lambda a: a["solve"]["cost"].update(total=1),
+        "solve.cost.total: is 1, but the assignment costs",
+    ),
+    (
+        "lower bound above cost",
+        "solve",
+        lambda a: a["solve"].update(lower_bound=10**6),
+        "solve.lower_bound",
+    ),
+    (
+        "cost fields of the wrong type",
+        "solve",
+        lambda a: a["solve"].update(cost={"blocks": "x", "edges": None, "total": -1}),
+        "solve.cost.blocks",
+    ),
+    (
+        "lower_bound a string",
+        "solve",
+        lambda a: a["solve"].update(lower_bound="x"),
+        "solve.lower_bound",
+    ),
     ("fused blocks across targets", "fuse", _move_to_other_target, "fusion never crosses targets"),
     ("fuse merged count", "fuse", lambda a: a["fuse"].update(merged=999), "fuse.merged"),
     ("fuse.blocks null", "fuse", lambda a: a["fuse"].update(blocks=None), "fuse.blocks"),
-    ("island not connected", "islands", _disconnect_island, "islands.islands[1].blocks: not connected"),
-    ("islands.islands [null]", "islands", lambda a: a["islands"].update(islands=[None]), "islands.islands[0]"),
+    (
+        "island not connected",
+        "islands",
+        _disconnect_island,
+        "islands.islands[1].blocks: not connected",
+    ),
+    (
+        "islands.islands [null]",
+        "islands",
+        lambda a: a["islands"].update(islands=[None]),
+        "islands.islands[0]",
+    ),
     ("diagnostic a string", "prune", lambda a: a["diagnostics"].append("oops"), "diagnostics[0]"),
-    ("diagnostic missing fields", "prune", lambda a: a["diagnostics"].append({"severity": "error"}), "diagnostics[0].code"),
+    (
+        "diagnostic missing fields",
+        "prune",
+        lambda a: a["diagnostics"].append({"severity": "error"}),
+        "diagnostics[0].code",
+    ),
     ("prune.removed null", "prune", lambda a: a["prune"].update(removed=None), "prune.removed"),
-    ("prune removal not removed", "prune",
-     lambda a: a["prune"]["removed"].append(dict(a["prune"]["removed"][0], block="bb0", target="postgres")), "prune.removed[1]"),
+    (
+        "prune removal not removed",
+        "prune",
+        lambda a: a["prune"]["removed"].append(
+            dict(a["prune"]["removed"][0], block="bb0", target="postgres")
+        ),
+        "prune.removed[1]",
+    ),
     ("scc a number", "scc", lambda a: a.update(scc=5), "scc: "),
-    ("format_version true", "prune", lambda a: a.update(format_version=True), "format_version: unsupported artifact version True"),
-    ("format_version 1.0", "prune", lambda a: a.update(format_version=1.0), "format_version: unsupported artifact version 1.0"),
-    ("format_version 1 (old)", "prune", lambda a: a.update(format_version=1), "format_version: unsupported artifact version 1"),
-    ("status disagrees", "solve", lambda a: a.update(status="infeasible"), "status: is 'infeasible', but the sections say 'ok'"),
-    ("status unknown", "prune", lambda a: a.update(status="maybe"), "status: expected 'ok' or 'infeasible'"),
+    (
+        "format_version true",
+        "prune",
+        lambda a: a.update(format_version=True),
+        "format_version: unsupported artifact version True",
+    ),
+    (
+        "format_version 1.0",
+        "prune",
+        lambda a: a.update(format_version=1.0),
+        "format_version: unsupported artifact version 1.0",
+    ),
+    (
+        "format_version 1 (old)",
+        "prune",
+        lambda a: a.update(format_version=1),
+        "format_version: unsupported artifact version 1",
+    ),
+    (
+        "status disagrees",
+        "solve",
+        lambda a: a.update(status="infeasible"),
+        "status: is 'infeasible', but the sections say 'ok'",
+    ),
+    (
+        "status unknown",
+        "prune",
+        lambda a: a.update(status="maybe"),
+        "status: expected 'ok' or 'infeasible'",
+    ),
     ("section missing", "solve", lambda a: a.pop("scc"), "scc: required section is missing"),
-    ("unknown matrix name", "prune",
-     lambda a: a["plan"]["blocks"][0]["terminator"]["successors"][0].update(transitions="nope"), "unknown matrix 'nope'"),
+    (
+        "unknown matrix name",
+        "prune",
+        lambda a: a["plan"]["blocks"][0]["terminator"]["successors"][0].update(transitions="nope"),
+        "unknown matrix 'nope'",
+    ),
 ]
 
 
@@ -181,8 +277,16 @@ def test_each_warning_printed_once_across_a_pipe():
     import sys
 
     ex = ROOT / "examples/no_target.yaml"
-    cmd = " | ".join([f"{{py}} -m placement_cli prune {ex}"] + [f"{{py}} -m placement_cli {s} -" for s in STAGES[1:]])
-    r = subprocess.run(["bash", "-c", cmd.format(py=sys.executable) + " >/dev/null"], capture_output=True, cwd=ROOT, timeout=120)
+    cmd = " | ".join(
+        [f"{{py}} -m placement_cli prune {ex}"]
+        + [f"{{py}} -m placement_cli {s} -" for s in STAGES[1:]]
+    )
+    r = subprocess.run(
+        ["bash", "-c", cmd.format(py=sys.executable) + " >/dev/null"],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert r.stderr.decode().count("empty-domain") == 1, r.stderr
 
 
@@ -227,8 +331,13 @@ def test_unsolved_status_propagates(monkeypatch, tmp_path):
         from placement_cli.core.diagnostics import Diagnostic
 
         res = real(*a, **k)
-        return dataclasses.replace(res, status="unsolved", cost=None, optimal=False,
-                                   diagnostics=(Diagnostic("error", "time-limit", "stopped"),))
+        return dataclasses.replace(
+            res,
+            status="unsolved",
+            cost=None,
+            optimal=False,
+            diagnostics=(Diagnostic("error", "time-limit", "stopped"),),
+        )
 
     monkeypatch.setattr(stage, "solve", stopped)
     out = tmp_path / "o"
@@ -269,10 +378,20 @@ def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
 
     seen = []
 
-    def lower_to_plan(doc: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any], list[Diagnostic]]:
+    def lower_to_plan(
+        doc: dict[str, Any], source: str
+    ) -> tuple[dict[str, Any], dict[str, Any], list[Diagnostic]]:
         seen.append((doc, source))
-        plan = {"version": 1, "targets": ["a"], "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}
-        return plan, {"bodies": len(doc["bodies"])}, [Diagnostic("warning", "lowered", "lowered it")]
+        plan = {
+            "version": 1,
+            "targets": ["a"],
+            "blocks": [{"id": "x", "terminator": {"kind": "return"}}],
+        }
+        return (
+            plan,
+            {"bodies": len(doc["bodies"])},
+            [Diagnostic("warning", "lowered", "lowered it")],
+        )
 
     fake = types.ModuleType("placement_cli.frontends.lower")
     fake.lower_to_plan = lower_to_plan  # type: ignore[attr-defined]
@@ -304,7 +423,15 @@ def test_progress_only_on_a_terminal(tmp_path):
     import sys
 
     out = tmp_path / "s.json"
-    cmd = [sys.executable, "-m", "placement_cli", "solve", "examples/three_targets.yaml", "-o", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "placement_cli",
+        "solve",
+        "examples/three_targets.yaml",
+        "-o",
+        str(out),
+    ]
     piped = subprocess.run(cmd, capture_output=True, cwd=ROOT, timeout=120)
     assert piped.returncode == 0 and piped.stderr == b"", piped.stderr
     master, slave = pty.openpty()
@@ -323,7 +450,9 @@ def test_progress_only_on_a_terminal(tmp_path):
     finally:
         os.close(master)
     assert r.returncode == 0
-    assert b"\x1b[?25l" in seen and b"write" in seen, seen  # the spinner hid the cursor, named the phase
+    assert b"\x1b[?25l" in seen and b"write" in seen, (
+        seen
+    )  # the spinner hid the cursor, named the phase
     assert b"solve: 7 blocks" in seen
 
 
@@ -341,7 +470,16 @@ def test_carried_values_that_cannot_be_written_again_are_exit_3(tmp_path, where)
     elif where == "extra":
         art["solve"]["note"] = [huge]
     else:
-        art["diagnostics"].append({"severity": "info", "code": "x", "message": "m", "blocks": [], "stage": "solve", "n": huge})
+        art["diagnostics"].append(
+            {
+                "severity": "info",
+                "code": "x",
+                "message": "m",
+                "blocks": [],
+                "stage": "solve",
+                "n": huge,
+            }
+        )
     f = tmp_path / "t.yaml"
     f.write_text(yaml.safe_dump(art))
     r = CliRunner().invoke(app, ["islands", str(f), "--quiet"])

@@ -41,9 +41,24 @@ SORT = orjson.OPT_SORT_KEYS
 
 def _graph_signature(g: Any) -> tuple[Any, ...]:
     return (
-        g.name, g.targets, g.block_ids, g.entry, g.domain, g.cost, g.edge_src, g.edge_dst, g.edge_pos,
-        tuple(m.cost for m in g.edge_mat), g.succ, g.pred, g.live, g.block_paths, g.path_names,
-        g.path_origin, g.default_matrix.cost, orjson.dumps(g.normalized),
+        g.name,
+        g.targets,
+        g.block_ids,
+        g.entry,
+        g.domain,
+        g.cost,
+        g.edge_src,
+        g.edge_dst,
+        g.edge_pos,
+        tuple(m.cost for m in g.edge_mat),
+        g.succ,
+        g.pred,
+        g.live,
+        g.block_paths,
+        g.path_names,
+        g.path_origin,
+        g.default_matrix.cost,
+        orjson.dumps(g.normalized),
     )
 
 
@@ -56,9 +71,15 @@ def _outcome(path: str, stages: bool) -> tuple[Any, ...]:
         return ("error", str(exc))
     # Key order of the data is the file's on the fast path, the models' declaration order
     # on the other; nothing written or compared depends on it (artifacts sort keys).
-    out: tuple[Any, ...] = ("ok", _graph_signature(loaded.graph), orjson.dumps(loaded.data, option=SORT),
-                            orjson.dumps(loaded.diagnostics, option=SORT), loaded.status,
-                            orjson.dumps(loaded.extra, option=SORT), loaded.raw_plan)
+    out: tuple[Any, ...] = (
+        "ok",
+        _graph_signature(loaded.graph),
+        orjson.dumps(loaded.data, option=SORT),
+        orjson.dumps(loaded.diagnostics, option=SORT),
+        loaded.status,
+        orjson.dumps(loaded.extra, option=SORT),
+        loaded.raw_plan,
+    )
     if not stages:
         return out
     run = Run(loaded)
@@ -158,7 +179,10 @@ def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
             parsed = None
         if isinstance(parsed, dict):
             # The checks made while building (the load path) are exactly `check_plan`'s.
-            assert _checked_build_accepts(parsed) == _fast_accepts(check_plan, parsed), (i, data[:400])
+            assert _checked_build_accepts(parsed) == _fast_accepts(check_plan, parsed), (
+                i,
+                data[:400],
+            )
             if _fast_accepts(check_plan, parsed):
                 accepted += 1
                 assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
@@ -186,7 +210,11 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         if i % 4 == 0:
             fast_taken += 1
             assert _fast_accepts(check_artifact, doc)
-            assert all(_fast_accepts(lambda d, s=s: check_section(s, d), doc[s]) for s in STAGES if s in doc)
+            assert all(
+                _fast_accepts(lambda d, s=s: check_section(s, d), doc[s])
+                for s in STAGES
+                if s in doc
+            )
         else:
             doc = mutate(doc, r)
         data, suffix = serialise(doc, r)
@@ -205,7 +233,10 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
             assert _models_accept(Artifact.model_validate, doc), (i, kind)
         if isinstance(doc, dict) and _fast_accepts(lambda d: check_artifact(d, plan=False), doc):
-            assert _checked_build_accepts(doc["plan"]) == _fast_accepts(check_artifact, doc), (i, kind)
+            assert _checked_build_accepts(doc["plan"]) == _fast_accepts(check_artifact, doc), (
+                i,
+                kind,
+            )
     assert fast_taken and spans
 
 
@@ -231,12 +262,29 @@ def test_sections_accept_only_what_their_models_accept():
     assert all(a and b for a, b in seen.values()), seen
 
 
-@pytest.mark.parametrize("value,accepted", [
-    (1, True), (2.5, True), (0, True), (-0.0, True), (True, False), (-1, False), (float("nan"), False),
-    (float("inf"), False), (2**53 + 1, False), ("1", False), (None, False), (1e300, False),
-])
+@pytest.mark.parametrize(
+    "value,accepted",
+    [
+        (1, True),
+        (2.5, True),
+        (0, True),
+        (-0.0, True),
+        (True, False),
+        (-1, False),
+        (float("nan"), False),
+        (float("inf"), False),
+        (2**53 + 1, False),
+        ("1", False),
+        (None, False),
+        (1e300, False),
+    ],
+)
 def test_cost_edge_cases(value, accepted):
-    doc = {"version": 1, "targets": ["a"], "blocks": [{"id": "x", "cost": {"a": value}, "terminator": {"kind": "return"}}]}
+    doc = {
+        "version": 1,
+        "targets": ["a"],
+        "blocks": [{"id": "x", "cost": {"a": value}, "terminator": {"kind": "return"}}],
+    }
     assert _fast_accepts(check_plan, doc) is accepted
     if accepted:
         assert _models_accept(Plan.model_validate, doc)
@@ -246,8 +294,10 @@ def test_deep_free_form_values_go_to_the_models(tmp_path, monkeypatch):
     # pydantic's JSON parser refuses nesting about 200 deep; orjson reads it.
     for depth in (30, 150, 250):
         prov = "[" * depth + "]" * depth
-        data = ('{"version": 1, "targets": ["a"], "provenance": {"x": ' + prov + '}, '
-                '"blocks": [{"id": "x", "terminator": {"kind": "return"}}]}').encode()
+        data = (
+            '{"version": 1, "targets": ["a"], "provenance": {"x": ' + prov + "}, "
+            '"blocks": [{"id": "x", "terminator": {"kind": "return"}}]}'
+        ).encode()
         path = tmp_path / f"d{depth}.json"
         path.write_bytes(data)
         fast, slow = _both(str(path), monkeypatch)
@@ -276,7 +326,9 @@ def test_scc_section_match_is_equality():
             # Only the optional field of the other kind added (the type check allows it).
             sec = orjson.loads(orjson.dumps(expected))
             comp = r.choice(sec["components"])
-            comp["header" if comp["kind"] == "trivial" else "self_loop"] = r.choice((None, False, "a"))
+            comp["header" if comp["kind"] == "trivial" else "self_loop"] = r.choice(
+                (None, False, "a")
+            )
         if not _fast_accepts(lambda d: check_section("scc", d), sec):
             continue  # types are checked before a stage sees a section
         got = matches(sec, res, g)
@@ -291,8 +343,19 @@ def test_scc_section_match_is_equality():
 # a problem of meaning, or accepted alike. None and NaN (or infinity) both serialise as
 # `null`; 1, 1.0 and True do not.
 _TWINS = [
-    (None, float("nan")), (None, float("inf")), (None, -float("inf")), (1, True), (1, 1.0), (1.0, 1),
-    (0, False), (1, 2**53 + 1), (1, "1"), (1, -1), (1, [1]), (None, None), (1, 1),
+    (None, float("nan")),
+    (None, float("inf")),
+    (None, -float("inf")),
+    (1, True),
+    (1, 1.0),
+    (1.0, 1),
+    (0, False),
+    (1, 2**53 + 1),
+    (1, "1"),
+    (1, -1),
+    (1, [1]),
+    (None, None),
+    (1, 1),
 ]
 
 
@@ -341,13 +404,17 @@ def test_repeated_statement_lists_and_matrices_are_checked_where_they_differ(tmp
         # Where: a statement, or what else costs (the terminator's cost may be null).
         # Or a whole field (None in one copy, NaN in the other: the same bytes as a block
         # without that field, whose costs the builder remembers under one key).
-        place = r.choice(("statement", "statement", "terminator", "cost", "premium", "domain", "field"))
+        place = r.choice(
+            ("statement", "statement", "terminator", "cost", "premium", "domain", "field")
+        )
         field = r.choice(("terminator", "cost", "premium", "domain"))
         t0 = doc["targets"][0]
         for which, copy in ((0, copies[first]), (1, copies[second])):
             st = copy["statements"][at]
             if place == "field" and type(twist) is tuple:
-                (copy["terminator"] if field == "terminator" else copy)[field if field != "terminator" else "cost"] = twist[which]
+                (copy["terminator"] if field == "terminator" else copy)[
+                    field if field != "terminator" else "cost"
+                ] = twist[which]
             elif place == "domain" and type(twist) is tuple:
                 copy["domain"] = [(t0, twist[which])[type(twist[which]) is not str and which]]
             elif place != "statement" and type(twist) is tuple:
@@ -396,20 +463,35 @@ def test_graph_is_the_same_when_no_statement_list_repeats():
         doc = mutate(base_plan(r), r, 1) if r.random() < 0.5 else random_plan(r, 8)
         blocks = doc.get("blocks") if isinstance(doc, dict) else None
         if isinstance(blocks, list) and blocks and all(isinstance(b, dict) for b in blocks):
-            donors = [b for b in blocks if isinstance(b.get("statements"), list) and b["statements"]]
+            donors = [
+                b for b in blocks if isinstance(b.get("statements"), list) and b["statements"]
+            ]
             if donors and isinstance(blocks[-1].get("terminator"), dict):
                 donor = r.choice(donors)
                 if r.random() < 0.3 and isinstance(donor["statements"][0], dict):
                     donor["statements"][0]["cost"] = {"nowhere": 1}  # a problem in every copy
                 targets = doc.get("targets")
-                if r.random() < 0.5 and isinstance(targets, list) and targets and isinstance(targets[0], str):
+                if (
+                    r.random() < 0.5
+                    and isinstance(targets, list)
+                    and targets
+                    and isinstance(targets[0], str)
+                ):
                     # What else costs, repeated with the statements: fine, or a problem in every copy.
                     t = targets[0]
-                    field, value = r.choice([
-                        ("domain", [t]), ("domain", [t, "nowhere"]), ("domain", [t, t]), ("cost", {t: 2}),
-                        ("cost", {"nowhere": 1}), ("premium", {t: 1.5}), ("premium", {"nowhere": 2}),
-                        ("cost", {t: 1e308}), ("premium", {t: 1e308}),
-                    ])
+                    field, value = r.choice(
+                        [
+                            ("domain", [t]),
+                            ("domain", [t, "nowhere"]),
+                            ("domain", [t, t]),
+                            ("cost", {t: 2}),
+                            ("cost", {"nowhere": 1}),
+                            ("premium", {t: 1.5}),
+                            ("premium", {"nowhere": 2}),
+                            ("cost", {t: 1e308}),
+                            ("premium", {t: 1e308}),
+                        ]
+                    )
                     donor[field] = value
                 _copies(doc, donor, r)
         try:
@@ -462,7 +544,14 @@ def test_every_literal_and_optional_field_is_checked():
         ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("kind", "other")),
         ("islands", lambda s: s["graph"]["nodes"][0].__setitem__("provides", "p")),
         ("islands", lambda s: s["graph"].__setitem__("entry", 1)),
-        ("fuse", lambda s: s["blocks"][0].__setitem__("target", 1) if s["blocks"] else s.__setitem__("merged", -1)),
+        (
+            "fuse",
+            lambda s: (
+                s["blocks"][0].__setitem__("target", 1)
+                if s["blocks"]
+                else s.__setitem__("merged", -1)
+            ),
+        ),
     ]
     for stage, twist in twists:
         sec = orjson.loads(orjson.dumps(doc[stage]))
@@ -482,12 +571,16 @@ def test_a_null_twin_is_checked_again(tmp_path, monkeypatch, place, second):
     """Two blocks equal but for one value, the first `null` and the second a value
     orjson would also write as `null` (or one it would not): the second is judged on its
     own, as the models judge it."""
+
     def block(i: int, value: str) -> str:
         stmt = f"{{cost: {{a: {value if place == 'statement' else 1}}}}}"
         tcost = f", cost: {{a: {value}}}" if place == "terminator" else ""
         matrix = f", transitions: {{a: {{a: 0, b: {value}}}}}" if place == "matrix" else ""
-        return (f"  - {{id: b{i}, statements: [{stmt}], terminator: {{kind: goto{tcost}, "
-                f"successors: [{{block: b{i + 1}{matrix}}}]}}}}\n")
+        return (
+            f"  - {{id: b{i}, statements: [{stmt}], terminator: {{kind: goto{tcost}, "
+            f"successors: [{{block: b{i + 1}{matrix}}}]}}}}\n"
+        )
+
     first = "null" if place != "matrix" else "1"  # a matrix's costs are never null
     text = "version: 1\ntargets: [a, b]\nblocks:\n" + block(0, first) + block(1, second)
     text += "  - {id: b2, terminator: {kind: return}}\n"

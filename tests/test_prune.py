@@ -39,7 +39,9 @@ def test_ac3_matches_naive_fixpoint(plan):
     assert len(removed) == len(res.removed)
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~res.domains[b]
-        assert {t for (bb, t) in removed if bb == b} == {t for t in range(g.n_targets) if lost >> t & 1}
+        assert {t for (bb, t) in removed if bb == b} == {
+            t for t in range(g.n_targets) if lost >> t & 1
+        }
 
 
 @settings(max_examples=examples(200))
@@ -59,11 +61,24 @@ def _plan(blocks, transitions=None, targets=("a", "b")):
 
 def test_self_loop_is_a_unary_constraint():
     # b0 -> b0 allows only b->b on the diagonal: target a must go, with the loop as culprit.
-    g = _graph(_plan([
-        {"id": "b0", "terminator": {"kind": "switch", "successors": [
-            {"block": "b0", "transitions": {"a": {"b": 1}, "b": {"b": 0, "a": 1}}}, {"block": "b1"}]}},
-        {"id": "b1", "terminator": {"kind": "return"}},
-    ], transitions={"a": {"a": 0, "b": 1}, "b": {"b": 0, "a": 1}}))
+    g = _graph(
+        _plan(
+            [
+                {
+                    "id": "b0",
+                    "terminator": {
+                        "kind": "switch",
+                        "successors": [
+                            {"block": "b0", "transitions": {"a": {"b": 1}, "b": {"b": 0, "a": 1}}},
+                            {"block": "b1"},
+                        ],
+                    },
+                },
+                {"id": "b1", "terminator": {"kind": "return"}},
+            ],
+            transitions={"a": {"a": 0, "b": 1}, "b": {"b": 0, "a": 1}},
+        )
+    )
     res = prune(g)
     assert g.target_list(res.domains[0]) == ["b"]
     assert res.removed == ((0, 0, 0),)
@@ -72,22 +87,42 @@ def test_self_loop_is_a_unary_constraint():
 def test_parallel_edges_must_all_allow_a_pair():
     # Two arms to the same block: one allows only a->a, the other only a->b.
     # Each alone supports a, together nothing does.
-    g = _graph(_plan([
-        {"id": "b0", "domain": ["a"], "terminator": {"kind": "switch", "successors": [
-            {"block": "b1", "transitions": {"a": {"a": 0}}},
-            {"block": "b1", "transitions": {"a": {"b": 1}}}]}},
-        {"id": "b1", "terminator": {"kind": "return"}},
-    ]))
+    g = _graph(
+        _plan(
+            [
+                {
+                    "id": "b0",
+                    "domain": ["a"],
+                    "terminator": {
+                        "kind": "switch",
+                        "successors": [
+                            {"block": "b1", "transitions": {"a": {"a": 0}}},
+                            {"block": "b1", "transitions": {"a": {"b": 1}}},
+                        ],
+                    },
+                },
+                {"id": "b1", "terminator": {"kind": "return"}},
+            ]
+        )
+    )
     res = prune(g)
     assert res.status == "infeasible"
     assert any(d.code == "domain-wipeout" and d.blocks == ("b0",) for d in res.diagnostics)
 
 
 def test_unreachable_empty_domain_is_a_warning():
-    g = _graph(_plan([
-        {"id": "b0", "terminator": {"kind": "return"}},
-        {"id": "dead", "statements": [{"cost": {}}], "terminator": {"kind": "goto", "successors": [{"block": "b0"}]}},
-    ]))
+    g = _graph(
+        _plan(
+            [
+                {"id": "b0", "terminator": {"kind": "return"}},
+                {
+                    "id": "dead",
+                    "statements": [{"cost": {}}],
+                    "terminator": {"kind": "goto", "successors": [{"block": "b0"}]},
+                },
+            ]
+        )
+    )
     res = prune(g)
     assert res.status == "ok"
     assert [d.severity for d in res.diagnostics] == ["warning"]
@@ -95,10 +130,18 @@ def test_unreachable_empty_domain_is_a_warning():
 
 
 def test_wipeout_names_the_block_and_edge():
-    g = _graph(_plan([
-        {"id": "b0", "domain": ["a"], "terminator": {"kind": "goto", "successors": [{"block": "b1"}]}},
-        {"id": "b1", "domain": ["b"], "terminator": {"kind": "return"}},
-    ]))
+    g = _graph(
+        _plan(
+            [
+                {
+                    "id": "b0",
+                    "domain": ["a"],
+                    "terminator": {"kind": "goto", "successors": [{"block": "b1"}]},
+                },
+                {"id": "b1", "domain": ["b"], "terminator": {"kind": "return"}},
+            ]
+        )
+    )
     res = prune(g)
     assert res.status == "infeasible"
     d = [d for d in res.diagnostics if d.severity == "error"][0]

@@ -19,7 +19,12 @@ def cfgs(draw):
     for i in range(n):
         succ = draw(st.lists(st.integers(0, n - 1), max_size=3))
         kind = "return" if not succ else "switch"
-        blocks.append({"id": f"n{i}", "terminator": {"kind": kind, "successors": [{"block": f"n{j}"} for j in succ]}})
+        blocks.append(
+            {
+                "id": f"n{i}",
+                "terminator": {"kind": kind, "successors": [{"block": f"n{j}"} for j in succ]},
+            }
+        )
     return {"version": 1, "targets": ["t"], "blocks": blocks}
 
 
@@ -53,16 +58,25 @@ def test_components_match_networkx(plan):
         )
     cond = nx.condensation(ref)
     want_edges = {
-        (frozenset(cond.nodes[a]["members"]), frozenset(cond.nodes[b]["members"])) for a, b in cond.edges
+        (frozenset(cond.nodes[a]["members"]), frozenset(cond.nodes[b]["members"]))
+        for a, b in cond.edges
     }
-    got_edges = {(frozenset(res.components[a].blocks), frozenset(res.components[b].blocks)) for a, b in res.edges}
+    got_edges = {
+        (frozenset(res.components[a].blocks), frozenset(res.components[b].blocks))
+        for a, b in res.edges
+    }
     assert got_edges == want_edges
 
 
 def test_deep_chain_needs_no_recursion():
     n = 30000
-    blocks = [{"id": f"b{i}", "terminator": {"kind": "goto", "successors": [{"block": f"b{i + 1}"}]}} for i in range(n - 1)]
-    blocks.append({"id": f"b{n - 1}", "terminator": {"kind": "goto", "successors": [{"block": "b0"}]}})
+    blocks = [
+        {"id": f"b{i}", "terminator": {"kind": "goto", "successors": [{"block": f"b{i + 1}"}]}}
+        for i in range(n - 1)
+    ]
+    blocks.append(
+        {"id": f"b{n - 1}", "terminator": {"kind": "goto", "successors": [{"block": "b0"}]}}
+    )
     g = build_graph(Plan.model_validate({"version": 1, "targets": ["t"], "blocks": blocks}))
     res = scc(g)
     assert len(res.components) == 1 and res.components[0].cyclic
@@ -71,11 +85,18 @@ def test_deep_chain_needs_no_recursion():
 
 def test_order_ties_follow_input_position():
     # b0 branches to b2 and b1, which are independent: b1 (earlier in input) comes first.
-    plan = {"version": 1, "targets": ["t"], "blocks": [
-        {"id": "b0", "terminator": {"kind": "switch", "successors": [{"block": "b2"}, {"block": "b1"}]}},
-        {"id": "b1", "terminator": {"kind": "return"}},
-        {"id": "b2", "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["t"],
+        "blocks": [
+            {
+                "id": "b0",
+                "terminator": {"kind": "switch", "successors": [{"block": "b2"}, {"block": "b1"}]},
+            },
+            {"id": "b1", "terminator": {"kind": "return"}},
+            {"id": "b2", "terminator": {"kind": "return"}},
+        ],
+    }
     g = build_graph(Plan.model_validate(plan))
     assert [c.blocks for c in scc(g).components] == [(0,), (1,), (2,)]
 

@@ -17,7 +17,9 @@ def test_committed_schemas_match_models():
     for name, sch in all_schemas().items():
         path = ROOT / "schemas" / name
         assert path.exists(), f"schemas/{name} missing: run `make schemas`"
-        assert path.read_bytes() == schema_bytes(sch), f"schemas/{name} drifted from the models: run `make schemas`"
+        assert path.read_bytes() == schema_bytes(sch), (
+            f"schemas/{name} drifted from the models: run `make schemas`"
+        )
 
 
 def test_no_stale_schema_files():

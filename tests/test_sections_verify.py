@@ -81,7 +81,9 @@ def _tamper(data: st.DataObject, sec: dict[str, Any], pool: list[str]) -> None:
         elif node and op == "drop":
             node.pop(data.draw(st.integers(0, len(node) - 1)))
         elif node and op == "dup":
-            node.insert(data.draw(st.integers(0, len(node))), node[data.draw(st.integers(0, len(node) - 1))])
+            node.insert(
+                data.draw(st.integers(0, len(node))), node[data.draw(st.integers(0, len(node) - 1))]
+            )
         elif node and op == "move" and lists:
             other = data.draw(st.sampled_from(lists))
             item = node.pop(data.draw(st.integers(0, len(node) - 1)))
@@ -109,10 +111,28 @@ def _same_value(stage: str, a: Any, b: Any) -> bool:
     a, b = (x.build() if isinstance(x, Deferred) else x for x in (a, b))
     if stage in ("prune", "scc", "solve"):
         return bool(a == b)
-    same = (a.assignment, a.members, a.block_of, a.dropped, a.cost_before, a.cost_after, a.diagnostics) == (
-        b.assignment, b.members, b.block_of, b.dropped, b.cost_before, b.cost_after, b.diagnostics)
-    return same and (a.graph is None) == (b.graph is None) and (
-        a.graph is None or a.graph.normalized == b.graph.normalized)
+    same = (
+        a.assignment,
+        a.members,
+        a.block_of,
+        a.dropped,
+        a.cost_before,
+        a.cost_after,
+        a.diagnostics,
+    ) == (
+        b.assignment,
+        b.members,
+        b.block_of,
+        b.dropped,
+        b.cost_before,
+        b.cost_after,
+        b.diagnostics,
+    )
+    return (
+        same
+        and (a.graph is None) == (b.graph is None)
+        and (a.graph is None or a.graph.normalized == b.graph.normalized)
+    )
 
 
 def _agree(path: Path, stage: str) -> str:
@@ -150,7 +170,9 @@ def _agree(path: Path, stage: str) -> str:
         assert _same_value(stage, new[1].value, old[1].value)
         # The same bytes downstream: the writer sorts keys, and keeps each value's type.
         sort = orjson.OPT_SORT_KEYS
-        assert orjson.dumps(new[1].section, option=sort) == orjson.dumps(old[1].section, option=sort)
+        assert orjson.dumps(new[1].section, option=sort) == orjson.dumps(
+            old[1].section, option=sort
+        )
     return new[0]
 
 

@@ -65,7 +65,9 @@ def total_or_inf(plan: dict[str, Any], assignment: dict[str, str]) -> float:
         return math.inf
 
 
-def assert_fixpoint(plan: dict[str, Any], g: Any, assignment: dict[str, str], loops: bool = True) -> None:
+def assert_fixpoint(
+    plan: dict[str, Any], g: Any, assignment: dict[str, str], loops: bool = True
+) -> None:
     """What the sweeps promise when they stop: no single block and no whole loop can be
     moved to strictly lower the objective, all else fixed (enumerated on the plan).
     Loops only when their CSP is exhaustive (no node limit in the way)."""
@@ -94,7 +96,10 @@ DIFF = {"p": {"q": 0}, "q": {"p": 0}}
 def check_against_brute_force(plan: dict[str, Any], method: str, **opts: Any) -> None:
     optimum, _ = brute_force(plan)
     g, res, sec = run(plan, method=method, **opts)
-    event(f"status {res.status}" + (f" (proved by {res.proved_by})" if res.status == "infeasible" else ""))
+    event(
+        f"status {res.status}"
+        + (f" (proved by {res.proved_by})" if res.status == "infeasible" else "")
+    )
     live = [b["id"] for b in plan["blocks"] if b["id"] in live_blocks(plan)]
     assert sec["unreachable"] == [b["id"] for b in plan["blocks"] if b["id"] not in live]
     if optimum == math.inf:
@@ -117,12 +122,21 @@ def check_against_brute_force(plan: dict[str, Any], method: str, **opts: Any) ->
     assert sec["optimal"] == (total == optimum)
     assert sec["gap"] == (0 if total == optimum else (total - optimum) / total)
     for bid, detail in sec["blocks"].items():
-        dom = {t: c for t, c in block_domain_and_cost(plan, next(b for b in plan["blocks"] if b["id"] == bid)).items()}
+        dom = {
+            t: c
+            for t, c in block_domain_and_cost(
+                plan, next(b for b in plan["blocks"] if b["id"] == bid)
+            ).items()
+        }
         assert set(detail["costs"]) <= set(dom)
-        assert detail["target"] == a[bid] and detail["cost"] == dom[a[bid]] == detail["costs"][a[bid]]
+        assert (
+            detail["target"] == a[bid] and detail["cost"] == dom[a[bid]] == detail["costs"][a[bid]]
+        )
     st_ = sec["stats"]
     if "fallback_used" in st_:  # the heuristic ran (auto skips it when exact proves the optimum)
-        event(f"fallback {st_['fallback_used']}, backtracks {min(st_['backtracks'], 2)}, loops {st_['csp_solves'] > 0}")
+        event(
+            f"fallback {st_['fallback_used']}, backtracks {min(st_['backtracks'], 2)}, loops {st_['csp_solves'] > 0}"
+        )
         if not st_["fallback_used"]:
             # Refinement only ever takes strict improvements of the true objective.
             assert total <= st_["forward_cost"]
@@ -155,11 +169,18 @@ def tight_plans(draw: st.DrawFn) -> dict[str, Any]:
                 if colouring:
                     dests = [d for d in targets if d != src]
                 else:
-                    dests = draw(st.lists(st.sampled_from(targets), min_size=1, max_size=2, unique=True))
+                    dests = draw(
+                        st.lists(st.sampled_from(targets), min_size=1, max_size=2, unique=True)
+                    )
                 m[src] = {d: 0 if d == src else draw(st.integers(0, 5)) for d in dests}
             edges.append({"block": ids[j], "transitions": m})
-        blocks.append({"id": ids[i], "cost": {t: draw(st.integers(0, 9)) for t in targets},
-                       "terminator": {"kind": "switch" if edges else "return", "successors": edges}})
+        blocks.append(
+            {
+                "id": ids[i],
+                "cost": {t: draw(st.integers(0, 9)) for t in targets},
+                "terminator": {"kind": "switch" if edges else "return", "successors": edges},
+            }
+        )
     return {"version": 1, "targets": targets, "blocks": blocks}
 
 
@@ -191,7 +212,9 @@ def test_auto_against_brute_force(plan: dict[str, Any]) -> None:
 
 @settings(max_examples=examples(300), deadline=None)
 @given(plans(max_blocks=6, max_targets=3), st.integers(0, 3))
-def test_seed_alone_is_feasible_and_never_worse_than_its_forward_pass(plan: dict[str, Any], rounds: int) -> None:
+def test_seed_alone_is_feasible_and_never_worse_than_its_forward_pass(
+    plan: dict[str, Any], rounds: int
+) -> None:
     optimum, _ = brute_force(plan)
     g = parse_plan(plan)
     domains = prune(g).domains
@@ -215,17 +238,51 @@ def test_backtracking_at_a_join_whose_predecessors_disagree() -> None:
     # p1 and q are decided first (smaller domains). p1=p leaves the join j {p, r};
     # q=p leaves p2 {q, r}; no pair of those is allowed on p2 -> j, so j has no target
     # and the forward pass must go back to q (the last decision) and take q=q.
-    plan = {"version": 1, "targets": ["p", "q", "r"], "blocks": [
-        {"id": "a", "domain": ["p"], "terminator": {"kind": "switch", "successors": [
-            edge("p1", {"p": {"p": 0, "q": 0}}), edge("q", {"p": {"p": 0, "q": 0}})]}},
-        {"id": "p1", "domain": ["p", "q"], "cost": {"p": 0, "q": 5}, "terminator": {"kind": "goto", "successors": [
-            edge("j", {"p": {"p": 0, "r": 0}, "q": {"q": 0}})]}},
-        {"id": "q", "domain": ["p", "q"], "cost": {"p": 0, "q": 1}, "terminator": {"kind": "goto", "successors": [
-            edge("p2", {"p": {"q": 0, "r": 0}, "q": {"p": 0}})]}},
-        {"id": "j", "terminator": {"kind": "return"}},
-        {"id": "p2", "terminator": {"kind": "goto", "successors": [
-            edge("j", {"p": {"p": 0, "r": 0}, "q": {"q": 0}, "r": {"q": 0}})]}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q", "r"],
+        "blocks": [
+            {
+                "id": "a",
+                "domain": ["p"],
+                "terminator": {
+                    "kind": "switch",
+                    "successors": [
+                        edge("p1", {"p": {"p": 0, "q": 0}}),
+                        edge("q", {"p": {"p": 0, "q": 0}}),
+                    ],
+                },
+            },
+            {
+                "id": "p1",
+                "domain": ["p", "q"],
+                "cost": {"p": 0, "q": 5},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [edge("j", {"p": {"p": 0, "r": 0}, "q": {"q": 0}})],
+                },
+            },
+            {
+                "id": "q",
+                "domain": ["p", "q"],
+                "cost": {"p": 0, "q": 1},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [edge("p2", {"p": {"q": 0, "r": 0}, "q": {"p": 0}})],
+                },
+            },
+            {"id": "j", "terminator": {"kind": "return"}},
+            {
+                "id": "p2",
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [
+                        edge("j", {"p": {"p": 0, "r": 0}, "q": {"q": 0}, "r": {"q": 0}})
+                    ],
+                },
+            },
+        ],
+    }
     h = seed_only(plan)
     assert h.stats["backtracks"] == 1 and h.stats["scc_retries"] == 0
     _, res, sec = run(plan, method="heuristic")
@@ -238,13 +295,23 @@ def test_scc_whose_first_solution_makes_a_later_block_infeasible() -> None:
     # The loop l1 <-> l2 is cheapest on (p, p), but x after it needs l1 != l2. The
     # forward check empties x, the loop is backtracked into, and least-delta
     # perturbation moves l1 (delta 1) rather than l2 (delta 2).
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "l1", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "switch", "successors": [
-            edge("l2", FULL), edge("x", SAME)]}},
-        {"id": "l2", "cost": {"p": 0, "q": 2}, "terminator": {"kind": "switch", "successors": [
-            edge("l1", FULL), edge("x", DIFF)]}},
-        {"id": "x", "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {
+                "id": "l1",
+                "cost": {"p": 0, "q": 1},
+                "terminator": {"kind": "switch", "successors": [edge("l2", FULL), edge("x", SAME)]},
+            },
+            {
+                "id": "l2",
+                "cost": {"p": 0, "q": 2},
+                "terminator": {"kind": "switch", "successors": [edge("l1", FULL), edge("x", DIFF)]},
+            },
+            {"id": "x", "terminator": {"kind": "return"}},
+        ],
+    }
     h = seed_only(plan)
     assert h.assignment is not None
     assert h.stats["backtracks"] == 1 and h.stats["scc_retries"] == 1
@@ -257,14 +324,34 @@ def test_loop_csp_charges_boundary_edges_and_caches_by_context() -> None:
     # Inside, the loop is cheapest on p; the edge from s (fixed on q) makes p cost 10
     # more. The boundary context carries s's target into the CSP, which must choose q.
     # The backward sweep meets the same context again and takes it from the cache.
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "s", "domain": ["q"], "terminator": {"kind": "goto", "successors": [
-            edge("l1", {"q": {"p": 10, "q": 0}})]}},
-        {"id": "l1", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "goto", "successors": [edge("l2", SAME)]}},
-        {"id": "l2", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "switch", "successors": [
-            edge("l1", SAME), edge("x", {"p": {"p": 0}, "q": {"p": 1}})]}},
-        {"id": "x", "domain": ["p"], "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {
+                "id": "s",
+                "domain": ["q"],
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [edge("l1", {"q": {"p": 10, "q": 0}})],
+                },
+            },
+            {
+                "id": "l1",
+                "cost": {"p": 0, "q": 1},
+                "terminator": {"kind": "goto", "successors": [edge("l2", SAME)]},
+            },
+            {
+                "id": "l2",
+                "cost": {"p": 0, "q": 1},
+                "terminator": {
+                    "kind": "switch",
+                    "successors": [edge("l1", SAME), edge("x", {"p": {"p": 0}, "q": {"p": 1}})],
+                },
+            },
+            {"id": "x", "domain": ["p"], "terminator": {"kind": "return"}},
+        ],
+    }
     h = seed_only(plan)
     assert h.forward == h.assignment == (1, 1, 1, 0)
     assert h.stats["csp_solves"] == 1 and h.stats["cache_hits"] >= 1
@@ -275,13 +362,32 @@ def test_loop_csp_charges_boundary_edges_and_caches_by_context() -> None:
 def test_backward_pass_improves_on_the_forward_pass() -> None:
     # c is fixed on q and d is cheaper on q, but the forward pass decides b before d
     # and its one-step lookahead prefers b=p. The backward pass sees d=q and moves b.
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "c", "domain": ["q"], "terminator": {"kind": "switch", "successors": [
-            edge("b", {"q": {"p": 0, "q": 0}}), edge("d", {"q": {"p": 10, "q": 0}})]}},
-        {"id": "b", "cost": {"p": 0, "q": 2}, "terminator": {"kind": "goto", "successors": [
-            edge("d", {"p": {"p": 0, "q": 10}, "q": {"q": 0, "p": 10}})]}},
-        {"id": "d", "cost": {"p": 1, "q": 0}, "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {
+                "id": "c",
+                "domain": ["q"],
+                "terminator": {
+                    "kind": "switch",
+                    "successors": [
+                        edge("b", {"q": {"p": 0, "q": 0}}),
+                        edge("d", {"q": {"p": 10, "q": 0}}),
+                    ],
+                },
+            },
+            {
+                "id": "b",
+                "cost": {"p": 0, "q": 2},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [edge("d", {"p": {"p": 0, "q": 10}, "q": {"q": 0, "p": 10}})],
+                },
+            },
+            {"id": "d", "cost": {"p": 1, "q": 0}, "terminator": {"kind": "return"}},
+        ],
+    }
     h = seed_only(plan)
     assert h.forward is not None and h.assignment is not None
     fwd = seed_only(plan, max_rounds=0)
@@ -321,18 +427,45 @@ def test_fixpoint_needs_more_than_one_round() -> None:
 # a != c and not (a=q, b=p): only (p, q, q) works. The CSP's first answer (p, p, p)
 # empties x; least-delta perturbation then forces a=q (its delta 1 is the smallest),
 # which no later perturbation undoes, so the seed exhausts its heaps and gives up.
-SEED_GIVES_UP = {"version": 1, "targets": ["p", "q"], "blocks": [
-    {"id": "a", "cost": {"p": 0, "q": 1}, "terminator": {"kind": "switch", "successors": [
-        edge("b", FULL), edge("x", SAME), edge("z", SAME), edge("w", SAME)]}},
-    {"id": "b", "cost": {"p": 0, "q": 5}, "terminator": {"kind": "switch", "successors": [
-        edge("c", FULL), edge("x", DIFF), edge("y", SAME), edge("w", {"p": {"p": 0}, "q": {"p": 0, "q": 0}})]}},
-    {"id": "c", "cost": {"p": 0, "q": 5}, "terminator": {"kind": "switch", "successors": [
-        edge("a", FULL), edge("y", SAME), edge("z", DIFF)]}},
-    {"id": "x", "terminator": {"kind": "return"}},
-    {"id": "y", "terminator": {"kind": "return"}},
-    {"id": "z", "terminator": {"kind": "return"}},
-    {"id": "w", "terminator": {"kind": "return"}},
-]}
+SEED_GIVES_UP = {
+    "version": 1,
+    "targets": ["p", "q"],
+    "blocks": [
+        {
+            "id": "a",
+            "cost": {"p": 0, "q": 1},
+            "terminator": {
+                "kind": "switch",
+                "successors": [edge("b", FULL), edge("x", SAME), edge("z", SAME), edge("w", SAME)],
+            },
+        },
+        {
+            "id": "b",
+            "cost": {"p": 0, "q": 5},
+            "terminator": {
+                "kind": "switch",
+                "successors": [
+                    edge("c", FULL),
+                    edge("x", DIFF),
+                    edge("y", SAME),
+                    edge("w", {"p": {"p": 0}, "q": {"p": 0, "q": 0}}),
+                ],
+            },
+        },
+        {
+            "id": "c",
+            "cost": {"p": 0, "q": 5},
+            "terminator": {
+                "kind": "switch",
+                "successors": [edge("a", FULL), edge("y", SAME), edge("z", DIFF)],
+            },
+        },
+        {"id": "x", "terminator": {"kind": "return"}},
+        {"id": "y", "terminator": {"kind": "return"}},
+        {"id": "z", "terminator": {"kind": "return"}},
+        {"id": "w", "terminator": {"kind": "return"}},
+    ],
+}
 
 
 def test_seed_gives_up_but_the_complete_search_finds_the_assignment() -> None:
@@ -347,13 +480,21 @@ def test_seed_gives_up_but_the_complete_search_finds_the_assignment() -> None:
     assert sec["cost"]["total"] == total_of(SEED_GIVES_UP, sec["assignment"]) == optimum
 
 
-ODD_CYCLE = {"version": 1, "targets": ["p", "q"], "transitions": DIFF, "blocks": [
-    # Two-colouring a triangle: every edge is arc consistent, no assignment exists.
-    {"id": "u", "terminator": {"kind": "goto", "successors": [edge("v")]}},
-    {"id": "v", "terminator": {"kind": "goto", "successors": [edge("w")]}},
-    {"id": "w", "terminator": {"kind": "switch", "successors": [edge("u"), edge("done", FULL)]}},
-    {"id": "done", "terminator": {"kind": "return"}},
-]}
+ODD_CYCLE = {
+    "version": 1,
+    "targets": ["p", "q"],
+    "transitions": DIFF,
+    "blocks": [
+        # Two-colouring a triangle: every edge is arc consistent, no assignment exists.
+        {"id": "u", "terminator": {"kind": "goto", "successors": [edge("v")]}},
+        {"id": "v", "terminator": {"kind": "goto", "successors": [edge("w")]}},
+        {
+            "id": "w",
+            "terminator": {"kind": "switch", "successors": [edge("u"), edge("done", FULL)]},
+        },
+        {"id": "done", "terminator": {"kind": "return"}},
+    ],
+}
 
 
 def test_infeasible_after_search_names_the_cycle() -> None:
@@ -368,14 +509,27 @@ def test_infeasible_after_search_names_the_cycle() -> None:
 
 
 def test_infeasible_when_prune_emptied_a_live_domain() -> None:
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "s", "domain": ["p"], "terminator": {"kind": "goto", "successors": [edge("t", {"p": {"p": 0}})]}},
-        {"id": "t", "domain": ["q"], "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {
+                "id": "s",
+                "domain": ["p"],
+                "terminator": {"kind": "goto", "successors": [edge("t", {"p": {"p": 0}})]},
+            },
+            {"id": "t", "domain": ["q"], "terminator": {"kind": "return"}},
+        ],
+    }
     _, res, _ = run(plan)
     assert res.status == "infeasible"
     (d,) = res.diagnostics
-    assert d.code == "infeasible" and d.blocks and set(d.blocks) <= {"s", "t"} and "pruning" in d.message
+    assert (
+        d.code == "infeasible"
+        and d.blocks
+        and set(d.blocks) <= {"s", "t"}
+        and "pruning" in d.message
+    )
 
 
 def test_cli_infeasible_exit_code_and_artifact(tmp_path: Any, cli: Any) -> None:
@@ -443,20 +597,29 @@ def test_without_the_exact_module(monkeypatch: Any) -> None:
 
 
 def test_unreachable_blocks_take_no_target() -> None:
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "s", "cost": {"p": 1, "q": 2}, "terminator": {"kind": "return"}},
-        {"id": "dead", "domain": [], "terminator": {"kind": "goto", "successors": [edge("s")]}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {"id": "s", "cost": {"p": 1, "q": 2}, "terminator": {"kind": "return"}},
+            {"id": "dead", "domain": [], "terminator": {"kind": "goto", "successors": [edge("s")]}},
+        ],
+    }
     g, res, sec = run(plan)
     assert res.status == "ok" and sec["assignment"] == {"s": "p"} and sec["unreachable"] == ["dead"]
     assert "dead" not in sec["blocks"] and res.assignment == (0, -1)
 
 
 def test_from_json_rejects_bad_assignments() -> None:
-    plan = {"version": 1, "targets": ["p", "q"], "transitions": SAME, "blocks": [
-        {"id": "bb0", "terminator": {"kind": "goto", "successors": [edge("bb3")]}},
-        {"id": "bb3", "domain": ["p"], "terminator": {"kind": "return"}},
-    ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "transitions": SAME,
+        "blocks": [
+            {"id": "bb0", "terminator": {"kind": "goto", "successors": [edge("bb3")]}},
+            {"id": "bb3", "domain": ["p"], "terminator": {"kind": "return"}},
+        ],
+    }
     g = parse_plan(plan)
     assert from_json({"assignment": {"bb0": "p", "bb3": "p"}}, g) == (0, 0)
     cases = [
@@ -476,11 +639,19 @@ def test_from_json_rejects_bad_assignments() -> None:
 
 
 def test_float_costs_are_reported_as_the_plan_sums_them() -> None:
-    plan = {"version": 1, "targets": ["p", "q"], "transitions": {"p": {"p": 0, "q": 0.1}, "q": {"q": 0}},
-            "blocks": [
-                {"id": "a", "cost": {"p": 0.1, "q": 0.7}, "terminator": {"kind": "goto", "successors": [edge("b")]}},
-                {"id": "b", "cost": {"p": 0.5, "q": 0.1}, "terminator": {"kind": "return"}},
-            ]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "transitions": {"p": {"p": 0, "q": 0.1}, "q": {"q": 0}},
+        "blocks": [
+            {
+                "id": "a",
+                "cost": {"p": 0.1, "q": 0.7},
+                "terminator": {"kind": "goto", "successors": [edge("b")]},
+            },
+            {"id": "b", "cost": {"p": 0.5, "q": 0.1}, "terminator": {"kind": "return"}},
+        ],
+    }
     _, res, sec = run(plan)
     assert sec["assignment"] == {"a": "p", "b": "q"}
     assert sec["cost"]["total"] == pytest.approx(brute_force(plan)[0])

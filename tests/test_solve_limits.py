@@ -124,8 +124,11 @@ def test_cli_unsolved_is_exit_5_with_the_artifact(tmp_path: Any, cli: Any) -> No
 # ------------------------------------------------------------------ overflow
 
 
-def huge(plan: dict[str, Any], block_costs: dict[str, dict[str, float]],
-         edge_costs: dict[tuple[str, str], dict[tuple[str, str], float]]) -> Graph:
+def huge(
+    plan: dict[str, Any],
+    block_costs: dict[str, dict[str, float]],
+    edge_costs: dict[tuple[str, str], dict[tuple[str, str], float]],
+) -> Graph:
     """The plan's graph with costs set directly (bypassing any input check on sizes)."""
     g = parse_plan(plan)
     cost = [list(row) for row in g.cost]
@@ -168,22 +171,36 @@ def brute(g: Graph) -> tuple[int | None, tuple[int, ...] | None]:
     return best, best_a
 
 
-TWO = {"version": 1, "targets": ["a", "b"], "blocks": [
-    {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
-    {"id": "y", "terminator": {"kind": "return"}}]}
+TWO = {
+    "version": 1,
+    "targets": ["a", "b"],
+    "blocks": [
+        {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+        {"id": "y", "terminator": {"kind": "return"}},
+    ],
+}
 
-LOOP = {"version": 1, "targets": ["a", "b"],
-        "transitions": {"a": {"a": 0, "b": 1}, "b": {"a": 1, "b": 0}},
-        "blocks": [
-            {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
-            {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
-            {"id": "z", "terminator": {"kind": "switch", "successors": [{"block": "x"}, {"block": "y"}]}}]}
+LOOP = {
+    "version": 1,
+    "targets": ["a", "b"],
+    "transitions": {"a": {"a": 0, "b": 1}, "b": {"a": 1, "b": 0}},
+    "blocks": [
+        {"id": "x", "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
+        {"id": "y", "terminator": {"kind": "goto", "successors": [{"block": "z"}]}},
+        {
+            "id": "z",
+            "terminator": {"kind": "switch", "successors": [{"block": "x"}, {"block": "y"}]},
+        },
+    ],
+}
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_two_blocks_of_1e308_are_an_input_error_not_a_null_total(method: str) -> None:
     g = huge(TWO, {"x": {"a": 1e308, "b": 1e308}, "y": {"a": 1e308, "b": 1e308}}, {})
-    assert brute(g)[0] is not None and brute(g)[0] > 2**1024  # feasible, yet no float holds its cost
+    assert (
+        brute(g)[0] is not None and brute(g)[0] > 2**1024
+    )  # feasible, yet no float holds its cost
     with pytest.raises(InputError) as exc:
         solve_graph(g, method=method)
     assert exc.value.exit_code == 3 and "overflows" in str(exc.value)
@@ -193,8 +210,15 @@ def test_two_blocks_of_1e308_are_an_input_error_not_a_null_total(method: str) ->
 def test_feasible_loop_with_huge_costs_is_solved_not_called_infeasible(method: str) -> None:
     # Every block is expensive on both targets; most assignments overflow a float, the
     # cheapest does not. Before the fix the search took "sum == inf" for "forbidden".
-    g = huge(LOOP, {"x": {"a": 9e307, "b": 4e307}, "y": {"a": 5e307, "b": 8e307}, "z": {"a": 3e307, "b": 9e307}},
-             {("x", "y"): {("a", "b"): 1e308, ("b", "a"): 2e307}, ("y", "z"): {("a", "b"): 1e308}})
+    g = huge(
+        LOOP,
+        {
+            "x": {"a": 9e307, "b": 4e307},
+            "y": {"a": 5e307, "b": 8e307},
+            "z": {"a": 3e307, "b": 9e307},
+        },
+        {("x", "y"): {("a", "b"): 1e308, ("b", "a"): 2e307}, ("y", "z"): {("a", "b"): 1e308}},
+    )
     best, best_a = brute(g)
     assert best is not None and best < 1.7e308
     res = solve_graph(g, method=method)
@@ -224,8 +248,10 @@ def test_random_huge_cost_loops_against_integer_brute_force(seed: int) -> None:
     rng = random.Random(seed)
     big = [0.0, 1e306, 3e307, 6e307, 1e308, 1.7e308]
     bc = {b: {t: rng.choice(big) for t in "ab"} for b in "xyz"}
-    ec = {k: {(s, d): rng.choice(big) for s in "ab" for d in "ab" if rng.random() < 0.8}
-          for k in (("x", "y"), ("y", "z"), ("z", "x"), ("z", "y"))}
+    ec = {
+        k: {(s, d): rng.choice(big) for s in "ab" for d in "ab" if rng.random() < 0.8}
+        for k in (("x", "y"), ("y", "z"), ("z", "x"), ("z", "y"))
+    }
     g = huge(LOOP, bc, ec)
     best, best_a = brute(g)
     for method in METHODS:

@@ -29,8 +29,11 @@ from tests.strategies import plans
 METHODS = ("auto", "exact", "heuristic")
 
 
-def restricted_brute_force(plan: dict[str, Any], pins: list[tuple[str, str]] = (),  # type: ignore[assignment]
-                           forbids: list[tuple[str, str]] = ()) -> float:  # type: ignore[assignment]
+def restricted_brute_force(
+    plan: dict[str, Any],
+    pins: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    forbids: list[tuple[str, str]] = (),
+) -> float:  # type: ignore[assignment]
     """The optimum over the live blocks with pinned blocks on their target and forbidden
     targets removed (inf when infeasible): itertools over every assignment."""
     live = live_blocks(plan)
@@ -42,7 +45,11 @@ def restricted_brute_force(plan: dict[str, Any], pins: list[tuple[str, str]] = (
     cand = {}
     for b in blocks:
         i = b["id"]
-        ts = [t for t in doms[i] if (i, t) not in set(forbids) and all(t == p for p in pinned.get(i, ()))]
+        ts = [
+            t
+            for t in doms[i]
+            if (i, t) not in set(forbids) and all(t == p for p in pinned.get(i, ()))
+        ]
         cand[i] = ts
     best = math.inf
     ids = [b["id"] for b in blocks]
@@ -66,7 +73,9 @@ def run(plan: dict[str, Any], **opts: Any) -> tuple[Any, Any]:
 
 
 @st.composite
-def pinned_plans(draw: st.DrawFn) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
+def pinned_plans(
+    draw: st.DrawFn,
+) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
     plan = draw(plans(max_blocks=6, max_targets=3))
     live = sorted(live_blocks(plan))
     targets = plan["targets"]
@@ -107,21 +116,42 @@ def test_pins_and_forbids_against_brute_force(case: Any) -> None:
 
 
 def test_pin_on_unknown_block_target_or_dead_block_is_an_input_error() -> None:
-    plan = {"version": 1, "targets": ["a", "b"], "blocks": [
-        {"id": "x", "terminator": {"kind": "return"}}, {"id": "dead", "terminator": {"kind": "return"}}]}
-    for opts in ({"pins": (("nope", "a"),)}, {"pins": (("x", "c"),)}, {"forbids": (("dead", "a"),)}):
+    plan = {
+        "version": 1,
+        "targets": ["a", "b"],
+        "blocks": [
+            {"id": "x", "terminator": {"kind": "return"}},
+            {"id": "dead", "terminator": {"kind": "return"}},
+        ],
+    }
+    for opts in (
+        {"pins": (("nope", "a"),)},
+        {"pins": (("x", "c"),)},
+        {"forbids": (("dead", "a"),)},
+    ):
         with pytest.raises(InputError) as exc:
             run(plan, **opts)
         assert exc.value.exit_code == 3
 
 
-PLAN = {"version": 1, "targets": ["a", "b", "c"],
-        "transitions": {"a": {"a": 0, "b": 2}, "b": {"b": 0, "a": 1}, "c": {"c": 0}},
-        "blocks": [
-            {"id": "x", "domain": ["a", "b"], "cost": {"a": 1, "b": 3},
-             "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
-            {"id": "y", "cost": {"a": 5, "b": 1, "c": 0},
-             "terminator": {"kind": "goto", "successors": [{"block": "x"}]}}]}
+PLAN = {
+    "version": 1,
+    "targets": ["a", "b", "c"],
+    "transitions": {"a": {"a": 0, "b": 2}, "b": {"b": 0, "a": 1}, "c": {"c": 0}},
+    "blocks": [
+        {
+            "id": "x",
+            "domain": ["a", "b"],
+            "cost": {"a": 1, "b": 3},
+            "terminator": {"kind": "goto", "successors": [{"block": "y"}]},
+        },
+        {
+            "id": "y",
+            "cost": {"a": 5, "b": 1, "c": 0},
+            "terminator": {"kind": "goto", "successors": [{"block": "x"}]},
+        },
+    ],
+}
 
 
 def test_impossible_pins_are_exit_4_naming_the_pin(tmp_path: Any, cli: Any) -> None:
@@ -206,8 +236,10 @@ def test_warm_start_after_a_small_edit_finds_the_same_optimum(method: str) -> No
     assert warm.stats["warm_matched"] == sum(g.live)
     if method == "heuristic":
         # the sweeps only improve on the old assignment, evaluated on the new plan
-        old = tuple(g.targets.index(dict(assignment_of(g0, r0))[g.block_ids[b]]) if g.live[b] else -1
-                    for b in range(g.n_blocks))
+        old = tuple(
+            g.targets.index(dict(assignment_of(g0, r0))[g.block_ids[b]]) if g.live[b] else -1
+            for b in range(g.n_blocks)
+        )
         assert warm.cost.total <= evaluate(g, old).total  # type: ignore[union-attr]
         assert warm.cost.total >= cold.cost.total
     else:
@@ -226,8 +258,13 @@ def test_warm_start_repairs_new_blocks_and_lost_targets(method: str) -> None:
     # ... and a new block on an edge
     first = edited["blocks"][0]
     nxt = first["terminator"]["successors"][0]
-    edited["blocks"].append({"id": "fresh", "statements": [{"cost": {"interpreter": 2}}],
-                             "terminator": {"kind": "goto", "successors": [{"block": nxt["block"]}]}})
+    edited["blocks"].append(
+        {
+            "id": "fresh",
+            "statements": [{"cost": {"interpreter": 2}}],
+            "terminator": {"kind": "goto", "successors": [{"block": nxt["block"]}]},
+        }
+    )
     nxt["block"] = "fresh"
     g, cold = run(edited, method="auto")
     _, warm = run(edited, method=method, warm_start=tuple(old.items()))
@@ -242,7 +279,9 @@ def test_warm_start_repairs_new_blocks_and_lost_targets(method: str) -> None:
 
 @settings(max_examples=examples(150), deadline=None)
 @given(plans(max_blocks=6, max_targets=3), st.randoms(use_true_random=False))
-def test_any_warm_start_gives_the_cold_answer_or_better_proof(plan: dict[str, Any], rnd: Any) -> None:
+def test_any_warm_start_gives_the_cold_answer_or_better_proof(
+    plan: dict[str, Any], rnd: Any
+) -> None:
     optimum = restricted_brute_force(plan)
     live = sorted(live_blocks(plan))
     warm = tuple((b, rnd.choice(plan["targets"])) for b in live if rnd.random() < 0.8)

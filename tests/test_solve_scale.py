@@ -50,15 +50,35 @@ def scale_plan(seed: int) -> dict[str, Any]:
         while rng.random() < 0.55 and len(succ) < 4:
             # mostly back edges a few blocks up: dense, nested loops
             r = rng.random()
-            succ.append(rng.randrange(max(0, i - 8), i) if r < 0.85 and i else i if r < 0.9 else rng.randrange(n))
+            succ.append(
+                rng.randrange(max(0, i - 8), i)
+                if r < 0.85 and i
+                else i
+                if r < 0.9
+                else rng.randrange(n)
+            )
         edges = []
         for s in succ:
-            rows = {a: {b: (0 if a == b else rng.randrange(1, 10)) for b in targets if rng.random() < density}
-                    for a in targets}
+            rows = {
+                a: {
+                    b: (0 if a == b else rng.randrange(1, 10))
+                    for b in targets
+                    if rng.random() < density
+                }
+                for a in targets
+            }
             edges.append({"block": f"b{s}", "transitions": {a: r for a, r in rows.items() if r}})
         dom = rng.sample(targets, rng.choice((2, 2, 3)))
-        blocks.append({"id": f"b{i}", "domain": sorted(dom), "cost": {t: rng.randrange(0, 25) for t in dom},
-                       "terminator": {"kind": "switch", "successors": edges} if edges else {"kind": "return"}})
+        blocks.append(
+            {
+                "id": f"b{i}",
+                "domain": sorted(dom),
+                "cost": {t: rng.randrange(0, 25) for t in dom},
+                "terminator": {"kind": "switch", "successors": edges}
+                if edges
+                else {"kind": "return"},
+            }
+        )
     return {"version": 1, "name": f"scale-{seed}", "targets": targets, "blocks": blocks}
 
 
@@ -95,9 +115,15 @@ def reference(plan: dict[str, Any], max_table: int = 300_000) -> float:
             if v == b:
                 factors.append(((b,), {(t,): m.get(t, {}).get(t, math.inf) for t in dom[b]}))
             else:
-                factors.append(((b, v), {(x, y): m.get(x, {}).get(y, math.inf) for x in dom[b] for y in dom[v]}))
+                factors.append(
+                    (
+                        (b, v),
+                        {(x, y): m.get(x, {}).get(y, math.inf) for x in dom[b] for y in dom[v]},
+                    )
+                )
     remaining = set(live)
     while remaining:
+
         def degree(x: str, factors: list[Any] = factors) -> tuple[int, str]:
             nb: set[str] = set()
             for scope, _ in factors:
@@ -160,22 +186,47 @@ def cases() -> list[tuple[int, dict[str, Any], float]]:
 
 
 def test_the_reference_itself_on_a_hand_checked_plan() -> None:
-    plan = {"version": 1, "targets": ["p", "q"], "blocks": [
-        {"id": "b0", "domain": ["p", "q"], "cost": {"p": 1, "q": 4},
-         "terminator": {"kind": "goto", "successors": [{"block": "b1", "transitions": {"p": {"q": 2}, "q": {"q": 0}}}]}},
-        {"id": "b1", "domain": ["q"], "cost": {"q": 3},
-         "terminator": {"kind": "goto", "successors": [{"block": "b0", "transitions": {"q": {"p": 5, "q": 0}}}]}}]}
+    plan = {
+        "version": 1,
+        "targets": ["p", "q"],
+        "blocks": [
+            {
+                "id": "b0",
+                "domain": ["p", "q"],
+                "cost": {"p": 1, "q": 4},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": "b1", "transitions": {"p": {"q": 2}, "q": {"q": 0}}}],
+                },
+            },
+            {
+                "id": "b1",
+                "domain": ["q"],
+                "cost": {"q": 3},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": "b0", "transitions": {"q": {"p": 5, "q": 0}}}],
+                },
+            },
+        ],
+    }
     assert reference(plan) == 7.0  # q,q: 4+3+0+0 = 7; p,q: 1+3+2+5 = 11
     plan["blocks"][1]["terminator"]["successors"][0]["transitions"] = {"q": {"r": 0}}
     assert reference(plan) == math.inf
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_methods_against_the_reference(cases: list[tuple[int, dict[str, Any], float]], method: str) -> None:
+def test_methods_against_the_reference(
+    cases: list[tuple[int, dict[str, Any], float]], method: str
+) -> None:
     for seed, plan, opt in cases:
         g = parse_plan(plan)
-        res = solve(g, prune(g).domains, scc(g),
-                    SolveOptions(method=method, time_limit=10.0, prove_node_limit=PROVE_NODES))
+        res = solve(
+            g,
+            prune(g).domains,
+            scc(g),
+            SolveOptions(method=method, time_limit=10.0, prove_node_limit=PROVE_NODES),
+        )
         sec = res.to_json(g)
         where = f"seed {seed} ({method})"
         if res.status == "infeasible":
@@ -183,7 +234,9 @@ def test_methods_against_the_reference(cases: list[tuple[int, dict[str, Any], fl
             assert res.optimal
             continue
         if res.status == "unsolved":  # allowed only when the limit stopped it; never a false claim
-            assert not res.optimal and (sec["lower_bound"] is None or sec["lower_bound"] <= opt), where
+            assert not res.optimal and (sec["lower_bound"] is None or sec["lower_bound"] <= opt), (
+                where
+            )
             continue
         assert res.status == "ok" and opt < math.inf, where
         total = plan_total(plan, sec["assignment"])
@@ -196,7 +249,9 @@ def test_methods_against_the_reference(cases: list[tuple[int, dict[str, Any], fl
             assert res.optimal, where  # these plans are well within reach of a proof
 
 
-def test_complete_search_against_the_reference(cases: list[tuple[int, dict[str, Any], float]]) -> None:
+def test_complete_search_against_the_reference(
+    cases: list[tuple[int, dict[str, Any], float]],
+) -> None:
     proven = 0
     for seed, plan, opt in cases:
         g = parse_plan(plan)

@@ -58,7 +58,15 @@ def random_spec(rng: random.Random, max_nodes: int = 6, max_engines: int = 3) ->
                 continue
             time[e] = None if r < 0.22 else rng.choice([0, 0.5, 1, 2, 3, 5, 8])
         kids = [ids[j] for j in range(n) if parent[j] == i]
-        nodes.append({"id": ids[i], "children": kids, "time": time, "rows": rng.choice([0, 1, 2, 4]), "row_width": rng.choice([0, 1, 8])})
+        nodes.append(
+            {
+                "id": ids[i],
+                "children": kids,
+                "time": time,
+                "rows": rng.choice([0, 1, 2, 4]),
+                "row_width": rng.choice([0, 1, 8]),
+            }
+        )
     rng.shuffle(nodes)
     linear: dict[str, dict[str, dict[str, float]]] = {}
     for s in engines:
@@ -79,8 +87,21 @@ def random_spec(rng: random.Random, max_nodes: int = 6, max_engines: int = 3) ->
             key = (rng.choice(ids[1:]), *rng.sample(engines, 2))
             if key not in seen:
                 seen.add(key)
-                transfer["explicit"].append({"child": key[0], "from": key[1], "to": key[2], "cost": rng.choice([0, 0.5, 2, 7])})
-    return {"version": 1, "engines": engines, "budget": rng.randint(0, 5), "nodes": nodes, "transfer": transfer}
+                transfer["explicit"].append(
+                    {
+                        "child": key[0],
+                        "from": key[1],
+                        "to": key[2],
+                        "cost": rng.choice([0, 0.5, 2, 7]),
+                    }
+                )
+    return {
+        "version": 1,
+        "engines": engines,
+        "budget": rng.randint(0, 5),
+        "nodes": nodes,
+        "transfer": transfer,
+    }
 
 
 def spec_transfer(spec: dict[str, Any], child: str, src: str, dst: str) -> float | None:
@@ -97,7 +118,12 @@ def spec_transfer(spec: dict[str, Any], child: str, src: str, dst: str) -> float
     node = next(nd for nd in spec["nodes"] if nd["id"] == child)
     rows = node.get("rows", 0)
     width = node.get("row_width", 0)
-    return m.get("fixed", 0) + m.get("per_row", 0) * rows + m.get("per_width", 0) * width + m.get("per_byte", 0) * (rows * width)
+    return (
+        m.get("fixed", 0)
+        + m.get("per_row", 0) * rows
+        + m.get("per_width", 0) * width
+        + m.get("per_byte", 0) * (rows * width)
+    )
 
 
 def spec_root(spec: dict[str, Any]) -> str:
@@ -160,7 +186,9 @@ def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
 
 @settings(max_examples=examples(2000), deadline=None)
 @given(st.randoms(use_true_random=False), st.integers(0, 6))
-def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Random, budget: int) -> None:
+def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(
+    rng: random.Random, budget: int
+) -> None:
     spec = random_spec(rng)
     tree = build(spec)
     fast = tp.fast_dp(tree, budget).dp
@@ -170,9 +198,14 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(rng: random.Ran
         row = fast[v]
         assert row is not None
         for e in range(len(tree.engines)):
-            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (
+                tree.ids[v],
+                e,
+            )
     brute = brute_frontier(spec, budget)
-    assert [min(literal[tree.root][e][k] for e in range(len(tree.engines))) for k in range(budget + 1)] == brute
+    assert [
+        min(literal[tree.root][e][k] for e in range(len(tree.engines))) for k in range(budget + 1)
+    ] == brute
     assert list(res.frontier) == brute[: len(res.frontier)]
     # Budgets past the number of edges buy nothing, which is why the frontier stops there.
     assert len(res.frontier) == min(budget, tree.n - 1) + 1
@@ -188,7 +221,9 @@ def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budge
     front = [f["latency"] for f in sec["frontier"]]
     assert [f["budget"] for f in sec["frontier"]] == list(range(len(front)))
     finite = [x for x in front if x is not None]
-    assert front[: len(front) - len(finite)] == [None] * (len(front) - len(finite))  # infeasible only at the low end
+    assert front[: len(front) - len(finite)] == [None] * (
+        len(front) - len(finite)
+    )  # infeasible only at the low end
     assert finite == sorted(finite, reverse=True)  # non-increasing
     brute = brute_frontier(spec, budget)
     if brute[-1] == INF:
@@ -203,17 +238,29 @@ def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budge
     # The fewest cuts of any optimal placement: the first budget reaching the optimum.
     assert cuts == front.index(sec["latency"])
     for c in sec["cuts"]:
-        assert sec["engines"][c["child"]] == c["from_engine"] != c["to_engine"] == sec["engines"][c["parent"]]
+        assert (
+            sec["engines"][c["child"]]
+            == c["from_engine"]
+            != c["to_engine"]
+            == sec["engines"][c["parent"]]
+        )
         assert c["cost"] == spec_transfer(spec, c["child"], c["from_engine"], c["to_engine"])
     order = [nd["id"] for nd in spec["nodes"]]
-    assert [c["child"] for c in sec["cuts"]] == sorted((c["child"] for c in sec["cuts"]), key=order.index)
+    assert [c["child"] for c in sec["cuts"]] == sorted(
+        (c["child"] for c in sec["cuts"]), key=order.index
+    )
     _check_critical_path(spec, sec)
 
 
 def _check_critical_path(spec: dict[str, Any], sec: dict[str, Any]) -> None:
     by_id = {nd["id"]: nd for nd in spec["nodes"]}
     steps = sec["critical_path"]
-    assert steps[0] == {"kind": "node", "node": spec_root(spec), "engine": sec["engines"][spec_root(spec)], "time": by_id[spec_root(spec)]["time"][sec["engines"][spec_root(spec)]]}
+    assert steps[0] == {
+        "kind": "node",
+        "node": spec_root(spec),
+        "engine": sec["engines"][spec_root(spec)],
+        "time": by_id[spec_root(spec)]["time"][sec["engines"][spec_root(spec)]],
+    }
     assert sum(s["time"] if s["kind"] == "node" else s["cost"] for s in steps) == sec["latency"]
     nodes = [s["node"] for s in steps if s["kind"] == "node"]
     for parent, child in itertools.pairwise(nodes):
@@ -227,7 +274,9 @@ def _check_critical_path(spec: dict[str, Any], sec: dict[str, Any]) -> None:
     st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=8),
     st.integers(1, 20),
 )
-def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float], size: int) -> None:
+def test_two_pointer_merge_equals_quadratic_merge(
+    a: list[float], b: list[float], size: int
+) -> None:
     a.sort(reverse=True)
     b.sort(reverse=True)
     want = quadratic_minmax(a, b, size)
@@ -242,7 +291,11 @@ def test_two_pointer_merge_equals_quadratic_merge(a: list[float], b: list[float]
 @settings(max_examples=examples(1500), deadline=None)
 @given(
     st.lists(
-        st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=7), min_size=2, max_size=2),
+        st.lists(
+            st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, INF]), min_size=1, max_size=7),
+            min_size=2,
+            max_size=2,
+        ),
         min_size=2,
         max_size=4,
     ),
@@ -276,13 +329,34 @@ def random_wide_spec(rng: random.Random, n: int, n_engines: int) -> dict[str, An
     for i in range(n):
         time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.85}
         kids = [f"n{j}" for j in range(n) if parent[j] == i][:4]
-        nodes.append({"id": f"n{i}", "children": kids, "time": time, "rows": rng.randint(0, 4), "row_width": 8})
+        nodes.append(
+            {
+                "id": f"n{i}",
+                "children": kids,
+                "time": time,
+                "rows": rng.randint(0, 4),
+                "row_width": 8,
+            }
+        )
     reach = {"n0"}
     for nd in nodes:  # children beyond the fourth were dropped: keep only what hangs under n0
         if nd["id"] in reach:
             reach.update(nd["children"])
-    linear = {s: {d: {"fixed": rng.randint(0, 16) / 8, "per_row": rng.randint(0, 4) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
-    return {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+    linear = {
+        s: {
+            d: {"fixed": rng.randint(0, 16) / 8, "per_row": rng.randint(0, 4) / 8}
+            for d in engines
+            if d != s and rng.random() < 0.8
+        }
+        for s in engines
+    }
+    return {
+        "version": 1,
+        "engines": engines,
+        "root": "n0",
+        "nodes": nodes,
+        "transfer": {"linear": linear},
+    }
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -297,20 +371,31 @@ def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int)
     single = tp.TreeLimits(batch_level=10**9)
     fast = tp.fast_dp(tree, budget, limits=batched).dp
     slow = tp.fast_dp(tree, budget, limits=single).dp
-    mixed = tp.fast_dp(tree, budget, limits=tp.TreeLimits(batch_level=3)).dp  # batches fed by runs and single nodes
+    mixed = tp.fast_dp(
+        tree, budget, limits=tp.TreeLimits(batch_level=3)
+    ).dp  # batches fed by runs and single nodes
     literal = reference_dp(tree, budget)
     for v in range(tree.n):
         a, b, c = fast[v], slow[v], mixed[v]
         assert a is not None and b is not None and c is not None
         assert a.shape == b.shape == c.shape and a.tolist() == b.tolist() == c.tolist(), tree.ids[v]
         for e in range(len(tree.engines)):
-            assert [tp.at(a[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+            assert [tp.at(a[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (
+                tree.ids[v],
+                e,
+            )
     assert tp.place(tree, budget, limits=batched) == tp.place(tree, budget, limits=single)
 
 
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet='[]{}"\\/aYy_\x7fé "', max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='[]{}"\\Yy_ ', max_size=4), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.text(alphabet='[]{}"\\/aYy_\x7fé "', max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='[]{}"\\Yy_ ', max_size=4), inner, max_size=4)
+    ),
     max_leaves=30,
 )
 
@@ -332,7 +417,9 @@ def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent:
 
 def test_too_deep_json_tree_file_keeps_its_message(tmp_path: Path) -> None:
     res, name = run_cli(tmp_path, "[" * 101 + "]" * 101, name="t.json")
-    assert res.exit_code == 3 and res.stderr.strip().endswith(f"{name}: invalid JSON: nested deeper than 100 levels"), res.stderr
+    assert res.exit_code == 3 and res.stderr.strip().endswith(
+        f"{name}: invalid JSON: nested deeper than 100 levels"
+    ), res.stderr
     ok = json.loads(json.dumps(BASE))
     ok["name"] = "[" * 150 + '\\"' + "{" * 150  # brackets inside a string do not nest
     res, _ = run_cli(tmp_path, ok)
@@ -355,8 +442,17 @@ def test_long_one_child_runs_equal_the_literal_pseudocode(seed: int) -> None:
             kids.append(f"x{i}")
         time = {e: rng.randint(0, 40) / 8 for e in engines if rng.random() < 0.9}
         nodes.append({"id": f"n{i}", "children": kids, "time": time})
-    linear = {s: {d: {"fixed": rng.randint(1, 24) / 8} for d in engines if d != s and rng.random() < 0.8} for s in engines}
-    spec = {"version": 1, "engines": engines, "root": "n0", "nodes": nodes, "transfer": {"linear": linear}}
+    linear = {
+        s: {d: {"fixed": rng.randint(1, 24) / 8} for d in engines if d != s and rng.random() < 0.8}
+        for s in engines
+    }
+    spec = {
+        "version": 1,
+        "engines": engines,
+        "root": "n0",
+        "nodes": nodes,
+        "transfer": {"linear": linear},
+    }
     tree = build(spec)
     budget = rng.choice([1, 2, 4, 9])
     fast = tp.fast_dp(tree, budget).dp
@@ -365,7 +461,10 @@ def test_long_one_child_runs_equal_the_literal_pseudocode(seed: int) -> None:
         row = fast[v]
         assert row is not None
         for e in range(n_e):
-            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (tree.ids[v], e)
+            assert [tp.at(row[e].tolist(), k) for k in range(budget + 1)] == literal[v][e], (
+                tree.ids[v],
+                e,
+            )
 
 
 def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
@@ -380,9 +479,18 @@ def test_thousands_of_seeded_trees_match_exhaustive_search() -> None:
 
 def test_deep_chain_needs_no_recursion() -> None:
     n = 30_000  # far past the interpreter's recursion limit
-    nodes = [{"id": f"v{i}", "children": [f"v{i + 1}"] if i + 1 < n else [], "time": {"a": 1, "b": 0.5}} for i in range(n)]
+    nodes = [
+        {"id": f"v{i}", "children": [f"v{i + 1}"] if i + 1 < n else [], "time": {"a": 1, "b": 0.5}}
+        for i in range(n)
+    ]
     nodes[-1]["time"] = {"a": 1}
-    spec = {"version": 1, "engines": ["a", "b"], "budget": 3, "nodes": nodes, "transfer": {"linear": {"a": {"b": {"fixed": 3}}}}}
+    spec = {
+        "version": 1,
+        "engines": ["a", "b"],
+        "budget": 3,
+        "nodes": nodes,
+        "transfer": {"linear": {"a": {"b": {"fixed": 3}}}},
+    }
     res = tp.place(build(spec), 3)
     # No cut: everything on a. One cut: the leaf on a, the rest on the faster b.
     assert res.frontier == (n, 1 + 3 + 0.5 * (n - 1), 1 + 3 + 0.5 * (n - 1), 1 + 3 + 0.5 * (n - 1))
@@ -395,8 +503,11 @@ def test_ties_prefer_no_cut_then_the_first_engine() -> None:
         "engines": ["x", "y", "z"],
         "budget": 2,
         "transfer": {"default": {"fixed": 0}},
-        "nodes": [{"id": "r", "children": ["a", "b"], "time": {"x": 1, "y": 1, "z": 1}},
-                  {"id": "a", "time": {"x": 2, "y": 2, "z": 2}}, {"id": "b", "time": {"z": 2, "y": 2}}],
+        "nodes": [
+            {"id": "r", "children": ["a", "b"], "time": {"x": 1, "y": 1, "z": 1}},
+            {"id": "a", "time": {"x": 2, "y": 2, "z": 2}},
+            {"id": "b", "time": {"z": 2, "y": 2}},
+        ],
     }
     art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions())
     # b cannot run on x, so the zero-cut optimum puts all on y: the first engine without a cut.
@@ -419,7 +530,9 @@ def test_example_is_optimal_by_exhaustive_search() -> None:
     brute = brute_frontier(spec, spec["budget"])
     got = [INF if f["latency"] is None else f["latency"] for f in art["tree"]["frontier"]]
     assert got == pytest.approx(brute, rel=1e-12)
-    assert spec_latency(spec, art["tree"]["engines"])[0] == pytest.approx(art["tree"]["latency"], rel=1e-12)  # type: ignore[index]
+    assert spec_latency(spec, art["tree"]["engines"])[0] == pytest.approx(
+        art["tree"]["latency"], rel=1e-12
+    )  # type: ignore[index]
     # What the frontier shows: no placement without a cut (the scan and the UDF share
     # no engine), and each later cut buys less.
     assert got[0] == INF and got[1] > got[2] > got[3]
@@ -429,7 +542,11 @@ def test_golden_output_in_docs() -> None:
     """docs/tree.md shows the example's artifact (without the `input` echo): it must be
     what the tool prints today."""
     text = DOC.read_text()
-    m = re.search(r"<!-- golden: placement tree examples/operator_tree.yaml -->\s*```json\n(.*?)```", text, re.S)
+    m = re.search(
+        r"<!-- golden: placement tree examples/operator_tree.yaml -->\s*```json\n(.*?)```",
+        text,
+        re.S,
+    )
     assert m, "golden block missing from docs/tree.md"
     res = CliRunner().invoke(app, ["tree", str(EXAMPLE)])
     assert res.exit_code == 0, res.stderr
@@ -466,7 +583,11 @@ def test_cli_ok(tmp_path: Path) -> None:
     sec = json.loads(res.stdout)["tree"]
     # scan only runs on pg. agg on pg: 2 + 4; agg on duck: 2 + (1 + 4 rows * 0.5) + 1.
     # Equal latency, so the placement without a cut wins.
-    assert sec["latency"] == 6 and sec["engines"] == {"agg": "pg", "scan": "pg"} and sec["cuts_used"] == 0
+    assert (
+        sec["latency"] == 6
+        and sec["engines"] == {"agg": "pg", "scan": "pg"}
+        and sec["cuts_used"] == 0
+    )
     assert sec["frontier"] == [{"budget": 0, "latency": 6}, {"budget": 1, "latency": 6}]
 
 
@@ -514,48 +635,191 @@ PER_BYTE = {"linear": {"pg": {"duck": {"per_byte": 1}}}}
 INVALID = [
     ("missing-version", _mut("version", None), "version", "required field is missing"),
     ("unknown-field", _mut("colour", "red"), "colour", "unknown field"),
-    ("negative-time", _mut("nodes[1].time.pg", -1), "nodes[1].time.pg", "greater than or equal to 0"),
+    (
+        "negative-time",
+        _mut("nodes[1].time.pg", -1),
+        "nodes[1].time.pg",
+        "greater than or equal to 0",
+    ),
     ("string-time", _mut("nodes[1].time.pg", "2"), "nodes[1].time.pg", "valid number"),
     ("bool-budget", _mut("budget", True), "budget", "valid integer"),
     ("negative-budget", _mut("budget", -1), "budget", "greater than or equal to 0"),
     ("no-engines", _mut("engines", []), "engines", "at least 1"),
     ("no-nodes", _mut("nodes", []), "nodes", "at least 1"),
     ("negative-rows", _mut("nodes[1].rows", -4), "nodes[1].rows", "greater than or equal to 0"),
-    ("duplicate-engine", _mut("engines", ["pg", "duck", "pg"]), "engines[2]", "duplicate engine 'pg'"),
-    ("duplicate-id", _mut("nodes[1].id", "agg"), "nodes[1].id", "duplicate id 'agg' (first at nodes[0])"),
-    ("unknown-time-engine", _mut("nodes[1].time.gpu", 1), "nodes[1].time.gpu", "unknown engine 'gpu'"),
-    ("unknown-child", _mut("nodes[0].children", ["scan", "nope"]), "nodes[0].children[1]", "unknown node 'nope'"),
-    ("linear-unknown-src", _mut("transfer.linear.gpu", {}), "transfer.linear.gpu", "unknown engine 'gpu'"),
-    ("linear-unknown-dst", _mut("transfer.linear.pg.gpu", {"fixed": 1}), "transfer.linear.pg.gpu", "unknown engine 'gpu'"),
-    ("linear-same", _mut("transfer.linear.pg.pg", {"fixed": 1}), "transfer.linear.pg.pg", "same engine"),
-    ("linear-unknown-field", _mut("transfer.linear.pg.duck.per_mb", 1), "transfer.linear.pg.duck.per_mb", "unknown field"),
-    ("explicit-unknown-child", _mut("transfer.explicit", [{"child": "x", "from": "pg", "to": "duck", "cost": 1}]), "transfer.explicit[0].child", "unknown node 'x'"),
-    ("explicit-unknown-from", _mut("transfer.explicit", [{"child": "scan", "from": "gpu", "to": "duck", "cost": 1}]), "transfer.explicit[0].from", "unknown engine 'gpu'"),
-    ("explicit-unknown-to", _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "gpu", "cost": 1}]), "transfer.explicit[0].to", "unknown engine 'gpu'"),
-    ("explicit-same", _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "pg", "cost": 1}]), "transfer.explicit[0].to", "same engine as `from`"),
-    ("explicit-duplicate", _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "duck", "cost": c} for c in (1, 2)]), "transfer.explicit[1]", "duplicate transfer for child 'scan' from 'pg' to 'duck' (first at transfer.explicit[0])"),
-    ("explicit-negative", _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "duck", "cost": -1}]), "transfer.explicit[0].cost", "greater than or equal to 0"),
-    ("explicit-missing-cost", _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "duck"}]), "transfer.explicit[0].cost", "required field is missing"),
-    ("rows-needed", _mut("nodes[1].rows", None), "nodes[1].rows", "required: a linear transfer model has per_row > 0"),
-    ("row-width-needed", _mut("transfer", PER_BYTE), "nodes[1].row_width", "required: a linear transfer model has per_byte > 0"),
-    ("self-cycle", _mut("nodes[1].children", ["scan"]), "nodes[1].children[0]", "cycle: node 'scan' is its own ancestor (scan -> scan)"),
-    ("cycle", _mut("nodes[1].children", ["agg"]), "nodes[1].children[0]", "cycle: node 'agg' is its own ancestor (agg -> scan -> agg)"),
-    ("two-roots", _mut("nodes[2]", {"id": "other", "time": {"pg": 1}}), "root", "several nodes have no parent: 'agg' (nodes[0]), 'other' (nodes[2]); set `root` to the one to place"),
+    (
+        "duplicate-engine",
+        _mut("engines", ["pg", "duck", "pg"]),
+        "engines[2]",
+        "duplicate engine 'pg'",
+    ),
+    (
+        "duplicate-id",
+        _mut("nodes[1].id", "agg"),
+        "nodes[1].id",
+        "duplicate id 'agg' (first at nodes[0])",
+    ),
+    (
+        "unknown-time-engine",
+        _mut("nodes[1].time.gpu", 1),
+        "nodes[1].time.gpu",
+        "unknown engine 'gpu'",
+    ),
+    (
+        "unknown-child",
+        _mut("nodes[0].children", ["scan", "nope"]),
+        "nodes[0].children[1]",
+        "unknown node 'nope'",
+    ),
+    (
+        "linear-unknown-src",
+        _mut("transfer.linear.gpu", {}),
+        "transfer.linear.gpu",
+        "unknown engine 'gpu'",
+    ),
+    (
+        "linear-unknown-dst",
+        _mut("transfer.linear.pg.gpu", {"fixed": 1}),
+        "transfer.linear.pg.gpu",
+        "unknown engine 'gpu'",
+    ),
+    (
+        "linear-same",
+        _mut("transfer.linear.pg.pg", {"fixed": 1}),
+        "transfer.linear.pg.pg",
+        "same engine",
+    ),
+    (
+        "linear-unknown-field",
+        _mut("transfer.linear.pg.duck.per_mb", 1),
+        "transfer.linear.pg.duck.per_mb",
+        "unknown field",
+    ),
+    (
+        "explicit-unknown-child",
+        _mut("transfer.explicit", [{"child": "x", "from": "pg", "to": "duck", "cost": 1}]),
+        "transfer.explicit[0].child",
+        "unknown node 'x'",
+    ),
+    (
+        "explicit-unknown-from",
+        _mut("transfer.explicit", [{"child": "scan", "from": "gpu", "to": "duck", "cost": 1}]),
+        "transfer.explicit[0].from",
+        "unknown engine 'gpu'",
+    ),
+    (
+        "explicit-unknown-to",
+        _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "gpu", "cost": 1}]),
+        "transfer.explicit[0].to",
+        "unknown engine 'gpu'",
+    ),
+    (
+        "explicit-same",
+        _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "pg", "cost": 1}]),
+        "transfer.explicit[0].to",
+        "same engine as `from`",
+    ),
+    (
+        "explicit-duplicate",
+        _mut(
+            "transfer.explicit",
+            [{"child": "scan", "from": "pg", "to": "duck", "cost": c} for c in (1, 2)],
+        ),
+        "transfer.explicit[1]",
+        "duplicate transfer for child 'scan' from 'pg' to 'duck' (first at transfer.explicit[0])",
+    ),
+    (
+        "explicit-negative",
+        _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "duck", "cost": -1}]),
+        "transfer.explicit[0].cost",
+        "greater than or equal to 0",
+    ),
+    (
+        "explicit-missing-cost",
+        _mut("transfer.explicit", [{"child": "scan", "from": "pg", "to": "duck"}]),
+        "transfer.explicit[0].cost",
+        "required field is missing",
+    ),
+    (
+        "rows-needed",
+        _mut("nodes[1].rows", None),
+        "nodes[1].rows",
+        "required: a linear transfer model has per_row > 0",
+    ),
+    (
+        "row-width-needed",
+        _mut("transfer", PER_BYTE),
+        "nodes[1].row_width",
+        "required: a linear transfer model has per_byte > 0",
+    ),
+    (
+        "self-cycle",
+        _mut("nodes[1].children", ["scan"]),
+        "nodes[1].children[0]",
+        "cycle: node 'scan' is its own ancestor (scan -> scan)",
+    ),
+    (
+        "cycle",
+        _mut("nodes[1].children", ["agg"]),
+        "nodes[1].children[0]",
+        "cycle: node 'agg' is its own ancestor (agg -> scan -> agg)",
+    ),
+    (
+        "two-roots",
+        _mut("nodes[2]", {"id": "other", "time": {"pg": 1}}),
+        "root",
+        "several nodes have no parent: 'agg' (nodes[0]), 'other' (nodes[2]); set `root` to the one to place",
+    ),
     ("unknown-root", _mut("root", "zzz"), "root", "unknown node 'zzz'"),
-    ("shared", _mut("nodes[2]", {"id": "join", "children": ["agg", "scan"], "time": {"pg": 1}}), "nodes[2].children[1]",
-     "node 'scan' is shared: it is a child of 'agg' and of 'join'; an operator tree cannot share a sub-plan (pass --expand-dag to duplicate it)"),
-    ("listed-twice", _mut("nodes[0].children", ["scan", "scan"]), "nodes[0].children[1]",
-     "node 'scan' is shared: it is listed twice among the children of 'agg'; an operator tree cannot share a sub-plan"),
-    ("no-budget", _mut("budget", None), "budget", "no cut budget: set `budget` in the file or pass --budget K"),
+    (
+        "shared",
+        _mut("nodes[2]", {"id": "join", "children": ["agg", "scan"], "time": {"pg": 1}}),
+        "nodes[2].children[1]",
+        "node 'scan' is shared: it is a child of 'agg' and of 'join'; an operator tree cannot share a sub-plan (pass --expand-dag to duplicate it)",
+    ),
+    (
+        "listed-twice",
+        _mut("nodes[0].children", ["scan", "scan"]),
+        "nodes[0].children[1]",
+        "node 'scan' is shared: it is listed twice among the children of 'agg'; an operator tree cannot share a sub-plan",
+    ),
+    (
+        "no-budget",
+        _mut("budget", None),
+        "budget",
+        "no cut budget: set `budget` in the file or pass --budget K",
+    ),
     ("not-a-mapping", [1, 2], "", "a tree file is a mapping at the top level"),
-    ("artifact-kind", {"format_version": 1, "kind": "prune"}, "kind", "not a tree file or tree artifact: kind 'prune'"),
-    ("artifact-version", {"format_version": 9, "kind": "tree"}, "format_version", "unsupported artifact version 9"),
-    ("artifact-no-input", {"format_version": 1, "kind": "tree", "tree": {}}, "tree.input", "required field is missing"),
-    ("artifact-bad-input", {"format_version": 1, "kind": "tree", "tree": {"input": _mut("nodes[1].time.pg", -1)}}, "tree.input.nodes[1].time.pg", "greater than or equal to 0"),
+    (
+        "artifact-kind",
+        {"format_version": 1, "kind": "prune"},
+        "kind",
+        "not a tree file or tree artifact: kind 'prune'",
+    ),
+    (
+        "artifact-version",
+        {"format_version": 9, "kind": "tree"},
+        "format_version",
+        "unsupported artifact version 9",
+    ),
+    (
+        "artifact-no-input",
+        {"format_version": 1, "kind": "tree", "tree": {}},
+        "tree.input",
+        "required field is missing",
+    ),
+    (
+        "artifact-bad-input",
+        {"format_version": 1, "kind": "tree", "tree": {"input": _mut("nodes[1].time.pg", -1)}},
+        "tree.input.nodes[1].time.pg",
+        "greater than or equal to 0",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("doc", "path", "message"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID])
+@pytest.mark.parametrize(
+    ("doc", "path", "message"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID]
+)
 def test_cli_invalid_input_exits_3(tmp_path: Path, doc: Any, path: str, message: str) -> None:
     res, name = run_cli(tmp_path, doc)
     assert res.exit_code == 3, (res.stdout, res.stderr)
@@ -568,8 +832,16 @@ def test_cli_invalid_input_exits_3(tmp_path: Path, doc: Any, path: str, message:
 @pytest.mark.parametrize(
     ("text", "path", "message"),
     [
-        ("version: 1\nengines: [a]\nbudget: 0\nnodes: [{id: x, time: {a: .inf}}]\n", "nodes[0].time.a", "finite number"),
-        ("version: 1\nengines: [a]\nbudget: 0\nnodes: [{id: x, time: {a: .nan}}]\n", "nodes[0].time.a", "finite number"),
+        (
+            "version: 1\nengines: [a]\nbudget: 0\nnodes: [{id: x, time: {a: .inf}}]\n",
+            "nodes[0].time.a",
+            "finite number",
+        ),
+        (
+            "version: 1\nengines: [a]\nbudget: 0\nnodes: [{id: x, time: {a: .nan}}]\n",
+            "nodes[0].time.a",
+            "finite number",
+        ),
         ("version: 1\nengines: [a\n", "", "invalid YAML"),
     ],
     ids=["inf", "nan", "syntax"],
@@ -578,14 +850,20 @@ def test_cli_invalid_yaml_exits_3(tmp_path: Path, text: str, path: str, message:
     res, name = run_cli(tmp_path, text, name="t.yaml")
     assert res.exit_code == 3
     prefix = f"{name}: {path}: " if path else f"{name}: "
-    assert any(ln.startswith(prefix) and message in ln for ln in res.stderr.splitlines()), res.stderr
+    assert any(ln.startswith(prefix) and message in ln for ln in res.stderr.splitlines()), (
+        res.stderr
+    )
 
 
 def _infeasible(tmp_path: Path, doc: Any, *args: str) -> tuple[dict[str, Any], str]:
     res, _ = run_cli(tmp_path, doc, *args)
     assert res.exit_code == 4, res.stderr
     art = json.loads(res.stdout)
-    assert art["status"] == "infeasible" and art["tree"]["latency"] is None and art["tree"]["engines"] == {}
+    assert (
+        art["status"] == "infeasible"
+        and art["tree"]["latency"] is None
+        and art["tree"]["engines"] == {}
+    )
     return art, res.stderr
 
 
@@ -606,7 +884,10 @@ def test_cli_no_transfer_exits_4(tmp_path: Path) -> None:
 
 def test_cli_budget_too_small_exits_4(tmp_path: Path) -> None:
     art, err = _infeasible(tmp_path, _mut("nodes[0].time", {"duck": 1}), "--budget", "0")
-    assert art["diagnostics"][0]["code"] == "budget-too-small" and art["diagnostics"][0]["min_budget"] == 1
+    assert (
+        art["diagnostics"][0]["code"] == "budget-too-small"
+        and art["diagnostics"][0]["min_budget"] == 1
+    )
     assert "needs at least 1 cut(s) but the budget is 0" in err
     assert art["tree"]["frontier"] == [{"budget": 0, "latency": None}]
 
@@ -628,7 +909,10 @@ SHARED = {
 def test_cli_dag_is_rejected_naming_the_shared_node(tmp_path: Path) -> None:
     res, name = run_cli(tmp_path, SHARED)
     assert res.exit_code == 3
-    assert f"{name}: nodes[2].children[0]: node 'scan' is shared: it is a child of 'f1' and of 'f2'" in res.stderr
+    assert (
+        f"{name}: nodes[2].children[0]: node 'scan' is shared: it is a child of 'f1' and of 'f2'"
+        in res.stderr
+    )
 
 
 def test_cli_expand_dag_duplicates_and_says_so(tmp_path: Path) -> None:
@@ -643,7 +927,9 @@ def test_cli_expand_dag_duplicates_and_says_so(tmp_path: Path) -> None:
     by_hand = json.loads(json.dumps(SHARED))
     by_hand["nodes"][2]["children"] = ["scan2"]
     by_hand["nodes"].append({"id": "scan2", "time": {"pg": 5, "duck": 9}})
-    assert sec["frontier"] == [{"budget": k, "latency": x} for k, x in enumerate(brute_frontier(by_hand, 2))]
+    assert sec["frontier"] == [
+        {"budget": k, "latency": x} for k, x in enumerate(brute_frontier(by_hand, 2))
+    ]
 
 
 def test_expansion_is_bounded() -> None:
@@ -652,7 +938,10 @@ def test_expansion_is_bounded() -> None:
     nodes = [{"id": "top", "children": ["a0", "b0"], "time": {"x": 1}}]
     for i in range(depth):
         nxt = [f"a{i + 1}", f"b{i + 1}"] if i + 1 < depth else []
-        nodes += [{"id": f"a{i}", "children": nxt, "time": {"x": 1}}, {"id": f"b{i}", "children": nxt, "time": {"x": 1}}]
+        nodes += [
+            {"id": f"a{i}", "children": nxt, "time": {"x": 1}},
+            {"id": f"b{i}", "children": nxt, "time": {"x": 1}},
+        ]
     inp = tp.parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
     with pytest.raises(InputError, match="more than 5000 nodes"):
         tp.build_tree(inp, expand_dag=True, limits=tp.TreeLimits(max_expanded_nodes=5000))
@@ -666,7 +955,10 @@ def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
     art = json.loads(res.stdout)
     assert set(art["tree"]["engines"]) == {"agg", "scan"}
     assert [d["code"] for d in art["diagnostics"]] == ["unplaced-nodes"]
-    assert "warning: unplaced-nodes: 1 node(s) are not under root 'agg' and are not placed: 'other'" in res.stderr
+    assert (
+        "warning: unplaced-nodes: 1 node(s) are not under root 'agg' and are not placed: 'other'"
+        in res.stderr
+    )
 
 
 # --------------------------------------------------------------------------- input reference, limits, numbers
@@ -677,16 +969,25 @@ def test_artifact_keeps_a_reference_not_the_input(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     sec = json.loads(res.stdout)["tree"]
     assert "input" not in sec
-    assert sec["input_ref"] == {"name": "t.json", "sha256": hashlib.sha256(Path(name).read_bytes()).hexdigest()}
+    assert sec["input_ref"] == {
+        "name": "t.json",
+        "sha256": hashlib.sha256(Path(name).read_bytes()).hexdigest(),
+    }
     # Such an artifact cannot be placed again: it says which file to give instead.
     again, art = run_cli(tmp_path, res.stdout, name="art.json")
     assert again.exit_code == 3
-    assert f"{art}: tree.input: this artifact does not include its input (written without --include-input); give the tree file 't.json' instead" in again.stderr
+    assert (
+        f"{art}: tree.input: this artifact does not include its input (written without --include-input); give the tree file 't.json' instead"
+        in again.stderr
+    )
 
 
 def test_include_input_echoes_explicit_transfers_in_input_order(tmp_path: Path) -> None:
     doc = json.loads(json.dumps(BASE))
-    doc["transfer"]["explicit"] = [{"child": "scan", "from": "pg", "to": "duck", "cost": 0.5}, {"child": "scan", "from": "duck", "to": "pg", "cost": 2}]
+    doc["transfer"]["explicit"] = [
+        {"child": "scan", "from": "pg", "to": "duck", "cost": 0.5},
+        {"child": "scan", "from": "duck", "to": "pg", "cost": 2},
+    ]
     res, _ = run_cli(tmp_path, doc, "--include-input")
     assert res.exit_code == 0, res.stderr
     sec = json.loads(res.stdout)["tree"]
@@ -701,7 +1002,10 @@ def test_include_input_echoes_explicit_transfers_in_input_order(tmp_path: Path) 
 
 def test_malformed_explicit_entries_get_the_models_messages(tmp_path: Path) -> None:
     good = {"child": "scan", "from": "pg", "to": "duck", "cost": 1}
-    doc = _mut("transfer.explicit", [good, {**good, "to": "x", "cost": "1"}, {**good, "cost": math.inf}, {**good, "extra": 1}])
+    doc = _mut(
+        "transfer.explicit",
+        [good, {**good, "to": "x", "cost": "1"}, {**good, "cost": math.inf}, {**good, "extra": 1}],
+    )
     res, name = run_cli(tmp_path, yaml.safe_dump(doc), name="t.yaml")
     assert res.exit_code == 3
     assert f"{name}: transfer.explicit[1].cost: " in res.stderr
@@ -724,12 +1028,18 @@ def test_explicit_fast_path_and_model_path_build_the_same_transfers() -> None:
             for s, src in enumerate(fast.engines):
                 for d, dst in enumerate(fast.engines):
                     want = spec_transfer(spec, fast.ids[u], src, dst)
-                    assert fast.transfer(u)[s * len(fast.engines) + d] == (INF if want is None else want)
+                    assert fast.transfer(u)[s * len(fast.engines) + d] == (
+                        INF if want is None else want
+                    )
 
 
 def test_per_width_term_is_charged(tmp_path: Path) -> None:
     doc = json.loads(json.dumps(BASE))
-    doc["transfer"] = {"linear": {"pg": {"duck": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125}}}}
+    doc["transfer"] = {
+        "linear": {
+            "pg": {"duck": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125}}
+        }
+    }
     doc["nodes"][1]["row_width"] = 8
     doc["nodes"][0]["time"]["pg"] = 100
     res, _ = run_cli(tmp_path, doc)
@@ -739,7 +1049,11 @@ def test_per_width_term_is_charged(tmp_path: Path) -> None:
     assert sec["cuts"][0]["cost"] == 9 and sec["latency"] == 2 + 9 + 1
     missing = _mut("transfer", {"linear": {"pg": {"duck": {"per_width": 1}}}})
     res, name = run_cli(tmp_path, missing)
-    assert res.exit_code == 3 and f"{name}: nodes[1].row_width: required: a linear transfer model has per_width > 0" in res.stderr
+    assert (
+        res.exit_code == 3
+        and f"{name}: nodes[1].row_width: required: a linear transfer model has per_width > 0"
+        in res.stderr
+    )
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
@@ -761,7 +1075,10 @@ def test_budgets_past_64_bits_are_clamped_to_the_edges(tmp_path: Path, fmt: str,
     ("doc", "path"),
     [
         (_mut("nodes[1].time.pg", 1e308), "nodes[0]"),  # 1.5e308 + 1e308 overflows
-        (_mut("nodes[1].rows", 1e308), "nodes[0]"),  # 1.5e308 + the transfer 1 + 0.5 * 1e308 overflows
+        (
+            _mut("nodes[1].rows", 1e308),
+            "nodes[0]",
+        ),  # 1.5e308 + the transfer 1 + 0.5 * 1e308 overflows
     ],
     ids=["self-times", "transfer"],
 )
@@ -792,8 +1109,21 @@ def test_overflowing_transfer_alone_is_refused(tmp_path: Path) -> None:
 
 
 def _chain_spec(n: int) -> dict[str, Any]:
-    nodes = [{"id": f"v{i}", "children": [f"v{i + 1}"] if i + 1 < n else [], "time": {"a": 1 + i % 3, "b": 1 + i % 5, "c": 2}} for i in range(n)]
-    return {"version": 1, "engines": ["a", "b", "c"], "budget": 8, "nodes": nodes, "transfer": {"default": {"fixed": 1}}}
+    nodes = [
+        {
+            "id": f"v{i}",
+            "children": [f"v{i + 1}"] if i + 1 < n else [],
+            "time": {"a": 1 + i % 3, "b": 1 + i % 5, "c": 2},
+        }
+        for i in range(n)
+    ]
+    return {
+        "version": 1,
+        "engines": ["a", "b", "c"],
+        "budget": 8,
+        "nodes": nodes,
+        "transfer": {"default": {"fixed": 1}},
+    }
 
 
 def test_dp_stops_at_the_deadline_and_says_unsolved() -> None:
@@ -810,6 +1140,10 @@ def test_cli_time_limit_exits_5_with_an_unsolved_artifact(tmp_path: Path) -> Non
     res, _ = run_cli(tmp_path, _chain_spec(20_000), "--time-limit", "0.001")
     assert res.exit_code == 5, res.stderr
     art = json.loads(res.stdout)
-    assert art["status"] == "unsolved" and art["tree"]["latency"] is None and art["tree"]["frontier"] == []
+    assert (
+        art["status"] == "unsolved"
+        and art["tree"]["latency"] is None
+        and art["tree"]["frontier"] == []
+    )
     assert [d["code"] for d in art["diagnostics"]] == ["time-limit"]
     assert "error: time-limit: the time limit of 0.001 s ran out" in res.stderr

@@ -40,7 +40,9 @@ def test_diff_reports_moved_blocks_and_cost_split(tmp_path):
     bb4["premium"] = {"interpreter": 40}  # now the embedding store is cheaper for bb4
     ra = _artifact(plan, "islands", tmp_path / "a.json")
     rb = _artifact(changed, "islands", tmp_path / "b.json")
-    code, out, err = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"])
+    code, out, err = invoke(
+        ["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"]
+    )
     assert code == 7, err
     d = orjson.loads(out)
     assert d["same"] is False
@@ -64,12 +66,16 @@ def test_diff_of_different_stages_is_invalid_input():
     b = "tests/goldens/three_targets/islands.json"
     code, _, err = invoke(["diff", a, b])
     assert code == 3
-    assert err.decode() == (f"{b}: kind: the islands stage's artifact, and {a} is the solve stage's: "
-                            "diff compares two artifacts of the same stage\n")
+    assert err.decode() == (
+        f"{b}: kind: the islands stage's artifact, and {a} is the solve stage's: "
+        "diff compares two artifacts of the same stage\n"
+    )
 
 
 def test_diff_of_a_plan_is_invalid_input():
-    code, _, err = invoke(["diff", "examples/three_targets.yaml", "tests/goldens/three_targets/solve.json"])
+    code, _, err = invoke(
+        ["diff", "examples/three_targets.yaml", "tests/goldens/three_targets/solve.json"]
+    )
     assert code == 3
     assert b"examples/three_targets.yaml: kind: a plan file, not an artifact" in err
 
@@ -82,15 +88,30 @@ def test_diff_missing_file_is_a_usage_error():
 def test_diff_sees_a_changed_transition_behind_a_matrix_name(tmp_path):
     """Artifacts name shared matrices (`m0`, `m1`, ...): the same name in two artifacts
     can stand for different matrices, so diff compares the matrices, not the names."""
-    plan = {"version": 1, "targets": ["a", "b"], "blocks": [
-        {"id": "x", "cost": {"a": 1, "b": 2}, "terminator": {"kind": "goto", "successors": [
-            {"block": "y", "transitions": {"a": {"a": 0, "b": 5}, "b": {"b": 0}}}]}},
-        {"id": "y", "cost": {"a": 1, "b": 1}, "terminator": {"kind": "return"}}]}
+    plan = {
+        "version": 1,
+        "targets": ["a", "b"],
+        "blocks": [
+            {
+                "id": "x",
+                "cost": {"a": 1, "b": 2},
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [
+                        {"block": "y", "transitions": {"a": {"a": 0, "b": 5}, "b": {"b": 0}}}
+                    ],
+                },
+            },
+            {"id": "y", "cost": {"a": 1, "b": 1}, "terminator": {"kind": "return"}},
+        ],
+    }
     changed = copy.deepcopy(plan)
     changed["blocks"][0]["terminator"]["successors"][0]["transitions"]["a"]["b"] = 6
     _artifact(plan, "prune", tmp_path / "a.json")
     _artifact(changed, "prune", tmp_path / "b.json")
-    code, out, err = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"])
+    code, out, err = invoke(
+        ["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"]
+    )
     assert code == 7, err
     d = orjson.loads(out)
     assert d["plan"]["edges_changed"] == [{"edge": "x[0]", "fields": ["transitions"]}], d["plan"]

@@ -63,7 +63,11 @@ def test_pinned_optimum_matches_brute_force(plan, k):
         # the chosen target's pinned optimum is the plan's optimum
         chosen = [r for r in ex["targets"] if r["chosen"]]
         assert len(chosen) == 1 and chosen[0]["pinned"]["total"] == pytest.approx(best)
-        assert min(r["pinned"]["total"] for r in ex["targets"] if r["pinned"] and r["pinned"]["total"] is not None) == pytest.approx(best)
+        assert min(
+            r["pinned"]["total"]
+            for r in ex["targets"]
+            if r["pinned"] and r["pinned"]["total"] is not None
+        ) == pytest.approx(best)
 
 
 def test_explain_three_targets_text():
@@ -90,8 +94,13 @@ def test_explain_json_names_the_reasons():
 
 
 def test_explain_declared_domain_and_not_proven(tmp_path):
-    plan = {"version": 1, "targets": ["a", "b"], "blocks": [
-        {"id": "x", "domain": ["a"], "cost": {"a": 1, "b": 0}, "terminator": {"kind": "return"}}]}
+    plan = {
+        "version": 1,
+        "targets": ["a", "b"],
+        "blocks": [
+            {"id": "x", "domain": ["a"], "cost": {"a": 1, "b": 0}, "terminator": {"kind": "return"}}
+        ],
+    }
     run = Run(Loaded("<test>", parse_plan(plan)))
     ex = explain(run, "x")
     b = ex["targets"][1]
@@ -122,12 +131,22 @@ def test_explain_says_not_proven_when_the_limit_stops_the_proof():
     n = 120
     blocks = []
     for i in range(n):
-        succ = [{"block": f"b{rng.randrange(n)}"} for _ in range(3)] + ([{"block": f"b{i + 1}"}] if i + 1 < n else [])
-        blocks.append({"id": f"b{i}", "cost": {t: rng.randrange(20) for t in targets},
-                       "terminator": {"kind": "switch", "successors": succ}})
+        succ = [{"block": f"b{rng.randrange(n)}"} for _ in range(3)] + (
+            [{"block": f"b{i + 1}"}] if i + 1 < n else []
+        )
+        blocks.append(
+            {
+                "id": f"b{i}",
+                "cost": {t: rng.randrange(20) for t in targets},
+                "terminator": {"kind": "switch", "successors": succ},
+            }
+        )
     matrix = {s: {d: 0 if s == d else rng.randrange(1, 9) for d in targets} for s in targets}
     plan = {"version": 1, "targets": targets, "transitions": matrix, "blocks": blocks}
-    run = Run(Loaded("<test>", parse_plan(plan)), {"solve": SolveOptions(method="heuristic", time_limit=1.0)})
+    run = Run(
+        Loaded("<test>", parse_plan(plan)),
+        {"solve": SolveOptions(method="heuristic", time_limit=1.0)},
+    )
     ex = explain(run, "b5", ExplainOptions(time_limit=0.0))
     for r in ex["targets"]:
         p = r["pinned"]

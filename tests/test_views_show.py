@@ -39,7 +39,9 @@ def test_show_goldens(example, produced):
     for name, data in outputs.items():
         gp = golden_path(example, name)
         assert gp.exists(), f"missing golden {gp}; run `python -m tests.views_goldens --write`"
-        assert data == gp.read_bytes(), f"{gp} differs; if intended, run `python -m tests.views_goldens --write`"
+        assert data == gp.read_bytes(), (
+            f"{gp} differs; if intended, run `python -m tests.views_goldens --write`"
+        )
 
 
 def test_show_independent_of_hash_seed_and_process(produced):
@@ -75,16 +77,16 @@ def _check_cfg(plan, v, text):
     solve = v.sections["solve"]
     assignment = solve["assignment"]
     targets = plan["targets"]
-    blocks = [a["id"][len("block:"):] for a in nodes.values() if a["id"].startswith("block:")]
+    blocks = [a["id"][len("block:") :] for a in nodes.values() if a["id"].startswith("block:")]
     assert sorted(blocks) == sorted(b["id"] for b in plan["blocks"])  # every block exactly once
     for a in nodes.values():
         if a["id"].startswith("block:"):
-            t = assignment.get(a["id"][len("block:"):])
+            t = assignment.get(a["id"][len("block:") :])
             want = NO_TARGET_FILL if t is None else FILLS[targets.index(t) % len(FILLS)]
             assert a["fillcolor"] == want, a
     cfg_edges = [e for e in edges if e[2].get("id", "").startswith("edge:")]
     assert len(cfg_edges) == sum(len(b["terminator"].get("successors", [])) for b in plan["blocks"])
-    bold = {e[2]["id"][len("edge:"):] for e in cfg_edges if e[2].get("style") == "bold"}
+    bold = {e[2]["id"][len("edge:") :] for e in cfg_edges if e[2].get("style") == "bold"}
     assert bold == cross_target_edges(plan, assignment)
     for e in cfg_edges:
         if e[2].get("style") == "bold":
@@ -161,10 +163,19 @@ def test_graph_view_kinds_and_levels(produced):
 
 
 def test_weird_ids_are_escaped_for_graphviz_and_mermaid():
-    plan = {"version": 1, "targets": ['t "a"', "t\\b"], "blocks": [
-        {"id": 'x"1', "cost": {'t "a"': 1, "t\\b": 9}, "terminator": {"kind": "goto", "successors": [{"block": "<y>#"}]}},
-        {"id": "<y>#", "cost": {'t "a"': 9, "t\\b": 1}, "terminator": {"kind": "return"}}],
-        "transitions": {'t "a"': {'t "a"': 0, "t\\b": 1}, "t\\b": {"t\\b": 0}}}
+    plan = {
+        "version": 1,
+        "targets": ['t "a"', "t\\b"],
+        "blocks": [
+            {
+                "id": 'x"1',
+                "cost": {'t "a"': 1, "t\\b": 9},
+                "terminator": {"kind": "goto", "successors": [{"block": "<y>#"}]},
+            },
+            {"id": "<y>#", "cost": {'t "a"': 9, "t\\b": 1}, "terminator": {"kind": "return"}},
+        ],
+        "transitions": {'t "a"': {'t "a"': 0, "t\\b": 1}, "t\\b": {"t\\b": 0}},
+    }
     v = view_of(plan)
     _check_cfg(plan, v, to_dot(cfg_diagram(v)))
     _graphviz_accepts(to_dot(cfg_diagram(v)))
@@ -177,11 +188,28 @@ def test_weird_ids_are_escaped_for_graphviz_and_mermaid():
 
 
 def _chain(n: int) -> dict:
-    blocks = [{"id": f"b{i}", "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5},
-               "terminator": {"kind": "goto", "successors": [{"block": f"b{i + 1}"}]}} for i in range(n - 1)]
+    blocks = [
+        {
+            "id": f"b{i}",
+            "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5},
+            "terminator": {"kind": "goto", "successors": [{"block": f"b{i + 1}"}]},
+        }
+        for i in range(n - 1)
+    ]
     i = n - 1
-    blocks.append({"id": f"b{i}", "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5}, "terminator": {"kind": "return"}})
-    return {"version": 1, "targets": ["a", "b"], "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0, "a": 1}}, "blocks": blocks}
+    blocks.append(
+        {
+            "id": f"b{i}",
+            "cost": {"a": i % 2 * 5, "b": (i + 1) % 2 * 5},
+            "terminator": {"kind": "return"},
+        }
+    )
+    return {
+        "version": 1,
+        "targets": ["a", "b"],
+        "transitions": {"a": {"a": 0, "b": 1}, "b": {"b": 0, "a": 1}},
+        "blocks": blocks,
+    }
 
 
 def test_mermaid_falls_back_with_a_warning(tmp_path):
@@ -232,6 +260,8 @@ def test_docs_images_show_the_current_examples(stem, produced):
     view must be in it (Graphviz copies the node ids into the SVG)."""
     for view in ("cfg", "graph"):
         svg = (ROOT / "docs" / "img" / f"{stem}-{view}.svg").read_text()
-        nodes, _ = read_dot(produced[ROOT / "examples" / f"{stem}.yaml"][f"show-{view}.dot"].decode())
+        nodes, _ = read_dot(
+            produced[ROOT / "examples" / f"{stem}.yaml"][f"show-{view}.dot"].decode()
+        )
         for a in nodes.values():
             assert f'id="{a["id"]}"' in svg, (view, a["id"])

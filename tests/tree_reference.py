@@ -41,7 +41,10 @@ def reference_dp(tree: Tree, budget: int) -> list[list[list[float]]]:
                     for k in range(K + 1):  # 11
                         best = dp[u][e][k]  # 12
                         if k >= 1:  # 13
-                            alt = min((dp[u][e2][k - 1] + trans[u][e2 * n_e + e] for e2 in E if e2 != e), default=INF)  # 14
+                            alt = min(
+                                (dp[u][e2][k - 1] + trans[u][e2 * n_e + e] for e2 in E if e2 != e),
+                                default=INF,
+                            )  # 14
                             best = min(best, alt)  # 15
                         B[u][k] = best  # 17
                 A = [0.0] * (K + 1)  # 21-23

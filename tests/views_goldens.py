@@ -61,8 +61,13 @@ def produce(example: Path) -> dict[str, bytes]:
 def produce_subprocess(example: Path, view: str, fmt: str, hashseed: str) -> bytes:
     """One view through a fresh process, as users run it, under a given hash seed."""
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    r = subprocess.run([sys.executable, "-m", "placement_cli", *show_args(example, view, fmt)],
-                       capture_output=True, env=env, cwd=ROOT, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "placement_cli", *show_args(example, view, fmt)],
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     if r.returncode != 0:
         raise RuntimeError(f"{example} {view} {fmt}: exit {r.returncode}: {r.stderr.decode()}")
     return r.stdout
@@ -76,8 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="refresh the golden files")
     a = ap.parse_args(argv)
-    return sync(((golden_path(ex, name), data) for ex in plan_examples() for name, data in produce(ex).items()),
-                a.write)
+    return sync(
+        (
+            (golden_path(ex, name), data)
+            for ex in plan_examples()
+            for name, data in produce(ex).items()
+        ),
+        a.write,
+    )
 
 
 if __name__ == "__main__":

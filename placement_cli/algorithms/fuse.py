@@ -65,7 +65,11 @@ class FuseResult:
         blocks = []
         if fg is not None:
             blocks = [
-                {"id": fg.block_ids[f], "target": g.targets[self.assignment[f]], "members": [ids[b] for b in ms]}
+                {
+                    "id": fg.block_ids[f],
+                    "target": g.targets[self.assignment[f]],
+                    "members": [ids[b] for b in ms],
+                }
                 for f, ms in enumerate(self.members)
             ]
         return {
@@ -76,7 +80,6 @@ class FuseResult:
             "cost_before": _cost_json(self.cost_before),
             "cost_after": _cost_json(self.cost_after),
         }
-
 
     def plan_json(self, g: Graph) -> dict[str, Any] | None:
         """The fused plan, normalised (the compact form of `graph.normalized`). Artifacts
@@ -107,8 +110,16 @@ class FusedBlock:
     def _d(self) -> dict[str, Any]:
         """The block as plan data, as a `planview` view gives it (`normalize.normalize`
         reads blocks this way)."""
-        return {"id": self.id, "params": self.params, "statements": self.statements, "domain": self.domain,
-                "cost": self.cost, "paths": self.paths, "premium": self.premium, "terminator": self.terminator}
+        return {
+            "id": self.id,
+            "params": self.params,
+            "statements": self.statements,
+            "domain": self.domain,
+            "cost": self.cost,
+            "paths": self.paths,
+            "premium": self.premium,
+            "terminator": self.terminator,
+        }
 
 
 def _cost_json(c: Cost | None) -> dict[str, float | int] | None:
@@ -122,7 +133,9 @@ def _no_placement(g: Graph, code: str, message: str, blocks: tuple[str, ...]) ->
     return FuseResult(None, (), (), tuple(-1 for _ in range(g.n_blocks)), (), None, None, (diag,))
 
 
-def check_assignment(g: Graph, assignment: tuple[int, ...] | None) -> tuple[str, str, tuple[str, ...]] | None:
+def check_assignment(
+    g: Graph, assignment: tuple[int, ...] | None
+) -> tuple[str, str, tuple[str, ...]] | None:
     """Why `assignment` is not a placement of every live block, or None when it is.
 
     Returned as (code, message, block ids) so callers can turn it into their diagnostic.
@@ -131,11 +144,19 @@ def check_assignment(g: Graph, assignment: tuple[int, ...] | None) -> tuple[str,
         return ("no-assignment", "no placement to work on: the solve stage gave no assignment", ())
     nt = g.n_targets
     bad = tuple(
-        [bid for bid, is_live, t in zip(g.block_ids, g.live, assignment, strict=True) if is_live and not 0 <= t < nt]
+        [
+            bid
+            for bid, is_live, t in zip(g.block_ids, g.live, assignment, strict=True)
+            if is_live and not 0 <= t < nt
+        ]
     )
     if bad:
         shown = ", ".join(bad[:10]) + (", ..." if len(bad) > 10 else "")
-        return ("no-assignment", f"no placement to work on: {len(bad)} reachable block(s) have no target ({shown})", bad)
+        return (
+            "no-assignment",
+            f"no placement to work on: {len(bad)} reachable block(s) have no target ({shown})",
+            bad,
+        )
     return None
 
 
@@ -369,7 +390,9 @@ def _fused_graph(
                     term = Terminator.model_construct(
                         kind=term.kind,
                         successors=[
-                            Edge.model_construct(block=new_id[d], args=s.args, transitions=s.transitions)
+                            Edge.model_construct(
+                                block=new_id[d], args=s.args, transitions=s.transitions
+                            )
                             for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
                         ],
                         cost=term.cost,

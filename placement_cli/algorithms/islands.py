@@ -41,10 +41,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.algorithms.fuse import FuseResult
-from placement_cli.algorithms.scc import tarjan
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import gc_paused
-from placement_cli.ir.cfg import dominators, reverse_postorder
+from placement_cli.ir.cfg import dominators, reverse_postorder, tarjan
 from placement_cli.ir.graph import Graph, bits
 
 EDGE_KINDS = ("control_flow", "inherits", "data_flow")
@@ -129,11 +128,19 @@ class IslandsResult:
                 }
             )
         nodes: list[dict[str, Any]] = [
-            {"id": f"i{i}", "kind": "exec", "target": targets[island.target]} for i, island in enumerate(self.islands)
+            {"id": f"i{i}", "kind": "exec", "target": targets[island.target]}
+            for i, island in enumerate(self.islands)
         ]
         k = len(self.islands)
         for j, d in enumerate(self.data):
-            nodes.append({"id": f"d{j}", "kind": "data", "target": targets[d.target], "provides": [paths[p] for p in d.provides]})
+            nodes.append(
+                {
+                    "id": f"d{j}",
+                    "kind": "data",
+                    "target": targets[d.target],
+                    "provides": [paths[p] for p in d.provides],
+                }
+            )
         edges = []
         for e in self.edges:
             ej: dict[str, Any] = {"from": nid(e.src), "to": nid(e.dst), "kind": EDGE_KINDS[e.kind]}
@@ -143,7 +150,11 @@ class IslandsResult:
         sch = self.schedule
         return {
             "islands": isl,
-            "graph": {"entry": nid(self.entry) if 0 <= self.entry < k else None, "nodes": nodes, "edges": edges},
+            "graph": {
+                "entry": nid(self.entry) if 0 <= self.entry < k else None,
+                "nodes": nodes,
+                "edges": edges,
+            },
             "schedule": {
                 "levels": [[nid(v) for v in level] for level in sch.levels],
                 "groups": [
@@ -184,7 +195,9 @@ def islands(
     [(0, 0, 1, ()), (2, 0, 1, (0,))]
     """
     if fused.graph is None or fused.status == "infeasible":
-        return _empty("no-assignment", "no placement to build islands from: an earlier stage found none")
+        return _empty(
+            "no-assignment", "no placement to build islands from: an earlier stage found none"
+        )
     with gc_paused():
         return _islands(g, fused)
 
@@ -360,7 +373,9 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
         def name(v: int) -> str:
             return f"i{v}" if v < k else f"d{v - k}"
 
-        listed = "; ".join(f"g{j} = {', '.join(name(v) for v in grp)}" for j, grp in enumerate(schedule.groups))
+        listed = "; ".join(
+            f"g{j} = {', '.join(name(v) for v in grp)}" for j, grp in enumerate(schedule.groups)
+        )
         diags.append(
             Diagnostic(
                 "info",
@@ -370,7 +385,13 @@ def _islands(g: Graph, fused: FuseResult) -> IslandsResult:
                 f"the island graph is cyclic (a loop crosses targets, or an island runs both "
                 f"before and after another); {len(schedule.groups)} strongly connected group(s) "
                 f"are scheduled as single units: {listed}",
-                tuple(fg.block_ids[b] for grp in schedule.groups for v in grp if v < k for b in blocks_of[v]),
+                tuple(
+                    fg.block_ids[b]
+                    for grp in schedule.groups
+                    for v in grp
+                    if v < k
+                    for b in blocks_of[v]
+                ),
             )
         )
     return IslandsResult(isl, data, entry, tuple(edges), schedule, fg, tuple(diags))
@@ -401,4 +422,6 @@ def _schedule(nodes: int, edges: list[DepEdge]) -> Schedule:
     for v in range(nodes):
         levels[level[v]].append(v)
     groups = sorted(tuple(sorted(c)) for c in comps if len(c) > 1)
-    return Schedule(tuple(tuple(lv) for lv in levels), tuple(groups), tuple(level[grp[0]] for grp in groups))
+    return Schedule(
+        tuple(tuple(lv) for lv in levels), tuple(groups), tuple(level[grp[0]] for grp in groups)
+    )

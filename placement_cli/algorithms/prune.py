@@ -35,7 +35,11 @@ class PruneResult:
         return {
             "domains": dict(zip(ids, [names[m] for m in self.domains], strict=True)),
             "removed": [
-                {"block": ids[b], "target": targets[t], "edge": {"from": ids[src[e]], "index": pos[e], "to": ids[dst[e]]}}
+                {
+                    "block": ids[b],
+                    "target": targets[t],
+                    "edge": {"from": ids[src[e]], "index": pos[e], "to": ids[dst[e]]},
+                }
                 for b, t, e in self.removed
             ],
         }
@@ -72,8 +76,13 @@ def edge_pairs(g: Graph) -> dict[int, list[int]]:
     return pair_edges
 
 
-def _pattern(memo: dict[tuple[int, ...], tuple[int, ...]], full: int, K: int,
-             fwd: tuple[Any, ...], bwd: tuple[Any, ...]) -> tuple[int, ...]:
+def _pattern(
+    memo: dict[tuple[int, ...], tuple[int, ...]],
+    full: int,
+    K: int,
+    fwd: tuple[Any, ...],
+    bwd: tuple[Any, ...],
+) -> tuple[int, ...]:
     """Per target t of x: the partners in y that every edge between x and y allows
     (matrices `fwd` of the edges x -> y, `bwd` of y -> x), one shared tuple per pattern.
 
@@ -209,7 +218,7 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
             arc_sup[ib] = _pattern(sup_memo, full, K, ba, ab)
     # into[x]: the arcs z -> x for each neighbour z of x, in x's neighbour order: the
     # arcs to revise again when x's domain shrinks.
-    into = [rev[first[x]:first[x + 1]] for x in range(n)]
+    into = [rev[first[x] : first[x + 1]] for x in range(n)]
 
     # For few targets: per support pattern, lost[dy] = targets without a partner in dy.
     tables: dict[tuple[int, ...], list[int]] = {}
@@ -297,7 +306,10 @@ def _empty_initial(g: Graph, b: int) -> Diagnostic:
     if g.live[b]:
         return Diagnostic("error", "empty-domain", f"no target can run block '{bid}'", (bid,))
     return Diagnostic(
-        "warning", "empty-domain-unreachable", f"no target can run unreachable block '{bid}'", (bid,)
+        "warning",
+        "empty-domain-unreachable",
+        f"no target can run unreachable block '{bid}'",
+        (bid,),
     )
 
 
@@ -309,7 +321,10 @@ def _emptied(g: Graph, b: int, why: list[tuple[int, int, int]]) -> Diagnostic:
     )
     if g.live[b]:
         return Diagnostic(
-            "error", "domain-wipeout", f"arc consistency left block '{bid}' with no target: removed {detail}", (bid,)
+            "error",
+            "domain-wipeout",
+            f"arc consistency left block '{bid}' with no target: removed {detail}",
+            (bid,),
         )
     return Diagnostic(
         "warning",
@@ -337,7 +352,9 @@ def from_json(data: Any, g: Graph, where: str = "prune") -> tuple[int, ...]:
             continue
         m = g.mask_of(ts)
         if m & ~g.domain[b]:
-            problems.append(Problem(f"{where}.domains.{bid}", "not a subset of the block's domain in the plan"))
+            problems.append(
+                Problem(f"{where}.domains.{bid}", "not a subset of the block's domain in the plan")
+            )
             continue
         out[b] = m
     extra = [k for k in doms if k not in g.index]

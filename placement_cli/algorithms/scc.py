@@ -6,6 +6,7 @@ import heapq
 from dataclasses import dataclass
 from typing import Any
 
+from placement_cli.ir.cfg import tarjan
 from placement_cli.ir.graph import Graph
 
 
@@ -49,15 +50,20 @@ class SccResult:
                 for e in comp.boundary:
                     u, v = src[e], dst[e]
                     incoming = comp_of[v] == c
-                    rows.append({
-                        "block": ids[v if incoming else u],
-                        "source": ids[u],
-                        "target": ids[v],
-                        "index": pos[e],
-                        "direction": "incoming" if incoming else "outgoing",
-                    })
+                    rows.append(
+                        {
+                            "block": ids[v if incoming else u],
+                            "source": ids[u],
+                            "target": ids[v],
+                            "index": pos[e],
+                            "direction": "incoming" if incoming else "outgoing",
+                        }
+                    )
                 d["boundary"] = rows
-        return {"components": comps, "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges]}
+        return {
+            "components": comps,
+            "edges": [{"from": names[a], "to": names[b]} for a, b in self.edges],
+        }
 
     def _components_json(self, ids: tuple[str, ...], names: list[str]) -> list[dict[str, Any]]:
         """The components of `to_json`, without `boundary`: each record built in one
@@ -68,11 +74,17 @@ class SccResult:
             blocks = comp.blocks
             if len(blocks) == 1:
                 one = ids[blocks[0]]
-                push({
-                    "id": names[c], "blocks": [one], "kind": "trivial",
-                    "entries": [one] if comp.entries else [], "exits": [one] if comp.exits else [],
-                    "reachable": comp.live, "self_loop": comp.self_loop,
-                })
+                push(
+                    {
+                        "id": names[c],
+                        "blocks": [one],
+                        "kind": "trivial",
+                        "entries": [one] if comp.entries else [],
+                        "exits": [one] if comp.exits else [],
+                        "reachable": comp.live,
+                        "self_loop": comp.self_loop,
+                    }
+                )
                 continue
             d: dict[str, Any] = {
                 "id": names[c],
@@ -88,65 +100,6 @@ class SccResult:
                 d["header"] = ids[comp.header] if comp.header is not None else None
             push(d)
         return comps
-
-
-def tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
-    """Iterative Tarjan: components in reverse topological order, no recursion limit.
-
-    Each frame of the explicit stack holds an iterator over the block's successors,
-    so resuming a block is one `for` over what is left (no index tuple rebuilt per
-    edge), and a block that is its own component (most of them) is popped without
-    the loop.
-
-    >>> tarjan(4, [[1], [0, 2], [], [3]])
-    [[2], [1, 0], [3]]
-    """
-    index = [-1] * n
-    low = [0] * n
-    on_stack = [False] * n
-    stack: list[int] = []
-    out: list[list[int]] = []
-    counter = 0
-    for root in range(n):
-        if index[root] != -1:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack[root] = True
-        work = [(root, iter(succ[root]))]
-        while work:
-            v, it = work[-1]
-            for w in it:
-                if index[w] == -1:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = True
-                    work.append((w, iter(succ[w])))
-                    break
-                if on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-            else:
-                work.pop()
-                lv = low[v]
-                if work:
-                    p = work[-1][0]
-                    if lv < low[p]:
-                        low[p] = lv
-                if lv == index[v]:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    if w == v:
-                        out.append([v])
-                        continue
-                    comp = [w]
-                    while w != v:
-                        w = stack.pop()
-                        on_stack[w] = False
-                        comp.append(w)
-                    out.append(comp)
-    return out
 
 
 def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
@@ -199,7 +152,9 @@ def scc(g: Graph, options: SccOptions | None = None) -> SccResult:
     for i, c in enumerate(order):
         pos[c] = i
     comp_of = [pos[c] for c in comp_raw]
-    return condensation(g, comp_of, [m if len(m) == 1 else sorted(m) for m in (raw[c] for c in order)])
+    return condensation(
+        g, comp_of, [m if len(m) == 1 else sorted(m) for m in (raw[c] for c in order)]
+    )
 
 
 def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccResult:
@@ -267,17 +222,35 @@ def condensation(g: Graph, comp_of: list[int], members: list[list[int]]) -> SccR
             b = listed[0]
             blocks: tuple[int, ...] = (b,)
             # Positional: blocks, cyclic, self_loop, live, entries, exits, boundary, internal, header.
-            push(Component(
-                blocks, False, self_loop[c], live[b], blocks if is_entry[b] else none,
-                blocks if is_exit[b] else none, tuple(boundary[c]), none if inside is None else tuple(inside), None,
-            ))
+            push(
+                Component(
+                    blocks,
+                    False,
+                    self_loop[c],
+                    live[b],
+                    blocks if is_entry[b] else none,
+                    blocks if is_exit[b] else none,
+                    tuple(boundary[c]),
+                    none if inside is None else tuple(inside),
+                    None,
+                )
+            )
         else:
             blocks = tuple(listed)
             entries = tuple([b for b in blocks if is_entry[b]])
-            push(Component(
-                blocks, True, self_loop[c], live[blocks[0]], entries, tuple([b for b in blocks if is_exit[b]]),
-                tuple(boundary[c]), none if inside is None else tuple(inside), entries[0] if len(entries) == 1 else None,
-            ))
+            push(
+                Component(
+                    blocks,
+                    True,
+                    self_loop[c],
+                    live[blocks[0]],
+                    entries,
+                    tuple([b for b in blocks if is_exit[b]]),
+                    tuple(boundary[c]),
+                    none if inside is None else tuple(inside),
+                    entries[0] if len(entries) == 1 else None,
+                )
+            )
     # Condensation edges sorted: by source (the topological order), then by target.
     edges: list[tuple[int, int]] = []
     for c, outs in enumerate(out_adj):

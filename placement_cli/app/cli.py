@@ -89,14 +89,20 @@ def plain(value: Any) -> Any:
 
 def _register(cmd: Command) -> None:
     params = [
-        inspect.Parameter(a.key, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                          annotation=Annotated[str, typer.Argument(metavar=a.metavar, help=a.help)])
+        inspect.Parameter(
+            a.key,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Annotated[str, typer.Argument(metavar=a.metavar, help=a.help)],
+        )
         for a in cmd.args
     ]
     for o in cmd.options:
         annotation, default = _annotation(cmd, o)
-        params.append(inspect.Parameter(o.key, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=annotation))
+        params.append(
+            inspect.Parameter(
+                o.key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
 
     def body(**values: Any) -> None:
         call(cmd.name, {k: plain(v) for k, v in values.items()})
@@ -116,7 +122,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     pass

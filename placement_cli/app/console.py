@@ -124,7 +124,10 @@ def guarded(debug: bool, body: Callable[[], int]) -> None:
             import traceback
 
             traceback.print_exc()
-        fail(f"placement: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)", EXIT_INTERNAL)
+        fail(
+            f"placement: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)",
+            EXIT_INTERNAL,
+        )
     # SystemExit, not typer.Exit: click lets it through unchanged, and the fast launcher
     # (`app/launch.py`) runs commands without typer.
     raise SystemExit(code)

@@ -29,11 +29,15 @@ def read_profile(path: str) -> dict[str, Any]:
     try:
         load_profile(doc, "")
     except InputError as exc:
-        raise InputError([Problem(p.path.lstrip("."), p.message) for p in exc.problems], source) from None
+        raise InputError(
+            [Problem(p.path.lstrip("."), p.message) for p in exc.problems], source
+        ) from None
     return doc
 
 
-def lower_command(path: str, output: str | None, fmt: str, options: LowerOptions) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def lower_command(
+    path: str, output: str | None, fmt: str, options: LowerOptions
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Lower a body file (or split a plan) and write the plan; returns (plan, diagnostics)."""
     source = source_name(path)
     data = read_bytes(path)
@@ -55,9 +59,14 @@ def lower_command(path: str, output: str | None, fmt: str, options: LowerOptions
 def command(name: str, v: dict[str, Any]) -> int:
     """`placement lower`: lower the body, write the plan, report what was split."""
     profile = read_profile(v["targets"]) if v["targets"] is not None else None
-    opts = LowerOptions(split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile)
+    opts = LowerOptions(
+        split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile
+    )
     plan, diags = lower_command(v["path"], v["output"], v["format"], opts)
     warn_diagnostics([d for d in diags if d["severity"] != "info"], v["quiet"])
     low = plan["lower"]
-    say(f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", v["quiet"])
+    say(
+        f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})",
+        v["quiet"],
+    )
     return EXIT_OK

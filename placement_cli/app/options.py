@@ -20,8 +20,8 @@ every pipeline command, before it knows whether typer is needed.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any, Literal, get_args, get_type_hints
 
@@ -95,29 +95,61 @@ def _default(model: type, field: str) -> Any:
 
 
 # --- the options several commands share
-OUTPUT = Opt("output", ("-o", "--output"), "Write the artifact here (atomically) instead of stdout.")
+OUTPUT = Opt(
+    "output", ("-o", "--output"), "Write the artifact here (atomically) instead of stdout."
+)
 FORMAT = Opt("format", ("--format",), "Artifact format.", default="json", choices=("json", "yaml"))
-QUIET = Opt("quiet", ("--quiet", "-q"), "No summary or warnings on stderr.", kind="bool", default=False)
-DEBUG = Opt("debug", ("--debug",), "Show tracebacks for internal errors.", kind="bool", default=False)
-TIMINGS = Opt("timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False)
+QUIET = Opt(
+    "quiet", ("--quiet", "-q"), "No summary or warnings on stderr.", kind="bool", default=False
+)
+DEBUG = Opt(
+    "debug", ("--debug",), "Show tracebacks for internal errors.", kind="bool", default=False
+)
+TIMINGS = Opt(
+    "timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False
+)
 INPUT = Arg("path", "INPUT", "Plan file, body file or artifact (JSON/YAML), or - for stdin.")
 
 # --- solve's options (defaults and choices from `SolveOptions`)
 METHOD = Opt(
-    "method", ("--method",),
+    "method",
+    ("--method",),
     "heuristic: the seed algorithm; exact: proven optimum (or best bound within the limit); "
     "auto: exact first, and the heuristic too when the optimum is not proven in time.",
-    default=_default(SolveOptions, "method"), choices=_literal_choices(SolveOptions, "method"),
+    default=_default(SolveOptions, "method"),
+    choices=_literal_choices(SolveOptions, "method"),
 )
-TIME_LIMIT = Opt("time_limit", ("--time-limit",), "Seconds the exact method (and so the optimality proof) may spend.",
-                 kind="float", default=_default(SolveOptions, "time_limit"), minimum=0.0)
-PIN = Opt("pin", ("--pin",), "Run BLOCK on TARGET (repeatable).", repeatable=True, metavar="BLOCK=TARGET")
-FORBID = Opt("forbid", ("--forbid",), "Never run BLOCK on TARGET (repeatable).", repeatable=True,
-             metavar="BLOCK=TARGET")
-PINS_FILE = Opt("pins_file", ("--pins",), "Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a list of "
-                "BLOCK=TARGET / {block, target, forbid}.", metavar="FILE")
-WARM_START = Opt("warm_start", ("--warm-start",), "Start from the assignment of an earlier solve/fuse/islands "
-                 "artifact (blocks matched by id).", metavar="ARTIFACT")
+TIME_LIMIT = Opt(
+    "time_limit",
+    ("--time-limit",),
+    "Seconds the exact method (and so the optimality proof) may spend.",
+    kind="float",
+    default=_default(SolveOptions, "time_limit"),
+    minimum=0.0,
+)
+PIN = Opt(
+    "pin", ("--pin",), "Run BLOCK on TARGET (repeatable).", repeatable=True, metavar="BLOCK=TARGET"
+)
+FORBID = Opt(
+    "forbid",
+    ("--forbid",),
+    "Never run BLOCK on TARGET (repeatable).",
+    repeatable=True,
+    metavar="BLOCK=TARGET",
+)
+PINS_FILE = Opt(
+    "pins_file",
+    ("--pins",),
+    "Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a list of "
+    "BLOCK=TARGET / {block, target, forbid}.",
+    metavar="FILE",
+)
+WARM_START = Opt(
+    "warm_start",
+    ("--warm-start",),
+    "Start from the assignment of an earlier solve/fuse/islands artifact (blocks matched by id).",
+    metavar="ARTIFACT",
+)
 SOLVER = (METHOD, TIME_LIMIT)
 SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
 
@@ -131,17 +163,40 @@ def _lower() -> Command:
     from placement_cli.frontends.lower.split import SplitMode
 
     return Command(
-        "lower", "Derive a plan from a MIR body: eligibility, block splitting, sizes, transition matrices, "
+        "lower",
+        "Derive a plan from a MIR body: eligibility, block splitting, sizes, transition matrices, "
         "path premium.",
         (Arg("path", "BODY", "Body file (MIR, JSON/YAML) or a plan, or - for stdin."),),
         (
-            Opt("targets", ("--targets",), "Target profile file (default: the body file's profile, else hashql)."),
-            Opt("split", ("--split",), "runs (default): cut where support changes; intersection: never cut; "
-                "per-statement: one block per statement.", choices=get_args(SplitMode)),
-            Opt("size_cap", ("--size-cap",), "Information units an unbounded size counts as (default: the "
-                "file's size_cap, else unpriceable).", kind="float", minimum=0.0),
-            Opt("body_name", ("--body",), "The body to place (default: the file's `place`, else the first)."),
-            OUTPUT, FORMAT, QUIET, DEBUG,
+            Opt(
+                "targets",
+                ("--targets",),
+                "Target profile file (default: the body file's profile, else hashql).",
+            ),
+            Opt(
+                "split",
+                ("--split",),
+                "runs (default): cut where support changes; intersection: never cut; "
+                "per-statement: one block per statement.",
+                choices=get_args(SplitMode),
+            ),
+            Opt(
+                "size_cap",
+                ("--size-cap",),
+                "Information units an unbounded size counts as (default: the "
+                "file's size_cap, else unpriceable).",
+                kind="float",
+                minimum=0.0,
+            ),
+            Opt(
+                "body_name",
+                ("--body",),
+                "The body to place (default: the file's `place`, else the first).",
+            ),
+            OUTPUT,
+            FORMAT,
+            QUIET,
+            DEBUG,
         ),
         "placement_cli.app.lower_command:command",
     )
@@ -149,92 +204,198 @@ def _lower() -> Command:
 
 def _tree() -> Command:
     return Command(
-        "tree", "Place the operators of a query-plan tree on engines under a cut budget.",
+        "tree",
+        "Place the operators of a query-plan tree on engines under a cut budget.",
         (Arg("path", "INPUT", "Tree file (JSON/YAML), or - for stdin."),),
         (
-            Opt("budget", ("--budget", "-k"), "Cut budget K (default: the file's budget).", kind="int", minimum=0),
-            Opt("expand_dag", ("--expand-dag",), "Duplicate shared sub-plans instead of rejecting a DAG.",
-                kind="bool", default=False),
-            Opt("include_input", ("--include-input",), "Write the tree file back into the artifact (default: "
-                "its name and sha256 only).", kind="bool", default=False),
-            Opt("time_limit", ("--time-limit",), "Seconds for the DP; when they run out the artifact says "
-                "`unsolved` (exit 5).", kind="float", default=60.0, minimum=0.001),
-            OUTPUT, FORMAT, QUIET, DEBUG,
+            Opt(
+                "budget",
+                ("--budget", "-k"),
+                "Cut budget K (default: the file's budget).",
+                kind="int",
+                minimum=0,
+            ),
+            Opt(
+                "expand_dag",
+                ("--expand-dag",),
+                "Duplicate shared sub-plans instead of rejecting a DAG.",
+                kind="bool",
+                default=False,
+            ),
+            Opt(
+                "include_input",
+                ("--include-input",),
+                "Write the tree file back into the artifact (default: its name and sha256 only).",
+                kind="bool",
+                default=False,
+            ),
+            Opt(
+                "time_limit",
+                ("--time-limit",),
+                "Seconds for the DP; when they run out the artifact says `unsolved` (exit 5).",
+                kind="float",
+                default=60.0,
+                minimum=0.001,
+            ),
+            OUTPUT,
+            FORMAT,
+            QUIET,
+            DEBUG,
         ),
         "placement_cli.app.tree_command:command",
     )
 
 
-ARTIFACT = Arg("path", "ARTIFACT", "Plan file or artifact (JSON/YAML), or - for stdin; missing stages are run.")
+ARTIFACT = Arg(
+    "path", "ARTIFACT", "Plan file or artifact (JSON/YAML), or - for stdin; missing stages are run."
+)
 VIEW_OUTPUT = Opt("output", ("-o", "--output"), "Write here (atomically) instead of stdout.")
 VIEW_QUIET = Opt("quiet", ("--quiet", "-q"), "No warnings on stderr.", kind="bool", default=False)
 
 
 def _validate() -> Command:
-    return Command("validate", "Check a plan, or an artifact and every section in it; exit 3 listing every "
-                   "problem.", (INPUT,), (QUIET, DEBUG, TIMINGS), "placement_cli.app.stagecmd:validate")
+    return Command(
+        "validate",
+        "Check a plan, or an artifact and every section in it; exit 3 listing every problem.",
+        (INPUT,),
+        (QUIET, DEBUG, TIMINGS),
+        "placement_cli.app.stagecmd:validate",
+    )
 
 
 def _run() -> Command:
     return Command(
-        "run", "Every stage; one artifact per stage in --out-dir (all written or none), and a summary.",
+        "run",
+        "Every stage; one artifact per stage in --out-dir (all written or none), and a summary.",
         (INPUT,),
-        (Opt("out_dir", ("--out-dir",), "Directory for prune/scc/solve/fuse/islands artifacts.", default="out"),
-         FORMAT, *SOLVER, QUIET, DEBUG, TIMINGS),
+        (
+            Opt(
+                "out_dir",
+                ("--out-dir",),
+                "Directory for prune/scc/solve/fuse/islands artifacts.",
+                default="out",
+            ),
+            FORMAT,
+            *SOLVER,
+            QUIET,
+            DEBUG,
+            TIMINGS,
+        ),
         "placement_cli.app.stagecmd:run_all",
     )
 
 
 def _schema() -> Command:
     return Command(
-        "schema", "Write the JSON Schemas of the plan file, the tree file and each artifact.", (),
-        (Opt("out_dir", ("--out-dir",), "Where to write the schema files.", default="schemas"), QUIET, DEBUG),
+        "schema",
+        "Write the JSON Schemas of the plan file, the tree file and each artifact.",
+        (),
+        (
+            Opt("out_dir", ("--out-dir",), "Where to write the schema files.", default="schemas"),
+            QUIET,
+            DEBUG,
+        ),
         "placement_cli.app.schemas:command",
     )
 
 
 def _show() -> Command:
     return Command(
-        "show", "Draw a placement: the CFG by target, the islands, or the island graph.", (ARTIFACT,),
-        (Opt("view", ("--view",), "cfg: blocks by target, islands as clusters; islands: one node per island; "
-             "graph: the island dependency graph.", default="cfg", choices=("cfg", "islands", "graph")),
-         Opt("format", ("--format",), "dot (Graphviz), mermaid, or text (a table; rich on a terminal).",
-             default="dot", choices=("dot", "mermaid", "text")),
-         VIEW_OUTPUT,
-         Opt("time_limit", ("--time-limit",), "Seconds the solve may spend when the input has no solve section.",
-             kind="float", default=TIME_LIMIT.default, minimum=0.0),
-         VIEW_QUIET, DEBUG),
+        "show",
+        "Draw a placement: the CFG by target, the islands, or the island graph.",
+        (ARTIFACT,),
+        (
+            Opt(
+                "view",
+                ("--view",),
+                "cfg: blocks by target, islands as clusters; islands: one node per island; "
+                "graph: the island dependency graph.",
+                default="cfg",
+                choices=("cfg", "islands", "graph"),
+            ),
+            Opt(
+                "format",
+                ("--format",),
+                "dot (Graphviz), mermaid, or text (a table; rich on a terminal).",
+                default="dot",
+                choices=("dot", "mermaid", "text"),
+            ),
+            VIEW_OUTPUT,
+            Opt(
+                "time_limit",
+                ("--time-limit",),
+                "Seconds the solve may spend when the input has no solve section.",
+                kind="float",
+                default=TIME_LIMIT.default,
+                minimum=0.0,
+            ),
+            VIEW_QUIET,
+            DEBUG,
+        ),
         "placement_cli.app.view_commands:show",
     )
 
 
 def _explain() -> Command:
     return Command(
-        "explain", "Why a block can or cannot run on each target, and the proven optimum if pinned there.",
+        "explain",
+        "Why a block can or cannot run on each target, and the proven optimum if pinned there.",
         (ARTIFACT, Arg("block", "BLOCK", "The block id to explain.")),
-        (Opt("format", ("--format",), "json or text.", default="text", choices=("json", "text")),
-         VIEW_OUTPUT,
-         Opt("time_limit", ("--time-limit",), "Seconds for all the pinned solves together (and for the solve "
-             "itself when the input has none).", kind="float", default=10.0, minimum=0.0),
-         VIEW_QUIET, DEBUG),
+        (
+            Opt("format", ("--format",), "json or text.", default="text", choices=("json", "text")),
+            VIEW_OUTPUT,
+            Opt(
+                "time_limit",
+                ("--time-limit",),
+                "Seconds for all the pinned solves together (and for the solve "
+                "itself when the input has none).",
+                kind="float",
+                default=10.0,
+                minimum=0.0,
+            ),
+            VIEW_QUIET,
+            DEBUG,
+        ),
         "placement_cli.app.view_commands:explain",
     )
 
 
 def _diff() -> Command:
     return Command(
-        "diff", "Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input.",
-        (Arg("a", "A", "An artifact (JSON/YAML), or - for stdin."), Arg("b", "B", "An artifact of the same stage.")),
-        (Opt("format", ("--format",), "json (for scripts) or text.", default="text", choices=("json", "text")),
-         VIEW_OUTPUT, DEBUG),
+        "diff",
+        "Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input.",
+        (
+            Arg("a", "A", "An artifact (JSON/YAML), or - for stdin."),
+            Arg("b", "B", "An artifact of the same stage."),
+        ),
+        (
+            Opt(
+                "format",
+                ("--format",),
+                "json (for scripts) or text.",
+                default="text",
+                choices=("json", "text"),
+            ),
+            VIEW_OUTPUT,
+            DEBUG,
+        ),
         "placement_cli.app.view_commands:diff",
     )
 
 
 def _builders() -> dict[str, Callable[[], Command]]:
     stages = {s.name: partial(_stage, s.name, s.summary, s.solver_options) for s in REGISTRY}
-    return {"validate": _validate, "lower": _lower, **stages, "run": _run, "tree": _tree, "show": _show,
-            "explain": _explain, "diff": _diff, "schema": _schema}
+    return {
+        "validate": _validate,
+        "lower": _lower,
+        **stages,
+        "run": _run,
+        "tree": _tree,
+        "show": _show,
+        "explain": _explain,
+        "diff": _diff,
+        "schema": _schema,
+    }
 
 
 # Each command is built on first use: `lower` and `tree` read their choices from their
@@ -283,8 +444,10 @@ def markdown() -> str:
             out.append("")
         out += ["| option | value | default | meaning |", "|---|---|---|---|"]
         for o in c.options:
-            out.append(f"| {', '.join(f'`{f}`' for f in o.flags)} | {_value(o)} | {_shown_default(o)} | "
-                       f"{o.help.replace('|', '/')} |")
+            out.append(
+                f"| {', '.join(f'`{f}`' for f in o.flags)} | {_value(o)} | {_shown_default(o)} | "
+                f"{o.help.replace('|', '/')} |"
+            )
         out.append("")
     return "\n".join(out)
 

@@ -83,17 +83,25 @@ ARTIFACT_MODELS: dict[str, type[BaseModel]] = {
 
 def all_schemas() -> dict[str, dict[str, Any]]:
     """File name -> JSON Schema, in a fixed order."""
-    out: dict[str, dict[str, Any]] = {"plan.schema.json": _schema(Plan, "placement plan file, version 1")}
+    out: dict[str, dict[str, Any]] = {
+        "plan.schema.json": _schema(Plan, "placement plan file, version 1")
+    }
     from placement_cli.algorithms.tree import TreeFile
 
     out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
     from placement_cli.formats.body import BodyFile
     from placement_cli.frontends.lower.profile import Profile
 
-    out["body.schema.json"] = _schema(BodyFile, "placement body file (MIR input of `placement lower`)")
-    out["profile.schema.json"] = _schema(Profile, "placement target profile (`placement lower --targets`)")
+    out["body.schema.json"] = _schema(
+        BodyFile, "placement body file (MIR input of `placement lower`)"
+    )
+    out["profile.schema.json"] = _schema(
+        Profile, "placement target profile (`placement lower --targets`)"
+    )
     for kind, model in ARTIFACT_MODELS.items():
-        out[f"{kind}.artifact.schema.json"] = _schema(model, f"placement `{kind}` artifact, format 2")
+        out[f"{kind}.artifact.schema.json"] = _schema(
+            model, f"placement `{kind}` artifact, format 2"
+        )
     return out
 
 
@@ -105,7 +113,9 @@ def _schema(model: type[BaseModel], title: str) -> dict[str, Any]:
 
 
 def schema_bytes(schema: dict[str, Any]) -> bytes:
-    return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    return orjson.dumps(
+        schema, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    )
 
 
 def command(name: str, v: dict[str, Any]) -> int:

@@ -33,12 +33,18 @@ def _pins_from_file(path: str) -> tuple[list[Pair], list[Pair]]:
         for i, item in enumerate(doc):
             if isinstance(item, str) and "=" in item.strip("="):
                 pins.append(_pair(item, "pin"))
-            elif (isinstance(item, dict) and set(item) <= {"block", "target", "forbid"}
-                  and isinstance(item.get("block"), str) and isinstance(item.get("target"), str)
-                  and isinstance(item.get("forbid", False), bool)):
+            elif (
+                isinstance(item, dict)
+                and set(item) <= {"block", "target", "forbid"}
+                and isinstance(item.get("block"), str)
+                and isinstance(item.get("target"), str)
+                and isinstance(item.get("forbid", False), bool)
+            ):
                 (forbids if item.get("forbid") else pins).append((item["block"], item["target"]))
             else:
-                problems.append(Problem(f"[{i}]", 'expected "BLOCK=TARGET" or {block, target, forbid}'))
+                problems.append(
+                    Problem(f"[{i}]", 'expected "BLOCK=TARGET" or {block, target, forbid}')
+                )
     else:
         problems.append(Problem("", "a pins file is a mapping BLOCK: TARGET or a list of pins"))
     if problems:
@@ -53,13 +59,24 @@ def _warm_pairs(path: str) -> tuple[Pair, ...]:
     sec = doc.get("solve") if isinstance(doc, dict) else None
     amap = sec.get("assignment") if isinstance(sec, dict) else None
     if not isinstance(amap, dict):
-        raise InputError([Problem("solve.assignment", "a warm start needs an artifact of solve, fuse or islands "
-                                                      "with an assignment")], source)
+        raise InputError(
+            [
+                Problem(
+                    "solve.assignment",
+                    "a warm start needs an artifact of solve, fuse or islands with an assignment",
+                )
+            ],
+            source,
+        )
     if sec.get("status", "ok") != "ok" or not amap:  # type: ignore[union-attr]
-        raise InputError([Problem("solve.status", "the earlier solve found no assignment to start from")], source)
+        raise InputError(
+            [Problem("solve.status", "the earlier solve found no assignment to start from")], source
+        )
     bad = [k for k, v in amap.items() if not isinstance(v, str)]
     if bad:
-        raise InputError([Problem(f"solve.assignment.{bad[0]!r:.60}", "expected a target name")], source)
+        raise InputError(
+            [Problem(f"solve.assignment.{bad[0]!r:.60}", "expected a target name")], source
+        )
     return tuple(amap.items())
 
 
@@ -87,7 +104,10 @@ def cli_options(
         pins += more_pins
         forbids += more_forbids
     warm = _warm_pairs(warm_start) if warm_start is not None else None
-    return SolveOptions(method=method, time_limit=time_limit, pins=tuple(pins), forbids=tuple(forbids),  # type: ignore[arg-type]
-                        warm_start=warm)
-
-
+    return SolveOptions(
+        method=method,
+        time_limit=time_limit,
+        pins=tuple(pins),
+        forbids=tuple(forbids),  # type: ignore[arg-type]
+        warm_start=warm,
+    )

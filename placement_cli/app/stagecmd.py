@@ -36,14 +36,28 @@ def solve_options(v: dict[str, Any]) -> dict[str, Any]:
         return {}
     from placement_cli.app.solve_cli import cli_options
 
-    return {"solve": cli_options(v["method"], v["time_limit"], pin=v.get("pin"), forbid=v.get("forbid"),
-                                 pins_file=v.get("pins_file"), warm_start=v.get("warm_start"))}
+    return {
+        "solve": cli_options(
+            v["method"],
+            v["time_limit"],
+            pin=v.get("pin"),
+            forbid=v.get("forbid"),
+            pins_file=v.get("pins_file"),
+            warm_start=v.get("warm_start"),
+        )
+    }
 
 
 def stage(name: str, v: dict[str, Any]) -> int:
     """`placement STAGE`: read, check, run what is missing up to `name`, write the artifact.
     Returns the exit code the artifact's status calls for."""
-    path, output, fmt, quiet, timings = v["path"], v["output"], v["format"], v["quiet"], v["timings"]
+    path, output, fmt, quiet, timings = (
+        v["path"],
+        v["output"],
+        v["format"],
+        v["quiet"],
+        v["timings"],
+    )
     options = solve_options(v)
     from placement_cli.pipeline.run import Run, load
 
@@ -99,7 +113,13 @@ def validate(name: str, v: dict[str, Any]) -> int:
 
 def run_all(name: str, v: dict[str, Any]) -> int:
     """`placement run`: every stage; one artifact per stage in `out_dir` (all written or none)."""
-    path, out_dir, fmt, quiet, timings = v["path"], v["out_dir"], v["format"], v["quiet"], v["timings"]
+    path, out_dir, fmt, quiet, timings = (
+        v["path"],
+        v["out_dir"],
+        v["format"],
+        v["quiet"],
+        v["timings"],
+    )
     options = solve_options(v)
     from pathlib import Path
 

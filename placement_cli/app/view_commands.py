@@ -70,7 +70,10 @@ def explain(name: str, v: dict[str, Any]) -> int:
     else:
         _write(to_text(ex, run.g.name or PurePath(loaded.source).name), v["output"])
     if any(r["pinned"] and not r["pinned"]["proven"] for r in ex["targets"]):
-        _warn(["some pinned optima are not proven within --time-limit; raise it for a proof"], v["quiet"])
+        _warn(
+            ["some pinned optima are not proven within --time-limit; raise it for a proof"],
+            v["quiet"],
+        )
     return 0
 
 

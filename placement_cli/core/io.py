@@ -50,7 +50,12 @@ def _reason(exc: OSError) -> str:
 
 def _too_large(source: str, cap: int) -> InputError:
     return InputError(
-        [Problem("", f"input larger than the limit of {cap} bytes (set {ENV_MAX_INPUT} to raise it)")], source
+        [
+            Problem(
+                "", f"input larger than the limit of {cap} bytes (set {ENV_MAX_INPUT} to raise it)"
+            )
+        ],
+        source,
     )
 
 
@@ -91,7 +96,9 @@ def read_bytes(path: str, limits: Limits | None = None) -> bytes:
         if sys.stdin is None:
             raise UsageError("no standard input to read '-' from")
         if sys.stdin.isatty():
-            raise UsageError("'-' reads standard input, which is a terminal: pipe a plan in or give a file")
+            raise UsageError(
+                "'-' reads standard input, which is a terminal: pipe a plan in or give a file"
+            )
         try:
             data = _read_capped(sys.stdin.buffer, cap, "<stdin>")
         except OSError as exc:
@@ -136,7 +143,9 @@ def parse_document(path: str, data: bytes, limits: Limits | None = None) -> Any:
         except orjson.JSONDecodeError as exc:
             raise InputError([Problem("", f"invalid JSON: {exc}")], source) from None
         if too_deep(doc, lim.max_depth):
-            raise InputError([Problem("", f"invalid JSON: nested deeper than {lim.max_depth} levels")], source)
+            raise InputError(
+                [Problem("", f"invalid JSON: nested deeper than {lim.max_depth} levels")], source
+            )
         return doc
     import yaml  # only YAML users pay for the import
 
@@ -191,7 +200,9 @@ def dumps(obj: Any, fmt: str = "json") -> bytes:
         import yaml
 
         dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        text = yaml.dump(_plain(obj), Dumper=dumper, sort_keys=True, allow_unicode=True, width=10**9)
+        text = yaml.dump(
+            _plain(obj), Dumper=dumper, sort_keys=True, allow_unicode=True, width=10**9
+        )
         return text.encode()
     return orjson.dumps(
         obj,
@@ -213,7 +224,9 @@ def num(x: float) -> float | int:
     return x
 
 
-Data = bytes | list[bytes]  # an artifact's bytes, or the pieces they are made of (`artifact.render_parts`)
+Data = (
+    bytes | list[bytes]
+)  # an artifact's bytes, or the pieces they are made of (`artifact.render_parts`)
 
 # Pieces handed to one `writev` call (below the usual IOV_MAX of 1024).
 _IOV = 512
@@ -230,7 +243,7 @@ def _write_all(fd: int, data: Data) -> None:
         while done < want:  # a short write (a signal, a full pipe): finish this batch
             rest = memoryview(b"".join(batch))[done:]
             while rest:
-                rest = rest[os.write(fd, rest):]
+                rest = rest[os.write(fd, rest) :]
             done = want
 
 
@@ -277,9 +290,13 @@ def _prepare(output: str, data: Data, umask: int) -> tuple[str, Path]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise IOFailure(f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way") from None
+        raise IOFailure(
+            f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way"
+        ) from None
     except OSError as exc:
-        raise IOFailure(f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}") from None
+        raise IOFailure(
+            f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}"
+        ) from None
     if target.is_dir():
         raise IOFailure(f"{shown}: is a directory")
     try:

@@ -57,7 +57,9 @@ class Limits:
         except ValueError:
             value = -1
         if value < 1:
-            raise UsageError(f"{ENV_MAX_INPUT} must be a positive number of bytes, got {raw[:40]!r}")
+            raise UsageError(
+                f"{ENV_MAX_INPUT} must be a positive number of bytes, got {raw[:40]!r}"
+            )
         return cls(max_input_bytes=value)
 
     def alias_budget(self, own_nodes: int) -> int:

@@ -70,7 +70,11 @@ def brief(value: Any, limit: int = BRIEF_CHARS) -> str:
                 piece = piece[:-1]  # the cut string has no closing quote
         elif isinstance(item, (int, float, bool)) or item is None:
             # A 10**100000 int would take long to print and is cut anyway.
-            piece = repr(item) if not isinstance(item, int) or item.bit_length() < 512 else "<a huge integer>"
+            piece = (
+                repr(item)
+                if not isinstance(item, int) or item.bit_length() < 512
+                else "<a huge integer>"
+            )
         else:
             piece = f"<{type(item).__name__}>"
         out.append(piece)

@@ -160,7 +160,11 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
                 total += 1
                 tag = event.tag
                 if tag is None or tag == "!":
-                    value = resolve_plain(event.value) if event.implicit[0] and tag is None else event.value
+                    value = (
+                        resolve_plain(event.value)
+                        if event.implicit[0] and tag is None
+                        else event.value
+                    )
                 elif tag in _SCALAR_TAGS:
                     value = _tagged(tag, event.value, event.start_mark)
                 else:
@@ -174,12 +178,24 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
                 if tag is not None and tag != "!" and tag != _STD + ("map" if mapping else "seq"):
                     raise YamlProblem(_bad_tag(tag, event.start_mark))
                 if len(stack) >= max_depth:
-                    raise YamlProblem(f"{_where(event.start_mark)}: nested deeper than {max_depth} levels")
+                    raise YamlProblem(
+                        f"{_where(event.start_mark)}: nested deeper than {max_depth} levels"
+                    )
                 own += 1
                 total += 1
                 if event.anchor is not None:
                     open_anchors.add(event.anchor)
-                stack.append([{} if mapping else [], mapping, _no_key, event.anchor, total - 1, 0, event.start_mark])
+                stack.append(
+                    [
+                        {} if mapping else [],
+                        mapping,
+                        _no_key,
+                        event.anchor,
+                        total - 1,
+                        0,
+                        event.start_mark,
+                    ]
+                )
             elif isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
                 container, _, _, anchor, start, child_h, mark = stack.pop()
                 height = child_h + 1
@@ -191,11 +207,19 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
                 name = event.anchor or ""
                 got = anchors.get(name)
                 if got is None:
-                    why = "its own node (a recursive structure)" if name in open_anchors else "no anchor defined before it"
-                    raise YamlProblem(f"{_where(event.start_mark)}: alias *{name[:40]} refers to {why}")
+                    why = (
+                        "its own node (a recursive structure)"
+                        if name in open_anchors
+                        else "no anchor defined before it"
+                    )
+                    raise YamlProblem(
+                        f"{_where(event.start_mark)}: alias *{name[:40]} refers to {why}"
+                    )
                 value, size, height = got
                 if len(stack) + height > max_depth:
-                    raise YamlProblem(f"{_where(event.start_mark)}: alias *{name[:40]} nests deeper than {max_depth} levels")
+                    raise YamlProblem(
+                        f"{_where(event.start_mark)}: alias *{name[:40]} nests deeper than {max_depth} levels"
+                    )
                 total += size
                 budget = limits.alias_budget(own)
                 if total - own > budget:
@@ -206,7 +230,9 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
             elif isinstance(event, ev.DocumentStartEvent):
                 docs += 1
                 if docs > 1:
-                    raise YamlProblem(f"{_where(event.start_mark)}: expected a single document, found another")
+                    raise YamlProblem(
+                        f"{_where(event.start_mark)}: expected a single document, found another"
+                    )
             elif isinstance(event, ev.StreamEndEvent):
                 return result
     finally:

@@ -59,6 +59,7 @@ def _expand(v: Any, depth: int, in_list: bool) -> bool:
 # is large (an artifact's top level: the plan's and each section's bytes).
 _FEW = 16
 
+
 def _any_expands(v: dict[str, Any], depth: int) -> bool:
     """Whether some value of map `v` is laid out over several lines at `depth` (what
     `_expand` says for each), found with C-level passes over the values where it can:
@@ -151,7 +152,9 @@ def _plain_entries(v: dict[Any, Any], pad: bytes) -> bytes | None:
     if not (text.isascii() and text.isprintable()) or any(c in text for c in _STRUCTURAL):
         return None
     body = orjson.dumps(v, option=_OPTS)[1:-1]
-    return body.replace(colon, colon[:2] + b" " + colon[2:]).replace(between, between[:2] + b"\n" + pad + between[2:])
+    return body.replace(colon, colon[:2] + b" " + colon[2:]).replace(
+        between, between[:2] + b"\n" + pad + between[2:]
+    )
 
 
 def _emit(v: Any, depth: int, in_list: bool, out: list[bytes]) -> None:
@@ -247,4 +250,3 @@ def fragment(value: Any) -> Raw:
     out: list[bytes] = []
     _emit(value, 1, False, out)
     return Raw(out)
-

@@ -46,7 +46,9 @@ class Unary(_Strict):
 
 
 class Binary(_Strict):
-    op: Literal["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^"]
+    op: Literal[
+        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^"
+    ]
     left: Operand
     right: Operand
 
@@ -80,18 +82,34 @@ class Statement(_Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Statement:
-        n_rv = ((self.load is not None) + (self.unary is not None) + (self.binary is not None)
-                + (self.aggregate is not None) + (self.apply is not None) + (self.input is not None))
-        if self.assign is not None and n_rv == 1 and self.storage_live is None and self.storage_dead is None and self.nop is None:
+        n_rv = (
+            (self.load is not None)
+            + (self.unary is not None)
+            + (self.binary is not None)
+            + (self.aggregate is not None)
+            + (self.apply is not None)
+            + (self.input is not None)
+        )
+        if (
+            self.assign is not None
+            and n_rv == 1
+            and self.storage_live is None
+            and self.storage_dead is None
+            and self.nop is None
+        ):
             return self  # the common case, checked without building lists
         rv = [k for k in RVALUE_KINDS if getattr(self, k) is not None]
         other = [k for k in ("storage_live", "storage_dead", "nop") if getattr(self, k) is not None]
         if self.assign is not None:
-            raise ValueError(f"an assignment needs exactly one rvalue ({', '.join(RVALUE_KINDS)}), got {', '.join(rv + other) or 'none'}")
+            raise ValueError(
+                f"an assignment needs exactly one rvalue ({', '.join(RVALUE_KINDS)}), got {', '.join(rv + other) or 'none'}"
+            )
         if rv or len(other) != 1:
             if rv:
                 raise ValueError(f"'{rv[0]}' needs 'assign' (the local it defines)")
-            raise ValueError("a statement is an assignment (assign + rvalue) or one of storage_live, storage_dead, nop")
+            raise ValueError(
+                "a statement is an assignment (assign + rvalue) or one of storage_live, storage_dead, nop"
+            )
         return self
 
     @property

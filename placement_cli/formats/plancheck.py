@@ -48,15 +48,30 @@ class Reject(Exception):
 
 # --- plans -----------------------------------------------------------------------------
 
-_PLAN_FIELDS = frozenset(("version", "name", "targets", "entry", "transitions", "matrices", "paths",
-                          "blocks", "provenance", "lower"))
-_BLOCK_FIELDS = frozenset(("id", "params", "statements", "domain", "cost", "paths", "premium", "terminator"))
+_PLAN_FIELDS = frozenset(
+    (
+        "version",
+        "name",
+        "targets",
+        "entry",
+        "transitions",
+        "matrices",
+        "paths",
+        "blocks",
+        "provenance",
+        "lower",
+    )
+)
+_BLOCK_FIELDS = frozenset(
+    ("id", "params", "statements", "domain", "cost", "paths", "premium", "terminator")
+)
 _STATEMENT_FIELDS = frozenset(("text", "cost"))
 _TERM_FIELDS = frozenset(("kind", "successors", "cost"))
 _EDGE_FIELDS = frozenset(("block", "args", "transitions"))
 TERM_KINDS = frozenset(("goto", "switch", "return", "unreachable", "graph_read"))
 # For `graph.build_graph`, which makes the block checks inline.
 BLOCK_FIELDS, TERM_FIELDS, EDGE_FIELDS = _BLOCK_FIELDS, _TERM_FIELDS, _EDGE_FIELDS
+
 
 def _strs(v: Any, where: str, min_len: int = 0) -> None:
     """A list of strings (each at least `min_len` long)."""
@@ -198,7 +213,11 @@ def check_block(b: Any) -> None:
             raise Reject("blocks[].terminator.successors")
         edge_fields = _EDGE_FIELDS
         for e in succs:
-            if type(e) is not dict or not e.keys() <= edge_fields or type(e.get("block")) is not str:
+            if (
+                type(e) is not dict
+                or not e.keys() <= edge_fields
+                or type(e.get("block")) is not str
+            ):
                 raise Reject("blocks[].terminator.successors[]")
             if "args" in e:
                 _strs(e["args"], "blocks[].terminator.successors[].args")

@@ -114,7 +114,9 @@ class Terminator(_View):
     def successors(self) -> list[Edge]:
         got = self._succ
         if got is None:  # built once: fusion reads them block by block
-            got = self._succ = [e if isinstance(e, Edge) else Edge(e) for e in self._d.get("successors", ())]
+            got = self._succ = [
+                e if isinstance(e, Edge) else Edge(e) for e in self._d.get("successors", ())
+            ]
         return got
 
     @property
@@ -128,9 +130,16 @@ class Block(_View):
     def __init__(self, data: dict[str, Any]) -> None:
         self._d = data
         self._term: Terminator | None = None
+
     _fields: ClassVar[dict[str, Any]] = {
-        "id": None, "params": _LIST, "statements": _LIST, "domain": None, "cost": None,
-        "paths": _LIST, "premium": None, "terminator": None,
+        "id": None,
+        "params": _LIST,
+        "statements": _LIST,
+        "domain": None,
+        "cost": None,
+        "paths": _LIST,
+        "premium": None,
+        "terminator": None,
     }
 
     @property
@@ -173,8 +182,16 @@ class Block(_View):
 class Plan(_View):
     __slots__ = ("_blocks",)
     _fields: ClassVar[dict[str, Any]] = {
-        "version": None, "name": None, "targets": None, "entry": None, "transitions": None,
-        "matrices": _DICT, "paths": _DICT, "blocks": None, "provenance": None, "lower": None,
+        "version": None,
+        "name": None,
+        "targets": None,
+        "entry": None,
+        "transitions": None,
+        "matrices": _DICT,
+        "paths": _DICT,
+        "blocks": None,
+        "provenance": None,
+        "lower": None,
     }
 
     def __init__(self, data: dict[str, Any]) -> None:

@@ -121,7 +121,11 @@ class _Num(_Check):
             if t is int:
                 if not lo_int <= v <= INT_MAX:
                     raise Reject("num")
-            elif t is not float or not -BIG_FLOAT < v < BIG_FLOAT or (lo_float is not None and not v >= lo_float):
+            elif (
+                t is not float
+                or not -BIG_FLOAT < v < BIG_FLOAT
+                or (lo_float is not None and not v >= lo_float)
+            ):
                 raise Reject("num")
 
 
@@ -211,7 +215,9 @@ class _Obj(_Check):
 
     __slots__ = ("names", "required", "optional", "extra")
 
-    def __init__(self, required: dict[str, _Check], optional: dict[str, _Check] | None, extra: bool) -> None:
+    def __init__(
+        self, required: dict[str, _Check], optional: dict[str, _Check] | None, extra: bool
+    ) -> None:
         opt = optional or {}
         self.names = frozenset({**required, **opt})
         self.required = tuple((itemgetter(k), f) for k, f in required.items())
@@ -244,7 +250,9 @@ class _Obj(_Check):
         self.column(items)
 
 
-def _obj(required: dict[str, _Check], optional: dict[str, _Check] | None = None, extra: bool = False) -> _Obj:
+def _obj(
+    required: dict[str, _Check], optional: dict[str, _Check] | None = None, extra: bool = False
+) -> _Obj:
     return _Obj(required, optional, extra)
 
 
@@ -275,54 +283,122 @@ def _map(f: _Check) -> _Check:
 
 _cost_model = _obj({"total": _nonneg, "blocks": _nonneg, "edges": _nonneg})
 
-DIAGNOSTIC = _obj({"severity": _lit("error", "warning", "info"), "code": _str, "message": _str,
-                   "blocks": _strlist, "stage": _str}, extra=True)
+DIAGNOSTIC = _obj(
+    {
+        "severity": _lit("error", "warning", "info"),
+        "code": _str,
+        "message": _str,
+        "blocks": _strlist,
+        "stage": _str,
+    },
+    extra=True,
+)
 _edge_ref = _obj({"from": _str, "index": _nonneg_int, "to": _str})
 
 SECTIONS: dict[str, _Check] = {
-    "prune": _obj({
-        "domains": _map(_strlist),
-        "removed": _list(_obj({"block": _str, "target": _str, "edge": _edge_ref})),
-    }),
-    "scc": _obj({
-        "components": _list(_obj(
-            {"id": _str, "blocks": _strlist, "kind": _lit("trivial", "cyclic"), "entries": _strlist,
-             "exits": _strlist, "reachable": _bool},
-            {"self_loop": _opt(_bool), "header": _opt(_str)},
-        )),
-        "edges": _list(_obj({"from": _str, "to": _str})),
-    }),
+    "prune": _obj(
+        {
+            "domains": _map(_strlist),
+            "removed": _list(_obj({"block": _str, "target": _str, "edge": _edge_ref})),
+        }
+    ),
+    "scc": _obj(
+        {
+            "components": _list(
+                _obj(
+                    {
+                        "id": _str,
+                        "blocks": _strlist,
+                        "kind": _lit("trivial", "cyclic"),
+                        "entries": _strlist,
+                        "exits": _strlist,
+                        "reachable": _bool,
+                    },
+                    {"self_loop": _opt(_bool), "header": _opt(_str)},
+                )
+            ),
+            "edges": _list(_obj({"from": _str, "to": _str})),
+        }
+    ),
     "solve": _obj(
-        {"status": _lit("ok", "infeasible", "unsolved"), "assignment": _map(_str), "cost": _opt(_cost_model),
-         "optimal": _bool, "lower_bound": _opt(_num), "unreachable": _strlist},
-        {"gap": _opt(_nonneg), "method": _opt(_str), "method_used": _opt(_str), "proved_by": _opt(_str),
-         "lower_bound_by": _opt(_str), "stats": _writable_map},
+        {
+            "status": _lit("ok", "infeasible", "unsolved"),
+            "assignment": _map(_str),
+            "cost": _opt(_cost_model),
+            "optimal": _bool,
+            "lower_bound": _opt(_num),
+            "unreachable": _strlist,
+        },
+        {
+            "gap": _opt(_nonneg),
+            "method": _opt(_str),
+            "method_used": _opt(_str),
+            "proved_by": _opt(_str),
+            "lower_bound_by": _opt(_str),
+            "stats": _writable_map,
+        },
         extra=True,
     ),
-    "fuse": _obj({
-        "blocks": _list(_obj({"id": _str, "target": _str, "members": _strlist})),
-        "merged": _nonneg_int, "dropped": _strlist, "cost_preserved": _bool,
-        "cost_before": _opt(_cost_model), "cost_after": _opt(_cost_model),
-    }),
-    "islands": _obj({
-        "islands": _list(_obj({"id": _str, "target": _str, "blocks": _strlist, "members": _strlist,
-                               "requires": _strlist, "provides": _strlist, "inherited": _strlist})),
-        "graph": _obj(
-            {"entry": _opt(_str),
-             "nodes": _list(_obj({"id": _str, "kind": _lit("exec", "data"), "target": _str},
-                                 {"provides": _opt(_strlist)})),
-             "edges": _list(_obj({"from": _str, "to": _str, "kind": _lit("control_flow", "inherits", "data_flow")},
-                                 {"paths": _opt(_strlist)}))},
-        ),
-        "schedule": _obj({
-            "levels": _list(_strlist),
-            "groups": _list(_obj({"id": _str, "nodes": _strlist, "level": _nonneg_int})),
-            "cyclic": _bool,
-        }),
-    }),
+    "fuse": _obj(
+        {
+            "blocks": _list(_obj({"id": _str, "target": _str, "members": _strlist})),
+            "merged": _nonneg_int,
+            "dropped": _strlist,
+            "cost_preserved": _bool,
+            "cost_before": _opt(_cost_model),
+            "cost_after": _opt(_cost_model),
+        }
+    ),
+    "islands": _obj(
+        {
+            "islands": _list(
+                _obj(
+                    {
+                        "id": _str,
+                        "target": _str,
+                        "blocks": _strlist,
+                        "members": _strlist,
+                        "requires": _strlist,
+                        "provides": _strlist,
+                        "inherited": _strlist,
+                    }
+                )
+            ),
+            "graph": _obj(
+                {
+                    "entry": _opt(_str),
+                    "nodes": _list(
+                        _obj(
+                            {"id": _str, "kind": _lit("exec", "data"), "target": _str},
+                            {"provides": _opt(_strlist)},
+                        )
+                    ),
+                    "edges": _list(
+                        _obj(
+                            {
+                                "from": _str,
+                                "to": _str,
+                                "kind": _lit("control_flow", "inherits", "data_flow"),
+                            },
+                            {"paths": _opt(_strlist)},
+                        )
+                    ),
+                },
+            ),
+            "schedule": _obj(
+                {
+                    "levels": _list(_strlist),
+                    "groups": _list(_obj({"id": _str, "nodes": _strlist, "level": _nonneg_int})),
+                    "cyclic": _bool,
+                }
+            ),
+        }
+    ),
 }
 STAGE_NAMES = tuple(SECTIONS)
-_ARTIFACT_FIELDS = frozenset(("format_version", "kind", "status", "plan", "diagnostics", "lower", *SECTIONS))
+_ARTIFACT_FIELDS = frozenset(
+    ("format_version", "kind", "status", "plan", "diagnostics", "lower", *SECTIONS)
+)
 
 
 def check_section(name: str, value: Any) -> None:

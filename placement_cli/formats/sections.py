@@ -42,7 +42,10 @@ def _writable_number(x: Any) -> Any:
     pydantic_core._pydantic_core.PydanticCustomError: integer too large (at most 64 bits; write a larger value as a float, e.g. 1e20)
     """
     if type(x) is int and not -(1 << 63) <= x < (1 << 64):
-        raise PydanticCustomError("int_too_large", "integer too large (at most 64 bits; write a larger value as a float, e.g. 1e20)")
+        raise PydanticCustomError(
+            "int_too_large",
+            "integer too large (at most 64 bits; write a larger value as a float, e.g. 1e20)",
+        )
     return x
 
 
@@ -222,14 +225,19 @@ class Artifact(_Strict):
     format_version: Literal[2]
     kind: Literal["prune", "scc", "solve", "fuse", "islands"]
     status: Status
-    plan: Plan = Field(description="the input plan, normalised (compact: named matrices); a valid plan file")
+    plan: Plan = Field(
+        description="the input plan, normalised (compact: named matrices); a valid plan file"
+    )
     diagnostics: list[DiagnosticModel]
-    lower: dict[str, Any] | None = Field(default=None, description="the `lower` front end's section, when the input was a body file")
+    lower: dict[str, Any] | None = Field(
+        default=None, description="the `lower` front end's section, when the input was a body file"
+    )
 
     @field_validator("lower")
     @classmethod
     def _lower_writable(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         return writable(v)  # type: ignore[no-any-return]
+
     prune: PruneSection | None = None
     scc: SccSection | None = None
     solve: SolveSection | None = None

@@ -1,6 +1,6 @@
-"""Graph algorithms shared by passes over control-flow graphs (islands, lower): one
-definition of reverse postorder and of immediate dominators, on plain adjacency lists
-of node indices, so every caller orders by input position."""
+"""The graph algorithms every pass shares (scc, islands, solve, lower): one definition of
+Tarjan's strongly connected components, reverse postorder and immediate dominators,
+on plain adjacency lists of node indices, so every caller orders by input position."""
 
 from __future__ import annotations
 
@@ -67,3 +67,62 @@ def dominators(root: int, rpo: list[int], pred: list[list[int]], k: int) -> list
                 idom[v] = new
                 changed = True
     return idom
+
+
+def tarjan(n: int, succ: list[list[int]]) -> list[list[int]]:
+    """Iterative Tarjan: components in reverse topological order, no recursion limit.
+
+    Each frame of the explicit stack holds an iterator over the block's successors,
+    so resuming a block is one `for` over what is left (no index tuple rebuilt per
+    edge), and a block that is its own component (most of them) is popped without
+    the loop.
+
+    >>> tarjan(4, [[1], [0, 2], [], [3]])
+    [[2], [1, 0], [3]]
+    """
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    out: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, iter(succ[root]))]
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if index[w] == -1:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, iter(succ[w])))
+                    break
+                if on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                lv = low[v]
+                if work:
+                    p = work[-1][0]
+                    if lv < low[p]:
+                        low[p] = lv
+                if lv == index[v]:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    if w == v:
+                        out.append([v])
+                        continue
+                    comp = [w]
+                    while w != v:
+                        w = stack.pop()
+                        on_stack[w] = False
+                        comp.append(w)
+                    out.append(comp)
+    return out

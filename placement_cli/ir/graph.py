@@ -41,8 +41,17 @@ from placement_cli.ir.indexed import (
 )
 
 __all__ = [
-    "INF", "SUCCESSOR_COUNT", "Graph", "Matrix", "assemble", "bits", "build_graph", "identity_matrix",
-    "make_matrix", "plan_document", "popcount",
+    "INF",
+    "SUCCESSOR_COUNT",
+    "Graph",
+    "Matrix",
+    "assemble",
+    "bits",
+    "build_graph",
+    "identity_matrix",
+    "make_matrix",
+    "plan_document",
+    "popcount",
 ]
 
 SUCCESSOR_COUNT = {
@@ -143,7 +152,10 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         index = {}
         for i, bid in enumerate(ids):
             if bid in index:
-                chk.add(f"{p}blocks[{i}].id", f"duplicate block id '{bid}' (first at blocks[{index[bid]}])")
+                chk.add(
+                    f"{p}blocks[{i}].id",
+                    f"duplicate block id '{bid}' (first at blocks[{index[bid]}])",
+                )
             else:
                 index[bid] = i
     entry = 0
@@ -167,8 +179,10 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         default = intern(_matrix(transitions, f"{p}transitions", tindex, n, chk))
     else:
         default = intern(identity_matrix(n).cost)
-    named = {name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk))
-             for name, raw in (doc.get("matrices") or {}).items()}
+    named = {
+        name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk))
+        for name, raw in (doc.get("matrices") or {}).items()
+    }
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
@@ -228,11 +242,23 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 for dst, c in row.items():
                     cost[at[dst]] = c
         except KeyError:
-            return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
+            return intern(
+                _matrix(
+                    raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk
+                )
+            )
         for d in diagonal:
             c = cost[d]
             if c is not None and c != 0:
-                return intern(_matrix(raw, f"{p}blocks[{i}].terminator.successors[{k}].transitions", tindex, n, chk))
+                return intern(
+                    _matrix(
+                        raw,
+                        f"{p}blocks[{i}].terminator.successors[{k}].transitions",
+                        tindex,
+                        n,
+                        chk,
+                    )
+                )
         return intern(tuple(None if c is None else float(c) for c in cost))
 
     # Statement costs and domains repeat too: each distinct problem-free one is read
@@ -281,8 +307,14 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         return [support, base, {}]
 
     def block_costs(
-        i: int, b: dict[str, Any], support: int, base: list[float],
-        tcost: Any, bdomain: Any, bcost: Any, premium: Any,
+        i: int,
+        b: dict[str, Any],
+        support: int,
+        base: list[float],
+        tcost: Any,
+        bdomain: Any,
+        bcost: Any,
+        premium: Any,
     ) -> None:
         """Block `i`'s domain, base and cost row from its statements' support and base
         (not changed: shared), appended to `domain`, `bases` and `costs`."""
@@ -337,7 +369,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 if not dom >> ti & 1:
                     total[ti] = INF
                 elif total[ti] == INF:
-                    chk.add(f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity")
+                    chk.add(
+                        f"{p}blocks[{i}].cost", f"cost on '{targets[ti]}' overflows to infinity"
+                    )
         domain.append(dom)
         costs.append(tuple(total))
 
@@ -375,7 +409,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         bdomain = b.get("domain")
         bcost = b.get("cost")
         premium = b.get("premium")
-        absent = (not stmts) + (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
+        absent = (
+            (not stmts) + (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
+        )
         try:
             wkey: bytes | None = dumps((stmts or None, tcost, bdomain, bcost, premium))
         except (TypeError, JSONEncodeError):
@@ -397,7 +433,11 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     if check:
                         check_statements(stmts)
                     memo = statement_costs(stmts, i)
-                    if lkey is not None and len(chk.problems) == at_block and not (check and b"null" in lkey):
+                    if (
+                        lkey is not None
+                        and len(chk.problems) == at_block
+                        and not (check and b"null" in lkey)
+                    ):
                         seen_lists[lkey] = memo
             else:
                 memo = no_statements
@@ -432,7 +472,10 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
             for j, name in enumerate(names):
                 pi = path_index.get(name)
                 if pi is None:
-                    chk.add(f"{p}blocks[{i}].paths[{j}]", f"unknown path '{name}' (not in the top-level paths)")
+                    chk.add(
+                        f"{p}blocks[{i}].paths[{j}]",
+                        f"unknown path '{name}' (not in the top-level paths)",
+                    )
                 elif pi not in bpaths:
                     bpaths.append(pi)
             block_paths.append(tuple(bpaths))
@@ -444,7 +487,10 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         k = len(successors)
         if k < lo or (hi is not None and k > hi):
             want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-            chk.add(f"{p}blocks[{i}].terminator.successors", f"a '{kind}' terminator has {want} successor(s), got {k}")
+            chk.add(
+                f"{p}blocks[{i}].terminator.successors",
+                f"a '{kind}' terminator has {want} successor(s), got {k}",
+            )
         params = b.get("params")
         if params and len(params) > 1 and len(set(params)) != len(params):
             seen_params: set[str] = set()
@@ -455,7 +501,11 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
             if check:
-                if type(e) is not dict or not e.keys() <= edge_fields or type(e.get("block")) is not str:
+                if (
+                    type(e) is not dict
+                    or not e.keys() <= edge_fields
+                    or type(e.get("block")) is not str
+                ):
                     raise Reject("blocks[].terminator.successors[]")
                 if "args" in e:
                     check_strs(e["args"], "blocks[].terminator.successors[].args")
@@ -466,21 +516,28 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 tr = e.get("transitions")
             dst = index.get(e["block"])
             if dst is None:
-                chk.add(f"{p}blocks[{i}].terminator.successors[{k}].block", f"unknown block '{e['block']}'")
+                chk.add(
+                    f"{p}blocks[{i}].terminator.successors[{k}].block",
+                    f"unknown block '{e['block']}'",
+                )
                 dst = -1
             else:
                 want_n = nparams[dst]
                 got_n = len(e.get("args") or ())
                 if got_n != want_n:
-                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].args",
-                            f"block '{e['block']}' takes {want_n} argument(s), got {got_n}")
+                    chk.add(
+                        f"{p}blocks[{i}].terminator.successors[{k}].args",
+                        f"block '{e['block']}' takes {want_n} argument(s), got {got_n}",
+                    )
             if tr is None:
                 mat = default
             elif type(tr) is str:
                 mat = named.get(tr)  # type: ignore[assignment]
                 if mat is None:
-                    chk.add(f"{p}blocks[{i}].terminator.successors[{k}].transitions",
-                            f"unknown matrix '{tr}' (not in the top-level matrices)")
+                    chk.add(
+                        f"{p}blocks[{i}].terminator.successors[{k}].transitions",
+                        f"unknown matrix '{tr}' (not in the top-level matrices)",
+                    )
                     mat = default
             else:
                 try:

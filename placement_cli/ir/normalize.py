@@ -149,7 +149,7 @@ _NO_STATEMENTS = b',"statements":[]'
 _TERM = b',"terminator":{'
 _TERM_COST = b',"terminator":{"cost":'
 _SUCC_FIRST = b',"successors":[{'
-_SUCC_NEXT = b',{'
+_SUCC_NEXT = b",{"
 _ARGS = b'"args":'
 _BLOCK = b'"block":'
 _ARGS_BLOCK = b',"block":'
@@ -203,7 +203,9 @@ def rendered(g: Graph) -> dict[str, Any]:
         if head is None:
             ts = [t for t in range(n) if dom >> t & 1]
             cost = dumps({targets[t]: nums[base[t]] for t in ts}, option=sort)
-            head = heads[hk] = b'{"cost":' + cost + b',"domain":' + dumps([targets[t] for t in ts]) + b',"id":'
+            head = heads[hk] = (
+                b'{"cost":' + cost + b',"domain":' + dumps([targets[t] for t in ts]) + b',"id":'
+            )
         push(head)
         push(idb[i])
         sts = b.get("statements")
@@ -296,7 +298,9 @@ def _json_strings(strings: tuple[str, ...]) -> list[bytes]:
     if '"' not in whole and "\\" not in whole and whole.isprintable():
         return [f'"{s}"'.encode() for s in strings]
     return [
-        f'"{s}"'.encode() if '"' not in s and "\\" not in s and s.isprintable() else bytes(memoryview(orjson.dumps(s)))
+        f'"{s}"'.encode()
+        if '"' not in s and "\\" not in s and s.isprintable()
+        else bytes(memoryview(orjson.dumps(s)))
         for s in strings
     ]
 

@@ -105,7 +105,9 @@ class Loaded:
         self.status = status
         self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
         self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
-        self.raw_plan: bytes | None = None  # the normalised plan's bytes, when read from an artifact
+        self.raw_plan: bytes | None = (
+            None  # the normalised plan's bytes, when read from an artifact
+        )
 
     @property
     def sections(self) -> dict[str, Any]:
@@ -186,7 +188,12 @@ def load(path: str) -> Loaded:
                 check_artifact(doc, plan=False)
                 return _artifact_doc(doc, source)
             except Reject:
-                return _artifact(_validate_artifact(lambda: _artifact_model().model_validate(doc), doc.get("format_version")), source)
+                return _artifact(
+                    _validate_artifact(
+                        lambda: _artifact_model().model_validate(doc), doc.get("format_version")
+                    ),
+                    source,
+                )
         return Loaded(source, _plan_from_doc(doc))
     except InputError as exc:
         raise exc.with_source(source) from None
@@ -204,7 +211,9 @@ def _lower(doc: dict[str, Any], source: str) -> Loaded:
         diags.append(js)
     extra = {"lower": lower_section} if lower_section is not None else {}
     # The front end's document may hold values of its own types: the models read it.
-    return Loaded(source, parse_plan(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags)
+    return Loaded(
+        source, parse_plan(plan_doc), diagnostics=diags, extra=extra, new_diagnostics=diags
+    )
 
 
 def _artifact_model() -> type[BaseModel]:
@@ -225,23 +234,35 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
             if tuple(err["loc"]) == ("format_version",):
                 # An old artifact fails everywhere; the version is the one thing to say.
                 got = err.get("input", version)
-                raise InputError([Problem(
-                    "format_version",
-                    f"unsupported artifact version {got!r}; this tool reads {FORMAT_VERSION} "
-                    "(run the stage again on the plan file to get a current artifact)",
-                )]) from None
+                raise InputError(
+                    [
+                        Problem(
+                            "format_version",
+                            f"unsupported artifact version {got!r}; this tool reads {FORMAT_VERSION} "
+                            "(run the stage again on the plan file to get a current artifact)",
+                        )
+                    ]
+                ) from None
         problems = validation_problems(exc)
         for i, err in enumerate(errors):
             loc = tuple(err["loc"])
             if loc == ("kind",):
-                problems[i] = Problem("kind", f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})")
+                problems[i] = Problem(
+                    "kind",
+                    f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})",
+                )
             elif loc == ("status",):
-                problems[i] = Problem("status", f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}")
+                problems[i] = Problem(
+                    "status",
+                    f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}",
+                )
         raise InputError(problems) from None
 
 
 def _artifact_from_json(data: bytes, source: str) -> Loaded:
-    loaded = _artifact(_validate_artifact(lambda: _artifact_model().model_validate_json(data)), source)
+    loaded = _artifact(
+        _validate_artifact(lambda: _artifact_model().model_validate_json(data)), source
+    )
     loaded.raw_plan = _plan_span(data)
     return loaded
 
@@ -332,12 +353,19 @@ def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: li
     for stage in STAGES:
         has = present(stage)
         if stage in want and not has:
-            problems.append(Problem(stage, f"required section is missing (a {kind} artifact carries every earlier stage's section)"))
+            problems.append(
+                Problem(
+                    stage,
+                    f"required section is missing (a {kind} artifact carries every earlier stage's section)",
+                )
+            )
         elif stage not in want and has:
             problems.append(Problem(stage, f"unexpected section in a {kind} artifact"))
     for i, stage in enumerate(diag_stages):
         if stage not in _ORDER or (stage in STAGES and stage not in want):
-            problems.append(Problem(f"diagnostics[{i}].stage", f"not a stage of a {kind} artifact: {stage!r}"))
+            problems.append(
+                Problem(f"diagnostics[{i}].stage", f"not a stage of a {kind} artifact: {stage!r}")
+            )
     if problems:
         raise InputError(problems)
 
@@ -345,11 +373,15 @@ def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: li
 def _artifact(art: Any, source: str) -> Loaded:
     """An artifact the models validated (`sections.Artifact`)."""
     kind = art.kind
-    _sections_present(kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics])
+    _sections_present(
+        kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics]
+    )
     with gc_paused():
         g = build_graph(art.plan, "plan.")
     want = upto(kind)
-    data = {stage: getattr(art, stage).model_dump(by_alias=True, exclude_unset=True) for stage in want}
+    data = {
+        stage: getattr(art, stage).model_dump(by_alias=True, exclude_unset=True) for stage in want
+    }
     diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
     extra = {"lower": art.lower} if art.lower is not None else {}
     return Loaded(source, g, diagnostics=diags, status=art.status, data=data, extra=extra)
@@ -367,7 +399,9 @@ def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
         g = checked_graph(doc["plan"], "plan.")
     except InputError as exc:
         problems = exc
-    _sections_present(kind, lambda stage: doc.get(stage) is not None, [d["stage"] for d in diagnostics])
+    _sections_present(
+        kind, lambda stage: doc.get(stage) is not None, [d["stage"] for d in diagnostics]
+    )
     if problems is not None:
         raise problems
     data = {stage: doc[stage] for stage in upto(kind)}

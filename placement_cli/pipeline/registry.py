@@ -34,11 +34,36 @@ class StageInfo:
 
 
 REGISTRY: tuple[StageInfo, ...] = (
-    StageInfo("prune", "AC-3 arc consistency: the domains left and why each target went.", "placement_cli.pipeline.stages.prune", False),
-    StageInfo("scc", "Strongly connected components in topological order.", "placement_cli.pipeline.stages.scc", False),
-    StageInfo("solve", "The cheapest feasible assignment of a target to every block.", "placement_cli.pipeline.stages.solve", True),
-    StageInfo("fuse", "Merge same-target blocks joined by argument-free gotos.", "placement_cli.pipeline.stages.fuse", True),
-    StageInfo("islands", "Execution islands, their dependency graph and a schedule.", "placement_cli.pipeline.stages.islands", True),
+    StageInfo(
+        "prune",
+        "AC-3 arc consistency: the domains left and why each target went.",
+        "placement_cli.pipeline.stages.prune",
+        False,
+    ),
+    StageInfo(
+        "scc",
+        "Strongly connected components in topological order.",
+        "placement_cli.pipeline.stages.scc",
+        False,
+    ),
+    StageInfo(
+        "solve",
+        "The cheapest feasible assignment of a target to every block.",
+        "placement_cli.pipeline.stages.solve",
+        True,
+    ),
+    StageInfo(
+        "fuse",
+        "Merge same-target blocks joined by argument-free gotos.",
+        "placement_cli.pipeline.stages.fuse",
+        True,
+    ),
+    StageInfo(
+        "islands",
+        "Execution islands, their dependency graph and a schedule.",
+        "placement_cli.pipeline.stages.islands",
+        True,
+    ),
 )
 STAGES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
 _INFO = {s.name: s for s in REGISTRY}

@@ -146,12 +146,19 @@ class Run:
         self.sections[stage] = out.section
         if out.status is not None:
             self.statuses[stage] = out.status
-        if given is not None and len(self.loaded.data) == sum(s in self.values for s in self.loaded.data):
+        if given is not None and len(self.loaded.data) == sum(
+            s in self.values for s in self.loaded.data
+        ):
             # Every section of the input is checked: its top-level status must agree.
             last = max(self.loaded.data, key=STAGES.index)
             if self.loaded.status != self.status_upto(last):
                 raise InputError(
-                    [Problem("status", f"is '{self.loaded.status}', but the sections say '{self.status_upto(last)}'")],
+                    [
+                        Problem(
+                            "status",
+                            f"is '{self.loaded.status}', but the sections say '{self.status_upto(last)}'",
+                        )
+                    ],
                     self.loaded.source,
                 )
 
@@ -171,13 +178,19 @@ class Run:
             from placement_cli.ir.normalize import plan_fragment
 
             # The bytes read, or the normalised plan rendered once for every artifact.
-            plan = orjson.Fragment(self.loaded.raw_plan) if self.loaded.raw_plan is not None else plan_fragment(self.g)
+            plan = (
+                orjson.Fragment(self.loaded.raw_plan)
+                if self.loaded.raw_plan is not None
+                else plan_fragment(self.g)
+            )
         art: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "kind": kind,
             "status": self.status_upto(kind),
             "plan": self.g.normalized if plan is None else plan,
-            "diagnostics": [d for d in self.diagnostics if d.get("stage") in mine or d.get("stage") == "lower"],
+            "diagnostics": [
+                d for d in self.diagnostics if d.get("stage") in mine or d.get("stage") == "lower"
+            ],
         }
         art.update(self.loaded.extra)
         for stage in upto(kind):

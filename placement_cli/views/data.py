@@ -150,20 +150,24 @@ def from_run(run: Run, source: str, kind: str) -> ViewData:
     )
 
 
-def _islands(g: Graph, section: dict[str, Any], assignment: tuple[int, ...]) -> tuple[IslandView, ...]:
+def _islands(
+    g: Graph, section: dict[str, Any], assignment: tuple[int, ...]
+) -> tuple[IslandView, ...]:
     out = []
     for isl in section.get("islands", []):
         members = tuple(g.index[b] for b in isl.get("members", []) if b in g.index)
         t = g.targets.index(isl["target"]) if isl.get("target") in g.targets else UNASSIGNED
         cost = sum(g.cost[b][assignment[b]] for b in members if assignment[b] != UNASSIGNED)
-        out.append(IslandView(
-            id=str(isl.get("id")),
-            target=t,
-            members=members,
-            requires=tuple(isl.get("requires", [])),
-            provides=tuple(isl.get("provides", [])),
-            cost=cost,
-        ))
+        out.append(
+            IslandView(
+                id=str(isl.get("id")),
+                target=t,
+                members=members,
+                requires=tuple(isl.get("requires", [])),
+                provides=tuple(isl.get("provides", [])),
+                cost=cost,
+            )
+        )
     return tuple(out)
 
 

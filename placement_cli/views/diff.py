@@ -46,10 +46,26 @@ def check_kinds(a: Loaded, b: Loaded) -> str:
     ka, kb = latest_stage(a.sections), latest_stage(b.sections)
     for loaded, k in ((a, ka), (b, kb)):
         if k is None:
-            raise InputError([Problem("kind", "a plan file, not an artifact: diff compares two artifacts of the same stage")], loaded.source)
+            raise InputError(
+                [
+                    Problem(
+                        "kind",
+                        "a plan file, not an artifact: diff compares two artifacts of the same stage",
+                    )
+                ],
+                loaded.source,
+            )
     if ka != kb:
-        raise InputError([Problem("kind", f"the {kb} stage's artifact, and {a.source} is the {ka} stage's: "
-                                          "diff compares two artifacts of the same stage")], b.source)
+        raise InputError(
+            [
+                Problem(
+                    "kind",
+                    f"the {kb} stage's artifact, and {a.source} is the {ka} stage's: "
+                    "diff compares two artifacts of the same stage",
+                )
+            ],
+            b.source,
+        )
     return str(ka)
 
 
@@ -70,7 +86,11 @@ def _edges(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
             t = s.get("transitions", default)
             if isinstance(t, str):
                 t = named.get(t, t)
-            out[f"{blk['id']}[{k}]"] = {"block": s["block"], "args": list(s.get("args") or ()), "transitions": t}
+            out[f"{blk['id']}[{k}]"] = {
+                "block": s["block"],
+                "args": list(s.get("args") or ()),
+                "transitions": t,
+            }
     return out
 
 
@@ -80,7 +100,9 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
         return {}  # the common case, without building both normalised plans
     pa, pb = ga.normalized, gb.normalized
     out: dict[str, Any] = {}
-    top = [k for k in ("name", "targets", "entry", "transitions", "paths") if pa.get(k) != pb.get(k)]
+    top = [
+        k for k in ("name", "targets", "entry", "transitions", "paths") if pa.get(k) != pb.get(k)
+    ]
     if top:
         out["fields_changed"] = top
     added, removed = _ordered_diff(list(pa["targets"]), list(pb["targets"]))
@@ -118,7 +140,14 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     for k, s in eb.items():
         old = ea.get(k)
         if old is not None and old != s:
-            echanged.append({"edge": k, "fields": [f for f in ("block", "args", "transitions") if old.get(f) != s.get(f)]})
+            echanged.append(
+                {
+                    "edge": k,
+                    "fields": [
+                        f for f in ("block", "args", "transitions") if old.get(f) != s.get(f)
+                    ],
+                }
+            )
     if echanged:
         out["edges_changed"] = echanged
     return out
@@ -178,12 +207,18 @@ def solve_diff(ra: Run, rb: Run) -> dict[str, Any]:
     if blocks:
         out["block_costs"] = blocks
     ea, eb = _edge_costs(ga, aa), _edge_costs(gb, ab)
-    edges = [{"edge": k, "a": _n(ea.get(k)), "b": _n(eb.get(k))} for k in [*eb, *(k for k in ea if k not in eb)]
-             if ea.get(k) != eb.get(k)]
+    edges = [
+        {"edge": k, "a": _n(ea.get(k)), "b": _n(eb.get(k))}
+        for k in [*eb, *(k for k in ea if k not in eb)]
+        if ea.get(k) != eb.get(k)
+    ]
     if edges:
         out["edge_costs"] = edges
-    proof = {k: {"a": sa.get(k), "b": sb.get(k)} for k in ("status", "optimal", "lower_bound", "gap", "method", "method_used", "proved_by")
-             if sa.get(k) != sb.get(k)}
+    proof = {
+        k: {"a": sa.get(k), "b": sb.get(k)}
+        for k in ("status", "optimal", "lower_bound", "gap", "method", "method_used", "proved_by")
+        if sa.get(k) != sb.get(k)
+    }
     if proof:
         out["proof"] = proof
     unreach = _ordered_diff(list(sa.get("unreachable", [])), list(sb.get("unreachable", [])))
@@ -194,13 +229,21 @@ def solve_diff(ra: Run, rb: Run) -> dict[str, Any]:
 
 def prune_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
     da, db = sa.get("domains") or {}, sb.get("domains") or {}
-    changed = [{"block": k, "a": da.get(k), "b": db.get(k)} for k in [*db, *(k for k in da if k not in db)] if da.get(k) != db.get(k)]
+    changed = [
+        {"block": k, "a": da.get(k), "b": db.get(k)}
+        for k in [*db, *(k for k in da if k not in db)]
+        if da.get(k) != db.get(k)
+    ]
     return {"domains_changed": changed} if changed else {}
 
 
 def scc_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
     def loops(s: dict[str, Any]) -> list[list[str]]:
-        return [c.get("blocks") for c in s.get("components", []) if c.get("kind") == "cyclic" or c.get("self_loop")]
+        return [
+            c.get("blocks")
+            for c in s.get("components", [])
+            if c.get("kind") == "cyclic" or c.get("self_loop")
+        ]
 
     added, removed = _ordered_diff(loops(sa), loops(sb))
     out = {}
@@ -243,14 +286,24 @@ def islands_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
     ia = {_anchor(i): i for i in sa.get("islands", [])}
     ib = {_anchor(i): i for i in sb.get("islands", [])}
     out: dict[str, Any] = {}
-    added = [{"id": i.get("id"), "target": i.get("target"), "members": i.get("members")} for k, i in ib.items() if k not in ia]
-    removed = [{"id": i.get("id"), "target": i.get("target"), "members": i.get("members")} for k, i in ia.items() if k not in ib]
+    added = [
+        {"id": i.get("id"), "target": i.get("target"), "members": i.get("members")}
+        for k, i in ib.items()
+        if k not in ia
+    ]
+    removed = [
+        {"id": i.get("id"), "target": i.get("target"), "members": i.get("members")}
+        for k, i in ia.items()
+        if k not in ib
+    ]
     changed = []
     for k, i in ib.items():
         old = ia.get(k)
         if old is None:
             continue
-        fields = {f: {"a": old.get(f), "b": i.get(f)} for f in _ISLAND_FIELDS if old.get(f) != i.get(f)}
+        fields = {
+            f: {"a": old.get(f), "b": i.get(f)} for f in _ISLAND_FIELDS if old.get(f) != i.get(f)
+        }
         if fields:
             changed.append({"a": old.get("id"), "b": i.get("id"), "fields": fields})
     if added:
@@ -265,8 +318,10 @@ def islands_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
         out = []
         for e in s.get("graph", {}).get("edges", []):
             paths = ",".join(e.get("paths", []))
-            out.append(f"{keys.get(e.get('from'), e.get('from'))} -{e.get('kind')}-> {keys.get(e.get('to'), e.get('to'))}"
-                       + (f" [{paths}]" if paths else ""))
+            out.append(
+                f"{keys.get(e.get('from'), e.get('from'))} -{e.get('kind')}-> {keys.get(e.get('to'), e.get('to'))}"
+                + (f" [{paths}]" if paths else "")
+            )
         return out
 
     gadd, grem = _ordered_diff(edges(sa, ka), edges(sb, kb))
@@ -321,7 +376,9 @@ def diff(a: Loaded, b: Loaded) -> dict[str, Any]:
         parts["fuse"] = fuse_diff(sa.get("fuse", {}), sb.get("fuse", {}))
     if "islands" in sa or "islands" in sb:
         parts["islands"] = islands_diff(sa.get("islands", {}), sb.get("islands", {}))
-    added, removed = _ordered_diff([_diag_key(d) for d in a.diagnostics], [_diag_key(d) for d in b.diagnostics])
+    added, removed = _ordered_diff(
+        [_diag_key(d) for d in a.diagnostics], [_diag_key(d) for d in b.diagnostics]
+    )
     if added or removed:
         parts["diagnostics"] = {"added": added, "removed": removed}
     parts = {k: v for k, v in parts.items() if v}
@@ -334,22 +391,35 @@ def _delta(x: Any) -> str:
 
 def to_text(d: dict[str, Any]) -> str:
     """The differences for people, one topic per line; "no differences" when same."""
-    lines = [f"{d['a']} -> {d['b']} ({d['kind']} artifacts): " + ("no differences" if d["same"] else "differ")]
+    lines = [
+        f"{d['a']} -> {d['b']} ({d['kind']} artifacts): "
+        + ("no differences" if d["same"] else "differ")
+    ]
     if "status" in d:
         lines.append(f"status: {d['status']['a']} -> {d['status']['b']}")
     plan = d.get("plan", {})
-    for key, what in (("fields_changed", "plan fields changed"), ("targets_added", "targets added"),
-                      ("targets_removed", "targets removed"), ("blocks_added", "blocks added"),
-                      ("blocks_removed", "blocks removed")):
+    for key, what in (
+        ("fields_changed", "plan fields changed"),
+        ("targets_added", "targets added"),
+        ("targets_removed", "targets removed"),
+        ("blocks_added", "blocks added"),
+        ("blocks_removed", "blocks removed"),
+    ):
         if key in plan:
             lines.append(f"{what}: {' '.join(plan[key])}")
     if "blocks_changed" in plan:
-        lines.append("blocks changed: " + "; ".join(f"{c['block']} ({', '.join(c['fields'])})" for c in plan["blocks_changed"]))
+        lines.append(
+            "blocks changed: "
+            + "; ".join(f"{c['block']} ({', '.join(c['fields'])})" for c in plan["blocks_changed"])
+        )
     for key, what in (("edges_added", "edges added"), ("edges_removed", "edges removed")):
         if key in plan:
             lines.append(f"{what}: " + "; ".join(f"{e['edge']} -> {e['to']}" for e in plan[key]))
     if "edges_changed" in plan:
-        lines.append("edges changed: " + "; ".join(f"{c['edge']} ({', '.join(c['fields'])})" for c in plan["edges_changed"]))
+        lines.append(
+            "edges changed: "
+            + "; ".join(f"{c['edge']} ({', '.join(c['fields'])})" for c in plan["edges_changed"])
+        )
     for c in d.get("prune", {}).get("domains_changed", []):
         lines.append(f"domain of {c['block']}: {c['a']} -> {c['b']}")
     scc = d.get("scc", {})
@@ -358,27 +428,47 @@ def to_text(d: dict[str, Any]) -> str:
             lines.append(f"{what}: {' '.join(loop)}")
     solve = d.get("solve", {})
     if "moved" in solve:
-        lines.append("moved: " + "; ".join(f"{m['block']} {m['from'] or '-'} -> {m['to'] or '-'}" for m in solve["moved"]))
+        lines.append(
+            "moved: "
+            + "; ".join(
+                f"{m['block']} {m['from'] or '-'} -> {m['to'] or '-'}" for m in solve["moved"]
+            )
+        )
     if "cost" in solve:
         ca, cb = solve["cost"]["a"], solve["cost"]["b"]
         if "delta" in solve["cost"]:
             dl = solve["cost"]["delta"]
-            lines.append(f"cost: total {ca['total']} -> {cb['total']} ({_delta(dl['total'])}); blocks {ca['blocks']} -> "
-                         f"{cb['blocks']} ({_delta(dl['blocks'])}); edges {ca['edges']} -> {cb['edges']} ({_delta(dl['edges'])})")
+            lines.append(
+                f"cost: total {ca['total']} -> {cb['total']} ({_delta(dl['total'])}); blocks {ca['blocks']} -> "
+                f"{cb['blocks']} ({_delta(dl['blocks'])}); edges {ca['edges']} -> {cb['edges']} ({_delta(dl['edges'])})"
+            )
         else:
             lines.append(f"cost: {ca} -> {cb}")
     if "block_costs" in solve:
-        lines.append("  block costs: " + "; ".join(f"{c['block']} {c['a']} -> {c['b']}" for c in solve["block_costs"]))
+        lines.append(
+            "  block costs: "
+            + "; ".join(f"{c['block']} {c['a']} -> {c['b']}" for c in solve["block_costs"])
+        )
     if "edge_costs" in solve:
-        lines.append("  edge costs: " + "; ".join(f"{c['edge']} {c['a']} -> {c['b']}" for c in solve["edge_costs"]))
+        lines.append(
+            "  edge costs: "
+            + "; ".join(f"{c['edge']} {c['a']} -> {c['b']}" for c in solve["edge_costs"])
+        )
     for k, v in solve.get("proof", {}).items():
         lines.append(f"{k}: {v['a']} -> {v['b']}")
     if "unreachable" in solve:
-        lines.append(f"unreachable: +{solve['unreachable']['added']} -{solve['unreachable']['removed']}")
+        lines.append(
+            f"unreachable: +{solve['unreachable']['added']} -{solve['unreachable']['removed']}"
+        )
     fuse = d.get("fuse", {})
-    for key, what in (("fused_added", "fused block added"), ("fused_removed", "fused block removed")):
+    for key, what in (
+        ("fused_added", "fused block added"),
+        ("fused_removed", "fused block removed"),
+    ):
         for f in fuse.get(key, []):
-            lines.append(f"{what}: {f.get('id')} = {' '.join(f.get('members', []))} on {f.get('target')}")
+            lines.append(
+                f"{what}: {f.get('id')} = {' '.join(f.get('members', []))} on {f.get('target')}"
+            )
     isl = d.get("islands", {})
     for key, what in (("added", "island added"), ("removed", "island removed")):
         for i in isl.get(key, []):
@@ -386,7 +476,10 @@ def to_text(d: dict[str, Any]) -> str:
     for c in isl.get("changed", []):
         fields = "; ".join(f"{f} {v['a']} -> {v['b']}" for f, v in c["fields"].items())
         lines.append(f"island changed: {c['a']} -> {c['b']}: {fields}")
-    for key, what in (("graph_edges_added", "island graph edge added"), ("graph_edges_removed", "island graph edge removed")):
+    for key, what in (
+        ("graph_edges_added", "island graph edge added"),
+        ("graph_edges_removed", "island graph edge removed"),
+    ):
         for e in isl.get(key, []):
             lines.append(f"{what}: {e}")
     if "schedule" in isl:

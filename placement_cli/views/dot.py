@@ -77,7 +77,7 @@ def to_dot(d: Diagram) -> str:
     name = {n.key: f"n{i}" for i, n in enumerate(d.nodes)}
     out = [
         f"digraph {quote(d.title)} {{",
-        f"  graph [rankdir={d.direction}, fontname=\"Helvetica\", label={quote(d.title)}, labelloc=t];",
+        f'  graph [rankdir={d.direction}, fontname="Helvetica", label={quote(d.title)}, labelloc=t];',
         '  node [shape=box, fontname="Helvetica", fontsize=10];',
         '  edge [fontname="Helvetica", fontsize=9];',
     ]
@@ -85,7 +85,9 @@ def to_dot(d: Diagram) -> str:
     by_key = {n.key: n for n in d.nodes}
     for ci, c in enumerate(d.clusters):
         out.append(f"  subgraph cluster_{ci} {{")
-        out.append(f"    id={quote(c.key)}; label={quote(c.label)}; style=\"rounded\"; color={quote(border_of(c.target))};")
+        out.append(
+            f'    id={quote(c.key)}; label={quote(c.label)}; style="rounded"; color={quote(border_of(c.target))};'
+        )
         for k in c.nodes:
             out.append(f"    {name[k]} [{_node_attrs(by_key[k])}];")
         out.append("  }")
@@ -99,7 +101,9 @@ def to_dot(d: Diagram) -> str:
         if e.label:
             attrs.append(f"label={quote(e.label)}")
         attrs += _EDGE_STYLE.get(e.style, [])
-        out.append(f"  {name[e.src]} -> {name[e.dst]}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+        out.append(
+            f"  {name[e.src]} -> {name[e.dst]}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";"
+        )
     for r in d.ranks:
         out.append("  { rank=same; " + " ".join(f"{name[k]};" for k in r) + " }")
     legend_nodes = [n for n in d.nodes if n.shape == LEGEND]

@@ -41,39 +41,74 @@ def _n(x: float | None) -> float | int | None:
     return None if x is None or x == INF else num(float(x))
 
 
-def impossible_reasons(g: Graph, b: int, t: int, domains: tuple[int, ...], removed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def impossible_reasons(
+    g: Graph, b: int, t: int, domains: tuple[int, ...], removed: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Why block `b` cannot run on target `t` (empty: it can), most basic reason first."""
     block = g.plan.blocks[b]
     name = g.targets[t]
     out: list[dict[str, Any]] = []
     if not g.live[b]:
-        out.append({"code": "unreachable", "message": "the block is unreachable from the entry and takes no target"})
+        out.append(
+            {
+                "code": "unreachable",
+                "message": "the block is unreachable from the entry and takes no target",
+            }
+        )
     if block.domain is not None and name not in block.domain:
-        out.append({"code": "not-in-domain", "message": f"'{name}' is not in the block's declared domain {list(block.domain)}"})
+        out.append(
+            {
+                "code": "not-in-domain",
+                "message": f"'{name}' is not in the block's declared domain {list(block.domain)}",
+            }
+        )
     for j, st in enumerate(block.statements):
         if st.cost.get(name) is None:
             what = f"statements[{j}]" + (f" ({st.text})" if st.text else "")
-            out.append({"code": "unsupported-statement", "message": f"{what} has no cost on '{name}': it cannot run there", "statement": j})
+            out.append(
+                {
+                    "code": "unsupported-statement",
+                    "message": f"{what} has no cost on '{name}': it cannot run there",
+                    "statement": j,
+                }
+            )
     term = block.terminator
     if term.cost is not None and term.cost.get(name) is None:
-        out.append({"code": "unsupported-terminator", "message": f"the '{term.kind}' terminator has no cost on '{name}': it cannot run there"})
+        out.append(
+            {
+                "code": "unsupported-terminator",
+                "message": f"the '{term.kind}' terminator has no cost on '{name}': it cannot run there",
+            }
+        )
     if g.domain[b] >> t & 1 and not domains[b] >> t & 1:
         bid = g.block_ids[b]
-        edges = [r.get("edge") for r in removed if r.get("block") == bid and r.get("target") == name]
+        edges = [
+            r.get("edge") for r in removed if r.get("block") == bid and r.get("target") == name
+        ]
         if edges and isinstance(edges[0], dict):
             e = edges[0]
-            out.append({
-                "code": "pruned",
-                "message": f"removed by prune: edge {e.get('from')}[{e.get('index')}] -> {e.get('to')} allows '{name}' "
-                           "with none of the targets left at its other end",
-                "edge": e,
-            })
+            out.append(
+                {
+                    "code": "pruned",
+                    "message": f"removed by prune: edge {e.get('from')}[{e.get('index')}] -> {e.get('to')} allows '{name}' "
+                    "with none of the targets left at its other end",
+                    "edge": e,
+                }
+            )
         else:
-            out.append({"code": "pruned", "message": "removed from the block's domain by the prune section given", "edge": None})
+            out.append(
+                {
+                    "code": "pruned",
+                    "message": "removed from the block's domain by the prune section given",
+                    "edge": None,
+                }
+            )
     return out
 
 
-def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] | None) -> dict[str, Any]:
+def _pinned(
+    run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] | None
+) -> dict[str, Any]:
     from placement_cli.algorithms.solve.exact import solve_exact
 
     g = run.g
@@ -91,7 +126,12 @@ def _pinned(run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] |
         total = None if cost is None else cost.total
     if out.optimal and total is not None:
         return {"status": "optimal", "proven": True, "total": _n(total), "lower_bound": _n(total)}
-    return {"status": "not proven", "proven": False, "total": _n(total), "lower_bound": _n(out.lower_bound)}
+    return {
+        "status": "not proven",
+        "proven": False,
+        "total": _n(total),
+        "lower_bound": _n(out.lower_bound),
+    }
 
 
 def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict[str, Any]:
@@ -119,7 +159,9 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
     removed = run.sections.get("prune", {}).get("removed", [])
     feasible = run.status == "ok" and found is not None
     # Without a placement every block counts as unassigned.
-    assignment: tuple[int, ...] = tuple(found) if feasible and found is not None else (UNASSIGNED,) * g.n_blocks
+    assignment: tuple[int, ...] = (
+        tuple(found) if feasible and found is not None else (UNASSIGNED,) * g.n_blocks
+    )
     chosen = assignment[b] if feasible and g.live[b] else UNASSIGNED
     chosen_cost = evaluate(g, assignment) if feasible else None
     total = None if chosen_cost is None else chosen_cost.total
@@ -138,11 +180,11 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
             "difference": None,
         }
         if t in possible:
-            left = possible[possible.index(t):]
+            left = possible[possible.index(t) :]
             share = max(0.0, deadline - time.monotonic()) / len(left)
             # A first incumbent: the chosen placement with only this block moved, when
             # that is feasible (a search stopped early still has an answer to give).
-            start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1:]
+            start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1 :]
             pinned = _pinned(run, b, t, share, start)
             row["pinned"] = pinned
             if pinned["total"] is not None and total is not None:
@@ -155,17 +197,22 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
             continue
         seen.add(e)
         u, v = g.edge_src[e], g.edge_dst[e]
-        tu, tv = assignment[u] if feasible else UNASSIGNED, assignment[v] if feasible else UNASSIGNED
+        tu, tv = (
+            assignment[u] if feasible else UNASSIGNED,
+            assignment[v] if feasible else UNASSIGNED,
+        )
         cost = g.edge_mat[e].get(tu, tv) if tu != UNASSIGNED and tv != UNASSIGNED else None
-        edges.append({
-            "edge": g.edge_json(e),
-            "direction": "self" if u == v else ("in" if v == b else "out"),
-            "from_target": None if tu == UNASSIGNED else g.targets[tu],
-            "to_target": None if tv == UNASSIGNED else g.targets[tv],
-            "cost": _n(cost),
-            "cut": tu != UNASSIGNED and tv != UNASSIGNED and tu != tv,
-            "counted": g.live[u],
-        })
+        edges.append(
+            {
+                "edge": g.edge_json(e),
+                "direction": "self" if u == v else ("in" if v == b else "out"),
+                "from_target": None if tu == UNASSIGNED else g.targets[tu],
+                "to_target": None if tv == UNASSIGNED else g.targets[tv],
+                "cost": _n(cost),
+                "cut": tu != UNASSIGNED and tv != UNASSIGNED and tu != tv,
+                "counted": g.live[u],
+            }
+        )
     return {
         "block": block,
         "reachable": g.live[b],
@@ -194,7 +241,9 @@ def to_text(ex: dict[str, Any], title: str) -> str:
         head += "the plan has no feasible placement"
     else:
         proof = "proven optimal" if ex["optimal"] else "not proven optimal"
-        head += f"chosen {ex['chosen']} (cost {ex['chosen_cost']}); plan total {ex['total']}, {proof}"
+        head += (
+            f"chosen {ex['chosen']} (cost {ex['chosen_cost']}); plan total {ex['total']}, {proof}"
+        )
     lines = [head, ""]
     rows = [("target", "possible", "cost", "optimum if pinned here", "vs chosen")]
     for r in ex["targets"]:
@@ -209,7 +258,15 @@ def to_text(ex: dict[str, Any], title: str) -> str:
             found = "nothing found" if p["total"] is None else f"best found {p['total']}"
             pin = f"not proven: {found}, lower bound {p['lower_bound']}"
         possible = "chosen" if r["chosen"] else ("yes" if r["possible"] else "no")
-        rows.append((r["target"], possible, "-" if r["cost"] is None else str(r["cost"]), pin, _signed(r["difference"])))
+        rows.append(
+            (
+                r["target"],
+                possible,
+                "-" if r["cost"] is None else str(r["cost"]),
+                pin,
+                _signed(r["difference"]),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -218,12 +275,19 @@ def to_text(ex: dict[str, Any], title: str) -> str:
         lines += ["", "why not:"]
         lines += [f"  {t}: {m}" for t, m in why]
     if ex["edges"]:
-        lines += ["", "edges under the chosen assignment:" if ex["status"] == "ok" else "edges (no assignment, so no costs):"]
+        lines += [
+            "",
+            "edges under the chosen assignment:"
+            if ex["status"] == "ok"
+            else "edges (no assignment, so no costs):",
+        ]
         for e in ex["edges"]:
             ed = e["edge"]
             move = f"{e['from_target'] or '-'} -> {e['to_target'] or '-'}"
             note = " (cut)" if e["cut"] else ""
             if not e["counted"]:
                 note += " (not counted: unreachable source)"
-            lines.append(f"  {ed['from']}[{ed['index']}] -> {ed['to']}  {move}  {'-' if e['cost'] is None else e['cost']}{note}")
+            lines.append(
+                f"  {ed['from']}[{ed['index']}] -> {ed['to']}  {move}  {'-' if e['cost'] is None else e['cost']}{note}"
+            )
     return "\n".join(lines) + "\n"

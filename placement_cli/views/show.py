@@ -48,7 +48,9 @@ def render(v: ViewData, view: str, fmt: str) -> tuple[str, list[str]]:
         text, n_edges = to_mermaid(DIAGRAMS[current](v))
         if fits(text, n_edges) or current not in FALLBACK:
             if not fits(text, n_edges):
-                warnings.append(f"the {current} view still exceeds Mermaid's limits; use --format dot")
+                warnings.append(
+                    f"the {current} view still exceeds Mermaid's limits; use --format dot"
+                )
             return text, warnings
         nxt = FALLBACK[current]
         warnings.append(

@@ -31,7 +31,11 @@ def cost_note(v: ViewData) -> str:
     if v.status == "infeasible":
         return "infeasible"
     solve = v.sections.get("solve", {})
-    proven = "optimal" if solve.get("optimal") else f"not proven optimal, lower bound {fmt_num(solve.get('lower_bound'))}"
+    proven = (
+        "optimal"
+        if solve.get("optimal")
+        else f"not proven optimal, lower bound {fmt_num(solve.get('lower_bound'))}"
+    )
     return f"total {fmt_num(v.total)} ({proven})"
 
 
@@ -45,7 +49,11 @@ def edge_key(v: ViewData, e: int) -> str:
 
 
 def _legend(v: ViewData, used: list[int]) -> list[Node]:
-    out = [Node(f"legend:{v.g.targets[t]}", (v.g.targets[t],), t, LEGEND) for t in sorted(set(used)) if t >= 0]
+    out = [
+        Node(f"legend:{v.g.targets[t]}", (v.g.targets[t],), t, LEGEND)
+        for t in sorted(set(used))
+        if t >= 0
+    ]
     if UNASSIGNED in used:
         out.append(Node("legend:-", ("no target",), UNASSIGNED, LEGEND))
     return out
@@ -63,14 +71,24 @@ def cfg_diagram(v: ViewData) -> Diagram:
             lines.append("unreachable")
             shape = DEAD
         else:
-            lines.append("no target" if t == UNASSIGNED else f"{g.targets[t]} · {fmt_num(g.cost[b][t])}")
+            lines.append(
+                "no target" if t == UNASSIGNED else f"{g.targets[t]} · {fmt_num(g.cost[b][t])}"
+            )
             shape = LOOP if v.loop_of[b] is not None else BLOCK
         if v.loop_of[b] is not None:
             lines.append(f"loop {v.loop_of[b]}")
         d.nodes.append(Node(block_key(v, b), tuple(lines), t, shape))
     for isl in v.islands:
-        label = f"{isl.id} · {v.g.targets[isl.target]} · cost {fmt_num(isl.cost)}" if isl.target >= 0 else isl.id
-        d.clusters.append(Cluster(f"island:{isl.id}", label, isl.target, tuple(block_key(v, b) for b in isl.members)))
+        label = (
+            f"{isl.id} · {v.g.targets[isl.target]} · cost {fmt_num(isl.cost)}"
+            if isl.target >= 0
+            else isl.id
+        )
+        d.clusters.append(
+            Cluster(
+                f"island:{isl.id}", label, isl.target, tuple(block_key(v, b) for b in isl.members)
+            )
+        )
     for e in range(g.n_edges):
         u = g.edge_src[e]
         if not g.live[u]:
@@ -79,7 +97,9 @@ def cfg_diagram(v: ViewData) -> Diagram:
             style, label = CUT, fmt_num(v.edge_cost(e))
         else:
             style, label = PLAIN, ""
-        d.edges.append(Edge(block_key(v, u), block_key(v, g.edge_dst[e]), style, label, edge_key(v, e)))
+        d.edges.append(
+            Edge(block_key(v, u), block_key(v, g.edge_dst[e]), style, label, edge_key(v, e))
+        )
     d.nodes += _legend(v, [a[b] for b in range(g.n_blocks) if g.live[b]])
     return d
 
@@ -109,12 +129,21 @@ def islands_diagram(v: ViewData) -> Diagram:
     g = v.g
     d = Diagram(f"{plan_title(v)}: islands, {cost_note(v)}")
     for isl in v.islands:
-        lines = (isl.id, g.targets[isl.target] if isl.target >= 0 else "no target",
-                 f"{_count(len(isl.members), 'block')} · cost {fmt_num(isl.cost)}")
+        lines = (
+            isl.id,
+            g.targets[isl.target] if isl.target >= 0 else "no target",
+            f"{_count(len(isl.members), 'block')} · cost {fmt_num(isl.cost)}",
+        )
         d.nodes.append(Node(f"island:{isl.id}", lines, isl.target, BLOCK))
     for x, y, n, s in _aggregate(v, list(v.island_of)):
-        d.edges.append(Edge(f"island:{v.islands[x].id}", f"island:{v.islands[y].id}", CUT,
-                            f"{_count(n, 'edge')} · {fmt_num(s)}"))
+        d.edges.append(
+            Edge(
+                f"island:{v.islands[x].id}",
+                f"island:{v.islands[y].id}",
+                CUT,
+                f"{_count(n, 'edge')} · {fmt_num(s)}",
+            )
+        )
     d.nodes += _legend(v, [isl.target for isl in v.islands])
     return d
 
@@ -129,7 +158,20 @@ def targets_diagram(v: ViewData) -> Diagram:
         blocks = [b for b in range(g.n_blocks) if group[b] == t]
         if blocks:
             cost = sum(g.cost[b][t] for b in blocks)
-            d.nodes.append(Node(f"target:{g.targets[t]}", (g.targets[t], f"{_count(len(blocks), 'block')} · cost {fmt_num(cost)}"), t))
+            d.nodes.append(
+                Node(
+                    f"target:{g.targets[t]}",
+                    (g.targets[t], f"{_count(len(blocks), 'block')} · cost {fmt_num(cost)}"),
+                    t,
+                )
+            )
     for x, y, n, s in _aggregate(v, group):
-        d.edges.append(Edge(f"target:{g.targets[x]}", f"target:{g.targets[y]}", CUT, f"{_count(n, 'edge')} · {fmt_num(s)}"))
+        d.edges.append(
+            Edge(
+                f"target:{g.targets[x]}",
+                f"target:{g.targets[y]}",
+                CUT,
+                f"{_count(n, 'edge')} · {fmt_num(s)}",
+            )
+        )
     return d

@@ -36,7 +36,9 @@ def graph_diagram(v: ViewData) -> Diagram:
     schedule = section.get("schedule", {})
     d = Diagram(f"{plan_title(v)}: island graph, {cost_note(v)}")
     by_id = {isl.id: isl for isl in v.islands}
-    group_of = {n: grp.get("id") for grp in schedule.get("groups", []) for n in grp.get("nodes", [])}
+    group_of = {
+        n: grp.get("id") for grp in schedule.get("groups", []) for n in grp.get("nodes", [])
+    }
     entry = graph.get("entry")
     used = []
     for node in graph.get("nodes", []):
@@ -51,7 +53,9 @@ def graph_diagram(v: ViewData) -> Diagram:
             isl = by_id.get(nid)
             lines = [nid + (" · entry" if nid == entry else ""), str(node.get("target"))]
             if isl is not None:
-                lines.append(f"{len(isl.members)} block{'' if len(isl.members) == 1 else 's'} · cost {fmt_num(isl.cost)}")
+                lines.append(
+                    f"{len(isl.members)} block{'' if len(isl.members) == 1 else 's'} · cost {fmt_num(isl.cost)}"
+                )
             shape = BLOCK
         if nid in group_of:
             lines.append(f"cycle group {group_of[nid]}")
@@ -71,5 +75,9 @@ def graph_diagram(v: ViewData) -> Diagram:
         d.ranks.append((f"level:{k}", *(f"node:{n}" for n in level)))
     for k in range(len(levels) - 1):
         d.edges.append(Edge(f"level:{k}", f"level:{k + 1}", INVISIBLE))
-    d.nodes += [Node(f"legend:{v.g.targets[t]}", (v.g.targets[t],), t, LEGEND) for t in sorted(set(used)) if t >= 0]
+    d.nodes += [
+        Node(f"legend:{v.g.targets[t]}", (v.g.targets[t],), t, LEGEND)
+        for t in sorted(set(used))
+        if t >= 0
+    ]
     return d

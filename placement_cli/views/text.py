@@ -24,18 +24,23 @@ def _colours(v: ViewData) -> dict[str, str]:
 
 def islands_table(v: ViewData) -> TextTable:
     """Per island: target, blocks, cost, requires, provides."""
-    t = TextTable(f"{plan_title(v)}: islands, {cost_note(v)}", ("island", "target", "blocks", "cost", "requires", "provides"))
+    t = TextTable(
+        f"{plan_title(v)}: islands, {cost_note(v)}",
+        ("island", "target", "blocks", "cost", "requires", "provides"),
+    )
     g = v.g
     t.colours = _colours(v)
     for isl in v.islands:
-        t.rows.append((
-            isl.id,
-            g.targets[isl.target] if isl.target >= 0 else "-",
-            " ".join(g.block_ids[b] for b in isl.members),
-            fmt_num(isl.cost),
-            " ".join(isl.requires) or "-",
-            " ".join(isl.provides) or "-",
-        ))
+        t.rows.append(
+            (
+                isl.id,
+                g.targets[isl.target] if isl.target >= 0 else "-",
+                " ".join(g.block_ids[b] for b in isl.members),
+                fmt_num(isl.cost),
+                " ".join(isl.requires) or "-",
+                " ".join(isl.provides) or "-",
+            )
+        )
     outside = [g.block_ids[b] for b in range(g.n_blocks) if v.island_of[b] < 0]
     if outside:
         t.notes.append("in no island: " + " ".join(outside))
@@ -45,22 +50,28 @@ def islands_table(v: ViewData) -> TextTable:
 def cfg_table(v: ViewData) -> TextTable:
     """Per block: target, cost, island, loop, and the cut edges leaving it."""
     g, a = v.g, v.assignment
-    t = TextTable(f"{plan_title(v)}: cfg, {cost_note(v)}", ("block", "target", "cost", "island", "loop", "cut edges out"))
+    t = TextTable(
+        f"{plan_title(v)}: cfg, {cost_note(v)}",
+        ("block", "target", "cost", "island", "loop", "cut edges out"),
+    )
     t.colours = _colours(v)
     for b in range(g.n_blocks):
         tb = a[b]
         cuts = [
             f"{g.block_ids[g.edge_dst[e]]} ({g.targets[a[g.edge_dst[e]]]}, {fmt_num(v.edge_cost(e))})"
-            for e in g.succ[b] if g.live[b] and v.is_cut(e)
+            for e in g.succ[b]
+            if g.live[b] and v.is_cut(e)
         ]
-        t.rows.append((
-            g.block_ids[b],
-            "unreachable" if not g.live[b] else ("-" if tb == UNASSIGNED else g.targets[tb]),
-            "-" if tb == UNASSIGNED else fmt_num(g.cost[b][tb]),
-            v.islands[v.island_of[b]].id if v.island_of[b] >= 0 else "-",
-            v.loop_of[b] or "-",
-            ", ".join(cuts) or "-",
-        ))
+        t.rows.append(
+            (
+                g.block_ids[b],
+                "unreachable" if not g.live[b] else ("-" if tb == UNASSIGNED else g.targets[tb]),
+                "-" if tb == UNASSIGNED else fmt_num(g.cost[b][tb]),
+                v.islands[v.island_of[b]].id if v.island_of[b] >= 0 else "-",
+                v.loop_of[b] or "-",
+                ", ".join(cuts) or "-",
+            )
+        )
     return t
 
 
@@ -69,12 +80,22 @@ def graph_table(v: ViewData) -> TextTable:
     section = v.sections.get("islands", {})
     t = TextTable(f"{plan_title(v)}: island graph, {cost_note(v)}", ("from", "kind", "to", "paths"))
     for e in section.get("graph", {}).get("edges", []):
-        t.rows.append((str(e.get("from")), str(e.get("kind")), str(e.get("to")), " ".join(e.get("paths", [])) or "-"))
+        t.rows.append(
+            (
+                str(e.get("from")),
+                str(e.get("kind")),
+                str(e.get("to")),
+                " ".join(e.get("paths", [])) or "-",
+            )
+        )
     schedule = section.get("schedule", {})
     for k, level in enumerate(schedule.get("levels", [])):
         t.notes.append(f"level {k}: " + " ".join(level))
     for grp in schedule.get("groups", []):
-        t.notes.append(f"cycle group {grp.get('id')} (scheduled as one unit): " + " ".join(grp.get("nodes", [])))
+        t.notes.append(
+            f"cycle group {grp.get('id')} (scheduled as one unit): "
+            + " ".join(grp.get("nodes", []))
+        )
     return t
 
 

@@ -49,14 +49,28 @@ def table(outcomes: list[Outcome], by: str) -> str:
             c[cat] += 1
         if cats - set(CATEGORIES_SHOWN):
             c["other findings"] += 1
-    cols = ["inputs", "exit 0", "exit 3", "exit 4", "exit 5", "exit other", "internal", "hang",
-            "partial-output", "other findings"]
-    head = [by] + [c.replace("partial-output", "partial").replace("other findings", "other") for c in cols]
+    cols = [
+        "inputs",
+        "exit 0",
+        "exit 3",
+        "exit 4",
+        "exit 5",
+        "exit other",
+        "internal",
+        "hang",
+        "partial-output",
+        "other findings",
+    ]
+    head = [by] + [
+        c.replace("partial-output", "partial").replace("other findings", "other") for c in cols
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     total: Counter[str] = Counter()
     for key in sorted(rows):
         c = rows[key]
-        internal = c["internal"] + c["memory"] + c["signal"] + (c["traceback"] if not c["internal"] else 0)
+        internal = (
+            c["internal"] + c["memory"] + c["signal"] + (c["traceback"] if not c["internal"] else 0)
+        )
         c = Counter(c, internal=internal)
         total.update({k: c[k] for k in cols})
         lines.append("| " + " | ".join([key] + [str(c[k]) for k in cols]) + " |")
@@ -65,44 +79,79 @@ def table(outcomes: list[Outcome], by: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--long", action="store_true", help="the long campaign: 10000 inputs per command")
-    ap.add_argument("--per-target", type=int, default=None, help="inputs per command (default 200, --long 10000)")
-    ap.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated subset of " + ",".join(COMMANDS))
+    ap = argparse.ArgumentParser(
+        prog="python -m tests.fuzz",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--long", action="store_true", help="the long campaign: 10000 inputs per command"
+    )
+    ap.add_argument(
+        "--per-target",
+        type=int,
+        default=None,
+        help="inputs per command (default 200, --long 10000)",
+    )
+    ap.add_argument(
+        "--commands",
+        default=",".join(COMMANDS),
+        help="comma-separated subset of " + ",".join(COMMANDS),
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261126)
-    ap.add_argument("--time-limit", type=float, default=1.0, help="--time-limit for solving commands")
-    ap.add_argument("--hang-seconds", type=float, default=30.0, help="wall clock after which a run is a hang")
+    ap.add_argument(
+        "--time-limit", type=float, default=1.0, help="--time-limit for solving commands"
+    )
+    ap.add_argument(
+        "--hang-seconds", type=float, default=30.0, help="wall clock after which a run is a hang"
+    )
     ap.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of each run")
-    ap.add_argument("--spawn", action="store_true", help="a fresh interpreter per run instead of a fork")
-    ap.add_argument("--save", default=os.path.join(tempfile.gettempdir(), "placement-fuzz-findings"),
-                    help="directory for one example input per finding (default: %(default)s)")
+    ap.add_argument(
+        "--spawn", action="store_true", help="a fresh interpreter per run instead of a fork"
+    )
+    ap.add_argument(
+        "--save",
+        default=os.path.join(tempfile.gettempdir(), "placement-fuzz-findings"),
+        help="directory for one example input per finding (default: %(default)s)",
+    )
     ns = ap.parse_args(argv)
     per = ns.per_target if ns.per_target is not None else (10000 if ns.long else 200)
     commands = [c for c in ns.commands.split(",") if c]
     unknown = set(commands) - set(COMMANDS)
     if unknown:
         ap.error(f"unknown commands: {', '.join(sorted(unknown))}")
-    cfg = Config(time_limit=ns.time_limit, hang_seconds=ns.hang_seconds, memory_mb=ns.memory_mb, spawn=ns.spawn)
+    cfg = Config(
+        time_limit=ns.time_limit,
+        hang_seconds=ns.hang_seconds,
+        memory_mb=ns.memory_mb,
+        spawn=ns.spawn,
+    )
     jobs = [(c, i) for i in range(per) for c in commands]
     workdir = tempfile.mkdtemp(prefix="placement-fuzz-")
     start = time.monotonic()
     outcomes: list[Outcome] = []
     ctx = multiprocessing.get_context("fork")
     try:
-        with ctx.Pool(ns.workers, initializer=_init, initargs=(cfg, ns.seed, workdir), maxtasksperchild=2000) as pool:
+        with ctx.Pool(
+            ns.workers, initializer=_init, initargs=(cfg, ns.seed, workdir), maxtasksperchild=2000
+        ) as pool:
             for n, o in enumerate(pool.imap_unordered(_job, jobs, chunksize=4), 1):
                 outcomes.append(o)
                 if n % 500 == 0 or n == len(jobs):
                     bad = sum(1 for x in outcomes if x.findings)
-                    print(f"  {n}/{len(jobs)} runs, {bad} with findings, {time.monotonic() - start:.0f} s",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"  {n}/{len(jobs)} runs, {bad} with findings, {time.monotonic() - start:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     elapsed = time.monotonic() - start
-    print(f"# fuzz campaign: {per} inputs per command, seed {ns.seed}, {ns.workers} workers, "
-          f"{'spawn' if ns.spawn else 'fork'}, {elapsed:.0f} s\n")
+    print(
+        f"# fuzz campaign: {per} inputs per command, seed {ns.seed}, {ns.workers} workers, "
+        f"{'spawn' if ns.spawn else 'fork'}, {elapsed:.0f} s\n"
+    )
     print(table(outcomes, "kind") + "\n")
     print(table(outcomes, "command") + "\n")
     findings: dict[tuple[str, str, str, str], list[Outcome]] = defaultdict(list)
@@ -114,14 +163,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     save = Path(ns.save)
     save.mkdir(parents=True, exist_ok=True)
-    print(f"## {len(findings)} distinct findings (category, command, input kind, error line; example in {save}/)\n")
-    for n, (key, group) in enumerate(sorted(findings.items(), key=lambda kv: (kv[0][0], kv[0][1], -len(kv[1]))), 1):
+    print(
+        f"## {len(findings)} distinct findings (category, command, input kind, error line; example in {save}/)\n"
+    )
+    for n, (key, group) in enumerate(
+        sorted(findings.items(), key=lambda kv: (kv[0][0], kv[0][1], -len(kv[1]))), 1
+    ):
         cat, cmd, kind, sig = key
         ex = group[0]
         name = f"{n:03d}-{cat}-{cmd}-{kind}{ex.suffix or '.bin'}"
         (save / name).write_bytes(ex.input)
         (save / (name + ".txt")).write_text(
-            f"placement {' '.join(ex.args)}\nexit {ex.code}\n\n{ex.stderr}\n", errors="replace")
+            f"placement {' '.join(ex.args)}\nexit {ex.code}\n\n{ex.stderr}\n", errors="replace"
+        )
         print(f"{n:3d}. [{cat}] {cmd} / {kind} x{len(group)}: {sig}  ({name})")
     return 1
 

@@ -24,7 +24,9 @@ BODY_EXAMPLES = ("filter", "loop_read", "seed_intersection", "seed_per_statement
 # Placeholders substituted after serialising (plain scalars in YAML, strings in JSON).
 _SUBST = {
     "ZZBIGINTZZ": lambda r: "1" + "0" * r.choice((20, 310, 400, 5000)),
-    "ZZNANZZ": lambda r: r.choice(("NaN", "Infinity", "-Infinity", ".nan", ".inf", "1e999", "-1e999")),
+    "ZZNANZZ": lambda r: r.choice(
+        ("NaN", "Infinity", "-Infinity", ".nan", ".inf", "1e999", "-1e999")
+    ),
 }
 
 
@@ -55,7 +57,12 @@ def serialise(doc: Any, r: random.Random, fmt: str | None = None) -> tuple[bytes
         text = json.dumps(doc, ensure_ascii=r.random() < 0.5, allow_nan=True)
         suffix = r.choice((".json", ".json", ""))
     else:
-        text = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, default_flow_style=r.choice((None, True, False)))
+        text = yaml.safe_dump(
+            doc,
+            allow_unicode=True,
+            sort_keys=False,
+            default_flow_style=r.choice((None, True, False)),
+        )
         suffix = r.choice((".yaml", ".yml", ""))
     return _substitute(text, r).encode("utf-8", "surrogatepass"), suffix
 
@@ -73,14 +80,22 @@ def random_plan(r: random.Random, max_blocks: int = 10) -> dict[str, Any]:
     def matrix() -> dict[str, dict[str, float]]:
         m: dict[str, dict[str, float]] = {}
         for s in targets:
-            row = {d: (0 if s == d else r.choice((0, 1, 2.5, 10))) for d in targets if s == d or r.random() < 0.6}
+            row = {
+                d: (0 if s == d else r.choice((0, 1, 2.5, 10)))
+                for d in targets
+                if s == d or r.random() < 0.6
+            }
             if row:
                 m[s] = row
         return m
 
     blocks = []
     for i in range(n):
-        kind = r.choice(("goto", "switch", "return", "goto", "switch")) if i < n - 1 else r.choice(("return", "goto", "unreachable"))
+        kind = (
+            r.choice(("goto", "switch", "return", "goto", "switch"))
+            if i < n - 1
+            else r.choice(("return", "goto", "unreachable"))
+        )
         k = {"goto": 1, "switch": r.randint(1, 3), "return": 0, "unreachable": 0}[kind]
         succ = []
         for _ in range(k):
@@ -96,7 +111,9 @@ def random_plan(r: random.Random, max_blocks: int = 10) -> dict[str, Any]:
             b["params"] = params[i]
         dom = [t for t in targets if r.random() < 0.75]
         if r.random() < 0.7:
-            b["statements"] = [{"text": "x", "cost": {t: r.choice((0, 1, 3, 7.5, 100)) for t in dom}}]
+            b["statements"] = [
+                {"text": "x", "cost": {t: r.choice((0, 1, 3, 7.5, 100)) for t in dom}}
+            ]
         else:
             b["cost"] = {t: r.choice((0, 1, 3, 7.5, 100)) for t in targets}
             if r.random() < 0.5:
@@ -142,8 +159,14 @@ def random_tree(r: random.Random) -> dict[str, Any]:
     n = r.randint(1, 12)
     nodes = []
     for i in range(n):
-        nodes.append({"id": f"n{i}", "time": {e: r.choice((0, 1, 2.5, 40)) for e in engines if r.random() < 0.8},
-                      "rows": r.choice((1, 100, 1e6)), "row_width": 8})
+        nodes.append(
+            {
+                "id": f"n{i}",
+                "time": {e: r.choice((0, 1, 2.5, 40)) for e in engines if r.random() < 0.8},
+                "rows": r.choice((1, 100, 1e6)),
+                "row_width": 8,
+            }
+        )
     # A random tree: each node i > 0 gets a parent among 0..i-1.
     kids_of: dict[int, list[str]] = {i: [] for i in range(n)}
     for i in range(1, n):
@@ -176,11 +199,57 @@ def base_tree(r: random.Random) -> dict[str, Any]:
 # --------------------------------------------------------------------------- mutation
 
 HOSTILE: tuple[Any, ...] = (
-    None, True, False, 0, -1, 1, 1.5, -0.0, 1e308, -1e308, 1.7976931348623157e308, 5e-324, 2**53 + 1,
-    2**63, 2**64, "ZZBIGINTZZ", "ZZNANZZ", "ZZDEEPZZ", "", " ", "x", "bb0", "t0", "e0", "interpreter",
-    "\n", "a\nb", "\x1b[31mred", "\u2028", "\u202e", "\x00", "ü🙂", "\ud800", "9" * 50, "x" * 10000,
-    [], {}, [None], [[]], {"": None}, {"a": {"b": {"c": []}}}, list(range(2000)), "1:30", "012", "no",
-    "ok", "infeasible", "unsolved", "auto", "goto", "return",
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    1.5,
+    -0.0,
+    1e308,
+    -1e308,
+    1.7976931348623157e308,
+    5e-324,
+    2**53 + 1,
+    2**63,
+    2**64,
+    "ZZBIGINTZZ",
+    "ZZNANZZ",
+    "ZZDEEPZZ",
+    "",
+    " ",
+    "x",
+    "bb0",
+    "t0",
+    "e0",
+    "interpreter",
+    "\n",
+    "a\nb",
+    "\x1b[31mred",
+    "\u2028",
+    "\u202e",
+    "\x00",
+    "ü🙂",
+    "\ud800",
+    "9" * 50,
+    "x" * 10000,
+    [],
+    {},
+    [None],
+    [[]],
+    {"": None},
+    {"a": {"b": {"c": []}}},
+    list(range(2000)),
+    "1:30",
+    "012",
+    "no",
+    "ok",
+    "infeasible",
+    "unsolved",
+    "auto",
+    "goto",
+    "return",
 )
 
 
@@ -241,7 +310,9 @@ def mutate(doc: Any, r: random.Random, rounds: int | None = None) -> Any:
 
 # --------------------------------------------------------------------------- raw text cases
 
-_PLAN_TAIL = "targets: [t0, t1]\nblocks:\n  - {id: bb0, cost: {t0: 1, t1: 2}, terminator: {kind: return}}\n"
+_PLAN_TAIL = (
+    "targets: [t0, t1]\nblocks:\n  - {id: bb0, cost: {t0: 1, t1: 2}, terminator: {kind: return}}\n"
+)
 _TREE_TAIL = "engines: [e0]\nnodes: [{id: n0, time: {e0: 1}}]\n"
 _BODY_TAIL = "bodies:\n  - name: f\n    blocks:\n      - {id: bb0, terminator: {kind: return}}\n"
 
@@ -258,25 +329,100 @@ def yaml_edge(r: random.Random, tree: bool = False, body: bool = False) -> tuple
         lambda: "version: 1\n" + tail + "zz:\n" + "".join("  " + b + "\n" for b in bomb),
         lambda: "version: 1\nname: &a [*a]\n" + tail,
         lambda: "version: 1\nname: *undefined\n" + tail,
-        lambda: "version: 1\nbase: &b {kind: return}\n" + tail + "  - {id: bb1, terminator: {<<: *b}}\n",
+        lambda: (
+            "version: 1\nbase: &b {kind: return}\n" + tail + "  - {id: bb1, terminator: {<<: *b}}\n"
+        ),
         lambda: "version: 1\nname: !!python/object/apply:os.system ['echo FUZZ-PWNED']\n" + tail,
         lambda: "version: 1\nname: !!python/name:os.system\n" + tail,
-        lambda: "version: 1\nname: " + r.choice(("!!binary aGk=", "!!timestamp 2001-12-14", "!!set {a}", "!!omap [a: 1]",
-                                                   "!custom x", "!!int x", "!!float abc", "!!str 1", "!!null ''")) + "\n" + tail,
-        lambda: "version: " + r.choice(("1", "01", "0o1", "0x1", "1.0", "true", "+1", "1:00", "!!str 1", "'1'", "1e0", "~")) + "\n" + tail,
-        lambda: "version: 1\ntargets: [t0]\nblocks:\n  - {id: " + r.choice(("012", "1:30", "no", "yes", "0x1F", "1e3", "~", "2024-01-01", "'012'", ".nan", "-.inf", "1_000", "0b11")) + ", cost: {t0: " + r.choice(("012", "1:30", "1e3", "1_000", "0x10", ".inf", ".nan", "1e999", "0o7", "-0", "+1")) + "}, terminator: {kind: return}}\n",
+        lambda: (
+            "version: 1\nname: "
+            + r.choice(
+                (
+                    "!!binary aGk=",
+                    "!!timestamp 2001-12-14",
+                    "!!set {a}",
+                    "!!omap [a: 1]",
+                    "!custom x",
+                    "!!int x",
+                    "!!float abc",
+                    "!!str 1",
+                    "!!null ''",
+                )
+            )
+            + "\n"
+            + tail
+        ),
+        lambda: (
+            "version: "
+            + r.choice(
+                ("1", "01", "0o1", "0x1", "1.0", "true", "+1", "1:00", "!!str 1", "'1'", "1e0", "~")
+            )
+            + "\n"
+            + tail
+        ),
+        lambda: (
+            "version: 1\ntargets: [t0]\nblocks:\n  - {id: "
+            + r.choice(
+                (
+                    "012",
+                    "1:30",
+                    "no",
+                    "yes",
+                    "0x1F",
+                    "1e3",
+                    "~",
+                    "2024-01-01",
+                    "'012'",
+                    ".nan",
+                    "-.inf",
+                    "1_000",
+                    "0b11",
+                )
+            )
+            + ", cost: {t0: "
+            + r.choice(
+                ("012", "1:30", "1e3", "1_000", "0x10", ".inf", ".nan", "1e999", "0o7", "-0", "+1")
+            )
+            + "}, terminator: {kind: return}}\n"
+        ),
         lambda: "version: 1\n" + tail + "---\nversion: 1\n" + tail,
         lambda: "\ufeff" + "version: 1\n" + tail,
-        lambda: "version: 1\nname: " + "[" * r.choice((101, 999, 1001, 5000)) + "]" * r.choice((0, 101, 999, 1001, 5000)) + "\n" + tail,
-        lambda: "version: 1\nzz: " + "{a: " * r.choice((50, 101, 500)) + "1" + "}" * r.choice((50, 101, 500)) + "\n" + tail,
-        lambda: "version: 1\n" + tail + "zz: [" + ", ".join(str(i) for i in range(r.choice((1000, 100000, 400000)))) + "]\n",
+        lambda: (
+            "version: 1\nname: "
+            + "[" * r.choice((101, 999, 1001, 5000))
+            + "]" * r.choice((0, 101, 999, 1001, 5000))
+            + "\n"
+            + tail
+        ),
+        lambda: (
+            "version: 1\nzz: "
+            + "{a: " * r.choice((50, 101, 500))
+            + "1"
+            + "}" * r.choice((50, 101, 500))
+            + "\n"
+            + tail
+        ),
+        lambda: (
+            "version: 1\n"
+            + tail
+            + "zz: ["
+            + ", ".join(str(i) for i in range(r.choice((1000, 100000, 400000))))
+            + "]\n"
+        ),
         lambda: "version: 1\n" + tail + "zz: '" + "x" * r.choice((10**4, 10**6, 5 * 10**6)) + "'\n",
         lambda: "version: 1\n\t" + tail,
-        lambda: "version: 1\n" + tail.replace("bb0", r.choice(("bb\\n0", "\"bb\\n0\"", "\"\\e[2J\"", "\"\\u2028\"", "\"\"", "\" \"", "ü🙂"))),
+        lambda: (
+            "version: 1\n"
+            + tail.replace(
+                "bb0", r.choice(("bb\\n0", '"bb\\n0"', '"\\e[2J"', '"\\u2028"', '""', '" "', "ü🙂"))
+            )
+        ),
         lambda: "? [a, b]\n: 1\nversion: 1\n" + tail,
         lambda: "version: 1\nversion: 1\n" + tail,
         lambda: "%YAML 1.1\n---\nversion: 1\n" + tail,
-        lambda: "%TAG ! tag:yaml.org,2002:python/object:\n---\nversion: 1\nname: !os.system x\n" + tail,
+        lambda: (
+            "%TAG ! tag:yaml.org,2002:python/object:\n---\nversion: 1\nname: !os.system x\n" + tail
+        ),
         lambda: "",
         lambda: "~\n",
         lambda: "- 1\n- 2\n",
@@ -298,9 +444,32 @@ def deep_nesting(r: random.Random, base: dict[str, Any]) -> tuple[bytes, str]:
 
 def numbers(r: random.Random, base: dict[str, Any]) -> tuple[bytes, str]:
     doc = copy.deepcopy(base)
-    nums = [(c, k) for c, k in _slots(doc) if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)]
-    pool = (1e308, 1.7976931348623157e308, 1e300, 5e299, 1e154, -0.0, 5e-324, 2**53 + 1, 2**63 - 1, 2**64,
-            "ZZBIGINTZZ", "ZZNANZZ", float("nan"), float("inf"), -1, -1e-300, 1e-320, 0.1, 3.0)
+    nums = [
+        (c, k)
+        for c, k in _slots(doc)
+        if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)
+    ]
+    pool = (
+        1e308,
+        1.7976931348623157e308,
+        1e300,
+        5e299,
+        1e154,
+        -0.0,
+        5e-324,
+        2**53 + 1,
+        2**63 - 1,
+        2**64,
+        "ZZBIGINTZZ",
+        "ZZNANZZ",
+        float("nan"),
+        float("inf"),
+        -1,
+        -1e-300,
+        1e-320,
+        0.1,
+        3.0,
+    )
     for c, k in r.sample(nums, min(len(nums), r.randint(1, 6))) if nums else []:
         c[k] = r.choice(pool)
     if r.random() < 0.3:
@@ -312,8 +481,34 @@ def numbers(r: random.Random, base: dict[str, Any]) -> tuple[bytes, str]:
 def ids(r: random.Random, base: dict[str, Any]) -> tuple[bytes, str]:
     doc = copy.deepcopy(base)
     names = set(_strings(doc))
-    pool = ("", " ", "\t", "\n", "a\nfake.json: ok", "\x1b[2J", "\u2028", "\u202e", "ü🙂", "é", "e\u0301", "\x00",
-            "x" * 5000, "bb0", "n0", "t0", "e0", "'", '"', "\\", "a.b", "a[0]", "-", "~", "null", "012")
+    pool = (
+        "",
+        " ",
+        "\t",
+        "\n",
+        "a\nfake.json: ok",
+        "\x1b[2J",
+        "\u2028",
+        "\u202e",
+        "ü🙂",
+        "é",
+        "e\u0301",
+        "\x00",
+        "x" * 5000,
+        "bb0",
+        "n0",
+        "t0",
+        "e0",
+        "'",
+        '"',
+        "\\",
+        "a.b",
+        "a[0]",
+        "-",
+        "~",
+        "null",
+        "012",
+    )
     mapping = {n: r.choice(pool) for n in names if r.random() < 0.5}
     for c, k in _slots(doc):
         if isinstance(c, dict) and k not in c:
@@ -339,10 +534,16 @@ def raw_bytes(r: random.Random, data: bytes) -> tuple[bytes, str]:
     elif op < 0.7:
         out = bytes(r.randrange(256) for _ in range(r.choice((0, 1, 10, 1000, 100000))))
     elif op < 0.8:
-        out = data.decode("utf-8", "replace").encode(r.choice(("utf-16", "utf-32", "latin-1")), "replace")
+        out = data.decode("utf-8", "replace").encode(
+            r.choice(("utf-16", "utf-32", "latin-1")), "replace"
+        )
     elif op < 0.9:
         out = b"\xef\xbb\xbf" + data if r.random() < 0.5 else data + b"\x00" * r.randint(1, 10)
     else:
         i = r.randrange(max(1, len(data)))
-        out = data[:i] + r.choice((b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"\r", b"\x1b", b"}", b"]")) + data[i:]
+        out = (
+            data[:i]
+            + r.choice((b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"\r", b"\x1b", b"}", b"]"))
+            + data[i:]
+        )
     return out, r.choice((".json", ".yaml", ""))

@@ -36,12 +36,33 @@ from tests.fuzz import gen
 
 ROOT = gen.ROOT
 DIFF_OTHER = "b.json"  # the valid artifact `diff` compares its fuzzed input with
-COMMANDS = ("validate", "solve", "fuse", "islands", "run", "tree", "lower", "show", "explain", "diff")
+COMMANDS = (
+    "validate",
+    "solve",
+    "fuse",
+    "islands",
+    "run",
+    "tree",
+    "lower",
+    "show",
+    "explain",
+    "diff",
+)
 STAGES = ("prune", "scc", "solve", "fuse", "islands")
 # The views write text or their own JSON, not an artifact with a status.
 VIEWS = ("show", "explain", "diff")
 # Tampered artifacts come twice as often: every stage's section reader is a target.
-PLAN_KINDS = ("plan", "mutated-plan", "artifact", "yaml", "artifact", "deep", "numbers", "ids", "bytes")
+PLAN_KINDS = (
+    "plan",
+    "mutated-plan",
+    "artifact",
+    "yaml",
+    "artifact",
+    "deep",
+    "numbers",
+    "ids",
+    "bytes",
+)
 TREE_KINDS = ("tree", "mutated-tree", "tree-artifact", "yaml", "deep", "numbers", "ids", "bytes")
 BODY_KINDS = ("body", "mutated-body", "yaml", "deep", "numbers", "ids", "bytes")
 # `diff` compares the input with a second, valid artifact: its inputs start from an artifact
@@ -102,14 +123,23 @@ def _child_env(cfg: Config) -> dict[str, str]:
     return env
 
 
-def run_child(cfg: Config, args: list[str], stdin_path: str, cwd: Path) -> tuple[int, bytes, bytes, float, bool]:
+def run_child(
+    cfg: Config, args: list[str], stdin_path: str, cwd: Path
+) -> tuple[int, bytes, bytes, float, bool]:
     """(exit code or -signal, stdout, stderr, seconds, timed out)."""
     out_path, err_path = cwd / ".stdout", cwd / ".stderr"
     start = time.monotonic()
     with open(stdin_path, "rb") as fin, open(out_path, "wb") as fout, open(err_path, "wb") as ferr:
         if cfg.spawn:
-            proc = subprocess.Popen([sys.executable, "-m", "placement_cli", *args], stdin=fin, stdout=fout,
-                                    stderr=ferr, cwd=cwd, env=_child_env(cfg), preexec_fn=lambda: _preexec(cfg))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "placement_cli", *args],
+                stdin=fin,
+                stdout=fout,
+                stderr=ferr,
+                cwd=cwd,
+                env=_child_env(cfg),
+                preexec_fn=lambda: _preexec(cfg),
+            )
             try:
                 code = proc.wait(timeout=cfg.hang_seconds)
                 hung = False
@@ -123,7 +153,9 @@ def run_child(cfg: Config, args: list[str], stdin_path: str, cwd: Path) -> tuple
     return code, out_path.read_bytes(), err_path.read_bytes(), seconds, hung
 
 
-def _fork_run(cfg: Config, args: list[str], fin: int, fout: int, ferr: int, cwd: Path) -> tuple[int, bool]:
+def _fork_run(
+    cfg: Config, args: list[str], fin: int, fout: int, ferr: int, cwd: Path
+) -> tuple[int, bool]:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -319,8 +351,17 @@ def _last_line(stderr: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, source: str,
-          out: Path | None, out_dir: Path | None, fmt: str) -> list[tuple[str, str]]:
+def judge(
+    command: str,
+    code: int,
+    stdout: bytes,
+    stderr: bytes,
+    hung: bool,
+    source: str,
+    out: Path | None,
+    out_dir: Path | None,
+    fmt: str,
+) -> list[tuple[str, str]]:
     """Every broken rule of a run, as (category, signature); empty when the run is fine."""
     err = stderr.decode("utf-8", "replace")
     found: list[tuple[str, str]] = []
@@ -356,7 +397,12 @@ def judge(command: str, code: int, stdout: bytes, stderr: bytes, hung: bool, sou
         elif out is not None and out.parent.exists():
             left += [f for f in out.parent.iterdir() if f.name.startswith("." + out.name)]
         if left:
-            found.append(("partial-output", f"exit {code} left {', '.join(sorted(f.name for f in left))[:80]}"))
+            found.append(
+                (
+                    "partial-output",
+                    f"exit {code} left {', '.join(sorted(f.name for f in left))[:80]}",
+                )
+            )
         return found
     if command == "validate":
         return found
@@ -393,7 +439,9 @@ def _check_lowered(path: Path) -> list[tuple[str, str]]:
     return []
 
 
-def _check_artifact(data: bytes, fmt: str, code: int, name: str, final: bool = True) -> list[tuple[str, str]]:
+def _check_artifact(
+    data: bytes, fmt: str, code: int, name: str, final: bool = True
+) -> list[tuple[str, str]]:
     try:
         if fmt == "yaml":
             import yaml
@@ -408,13 +456,19 @@ def _check_artifact(data: bytes, fmt: str, code: int, name: str, final: bool = T
     found = []
     status = art.get("status")
     if (status != STATUS_OF[code]) if final else (status not in ("ok", STATUS_OF[code])):
-        found.append(("status-mismatch", f"{name.split('.')[0]}: exit {code} with status {status!r}"))
+        found.append(
+            ("status-mismatch", f"{name.split('.')[0]}: exit {code} with status {status!r}")
+        )
     sol = art.get("solve")
     if isinstance(sol, dict) and status == "ok" and art.get("kind") != "tree":
         cost = sol.get("cost")
         total = cost.get("total") if isinstance(cost, dict) else None
-        if not (isinstance(total, (int, float)) and not isinstance(total, bool) and math.isfinite(total)):
-            found.append(("false-answer", f"solve status ok with cost.total {type(total).__name__}"))
+        if not (
+            isinstance(total, (int, float)) and not isinstance(total, bool) and math.isfinite(total)
+        ):
+            found.append(
+                ("false-answer", f"solve status ok with cost.total {type(total).__name__}")
+            )
         lb = sol.get("lower_bound")
         if not (isinstance(lb, (int, float)) and not isinstance(lb, bool) and math.isfinite(lb)):
             found.append(("false-answer", f"solve status ok with lower_bound {type(lb).__name__}"))
@@ -431,10 +485,22 @@ def preload() -> None:
     instead of paying the imports (~0.3 s) itself."""
     import importlib
 
-    for name in ("placement_cli.app.cli", "placement_cli.pipeline.run", "placement_cli.app.summary", "placement_cli.core.yaml_core",
-                 "placement_cli.algorithms.prune", "placement_cli.algorithms.scc", "placement_cli.algorithms.solve.driver",
-                 "placement_cli.algorithms.fuse", "placement_cli.algorithms.islands", "placement_cli.algorithms.tree",
-                 "placement_cli.frontends.lower", "placement_cli.views", "yaml", "rich.console"):
+    for name in (
+        "placement_cli.app.cli",
+        "placement_cli.pipeline.run",
+        "placement_cli.app.summary",
+        "placement_cli.core.yaml_core",
+        "placement_cli.algorithms.prune",
+        "placement_cli.algorithms.scc",
+        "placement_cli.algorithms.solve.driver",
+        "placement_cli.algorithms.fuse",
+        "placement_cli.algorithms.islands",
+        "placement_cli.algorithms.tree",
+        "placement_cli.frontends.lower",
+        "placement_cli.views",
+        "yaml",
+        "rich.console",
+    ):
         importlib.import_module(name)
 
 
@@ -448,7 +514,9 @@ class Fuzzer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.inputs = Inputs(cfg, self.workdir, seed)
 
-    def args_for(self, command: str, src: str, index: int) -> tuple[list[str], str | None, str | None, str]:
+    def args_for(
+        self, command: str, src: str, index: int
+    ) -> tuple[list[str], str | None, str | None, str]:
         import random
 
         r = random.Random(f"{self.seed}:args:{command}:{index}")
@@ -474,16 +542,35 @@ class Fuzzer:
         limit = ["--time-limit", str(self.cfg.time_limit)]
         if command == "show":
             out = "out/a.txt"
-            args = [command, src, "--view", r.choice(("cfg", "islands", "graph")),
-                    "--format", r.choice(("dot", "mermaid", "text")), "-o", out, *limit]
+            args = [
+                command,
+                src,
+                "--view",
+                r.choice(("cfg", "islands", "graph")),
+                "--format",
+                r.choice(("dot", "mermaid", "text")),
+                "-o",
+                out,
+                *limit,
+            ]
             return args, out, None, "text"
         if command == "explain":
             out = "out/a.txt"
             block = r.choice(("bb0", "bb1", "bb2", "bb3", "bb5", "n0", "zz"))
-            return [command, src, block, "--format", r.choice(("json", "text")), "-o", out, *limit], out, None, "text"
+            return (
+                [command, src, block, "--format", r.choice(("json", "text")), "-o", out, *limit],
+                out,
+                None,
+                "text",
+            )
         if command == "diff":
             out = "out/a.txt"
-            return [command, src, DIFF_OTHER, "--format", r.choice(("json", "text")), "-o", out], out, None, "text"
+            return (
+                [command, src, DIFF_OTHER, "--format", r.choice(("json", "text")), "-o", out],
+                out,
+                None,
+                "text",
+            )
         method = r.choice(("auto", "auto", "exact", "heuristic"))
         common = ["--format", fmt, "--method", method, "--time-limit", str(self.cfg.time_limit)]
         if command == "run":
@@ -496,7 +583,14 @@ class Fuzzer:
         try:
             data, suffix = self.inputs.make(command, kind, index)
         except Exception as exc:  # noqa: BLE001 - a generator bug is reported, not fatal
-            return Outcome(command, kind, index, -1, 0.0, [("harness-error", f"{type(exc).__name__}: {exc}"[:160])])
+            return Outcome(
+                command,
+                kind,
+                index,
+                -1,
+                0.0,
+                [("harness-error", f"{type(exc).__name__}: {exc}"[:160])],
+            )
         job = Path(tempfile.mkdtemp(dir=self.workdir, prefix=f"{command}-"))
         try:
             src_file = job / f"input{suffix}"
@@ -517,9 +611,28 @@ class Fuzzer:
             args, out, out_dir, fmt = self.args_for(command, src, index)
             code, stdout, stderr, seconds, hung = run_child(self.cfg, args, stdin, job)
             source = "<stdin>" if src == "-" else src
-            found = judge(command, code, stdout, stderr, hung, source,
-                          job / out if out else None, job / out_dir if out_dir else None, fmt)
-            return Outcome(command, kind, index, code, seconds, found, data if found else b"", suffix,
-                           tuple(args), stderr.decode("utf-8", "replace")[-2000:] if found else "")
+            found = judge(
+                command,
+                code,
+                stdout,
+                stderr,
+                hung,
+                source,
+                job / out if out else None,
+                job / out_dir if out_dir else None,
+                fmt,
+            )
+            return Outcome(
+                command,
+                kind,
+                index,
+                code,
+                seconds,
+                found,
+                data if found else b"",
+                suffix,
+                tuple(args),
+                stderr.decode("utf-8", "replace")[-2000:] if found else "",
+            )
         finally:
             shutil.rmtree(job, ignore_errors=True)

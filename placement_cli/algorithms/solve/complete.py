@@ -12,7 +12,6 @@ directions of a block pair folded into one cost table per pair. The objective is
 as `objective.evaluate` (each edge once), just grouped by block pair.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,8 +30,19 @@ from placement_cli.algorithms.solve.search import Found, Sub, search
 
 # The pairwise form lives in `solvers.instance`, the budget in `solvers.budget`, the
 # engine in `solvers.search`; these names stay importable from here.
-__all__ = ["INF", "Budget", "Found", "Instance", "Sub", "Table", "bits_of", "build_instance", "root_bound",
-           "search", "slack"]
+__all__ = [
+    "INF",
+    "Budget",
+    "Found",
+    "Instance",
+    "Sub",
+    "Table",
+    "bits_of",
+    "build_instance",
+    "root_bound",
+    "search",
+    "slack",
+]
 
 
 def whole(inst: Instance) -> Sub:
@@ -73,8 +83,15 @@ def find_feasible(inst: Instance, budget: Budget | None = None) -> Complete:
     (0, 1)
     """
     sub = whole(inst)
-    f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
-               mac=True, bound=False, budget=budget, first_only=True)
+    f = search(
+        sub,
+        [inst.dom[b] for b in sub.blocks],
+        [inst.unary[b] for b in sub.blocks],
+        mac=True,
+        bound=False,
+        budget=budget,
+        first_only=True,
+    )
     if f.values is None:
         failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
         return Complete(None, INF, f.exhausted, f.nodes, failed)
@@ -100,8 +117,16 @@ def branch_and_bound(
     ((0, 1), 5.0, True)
     """
     sub = whole(inst)
-    f = search(sub, [inst.dom[b] for b in sub.blocks], [inst.unary[b] for b in sub.blocks],
-               mac=True, bound=True, node_limit=node_limit, budget=budget, upper=upper)
+    f = search(
+        sub,
+        [inst.dom[b] for b in sub.blocks],
+        [inst.unary[b] for b in sub.blocks],
+        mac=True,
+        bound=True,
+        node_limit=node_limit,
+        budget=budget,
+        upper=upper,
+    )
     if f.values is None:
         failed = (sub.blocks[f.failed],) if f.failed >= 0 else ()
         return Complete(None, INF, f.exhausted, f.nodes, failed)

@@ -59,6 +59,7 @@ from placement_cli.ir.graph import Graph
 
 __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 
+
 def _exact_module() -> Any:
     """`solvers.exact` when this build has it (issue 4 adds it), else None."""
     try:
@@ -74,7 +75,9 @@ def _exact_module() -> Any:
 
 
 def _pin_text(opts: SolveOptions) -> str:
-    parts = [f"--pin {b}={t}" for b, t in opts.pins] + [f"--forbid {b}={t}" for b, t in opts.forbids]
+    parts = [f"--pin {b}={t}" for b, t in opts.pins] + [
+        f"--forbid {b}={t}" for b, t in opts.forbids
+    ]
     return ", ".join(parts)
 
 
@@ -87,14 +90,20 @@ def _check_pins(g: Graph, opts: SolveOptions) -> None:
             if b not in g.index:
                 problems.append(Problem(where, f"unknown block {b!r:.60}"))
             elif not g.live[g.index[b]]:
-                problems.append(Problem(where, f"block {b!r:.60} is unreachable and takes no target"))
+                problems.append(
+                    Problem(where, f"block {b!r:.60} is unreachable and takes no target")
+                )
             if t not in g.targets:
-                problems.append(Problem(where, f"unknown target {t!r:.60} (targets: {', '.join(g.targets)})"))
+                problems.append(
+                    Problem(where, f"unknown target {t!r:.60} (targets: {', '.join(g.targets)})")
+                )
     if problems:
         raise InputError(problems)
 
 
-def _pin_domains(g: Graph, domains: tuple[int, ...], opts: SolveOptions) -> tuple[tuple[int, ...], Diagnostic | None]:
+def _pin_domains(
+    g: Graph, domains: tuple[int, ...], opts: SolveOptions
+) -> tuple[tuple[int, ...], Diagnostic | None]:
     """The domains narrowed by the pins and forbids, or a diagnostic naming the pin that
     no target of the (pruned) domain satisfies."""
     dom = list(domains)
@@ -102,22 +111,36 @@ def _pin_domains(g: Graph, domains: tuple[int, ...], opts: SolveOptions) -> tupl
         b, t = g.index[b_id], g.targets.index(t_name)
         if not domains[b] >> t & 1:
             left = ", ".join(g.target_list(domains[b])) or "none"
-            return domains, Diagnostic("error", "pin-infeasible",
-                                       f"pin {b_id}={t_name} is impossible: block '{b_id}' cannot run on "
-                                       f"'{t_name}' (its targets after pruning: {left})", (b_id,))
+            return domains, Diagnostic(
+                "error",
+                "pin-infeasible",
+                f"pin {b_id}={t_name} is impossible: block '{b_id}' cannot run on "
+                f"'{t_name}' (its targets after pruning: {left})",
+                (b_id,),
+            )
         dom[b] &= 1 << t
         if not dom[b]:
             others = [f"{x}={y}" for x, y in opts.pins if x == b_id]
-            return domains, Diagnostic("error", "pin-infeasible",
-                                       f"pins {', '.join(others)} are impossible together: block '{b_id}' "
-                                       "runs on one target", (b_id,))
+            return domains, Diagnostic(
+                "error",
+                "pin-infeasible",
+                f"pins {', '.join(others)} are impossible together: block '{b_id}' "
+                "runs on one target",
+                (b_id,),
+            )
     for b_id, t_name in opts.forbids:
         b, t = g.index[b_id], g.targets.index(t_name)
         dom[b] &= ~(1 << t)
         if not dom[b]:
-            named = [f"{x}={y}" for x, y in opts.forbids if x == b_id] + [f"{x}={y}" for x, y in opts.pins if x == b_id]
-            return domains, Diagnostic("error", "pin-infeasible",
-                                       f"forbidding {', '.join(named)} leaves block '{b_id}' no target", (b_id,))
+            named = [f"{x}={y}" for x, y in opts.forbids if x == b_id] + [
+                f"{x}={y}" for x, y in opts.pins if x == b_id
+            ]
+            return domains, Diagnostic(
+                "error",
+                "pin-infeasible",
+                f"forbidding {', '.join(named)} leaves block '{b_id}' no target",
+                (b_id,),
+            )
     return tuple(dom), None
 
 
@@ -145,8 +168,15 @@ def _warm_incumbent(c: _Ctx, warm: tuple[Pair, ...]) -> tuple[int, ...] | None:
     dom = [1 << a[b] if a[b] >= 0 else inst.dom[b] for b in sub.blocks]
     # A tenth of what is left: a failed repair must leave the real search its time.
     sub_budget = Budget(time.monotonic() + c.budget.remaining() / 10, c.budget.memory_bytes)
-    f = search(sub, dom, [inst.unary[b] for b in sub.blocks], mac=True, bound=False, budget=sub_budget,
-               first_only=True)
+    f = search(
+        sub,
+        dom,
+        [inst.unary[b] for b in sub.blocks],
+        mac=True,
+        bound=False,
+        budget=sub_budget,
+        first_only=True,
+    )
     if f.values is None:
         c.stats["warm_repaired"] = False
         return None
@@ -159,8 +189,16 @@ def _warm_incumbent(c: _Ctx, warm: tuple[Pair, ...]) -> tuple[int, ...] | None:
 # ------------------------------------------------------------------ results
 
 
-def _infeasible(g: Graph, domains: tuple[int, ...], blocks: tuple[int, ...], why: str, method: str,
-                used: str | None, stats: dict[str, Any], pins: str = "") -> SolveResult:
+def _infeasible(
+    g: Graph,
+    domains: tuple[int, ...],
+    blocks: tuple[int, ...],
+    why: str,
+    method: str,
+    used: str | None,
+    stats: dict[str, Any],
+    pins: str = "",
+) -> SolveResult:
     ids = [g.block_ids[b] for b in blocks]
     if why == "empty":
         msg = f"no feasible placement: block '{ids[0]}' has no target left after pruning"
@@ -169,18 +207,34 @@ def _infeasible(g: Graph, domains: tuple[int, ...], blocks: tuple[int, ...], why
     elif len(ids) == 1:
         msg = f"no feasible placement: block '{ids[0]}' has no target that fits its neighbours (exhaustive search)"
     else:
-        msg = (f"no feasible placement: no assignment of the cycle {', '.join(ids)} fits its neighbours "
-               f"(exhaustive search)")
+        msg = (
+            f"no feasible placement: no assignment of the cycle {', '.join(ids)} fits its neighbours "
+            f"(exhaustive search)"
+        )
     code = "infeasible"
     if pins:
         code = "pin-infeasible"
         msg = msg.replace("no feasible placement", f"no feasible placement respects {pins}", 1)
-    return _failed(g, domains, Diagnostic("error", code, msg, tuple(ids)), method, used,
-                   "prune" if why == "empty" else used, stats)
+    return _failed(
+        g,
+        domains,
+        Diagnostic("error", code, msg, tuple(ids)),
+        method,
+        used,
+        "prune" if why == "empty" else used,
+        stats,
+    )
 
 
-def _failed(g: Graph, domains: tuple[int, ...], diag: Diagnostic, method: str, used: str | None,
-            proved_by: str | None, stats: dict[str, Any]) -> SolveResult:
+def _failed(
+    g: Graph,
+    domains: tuple[int, ...],
+    diag: Diagnostic,
+    method: str,
+    used: str | None,
+    proved_by: str | None,
+    stats: dict[str, Any],
+) -> SolveResult:
     return SolveResult(
         assignment=(UNASSIGNED,) * g.n_blocks,
         status="infeasible",
@@ -199,10 +253,15 @@ def _failed(g: Graph, domains: tuple[int, ...], diag: Diagnostic, method: str, u
 
 def _unsolved(c: _Ctx, reason: str, lb: float, lb_by: str, used: str | None) -> SolveResult:
     """Stopped by a limit with no feasible assignment and no proof that none exists."""
-    what = f"time limit ({c.opts.time_limit:g} s)" if reason == "time-limit" else (
-        f"memory limit ({c.opts.memory_limit_mb} MB)")
-    msg = (f"stopped by the {what} before finding a feasible placement or proving that none exists; "
-           "raise the limit or try another --method")
+    what = (
+        f"time limit ({c.opts.time_limit:g} s)"
+        if reason == "time-limit"
+        else (f"memory limit ({c.opts.memory_limit_mb} MB)")
+    )
+    msg = (
+        f"stopped by the {what} before finding a feasible placement or proving that none exists; "
+        "raise the limit or try another --method"
+    )
     return SolveResult(
         assignment=(UNASSIGNED,) * c.g.n_blocks,
         status="unsolved",
@@ -244,13 +303,25 @@ def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, s
     o = c.opts
     if c.incumbent is not None:
         # A warm start replaces the forward pass: the sweeps improve the old answer.
-        a, st = refine(c.inst, c.comps, c.incumbent, max_rounds=o.max_rounds, csp_node_limit=o.csp_node_limit,
-                       budget=c.budget)
+        a, st = refine(
+            c.inst,
+            c.comps,
+            c.incumbent,
+            max_rounds=o.max_rounds,
+            csp_node_limit=o.csp_node_limit,
+            budget=c.budget,
+        )
         c.stats.update(st)
         c.stats["fallback_used"] = False
         return a, (), "warm-start", None
-    h = solve_heuristic(c.inst, c.comps, max_rounds=o.max_rounds, max_backtracks=o.max_backtracks,
-                        csp_node_limit=o.csp_node_limit, budget=c.budget)
+    h = solve_heuristic(
+        c.inst,
+        c.comps,
+        max_rounds=o.max_rounds,
+        max_backtracks=o.max_backtracks,
+        csp_node_limit=o.csp_node_limit,
+        budget=c.budget,
+    )
     c.stats.update(h.stats)
     c.stats["fallback_used"] = h.assignment is None
     if h.assignment is not None:
@@ -263,8 +334,14 @@ def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, s
         if found.exhausted:
             return None, h.failed or found.failed, "complete", None
         return None, (), "complete", c.budget.reason or "time-limit"
-    a, st = refine(c.inst, c.comps, found.assignment, max_rounds=o.max_rounds, csp_node_limit=o.csp_node_limit,
-                   budget=c.budget)
+    a, st = refine(
+        c.inst,
+        c.comps,
+        found.assignment,
+        max_rounds=o.max_rounds,
+        csp_node_limit=o.csp_node_limit,
+        budget=c.budget,
+    )
     for k in ("passes", "csp_solves", "csp_nodes", "csp_proven", "cache_hits", "switches"):
         c.stats[k] += st[k]
     c.stats["rounds"] += st["rounds"]
@@ -294,7 +371,9 @@ def _value(c: _Ctx, a: tuple[int, ...]) -> float:
     return evaluate(c.g, a).total  # type: ignore[union-attr]
 
 
-def solve(g: Graph, domains: tuple[int, ...], comps: SccResult, options: SolveOptions | None = None) -> SolveResult:
+def solve(
+    g: Graph, domains: tuple[int, ...], comps: SccResult, options: SolveOptions | None = None
+) -> SolveResult:
     """Solve the placement problem on the pruned `domains` and condensation `comps`.
 
     >>> from placement_cli.formats.plan import Plan
@@ -335,12 +414,18 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         narrowed, diag = _pin_domains(g, domains, opts)
         if diag is not None:
             return _failed(g, domains, diag, method, None, "pins", stats)
-        dom, emptied = arc_consistent(inst, [narrowed[b] if g.live[b] else 0 for b in range(g.n_blocks)])
+        dom, emptied = arc_consistent(
+            inst, [narrowed[b] if g.live[b] else 0 for b in range(g.n_blocks)]
+        )
         if emptied >= 0:
             bid = g.block_ids[emptied]
-            diag = Diagnostic("error", "pin-infeasible",
-                              f"no feasible placement respects {pins}: block '{bid}' has no target left that "
-                              "fits its neighbours (arc consistency)", (bid,))
+            diag = Diagnostic(
+                "error",
+                "pin-infeasible",
+                f"no feasible placement respects {pins}: block '{bid}' has no target left that "
+                "fits its neighbours (arc consistency)",
+                (bid,),
+            )
             return _failed(g, domains, diag, method, None, "pins", stats)
         domains = tuple(dom[b] if g.live[b] else domains[b] for b in range(g.n_blocks))
         inst = replace(inst, dom=dom)
@@ -355,9 +440,14 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         )
     if exact is not None and inst.shift:
         # The exact method sums the plan's costs as they are; they overflow here.
-        c.warnings.append(Diagnostic("warning", "huge-costs",
-                                     "costs this large overflow the exact method's sums: solved with the "
-                                     "heuristic and the complete search on scaled costs instead"))
+        c.warnings.append(
+            Diagnostic(
+                "warning",
+                "huge-costs",
+                "costs this large overflow the exact method's sums: solved with the "
+                "heuristic and the complete search on scaled costs instead",
+            )
+        )
         exact = None
 
     # The root bound is computed where it can matter: not when the exact method proves
@@ -365,7 +455,10 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     # saves a pass over every block and pair.
     lb = -INF
     lb_by = "bound"
-    known: tuple[tuple[int, ...] | None, Cost | None] = (None, None)  # an assignment's evaluated cost
+    known: tuple[tuple[int, ...] | None, Cost | None] = (
+        None,
+        None,
+    )  # an assignment's evaluated cost
     a: tuple[int, ...] | None
     if exact is not None:
         # exact and auto: the exact method first. Where it proves the optimum (the usual
@@ -379,12 +472,23 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         if a is None and out.infeasible:
             # The diagnostic names where the seed's search fails; if the seed finds an
             # assignment after all, that verified assignment outranks the claim.
-            h = solve_heuristic(inst, comps, max_rounds=opts.max_rounds, max_backtracks=opts.max_backtracks,
-                                csp_node_limit=opts.csp_node_limit, budget=budget)
+            h = solve_heuristic(
+                inst,
+                comps,
+                max_rounds=opts.max_rounds,
+                max_backtracks=opts.max_backtracks,
+                csp_node_limit=opts.csp_node_limit,
+                budget=budget,
+            )
             if h.assignment is None:
                 return _infeasible(g, domains, h.failed, "search", method, "exact", stats, pins)
-            c.warnings.append(Diagnostic("warning", "solver-disagreement",
-                                         "the exact method reported no feasible placement, but the heuristic found one"))
+            c.warnings.append(
+                Diagnostic(
+                    "warning",
+                    "solver-disagreement",
+                    "the exact method reported no feasible placement, but the heuristic found one",
+                )
+            )
             a, used = h.assignment, "heuristic"
         elif a is None:
             lb = inst.unscale(root_bound(inst))
@@ -431,8 +535,15 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     if cost is None or not _within(g, domains, a):
         raise PlacementError(f"internal error: the {used} solver produced an infeasible assignment")
     if not (math.isfinite(cost.total) and math.isfinite(cost.blocks) and math.isfinite(cost.edges)):
-        raise InputError([Problem("", "the objective overflows: the cheapest placement found costs more than "
-                                      "the largest float (1.8e308); scale the plan's costs down")])
+        raise InputError(
+            [
+                Problem(
+                    "",
+                    "the objective overflows: the cheapest placement found costs more than "
+                    "the largest float (1.8e308); scale the plan's costs down",
+                )
+            ]
+        )
     # A bound within rounding slack of the total proves the total; it is then reported
     # as the total itself (the spec: lower_bound equals total when optimal). A bound
     # clearly above the total of a feasible assignment is not a proof but a bug, in the
@@ -447,9 +558,14 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     if optimal:
         lb = total
     elif budget.reason is not None:
-        c.warnings.append(Diagnostic("warning", budget.reason,
-                                     f"the search was stopped by its {budget.reason.replace('-', ' ')}: the "
-                                     "assignment is the best found, not proven optimal"))
+        c.warnings.append(
+            Diagnostic(
+                "warning",
+                budget.reason,
+                f"the search was stopped by its {budget.reason.replace('-', ' ')}: the "
+                "assignment is the best found, not proven optimal",
+            )
+        )
     return SolveResult(
         assignment=a,
         status="ok",
@@ -474,13 +590,20 @@ def _within(g: Graph, domains: tuple[int, ...], a: tuple[int, ...]) -> bool:
     return True
 
 
-def _checked(g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnostic]) -> tuple[int, ...] | None:
+def _checked(
+    g: Graph, domains: tuple[int, ...], a: Any, warnings: list[Diagnostic]
+) -> tuple[int, ...] | None:
     """An assignment from another solver, used only once verified."""
     if a is None:
         return None
     a = tuple(a)
     if len(a) == g.n_blocks and feasible_for(g, domains, a):
         return tuple(t if g.live[b] else UNASSIGNED for b, t in enumerate(a))
-    warnings.append(Diagnostic("warning", "solver-disagreement",
-                               "the exact method returned an infeasible assignment; it was ignored"))
+    warnings.append(
+        Diagnostic(
+            "warning",
+            "solver-disagreement",
+            "the exact method returned an infeasible assignment; it was ignored",
+        )
+    )
     return None

@@ -71,7 +71,8 @@ class Seed(LoopCsp):
         self.blocks = blocks
         self.S = len(blocks)
         self.cyc: list[Cyclic | None] = [
-            Cyclic(inst, bs, headers[s], sb_of, s) if len(bs) > 1 else None for s, bs in enumerate(blocks)
+            Cyclic(inst, bs, headers[s], sb_of, s) if len(bs) > 1 else None
+            for s, bs in enumerate(blocks)
         ]
         self.first = [bs[0] for bs in blocks]
         deg0 = [0] * self.S
@@ -112,7 +113,14 @@ class Seed(LoopCsp):
     def _set(self, b: int, t: int) -> None:
         """Assign b and forward-check its unassigned neighbours (on the trail)."""
         inst = self.inst
-        assign, cur, sb_of, trail, udeg, done = self.assign, self.cur, self.sb_of, self.trail, self.udeg, self.done
+        assign, cur, sb_of, trail, udeg, done = (
+            self.assign,
+            self.cur,
+            self.sb_of,
+            self.trail,
+            self.udeg,
+            self.done,
+        )
         blocks, heap, first = self.blocks, self.heap, self.first
         assign[b] = t
         s = sb_of[b]
@@ -133,7 +141,14 @@ class Seed(LoopCsp):
 
     def _undo(self, s: int, mark: int) -> None:
         inst = self.inst
-        assign, cur, sb_of, trail, udeg, done = self.assign, self.cur, self.sb_of, self.trail, self.udeg, self.done
+        assign, cur, sb_of, trail, udeg, done = (
+            self.assign,
+            self.cur,
+            self.sb_of,
+            self.trail,
+            self.udeg,
+            self.done,
+        )
         done[s] = False
         self.n_done -= 1
         for b in self.blocks[s]:
@@ -308,7 +323,9 @@ class Seed(LoopCsp):
                 if done[s] or nd != -udeg[s]:
                     continue
                 bs = blocks[s]
-                if k == (cur[bs[0]].bit_count() if len(bs) == 1 else min(cur[x].bit_count() for x in bs)):
+                if k == (
+                    cur[bs[0]].bit_count() if len(bs) == 1 else min(cur[x].bit_count() for x in bs)
+                ):
                     break
             if self._first(s):
                 continue

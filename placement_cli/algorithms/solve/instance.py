@@ -258,7 +258,9 @@ def _scaled_matrices(mats: Sequence[Any], exp: int) -> tuple[Any, ...]:
     for m in mats:
         r = memo.get(id(m))
         if r is None:
-            r = memo[id(m)] = Matrix(m.n, tuple(None if c is None else ld(c, exp) for c in m.cost), m.out, m.inc)
+            r = memo[id(m)] = Matrix(
+                m.n, tuple(None if c is None else ld(c, exp) for c in m.cost), m.out, m.inc
+            )
         out.append(r)
     return tuple(out)
 
@@ -298,7 +300,9 @@ def root_bound(inst: Instance) -> float:
         if not d:
             return INF
         best = INF
-        owned = [(tb, al, dom[n]) for tb, al, n in zip(tab[b], allow[b], nbr[b], strict=True) if n > b]
+        owned = [
+            (tb, al, dom[n]) for tb, al, n in zip(tab[b], allow[b], nbr[b], strict=True) if n > b
+        ]
         row = unary[b]
         for t in bits_of(d):
             c = row[t]

@@ -21,7 +21,9 @@ class Cyclic:
 
     __slots__ = ("members", "sub", "boundary", "cache")
 
-    def __init__(self, inst: Instance, members: tuple[int, ...], header: int | None, sb_of: list[int], s: int) -> None:
+    def __init__(
+        self, inst: Instance, members: tuple[int, ...], header: int | None, sb_of: list[int], s: int
+    ) -> None:
         K = inst.K
         self.members = members
         self.sub = Sub(inst, members, [0 if b == header else 1 for b in members])
@@ -31,10 +33,13 @@ class Cyclic:
             for n, tb in zip(inst.nbr[b], inst.tab[b], strict=True):
                 if sb_of[n] != s:
                     inc = tuple(
-                        sum(1 << t for t in range(K) if tb[t * K + te] is not None) for te in range(K)
+                        sum(1 << t for t in range(K) if tb[t * K + te] is not None)
+                        for te in range(K)
                     )
                     self.boundary.append((v, n, tb, inc))
-        self.cache: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[int, ...] | None] = {}
+        self.cache: dict[
+            tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[int, ...] | None
+        ] = {}
 
 
 class LoopState:
@@ -43,7 +48,13 @@ class LoopState:
 
     __slots__ = ("ctx", "heaps", "ptr", "forced", "values", "est")
 
-    def __init__(self, ctx: tuple[int, ...], dom: list[int], unary: list[list[float]], values: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        ctx: tuple[int, ...],
+        dom: list[int],
+        unary: list[list[float]],
+        values: tuple[int, ...],
+    ) -> None:
         self.ctx = ctx
         self.heaps = [sorted((unary[v][t], t) for t in bits_of(d)) for v, d in enumerate(dom)]
         self.est = unary
@@ -93,7 +104,15 @@ class LoopCsp:
         dom, unary = self._context(s, ctx)
         for v, t in forced.items():
             dom[v] &= 1 << t
-        f = search(cyc.sub, dom, unary, mac=False, bound=True, node_limit=self.csp_node_limit, budget=self.budget)
+        f = search(
+            cyc.sub,
+            dom,
+            unary,
+            mac=False,
+            bound=True,
+            node_limit=self.csp_node_limit,
+            budget=self.budget,
+        )
         self.stats["csp_solves"] += 1
         self.stats["csp_nodes"] += f.nodes
         values = f.values
@@ -108,7 +127,9 @@ class LoopCsp:
             self.cached += 1
         return values
 
-    def _polish(self, sub: Sub, dom: list[int], unary: list[list[float]], values: tuple[int, ...]) -> tuple[int, ...]:
+    def _polish(
+        self, sub: Sub, dom: list[int], unary: list[list[float]], values: tuple[int, ...]
+    ) -> tuple[int, ...]:
         """One-member moves inside a loop whose B&B hit its node limit: the search is
         depth first, so its early choices are the ones it never got back to."""
         K = sub.K
@@ -144,7 +165,9 @@ class LoopCsp:
                 break
         return tuple(val)
 
-    def _local(self, s: int, unary: list[list[float]], values: tuple[int, ...] | list[int]) -> float:
+    def _local(
+        self, s: int, unary: list[list[float]], values: tuple[int, ...] | list[int]
+    ) -> float:
         """Members' costs with boundary edges (via `unary`) plus internal edges."""
         cyc = self.cyc[s]
         assert cyc is not None

@@ -76,7 +76,9 @@ def _evaluate(g: Graph, assignment: tuple[int, ...]) -> Cost | None:
     return Cost(blocks + edges, blocks, edges)
 
 
-def feasible_for(g: Graph, domains: tuple[int, ...], assignment: tuple[int, ...] | list[int]) -> bool:
+def feasible_for(
+    g: Graph, domains: tuple[int, ...], assignment: tuple[int, ...] | list[int]
+) -> bool:
     """Every live block on a target of `domains` and every live edge allowed."""
     for b in range(g.n_blocks):
         if g.live[b]:

@@ -35,7 +35,9 @@ class SolveOptions:
     prove_node_limit: int = 200_000  # nodes of that proof attempt
     pins: tuple[Pair, ...] = ()  # (block id, target): the block must run there
     forbids: tuple[Pair, ...] = ()  # (block id, target): the block must not run there
-    warm_start: tuple[Pair, ...] | None = None  # (block id, target) of an earlier solve: the first incumbent
+    warm_start: tuple[Pair, ...] | None = (
+        None  # (block id, target) of an earlier solve: the first incumbent
+    )
 
     def __post_init__(self) -> None:
         bad: list[str] = []
@@ -49,8 +51,13 @@ class SolveOptions:
         m = self.memory_limit_mb
         if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
             bad.append(f"memory_limit_mb: expected an integer >= 1 or None, got {m!r:.40}")
-        for name, low in (("max_rounds", 0), ("max_backtracks", 0), ("csp_node_limit", 1),
-                          ("prove_max_blocks", 0), ("prove_node_limit", 0)):
+        for name, low in (
+            ("max_rounds", 0),
+            ("max_backtracks", 0),
+            ("csp_node_limit", 1),
+            ("prove_max_blocks", 0),
+            ("prove_node_limit", 0),
+        ):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 bad.append(f"{name}: expected an integer >= {low}, got {v!r:.40}")

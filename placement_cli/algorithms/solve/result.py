@@ -64,7 +64,11 @@ class SolveResult:
             "unreachable": [ids[b] for b in range(g.n_blocks) if not live[b]],
             "cost": None
             if self.cost is None
-            else {"total": num(self.cost.total), "blocks": num(self.cost.blocks), "edges": num(self.cost.edges)},
+            else {
+                "total": num(self.cost.total),
+                "blocks": num(self.cost.blocks),
+                "edges": num(self.cost.edges),
+            },
             "optimal": self.optimal,
             "lower_bound": None if self.lower_bound == INF else num(self.lower_bound),
             "gap": None if gap is None else num(gap),
@@ -85,8 +89,11 @@ def _stat(v: Any) -> Any:
 def _clean_stats(s: dict[str, Any]) -> dict[str, Any]:
     """The exact method's counters, without anything named like a timing:
     artifacts must be byte-identical across runs."""
-    return {k: v for k, v in sorted(s.items())
-            if not (k.endswith(("_s", "_ms", "_sec", "_seconds")) or "time" in k or "elapsed" in k)}
+    return {
+        k: v
+        for k, v in sorted(s.items())
+        if not (k.endswith(("_s", "_ms", "_sec", "_seconds")) or "time" in k or "elapsed" in k)
+    }
 
 
 def from_json(section: Any, g: Graph) -> tuple[int, ...]:
@@ -122,17 +129,23 @@ def from_json(section: Any, g: Graph) -> tuple[int, ...]:
     if not infeasible:
         for b in range(g.n_blocks):
             if g.live[b] and out[b] == UNASSIGNED and g.block_ids[b] not in amap:
-                problems.append(Problem(f"solve.assignment.{g.block_ids[b]}", "missing: every reachable block needs a target"))
+                problems.append(
+                    Problem(
+                        f"solve.assignment.{g.block_ids[b]}",
+                        "missing: every reachable block needs a target",
+                    )
+                )
         if not problems:
             for e in range(g.n_edges):
                 u, v = g.edge_src[e], g.edge_dst[e]
                 if g.live[u] and g.edge_mat[e].get(out[u], out[v]) is None:
-                    problems.append(Problem(
-                        f"solve.assignment.{g.block_ids[u]}",
-                        f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} does not allow "
-                        f"{g.targets[out[u]]} -> {g.targets[out[v]]}",
-                    ))
+                    problems.append(
+                        Problem(
+                            f"solve.assignment.{g.block_ids[u]}",
+                            f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} does not allow "
+                            f"{g.targets[out[u]]} -> {g.targets[out[v]]}",
+                        )
+                    )
     if problems:
         raise InputError(problems)
     return tuple(out)
-

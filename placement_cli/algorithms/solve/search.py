@@ -23,7 +23,9 @@ class Sub:
 
     __slots__ = ("K", "blocks", "nbr", "tab", "allow", "deg", "prio", "pid", "pairs")
 
-    def __init__(self, inst: Instance, blocks: Sequence[int], prio: Sequence[int] | None = None) -> None:
+    def __init__(
+        self, inst: Instance, blocks: Sequence[int], prio: Sequence[int] | None = None
+    ) -> None:
         K = inst.K
         local = {b: i for i, b in enumerate(blocks)}
         self.K = K

@@ -16,7 +16,9 @@ from placement_cli.core.errors import InputError, Problem
 _LIMITS = TreeLimits()
 
 
-def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _LIMITS) -> tuple[Tree, tuple[Diagnostic, ...]]:
+def build_tree(
+    inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _LIMITS
+) -> tuple[Tree, tuple[Diagnostic, ...]]:
     """The tree under the root. A shared sub-plan (a node with two parents) is an input
     error naming it, unless `expand_dag`: then every further use gets its own copy
     (`scan#2`, ...), reported by an info diagnostic.
@@ -56,7 +58,11 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
         problems = []
         for x in shared:
             (p1, _), (p2, j2) = parents[x][0], parents[x][1]
-            where = f"listed twice among the children of '{inp.ids[p1]}'" if p1 == p2 else f"a child of '{inp.ids[p1]}' and of '{inp.ids[p2]}'"
+            where = (
+                f"listed twice among the children of '{inp.ids[p1]}'"
+                if p1 == p2
+                else f"a child of '{inp.ids[p1]}' and of '{inp.ids[p2]}'"
+            )
             problems.append(
                 Problem(
                     f"{pre}nodes[{p2}].children[{j2}]",
@@ -76,7 +82,15 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
         x, p = stack.pop()
         t = len(visit_origin)
         if shared and t >= limits.max_expanded_nodes:
-            raise InputError([Problem(f"{pre}nodes", f"expanding the shared sub-plans would create more than {limits.max_expanded_nodes} nodes")], inp.source)
+            raise InputError(
+                [
+                    Problem(
+                        f"{pre}nodes",
+                        f"expanding the shared sub-plans would create more than {limits.max_expanded_nodes} nodes",
+                    )
+                ],
+                inp.source,
+            )
         visit_origin.append(x)
         visit_kids.append([])
         if p >= 0:
@@ -121,18 +135,34 @@ def build_tree(inp: TreeInput, expand_dag: bool = False, limits: TreeLimits = _L
                     tuple(cs),
                 )
             )
-        diags.append(Diagnostic("info", "dag-expanded", f"the plan DAG of {sum(reach)} nodes was expanded into a tree of {len(order)} nodes", ()))
+        diags.append(
+            Diagnostic(
+                "info",
+                "dag-expanded",
+                f"the plan DAG of {sum(reach)} nodes was expanded into a tree of {len(order)} nodes",
+                (),
+            )
+        )
 
     unplaced = [inp.ids[x] for x in range(n_in) if not reach[x]]
     if unplaced:
-        shown = ", ".join(f"'{u}'" for u in unplaced[:10]) + (f" and {len(unplaced) - 10} more" if len(unplaced) > 10 else "")
+        shown = ", ".join(f"'{u}'" for u in unplaced[:10]) + (
+            f" and {len(unplaced) - 10} more" if len(unplaced) > 10 else ""
+        )
         diags.append(
-            Diagnostic("warning", "unplaced-nodes", f"{len(unplaced)} node(s) are not under root '{inp.ids[inp.root]}' and are not placed: {shown}", tuple(unplaced))
+            Diagnostic(
+                "warning",
+                "unplaced-nodes",
+                f"{len(unplaced)} node(s) are not under root '{inp.ids[inp.root]}' and are not placed: {shown}",
+                tuple(unplaced),
+            )
         )
 
     origin = tuple(visit_origin[t] for t in order)
     children = tuple(tuple(new[c] for c in visit_kids[t]) for t in order)
-    return _tree(inp, tuple(ids), origin, children, new[0], tuple(inp.time[x] for x in origin)), tuple(diags)
+    return _tree(
+        inp, tuple(ids), origin, children, new[0], tuple(inp.time[x] for x in origin)
+    ), tuple(diags)
 
 
 def _tree(
@@ -179,7 +209,9 @@ def _tree(
     )
 
 
-def tree_from_spec(engines: Sequence[str], nodes: Sequence[dict[str, Any]], transfer: dict[str, Any] | None = None) -> Tree:
+def tree_from_spec(
+    engines: Sequence[str], nodes: Sequence[dict[str, Any]], transfer: dict[str, Any] | None = None
+) -> Tree:
     """A Tree from plain dicts, first node the root (tests, benchmarks, doctests).
 
     >>> t = tree_from_spec(["a", "b"], [{"id": "r", "children": ["x"], "time": {"a": 1}},
@@ -192,5 +224,3 @@ def tree_from_spec(engines: Sequence[str], nodes: Sequence[dict[str, Any]], tran
     if transfer is not None:
         doc["transfer"] = transfer
     return build_tree(parse_tree(doc))[0]
-
-

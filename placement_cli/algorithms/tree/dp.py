@@ -88,7 +88,9 @@ class _Home:
                 out[pos, :, w:] = src[:, :, -1:]
 
 
-def fast_dp(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> DPState:
+def fast_dp(
+    tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS
+) -> DPState:
     """Run the DP over the tree, children first; `deadline` is a `time.monotonic()`
     instant. `dp[v][e, k]` is the seed's value at k <
     min(budget, edges below v) + 1, constant after.
@@ -271,7 +273,9 @@ def _one(tree: Tree, st: DPState, v: int, tv: np.ndarray, mats: np.ndarray | Non
     return held + row.nbytes
 
 
-def _lift_many(tree: Tree, home: _Home, edges: list[int], w: int, mats: np.ndarray | None) -> np.ndarray:
+def _lift_many(
+    tree: Tree, home: _Home, edges: list[int], w: int, mats: np.ndarray | None
+) -> np.ndarray:
     """`lift` for many edges at once, each child's table padded to w columns with its
     constant tail (so the result is each lifted table padded the same way)."""
     n_e = len(tree.engines)
@@ -288,12 +292,21 @@ def _lift_many(tree: Tree, home: _Home, edges: list[int], w: int, mats: np.ndarr
         step = max(1, _CHUNK // (n_e * n_e * w))
         for a in range(0, m, step):
             z = a + step
-            best = np.minimum.reduce(d[a:z, :, None, :-1] + t[a:z, :, :, None], axis=1)  # [edge, src, dst, k-1] -> [edge, dst, k-1]
+            best = np.minimum.reduce(
+                d[a:z, :, None, :-1] + t[a:z, :, :, None], axis=1
+            )  # [edge, src, dst, k-1] -> [edge, dst, k-1]
             np.minimum(d[a:z, :, 1:], best, out=b[a:z, :, 1:])
     return b
 
 
-def _batch(tree: Tree, st: DPState, home: _Home, level: list[int], times: np.ndarray, mats: np.ndarray | None) -> int:
+def _batch(
+    tree: Tree,
+    st: DPState,
+    home: _Home,
+    level: list[int],
+    times: np.ndarray,
+    mats: np.ndarray | None,
+) -> int:
     """Every node of one level at once; returns the bytes it keeps.
 
     The children's tables are padded with their last column (each is constant past

@@ -43,7 +43,10 @@ def load_tree(path: str) -> TreeInput:
     """
     source = source_name(path)
     data = read_bytes(path)
-    ref = {"name": source if path == "-" else Path(path).name, "sha256": hashlib.sha256(data).hexdigest()}
+    ref = {
+        "name": source if path == "-" else Path(path).name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
     with gc_paused(), small_pages():
         doc = _parse(path, data)
     try:
@@ -115,7 +118,9 @@ def parse_tree(doc: Any, source: str = "<input>", ref: dict[str, str] | None = N
     if isinstance(doc, dict) and "format_version" in doc:
         doc, prefix, ref = _artifact_input(doc, ref)
     if not isinstance(doc, dict):
-        raise InputError([Problem(prefix.rstrip("."), "a tree file is a mapping at the top level")], source)
+        raise InputError(
+            [Problem(prefix.rstrip("."), "a tree file is a mapping at the top level")], source
+        )
     with gc_paused():
         doc, raw = _split_explicit(doc)
         b = doc.get("budget")
@@ -132,14 +137,30 @@ def parse_tree(doc: Any, source: str = "<input>", ref: dict[str, str] | None = N
 
 def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str, dict[str, str]]:
     if doc.get("format_version") != FORMAT_VERSION:
-        raise InputError([Problem("format_version", f"unsupported artifact version {doc.get('format_version')!r:.40}; this tool reads {FORMAT_VERSION}")])
+        raise InputError(
+            [
+                Problem(
+                    "format_version",
+                    f"unsupported artifact version {doc.get('format_version')!r:.40}; this tool reads {FORMAT_VERSION}",
+                )
+            ]
+        )
     if doc.get("kind") != "tree":
-        raise InputError([Problem("kind", f"not a tree file or tree artifact: kind {doc.get('kind')!r:.40}")])
+        raise InputError(
+            [Problem("kind", f"not a tree file or tree artifact: kind {doc.get('kind')!r:.40}")]
+        )
     sec = doc.get("tree")
     if not isinstance(sec, dict) or "input" not in sec:
         r = sec.get("input_ref") if isinstance(sec, dict) else None
         if isinstance(r, dict) and isinstance(r.get("name"), str):
-            raise InputError([Problem("tree.input", f"this artifact does not include its input (written without --include-input); give the tree file '{r['name']:.200}' instead")])
+            raise InputError(
+                [
+                    Problem(
+                        "tree.input",
+                        f"this artifact does not include its input (written without --include-input); give the tree file '{r['name']:.200}' instead",
+                    )
+                ]
+            )
         raise InputError([Problem("tree.input", "required field is missing")])
     r = sec.get("input_ref")
     if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("sha256"), str):
@@ -203,7 +224,12 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
         index = {}
         for i, node in enumerate(f.nodes):
             if node.id in index:
-                problems.append(Problem(f"{pre}nodes[{i}].id", f"duplicate id '{node.id}' (first at nodes[{index[node.id]}])"))
+                problems.append(
+                    Problem(
+                        f"{pre}nodes[{i}].id",
+                        f"duplicate id '{node.id}' (first at nodes[{index[node.id]}])",
+                    )
+                )
             else:
                 index[node.id] = i
 
@@ -212,7 +238,12 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
     problems += _check_linear(f, eidx, pre)
     if raw is None:
         ex = f.transfer.explicit
-        raw = _Raw([x.child for x in ex], [x.from_ for x in ex], [x.to for x in ex], np.array([x.cost for x in ex], dtype=np.float64))
+        raw = _Raw(
+            [x.child for x in ex],
+            [x.from_ for x in ex],
+            [x.to for x in ex],
+            np.array([x.cost for x in ex], dtype=np.float64),
+        )
     explicit, ex_problems = _explicit_arrays(raw, eidx, index, pre)
     problems += ex_problems
     problems += _check_sizes(f, has_parent, pre)
@@ -235,7 +266,12 @@ def _check(f: TreeFile, raw: _Raw | None, source: str, pre: str, ref: dict[str, 
         elif len(tops) > 1:
             shown = ", ".join(f"'{f.nodes[i].id}' (nodes[{i}])" for i in tops[:5])
             more = f" and {len(tops) - 5} more" if len(tops) > 5 else ""
-            problems.append(Problem(f"{pre}root", f"several nodes have no parent: {shown}{more}; set `root` to the one to place"))
+            problems.append(
+                Problem(
+                    f"{pre}root",
+                    f"several nodes have no parent: {shown}{more}; set `root` to the one to place",
+                )
+            )
     if not problems:
         over = _overflow(f, kids, times, has_parent, explicit, post, pre)
         if over is not None:
@@ -295,11 +331,18 @@ def _check_linear(f: TreeFile, eidx: dict[str, int], pre: str) -> list[Problem]:
             if dst not in eidx:
                 out.append(Problem(f"{pre}transfer.linear.{src}.{dst}", f"unknown engine '{dst}'"))
             elif dst == src:
-                out.append(Problem(f"{pre}transfer.linear.{src}.{dst}", "same engine: an edge inside one engine is not a cut and costs nothing"))
+                out.append(
+                    Problem(
+                        f"{pre}transfer.linear.{src}.{dst}",
+                        "same engine: an edge inside one engine is not a cut and costs nothing",
+                    )
+                )
     return out
 
 
-def _explicit_arrays(raw: _Raw, eidx: dict[str, int], index: dict[str, int], pre: str) -> tuple[Explicit, list[Problem]]:
+def _explicit_arrays(
+    raw: _Raw, eidx: dict[str, int], index: dict[str, int], pre: str
+) -> tuple[Explicit, list[Problem]]:
     """Resolve names to indices in bulk; problems (unknown names, same engine, duplicate
     keys) are looked for entry by entry only when the bulk checks find one."""
     n = len(index)
@@ -320,7 +363,12 @@ def _explicit_arrays(raw: _Raw, eidx: dict[str, int], index: dict[str, int], pre
                 if arr[i] < 0:
                     out.append(Problem(f"{at}.{field}", f"unknown engine '{name}'"))
             if raw.src[i] == raw.dst[i]:
-                out.append(Problem(f"{at}.to", "same engine as `from`: an edge inside one engine is not a cut and costs nothing"))
+                out.append(
+                    Problem(
+                        f"{at}.to",
+                        "same engine as `from`: an edge inside one engine is not a cut and costs nothing",
+                    )
+                )
     n_e = len(eidx) + 1
     key = (child + 1) * n_e * n_e + (src + 1) * n_e + (dst + 1)
     order = np.argsort(key, kind="stable")
@@ -366,15 +414,27 @@ def _check_sizes(f: TreeFile, has_parent: list[bool], pre: str) -> list[Problem]
             continue
         if (per_row or per_byte) and node.rows is None:
             why = "per_row" if per_row else "per_byte"
-            out.append(Problem(f"{pre}nodes[{i}].rows", f"required: a linear transfer model has {why} > 0"))
+            out.append(
+                Problem(f"{pre}nodes[{i}].rows", f"required: a linear transfer model has {why} > 0")
+            )
         if (per_width or per_byte) and node.row_width is None:
             why = "per_byte" if per_byte else "per_width"
-            out.append(Problem(f"{pre}nodes[{i}].row_width", f"required: a linear transfer model has {why} > 0"))
+            out.append(
+                Problem(
+                    f"{pre}nodes[{i}].row_width", f"required: a linear transfer model has {why} > 0"
+                )
+            )
     return out
 
 
 def _overflow(
-    f: TreeFile, kids: list[tuple[int, ...]], times: list[tuple[float, ...]], has_parent: list[bool], ex: Explicit, post: list[int], pre: str
+    f: TreeFile,
+    kids: list[tuple[int, ...]],
+    times: list[tuple[float, ...]],
+    has_parent: list[bool],
+    ex: Explicit,
+    post: list[int],
+    pre: str,
 ) -> Problem | None:
     """Every number the DP forms is the latency of part of some placement, so it is at
     most the heaviest root-to-leaf path with each node at its largest finite time and
@@ -384,7 +444,9 @@ def _overflow(
     ms = _models(f)
     n = len(f.nodes)
     with np.errstate(over="ignore", invalid="ignore"):
-        up = np.full(n, max((m.fixed for m in ms), default=0.0))  # largest finite transfer of each node's output
+        up = np.full(
+            n, max((m.fixed for m in ms), default=0.0)
+        )  # largest finite transfer of each node's output
         rows = np.array([nd.rows or 0.0 for nd in f.nodes], dtype=np.float64)
         width = np.array([nd.row_width or 0.0 for nd in f.nodes], dtype=np.float64)
         for coef, x in (("per_row", rows), ("per_width", width), ("per_byte", None)):
@@ -419,7 +481,9 @@ def _overflow(
     return None
 
 
-def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int], pre: str, post: list[int]) -> Problem | None:
+def _find_cycle(
+    f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int], pre: str, post: list[int]
+) -> Problem | None:
     """The first cycle met by an iterative DFS in input order, as a Problem naming the
     node that is its own ancestor and the chain that proves it. Fills `post` with the
     nodes children first (complete only when there is no cycle)."""
@@ -437,10 +501,13 @@ def _find_cycle(f: TreeFile, kids: list[tuple[int, ...]], index: dict[str, int],
                 c = kids[v][j]
                 if color[c] == 1:
                     chain = [x for x, _ in stack]
-                    chain = chain[chain.index(c):] + [c]
+                    chain = chain[chain.index(c) :] + [c]
                     names = " -> ".join(f.nodes[x].id for x in chain)
                     pos = _child_pos(f, v, c, index)
-                    return Problem(f"{pre}nodes[{v}].children[{pos}]", f"cycle: node '{f.nodes[c].id}' is its own ancestor ({names})")
+                    return Problem(
+                        f"{pre}nodes[{v}].children[{pos}]",
+                        f"cycle: node '{f.nodes[c].id}' is its own ancestor ({names})",
+                    )
                 if color[c] == 0:
                     color[c] = 1
                     stack.append((c, 0))

@@ -126,7 +126,9 @@ def lift(du: np.ndarray, t: np.ndarray, size: int) -> np.ndarray:
     b = np.empty((n_e, n))
     b[:, 0] = du[:, 0]
     if n > 1:
-        best = np.minimum.reduce(du[:, None, : n - 1] + t[:, :, None])  # [src, dst, k - 1] -> [dst, k - 1]
+        best = np.minimum.reduce(
+            du[:, None, : n - 1] + t[:, :, None]
+        )  # [src, dst, k - 1] -> [dst, k - 1]
         if n <= length:
             np.minimum(du[:, 1:n], best, out=b[:, 1:])
         else:  # the last budget reads du's constant tail

@@ -75,7 +75,9 @@ class Explicit:
         return Explicit(z, z, z, np.zeros(0), z, np.zeros(n_nodes + 1, dtype=np.int64))
 
     @staticmethod
-    def of(child: np.ndarray, src: np.ndarray, dst: np.ndarray, cost: np.ndarray, n_nodes: int) -> Explicit:
+    def of(
+        child: np.ndarray, src: np.ndarray, dst: np.ndarray, cost: np.ndarray, n_nodes: int
+    ) -> Explicit:
         order = np.argsort(child, kind="stable")
         start = np.searchsorted(child[order], np.arange(n_nodes + 1), side="left")
         return Explicit(child, src, dst, cost, order, start)
@@ -116,10 +118,14 @@ class Tree:
     children: tuple[tuple[int, ...], ...]
     root: int
     time: tuple[tuple[float, ...], ...]  # per tree node, INF where the engine cannot run it
-    rows: tuple[float, ...]  # per input node (0 where unknown, which the checks allow only when unused)
+    rows: tuple[
+        float, ...
+    ]  # per input node (0 where unknown, which the checks allow only when unused)
     width: tuple[float, ...]  # row width per input node (0 where unknown)
     nbytes: tuple[float, ...]  # rows * row_width per input node
-    terms: tuple[tuple[str, np.ndarray], ...]  # ("fixed" | "rows" | "width" | "bytes", E x E coefficients)
+    terms: tuple[
+        tuple[str, np.ndarray], ...
+    ]  # ("fixed" | "rows" | "width" | "bytes", E x E coefficients)
     explicit: Explicit
 
     @property
@@ -135,7 +141,13 @@ class Tree:
             if kind == "fixed":
                 t = c.copy()
             else:
-                x = self.rows[o] if kind == "rows" else self.width[o] if kind == "width" else self.nbytes[o]
+                x = (
+                    self.rows[o]
+                    if kind == "rows"
+                    else self.width[o]
+                    if kind == "width"
+                    else self.nbytes[o]
+                )
                 t = t + c * x  # type: ignore[operator]
         assert t is not None
         ex = self.explicit

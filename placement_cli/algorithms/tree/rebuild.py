@@ -13,7 +13,9 @@ from placement_cli.core.io import gc_paused
 _LIMITS = TreeLimits()
 
 
-def place(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS) -> Placement:
+def place(
+    tree: Tree, budget: int, deadline: float | None = None, limits: TreeLimits = _LIMITS
+) -> Placement:
     """Run the DP and rebuild an optimal assignment (argmin, top-down, no recursion).
 
     Ties: the fewest cuts, then the earliest engine in the file's list at each node.
@@ -36,7 +38,15 @@ def place(tree: Tree, budget: int, deadline: float | None = None, limits: TreeLi
 def _place(tree: Tree, budget: int, deadline: float | None, limits: TreeLimits) -> Placement:
     st = fast_dp(tree, budget, deadline, limits)
     if st.stopped:
-        return Placement(budget, INF, (), (), 0, st.stopped, {"nodes_done": st.done, "nodes": tree.n, "bytes_held": st.held})
+        return Placement(
+            budget,
+            INF,
+            (),
+            (),
+            0,
+            st.stopped,
+            {"nodes_done": st.done, "nodes": tree.n, "bytes_held": st.held},
+        )
     top = st.dp[tree.root]
     assert top is not None
     n_e = len(tree.engines)

@@ -48,14 +48,23 @@ def evaluate(tree: Tree, assignment: Sequence[int]) -> list[float]:
     return lat
 
 
-def critical_path(tree: Tree, assignment: Sequence[int], lat: Sequence[float]) -> list[dict[str, Any]]:
+def critical_path(
+    tree: Tree, assignment: Sequence[int], lat: Sequence[float]
+) -> list[dict[str, Any]]:
     """Root-to-leaf chain of node and transfer steps whose times sum to the latency;
     among equally slow children the first one is followed."""
     steps: list[dict[str, Any]] = []
     v = tree.root
     while True:
         e = assignment[v]
-        steps.append({"kind": "node", "node": tree.ids[v], "engine": tree.engines[e], "time": num(tree.time[v][e])})
+        steps.append(
+            {
+                "kind": "node",
+                "node": tree.ids[v],
+                "engine": tree.engines[e],
+                "time": num(tree.time[v][e]),
+            }
+        )
         best_u, best_x, best_c = -1, -1.0, 0.0
         for u in tree.children[v]:
             s = assignment[u]
@@ -68,7 +77,14 @@ def critical_path(tree: Tree, assignment: Sequence[int], lat: Sequence[float]) -
         s = assignment[best_u]
         if s != e:
             steps.append(
-                {"kind": "transfer", "child": tree.ids[best_u], "parent": tree.ids[v], "from_engine": tree.engines[s], "to_engine": tree.engines[e], "cost": num(best_c)}
+                {
+                    "kind": "transfer",
+                    "child": tree.ids[best_u],
+                    "parent": tree.ids[v],
+                    "from_engine": tree.engines[s],
+                    "to_engine": tree.engines[e],
+                    "cost": num(best_c),
+                }
             )
         v = best_u
 
@@ -85,7 +101,13 @@ def cut_edges(tree: Tree, assignment: Sequence[int]) -> list[dict[str, Any]]:
         if p >= 0 and assignment[u] != assignment[p]:
             s, d = assignment[u], assignment[p]
             out.append(
-                {"child": tree.ids[u], "parent": tree.ids[p], "from_engine": tree.engines[s], "to_engine": tree.engines[d], "cost": num(float(tree.matrix(u)[s, d]))}
+                {
+                    "child": tree.ids[u],
+                    "parent": tree.ids[p],
+                    "from_engine": tree.engines[s],
+                    "to_engine": tree.engines[d],
+                    "cost": num(float(tree.matrix(u)[s, d])),
+                }
             )
     return out
 
@@ -100,7 +122,14 @@ def _why_infeasible(tree: Tree, budget: int) -> list[Diagnostic]:
         o = tree.origin[v]
         if all(t == INF for t in tree.time[v]) and o not in seen:
             seen.add(o)
-            out.append(Diagnostic("error", "unsupported-node", f"no engine can run node '{tree.ids[v]}': its time is missing or null for every engine", (tree.ids[v],)))
+            out.append(
+                Diagnostic(
+                    "error",
+                    "unsupported-node",
+                    f"no engine can run node '{tree.ids[v]}': its time is missing or null for every engine",
+                    (tree.ids[v],),
+                )
+            )
     if out:
         return out
     # cuts[v][e]: the fewest cuts placing v's subtree with v on e (INF: impossible).
@@ -116,7 +145,9 @@ def _why_infeasible(tree: Tree, budget: int) -> list[Diagnostic]:
             for e in range(n_e):
                 if row[e] == INF:
                     continue
-                c = min([cu[e]] + [cu[s] + 1 for s in range(n_e) if s != e and tr[s * n_e + e] < INF])
+                c = min(
+                    [cu[e]] + [cu[s] + 1 for s in range(n_e) if s != e and tr[s * n_e + e] < INF]
+                )
                 row[e] = row[e] + c
                 reach = reach or c < INF
             if not reach and blame < 0 and min(cu) < INF:
@@ -174,14 +205,18 @@ def _echo(problem: TreeInput, budget: int) -> dict[str, Any]:
         ids, engines = problem.ids, problem.engines
         doc.setdefault("transfer", {})["explicit"] = [
             {"child": ids[c], "from": engines[s], "to": engines[d], "cost": num(x)}
-            for c, s, d, x in zip(ex.child.tolist(), ex.src.tolist(), ex.dst.tolist(), ex.cost.tolist(), strict=True)
+            for c, s, d, x in zip(
+                ex.child.tolist(), ex.src.tolist(), ex.dst.tolist(), ex.cost.tolist(), strict=True
+            )
         ]
     # The echo carries the budget actually used, so the artifact re-reads to this result.
     doc["budget"] = budget
     return doc
 
 
-def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits = _LIMITS) -> tuple[dict[str, Any], str]:
+def tree_artifact(
+    problem: TreeInput, options: TreeOptions, limits: TreeLimits = _LIMITS
+) -> tuple[dict[str, Any], str]:
     """The `tree` artifact and a one-line summary. Infeasible trees get status
     `infeasible` and error diagnostics (the CLI exits 4); a DP stopped by the time or
     memory limit gets `unsolved` (exit 5).
@@ -198,7 +233,15 @@ def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits =
     start = time.monotonic()
     asked = options.budget if options.budget is not None else problem.file.budget
     if asked is None:
-        raise InputError([Problem(f"{problem.prefix}budget", "no cut budget: set `budget` in the file or pass --budget K")], problem.source)
+        raise InputError(
+            [
+                Problem(
+                    f"{problem.prefix}budget",
+                    "no cut budget: set `budget` in the file or pass --budget K",
+                )
+            ],
+            problem.source,
+        )
     tree, diags = build_tree(problem, options.expand_dag, limits)
     diagnostics = [d.to_json() for d in diags]
     edges = tree.n - 1
@@ -207,7 +250,12 @@ def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits =
     budget = min(asked, edges)
     if asked > edges:
         diagnostics.append(
-            Diagnostic("info", "budget-clamped", f"the budget {_big(asked)} is more than the {edges} edge(s) of the tree; {budget} is used, which allows every cut", ()).to_json()
+            Diagnostic(
+                "info",
+                "budget-clamped",
+                f"the budget {_big(asked)} is more than the {edges} edge(s) of the tree; {budget} is used, which allows every cut",
+                (),
+            ).to_json()
         )
     res = place(tree, budget, start + options.time_limit, limits)
     section: dict[str, Any] = {
@@ -215,7 +263,10 @@ def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits =
         "root": tree.ids[tree.root],
         "budget": budget,
         "nodes": tree.n,
-        "frontier": [{"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)],
+        "frontier": [
+            {"budget": k, "latency": None if x == INF else num(x)}
+            for k, x in enumerate(res.frontier)
+        ],
         "input_ref": dict(problem.ref),
     }
     if options.include_input:
@@ -240,7 +291,9 @@ def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits =
         a = res.assignment
         lat = evaluate(tree, a)
         if lat[tree.root] != res.latency:  # pragma: no cover - a bug, never an input problem
-            raise AssertionError(f"reconstructed latency {lat[tree.root]} != DP minimum {res.latency}")
+            raise AssertionError(
+                f"reconstructed latency {lat[tree.root]} != DP minimum {res.latency}"
+            )
         section.update(
             latency=num(res.latency),
             cuts_used=res.cuts_used,
@@ -254,5 +307,11 @@ def tree_artifact(problem: TreeInput, options: TreeOptions, limits: TreeLimits =
             + ("impossible" if res.frontier[0] == INF else str(num(res.frontier[0])))
         )
         status = "ok"
-    art = {"format_version": FORMAT_VERSION, "kind": "tree", "status": status, "diagnostics": diagnostics, "tree": section}
+    art = {
+        "format_version": FORMAT_VERSION,
+        "kind": "tree",
+        "status": status,
+        "diagnostics": diagnostics,
+        "tree": section,
+    }
     return art, summary

@@ -48,8 +48,14 @@ class Eligibility:
 
 def universal(r: TargetRules) -> bool:
     """A target that can read everything needs no analysis (the reference's interpreter)."""
-    return (r.arguments == "full" and r.constants == "all" and r.closures and r.calls
-            and not r.equality_safety and not r.serialization_safety)
+    return (
+        r.arguments == "full"
+        and r.constants == "all"
+        and r.closures
+        and r.calls
+        and not r.equality_safety
+        and not r.serialization_safety
+    )
 
 
 class _Rules:
@@ -252,4 +258,6 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
                 tc.append(None)
         term_support.append(m)
         term_cost.append(tuple(tc))
-    return Eligibility(tuple(finals), tuple(stmt_support), tuple(term_support), tuple(stmt_cost), tuple(term_cost))
+    return Eligibility(
+        tuple(finals), tuple(stmt_support), tuple(term_support), tuple(stmt_cost), tuple(term_cost)
+    )

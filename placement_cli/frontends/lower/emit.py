@@ -32,7 +32,9 @@ def _diag(severity: str, code: str, message: str, blocks: list[str]) -> dict[str
     return {"severity": severity, "code": code, "message": message, "blocks": blocks}
 
 
-def piece_edges(body: BodyIR, pieces: list[Piece], first: list[int]) -> list[list[tuple[int, str, list[str]]]]:
+def piece_edges(
+    body: BodyIR, pieces: list[Piece], first: list[int]
+) -> list[list[tuple[int, str, list[str]]]]:
     """Per piece: its successor pieces `(piece, terminator kind, argument texts)`."""
     out: list[list[tuple[int, str, list[str]]]] = []
     for p, pc in enumerate(pieces):
@@ -51,8 +53,18 @@ def piece_edges(body: BodyIR, pieces: list[Piece], first: list[int]) -> list[lis
     return out
 
 
-def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: list[Piece], first: list[int],
-         live_in: list[set[int]], sizes: list[Size], mode: str, cap: float | None) -> Lowered:
+def emit(
+    fir: FileIR,
+    body: BodyIR,
+    prof: Compiled,
+    elig: Eligibility,
+    pieces: list[Piece],
+    first: list[int],
+    live_in: list[set[int]],
+    sizes: list[Size],
+    mode: str,
+    cap: float | None,
+) -> Lowered:
     names = prof.names
     n = prof.n
     blocks = body.blocks
@@ -102,8 +114,8 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
 
     for p, pc in enumerate(pieces):
         blk = blocks[pc.orig]
-        stmts = blk.stmts[pc.start:pc.end]
-        costs = elig.stmt_cost[pc.orig][pc.start:pc.end]
+        stmts = blk.stmts[pc.start : pc.end]
+        costs = elig.stmt_cost[pc.orig][pc.start : pc.end]
         reads: set[int] = set()
         ops = [op for s in stmts for op in s.ops]
         if pc.term and blk.term_op is not None:
@@ -147,11 +159,16 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
                         js[names[s]] = row
                 mat_memo[key] = js
             succs.append({"block": pieces[dst].id, "args": texts, "transitions": js})
-            sec_edges.append({
-                "from": pc.id, "index": k, "to": pieces[dst].id,
-                "live": [body.locals[x] for x in sorted(live)],
-                "transfer": num(transfer) if priced else None, "in_loop": in_loop,
-            })
+            sec_edges.append(
+                {
+                    "from": pc.id,
+                    "index": k,
+                    "to": pieces[dst].id,
+                    "live": [body.locals[x] for x in sorted(live)],
+                    "transfer": num(transfer) if priced else None,
+                    "in_loop": in_loop,
+                }
+            )
         term: dict[str, Any] = {"kind": blk.term if pc.term else "goto", "successors": succs}
         if pc.term:
             term["cost"] = cost_json(elig.term_cost[pc.orig])
@@ -159,8 +176,7 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
             "id": pc.id,
             "params": [body.locals[x] for x in blk.params] if pc.start == 0 and is_first[p] else [],
             "statements": [
-                {"text": s.text, "cost": cost_json(cs)}
-                for s, cs in zip(stmts, costs, strict=True)
+                {"text": s.text, "cost": cost_json(cs)} for s, cs in zip(stmts, costs, strict=True)
             ],
             "domain": mask_json(pc.domain),
             "terminator": term,
@@ -171,33 +187,56 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
             if pm:
                 nb["premium"] = pm
         out_blocks.append(nb)
-        provenance[pc.id] = {"block": blk.id, "statements": [pc.start, pc.end], "terminator": pc.term}
+        provenance[pc.id] = {
+            "block": blk.id,
+            "statements": [pc.start, pc.end],
+            "terminator": pc.term,
+        }
         lo = hi = 0.0
         for x in live_in[p]:
             lo += sizes[x][0]
             hi += sizes[x][1]
-        sec_blocks[pc.id] = {"live_in": [body.locals[x] for x in sorted(live_in[p])], "live_units": _range(lo, hi)}
+        sec_blocks[pc.id] = {
+            "live_in": [body.locals[x] for x in sorted(live_in[p])],
+            "live_units": _range(lo, hi),
+        }
 
     plan: dict[str, Any] = {"version": 1}
     if fir.name is not None:
         plan["name"] = fir.name
     plan["targets"] = list(names)
     plan["entry"] = pieces[first[body.entry]].id
-    plan["paths"] = {f"{vname}.{prof.path_names[q]}": [names[t] for t in range(n) if prof.path_origin[q] >> t & 1]
-                     for q in sorted(used_paths)}
+    plan["paths"] = {
+        f"{vname}.{prof.path_names[q]}": [
+            names[t] for t in range(n) if prof.path_origin[q] >> t & 1
+        ]
+        for q in sorted(used_paths)
+    }
     plan["blocks"] = out_blocks
 
     if unpriced_edges:
-        diags.append(_diag("warning", "unpriceable-transfer",
-                           f"{len(unpriced_edges)} edge(s) carry a value of unbounded size and no size cap is set: "
-                           f"their transfers cost {UNPRICEABLE:.0f} (the reference's maximal cost); set size_cap "
-                           f"in the body file or --size-cap (first: {unpriced_edges[0]})",
-                           sorted({e.split('->')[0] for e in unpriced_edges}, key=[pc.id for pc in pieces].index)))
+        diags.append(
+            _diag(
+                "warning",
+                "unpriceable-transfer",
+                f"{len(unpriced_edges)} edge(s) carry a value of unbounded size and no size cap is set: "
+                f"their transfers cost {UNPRICEABLE:.0f} (the reference's maximal cost); set size_cap "
+                f"in the body file or --size-cap (first: {unpriced_edges[0]})",
+                sorted(
+                    {e.split("->")[0] for e in unpriced_edges}, key=[pc.id for pc in pieces].index
+                ),
+            )
+        )
     if unpriced_blocks:
-        diags.append(_diag("warning", "unpriceable-premium",
-                           f"{len(unpriced_blocks)} block(s) read a vertex path of unbounded size from another target "
-                           f"and no size cap is set: that premium costs {UNPRICEABLE:.0f}; set size_cap or --size-cap",
-                           unpriced_blocks))
+        diags.append(
+            _diag(
+                "warning",
+                "unpriceable-premium",
+                f"{len(unpriced_blocks)} block(s) read a vertex path of unbounded size from another target "
+                f"and no size cap is set: that premium costs {UNPRICEABLE:.0f}; set size_cap or --size-cap",
+                unpriced_blocks,
+            )
+        )
 
     section = {
         "profile": prof.profile.name,
@@ -206,10 +245,14 @@ def emit(fir: FileIR, body: BodyIR, prof: Compiled, elig: Eligibility, pieces: l
         "size_cap": None if cap is None else num(cap),
         "blocks_before": len(blocks),
         "blocks_after": len(pieces),
-        "statements": {blk.id: [mask_json(m) for m in elig.stmt_support[b]] for b, blk in enumerate(blocks)},
+        "statements": {
+            blk.id: [mask_json(m) for m in elig.stmt_support[b]] for b, blk in enumerate(blocks)
+        },
         "terminators": {blk.id: mask_json(elig.term_support[b]) for b, blk in enumerate(blocks)},
-        "ineligible": {names[t]: [body.locals[x] for x in range(len(body.locals)) if not elig.final[t][x]]
-                       for t in range(n)},
+        "ineligible": {
+            names[t]: [body.locals[x] for x in range(len(body.locals)) if not elig.final[t][x]]
+            for t in range(n)
+        },
         "sizes": {body.locals[x]: size_json(s) for x, s in enumerate(sizes)},
         "blocks": sec_blocks,
         "edges": sec_edges,

@@ -18,7 +18,13 @@ from placement_cli.ir import cfg
 
 # operand kinds
 K_LOCAL, K_ARG, K_ENV, K_VERTEX, K_CONST, K_FN = range(6)
-SUCC = {"goto": (1, 1), "graph_read": (1, 1), "switch": (1, None), "return": (0, 0), "unreachable": (0, 0)}
+SUCC = {
+    "goto": (1, 1),
+    "graph_read": (1, 1),
+    "switch": (1, None),
+    "return": (0, 0),
+    "unreachable": (0, 0),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +89,19 @@ def op_text(raw: object) -> str:
         return f"fn {raw.fn}"
     if isinstance(raw, Const):
         v = raw.const
-        return "()" if v is None else ("true" if v is True else "false" if v is False else repr(v) if isinstance(v, str) else str(v))
+        return (
+            "()"
+            if v is None
+            else (
+                "true"
+                if v is True
+                else "false"
+                if v is False
+                else repr(v)
+                if isinstance(v, str)
+                else str(v)
+            )
+        )
     return str(raw)
 
 
@@ -94,15 +112,21 @@ def render(st: Statement, k: str) -> str:
     if st.assign is None:
         if st.nop:
             return "nop"
-        return f"storage_live({st.storage_live})" if st.storage_live else f"storage_dead({st.storage_dead})"
+        return (
+            f"storage_live({st.storage_live})"
+            if st.storage_live
+            else f"storage_dead({st.storage_dead})"
+        )
     if k == "load":
         rhs = st.load if isinstance(st.load, str) else op_text(st.load)
     elif k == "unary" and st.unary is not None:
         rhs = f"{st.unary.op}{op_text(st.unary.operand)}"
     elif k == "binary" and st.binary is not None:
         left, right = st.binary.left, st.binary.right
-        rhs = (f"{left if isinstance(left, str) else op_text(left)} {st.binary.op} "
-               f"{right if isinstance(right, str) else op_text(right)}")
+        rhs = (
+            f"{left if isinstance(left, str) else op_text(left)} {st.binary.op} "
+            f"{right if isinstance(right, str) else op_text(right)}"
+        )
     elif k == "aggregate" and st.aggregate is not None:
         a = st.aggregate
         rhs = f"{a.kind}({', '.join(op_text(o) for o in a.operands)})"
@@ -120,7 +144,10 @@ class _Compiler:
         self.prefix = prefix
         self.raw_problems: list[tuple[str, str]] = []
         self.types = Types(f.types, self.raw_problems, f"{prefix}types")
-        self.path_types = [self.types.parse(prof.profile.paths[p].type, f"profile.paths.{p}.type") for p in prof.path_names]
+        self.path_types = [
+            self.types.parse(prof.profile.paths[p].type, f"profile.paths.{p}.type")
+            for p in prof.path_names
+        ]
         self.path_index = {p: i for i, p in enumerate(prof.path_names)}
         self.body_args = {b.name: len(self._args_of(b)) for b in f.bodies}
 
@@ -141,7 +168,10 @@ class _Compiler:
         args = []
         for j, a in enumerate(self._args_of(b)):
             if a not in lindex:
-                self.add(f"{bp}.args[{j}]" if b.args is not None else bp, f"unknown local '{a}' (declare it under locals)")
+                self.add(
+                    f"{bp}.args[{j}]" if b.args is not None else bp,
+                    f"unknown local '{a}' (declare it under locals)",
+                )
             else:
                 args.append(lindex[a])
         env = lindex.get(b.env, -1) if b.env is not None else -1
@@ -167,7 +197,10 @@ class _Compiler:
 
         def define(local: int, blk: int, pos: int, path: str) -> None:
             if local in defsite:
-                self.add(path, f"local '{names[local]}' is assigned twice (SSA: one definition per local)")
+                self.add(
+                    path,
+                    f"local '{names[local]}' is assigned twice (SSA: one definition per local)",
+                )
             else:
                 defsite[local] = (blk, pos)
 
@@ -245,7 +278,9 @@ class _Compiler:
                 if st.assign is None:
                     nm = st.storage_live or st.storage_dead
                     if nm is not None:
-                        local_of(nm, f"{sp}.{'storage_live' if st.storage_live else 'storage_dead'}")
+                        local_of(
+                            nm, f"{sp}.{'storage_live' if st.storage_live else 'storage_dead'}"
+                        )
                     stmts.append(Stmt(k, -1, (), text))
                     continue
                 lhs = local_of(st.assign, f"{sp}.assign")
@@ -255,28 +290,49 @@ class _Compiler:
                 elif k == "unary" and st.unary is not None:
                     s.ops = (operand(st.unary.operand, f"{sp}.unary.operand", i, j),)
                 elif k == "binary" and st.binary is not None:
-                    s.ops = (operand(st.binary.left, f"{sp}.binary.left", i, j), operand(st.binary.right, f"{sp}.binary.right", i, j))
+                    s.ops = (
+                        operand(st.binary.left, f"{sp}.binary.left", i, j),
+                        operand(st.binary.right, f"{sp}.binary.right", i, j),
+                    )
                     if st.binary.op in ("==", "!="):
                         left, right = s.ops
-                        s.eq_unsafe = not (left.ty is None or right.ty is None or self.types.eq_safe(left.ty, right.ty))
+                        s.eq_unsafe = not (
+                            left.ty is None
+                            or right.ty is None
+                            or self.types.eq_safe(left.ty, right.ty)
+                        )
                 elif k == "aggregate" and st.aggregate is not None:
                     ag = st.aggregate
-                    s.ops = tuple(operand(o, f"{sp}.aggregate.operands[{m}]", i, j) for m, o in enumerate(ag.operands))
+                    s.ops = tuple(
+                        operand(o, f"{sp}.aggregate.operands[{m}]", i, j)
+                        for m, o in enumerate(ag.operands)
+                    )
                     s.closure = ag.kind == "closure"
                     s.agg = ag.kind
-                    if ag.kind == "struct" and (ag.fields is None or len(ag.fields) != len(ag.operands)):
-                        self.add(f"{sp}.aggregate.fields", "a struct aggregate names one field per operand")
+                    if ag.kind == "struct" and (
+                        ag.fields is None or len(ag.fields) != len(ag.operands)
+                    ):
+                        self.add(
+                            f"{sp}.aggregate.fields",
+                            "a struct aggregate names one field per operand",
+                        )
                     if ag.kind == "dict" and len(ag.operands) % 2:
-                        self.add(f"{sp}.aggregate.operands", "a dict aggregate takes key, value pairs")
+                        self.add(
+                            f"{sp}.aggregate.operands", "a dict aggregate takes key, value pairs"
+                        )
                 elif k == "apply" and st.apply is not None:
                     ap = st.apply
                     s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
-                        operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args))
+                        operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args)
+                    )
                     if isinstance(ap.func, FnRef) and ap.func.fn in self.body_args:
                         s.callee = ap.func.fn
                         want = self.body_args[ap.func.fn]
                         if want != len(ap.args):
-                            self.add(f"{sp}.apply.args", f"body '{ap.func.fn}' takes {want} argument(s), got {len(ap.args)}")
+                            self.add(
+                                f"{sp}.apply.args",
+                                f"body '{ap.func.fn}' takes {want} argument(s), got {len(ap.args)}",
+                            )
                 if lhs >= 0:
                     define(lhs, i, j, f"{sp}.assign")
                 stmts.append(s)
@@ -287,7 +343,10 @@ class _Compiler:
             n_succ = len(t.successors)
             if n_succ < lo or (hi is not None and n_succ > hi):
                 need = f"exactly {lo}" if lo == hi else f"at least {lo}"
-                self.add(f"{tp}.successors", f"a '{t.kind}' terminator has {need} successor(s), got {n_succ}")
+                self.add(
+                    f"{tp}.successors",
+                    f"a '{t.kind}' terminator has {need} successor(s), got {n_succ}",
+                )
             top = operand(t.operand, f"{tp}.operand", i, pos) if t.operand is not None else None
             if t.operand is not None and t.kind not in ("switch", "return"):
                 self.add(f"{tp}.operand", f"a '{t.kind}' terminator takes no operand")
@@ -301,18 +360,37 @@ class _Compiler:
                 else:
                     want_n = 0 if t.kind == "graph_read" else len(b.blocks[dst].params)
                     if len(e.args) != want_n:
-                        why = " (a graph_read fills the block's params itself)" if t.kind == "graph_read" else ""
-                        self.add(f"{ep}.args", f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}{why}")
-                succ.append((dst, tuple(operand(a, f"{ep}.args[{q}]", i, pos) for q, a in enumerate(e.args))))
+                        why = (
+                            " (a graph_read fills the block's params itself)"
+                            if t.kind == "graph_read"
+                            else ""
+                        )
+                        self.add(
+                            f"{ep}.args",
+                            f"block '{e.block}' takes {want_n} argument(s), got {len(e.args)}{why}",
+                        )
+                succ.append(
+                    (
+                        dst,
+                        tuple(operand(a, f"{ep}.args[{q}]", i, pos) for q, a in enumerate(e.args)),
+                    )
+                )
             blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
         self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
         ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
         ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
         return ir
 
-    def _check_dominance(self, bp: str, b: Body, blocks: list[Blk], entry: int,
-                         defsite: dict[int, tuple[int, int]], uses: list[tuple[int, int, int, str]],
-                         names: list[str]) -> None:
+    def _check_dominance(
+        self,
+        bp: str,
+        b: Body,
+        blocks: list[Blk],
+        entry: int,
+        defsite: dict[int, tuple[int, int]],
+        uses: list[tuple[int, int, int, str]],
+        names: list[str],
+    ) -> None:
         if any(d < 0 for blk in blocks for d, _ in blk.succ):
             return  # unknown blocks already reported; dominance is meaningless
         idom, rpo_num = dominators(blocks, entry)

@@ -86,7 +86,9 @@ def sccs_in_loop(n: int, succ: list[list[int]]) -> list[bool]:
     return comp_big
 
 
-def matrix(prof: Compiled, kind: str, du: int, dv: int, transfer: float, in_loop: bool) -> tuple[float | None, ...]:
+def matrix(
+    prof: Compiled, kind: str, du: int, dv: int, transfer: float, in_loop: bool
+) -> tuple[float | None, ...]:
     """One edge's matrix, flat `[s * n + d]`, None where forbidden.
 
     >>> from placement_cli.frontends.lower.profile import load_profile

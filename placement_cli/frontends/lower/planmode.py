@@ -10,7 +10,9 @@ from placement_cli.frontends.lower.split import SplitMode, split
 from placement_cli.ir.graph import parse_plan
 
 
-def lower_plan(doc: Any, mode: SplitMode) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+def lower_plan(
+    doc: Any, mode: SplitMode
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """Split a plan's blocks by statement support.
 
     >>> plan, sec, diags = lower_plan({"version": 1, "targets": ["a", "b"], "transitions": {"a": {"b": 1}},
@@ -62,7 +64,7 @@ def lower_plan(doc: Any, mode: SplitMode) -> tuple[dict[str, Any], dict[str, Any
                 if key in raw:
                     nb[key] = raw[key]
         stmts = list(raw.get("statements", []))
-        nb["statements"] = stmts if whole else stmts[pc.start:pc.end]
+        nb["statements"] = stmts if whole else stmts[pc.start : pc.end]
         dom = pc.domain if not whole else full
         if src.domain is not None:
             given = g.mask_of(list(src.domain))
@@ -78,25 +80,38 @@ def lower_plan(doc: Any, mode: SplitMode) -> tuple[dict[str, Any], dict[str, Any
                 edge["transitions"] = {s: {d: 0 for d in targets} for s in targets}
             nb["terminator"] = {"kind": "goto", "successors": [edge]}
         out_blocks.append(nb)
-        provenance[pc.id] = {"block": src.id, "statements": [pc.start, pc.end if not whole else len(src.statements)],
-                             "terminator": pc.term or whole}
+        provenance[pc.id] = {
+            "block": src.id,
+            "statements": [pc.start, pc.end if not whole else len(src.statements)],
+            "terminator": pc.term or whole,
+        }
     plan = {k: v for k, v in doc.items() if k not in ("blocks", "provenance", "lower")}
     plan["blocks"] = out_blocks
     section = {
         "split": mode,
         "blocks_before": len(p.blocks),
         "blocks_after": len(pieces),
-        "statements": {b.id: [[t for i, t in enumerate(targets) if m >> i & 1] for m in stmt_support[j]]
-                       for j, b in enumerate(p.blocks)},
+        "statements": {
+            b.id: [[t for i, t in enumerate(targets) if m >> i & 1] for m in stmt_support[j]]
+            for j, b in enumerate(p.blocks)
+        },
     }
     plan["provenance"] = provenance
     plan["lower"] = section
-    msg = ("the input is a plan: its statements carry costs but no operands, so splitting uses their support "
-           "sets as given, with no propagation through data dependencies")
+    msg = (
+        "the input is a plan: its statements carry costs but no operands, so splitting uses their support "
+        "sets as given, with no propagation through data dependencies"
+    )
     if free_switch:
         msg += "; the plan has no top-level transitions, so the inserted gotos allow every switch at cost 0"
     diags = [{"severity": "info", "code": "no-propagation", "message": msg, "blocks": []}]
     if kept_whole:
-        diags.append({"severity": "info", "code": "not-split",
-                      "message": "a block whose cost is given as a whole is not split", "blocks": kept_whole})
+        diags.append(
+            {
+                "severity": "info",
+                "code": "not-split",
+                "message": "a block whose cost is given as a whole is not split",
+                "blocks": kept_whole,
+            }
+        )
     return plan, section, diags

@@ -57,11 +57,24 @@ class Profile(_Strict):
     fallback: str | None = None  # reachable from everywhere it is in the successor's domain
     transfer_unit: Cost = 1.0  # cost per information unit live across an edge
     overhead: dict[str, dict[str, Cost]] = Field(default_factory=dict)  # fixed switch cost per pair
-    estimate: Literal["midpoint", "lower", "upper"] = "midpoint"  # how a size range becomes a number
-    paths: dict[str, PathSpec] = Field(default_factory=dict)  # vertex paths (relative to the vertex)
+    estimate: Literal["midpoint", "lower", "upper"] = (
+        "midpoint"  # how a size range becomes a number
+    )
+    paths: dict[str, PathSpec] = Field(
+        default_factory=dict
+    )  # vertex paths (relative to the vertex)
 
 
-_ALL_STMT = {"load": 8, "unary": 8, "binary": 8, "aggregate": 8, "apply": 8, "input": 8, "storage": 0, "nop": 0}
+_ALL_STMT = {
+    "load": 8,
+    "unary": 8,
+    "binary": 8,
+    "aggregate": 8,
+    "apply": 8,
+    "input": 8,
+    "storage": 0,
+    "nop": 0,
+}
 _ALL_TERM = {"goto": 8, "switch": 8, "return": 8, "graph_read": 8, "unreachable": 8}
 _P, _E = ["postgres"], ["embedding"]
 INF = None
@@ -72,25 +85,59 @@ HASHQL: dict[str, Any] = {
     "transfer_unit": 1,
     "estimate": "midpoint",
     "targets": [
-        {"name": "interpreter", "statements": _ALL_STMT, "terminators": _ALL_TERM, "closures": True,
-         "calls": True, "constants": "all", "arguments": "full", "effects": True},
-        {"name": "postgres",
-         "statements": {"load": 4, "unary": 4, "binary": 4, "aggregate": 4, "input": 4, "storage": 0, "nop": 0},
-         "terminators": {"goto": 4, "switch": 4, "return": 4, "unreachable": 4},
-         "constants": "primitive", "arguments": "native", "env_fields": True, "equality_safety": True,
-         "serialization_safety": True, "enterable": False, "loops": False},
-        {"name": "embedding", "statements": {"load": 4, "storage": 0, "nop": 0},
-         "terminators": {"goto": 4, "switch": 4, "return": 4, "unreachable": 4},
-         "constants": "none", "arguments": "native"},
+        {
+            "name": "interpreter",
+            "statements": _ALL_STMT,
+            "terminators": _ALL_TERM,
+            "closures": True,
+            "calls": True,
+            "constants": "all",
+            "arguments": "full",
+            "effects": True,
+        },
+        {
+            "name": "postgres",
+            "statements": {
+                "load": 4,
+                "unary": 4,
+                "binary": 4,
+                "aggregate": 4,
+                "input": 4,
+                "storage": 0,
+                "nop": 0,
+            },
+            "terminators": {"goto": 4, "switch": 4, "return": 4, "unreachable": 4},
+            "constants": "primitive",
+            "arguments": "native",
+            "env_fields": True,
+            "equality_safety": True,
+            "serialization_safety": True,
+            "enterable": False,
+            "loops": False,
+        },
+        {
+            "name": "embedding",
+            "statements": {"load": 4, "storage": 0, "nop": 0},
+            "terminators": {"goto": 4, "switch": 4, "return": 4, "unreachable": 4},
+            "constants": "none",
+            "arguments": "native",
+        },
     ],
-    "overhead": {"postgres": {"interpreter": 8, "embedding": 12}, "interpreter": {"embedding": 4},
-                 "embedding": {"interpreter": 4}},
+    "overhead": {
+        "postgres": {"interpreter": 8, "embedding": 12},
+        "interpreter": {"embedding": 4},
+        "embedding": {"interpreter": 4},
+    },
     "paths": {
         "properties": {"origin": _P, "size": [0, INF]},
         "metadata.record_id": {"origin": _P, "size": [4, 4]},
         "metadata.record_id.entity_id": {"origin": _P, "size": [3, 3]},
         "metadata.record_id.entity_id.web_id": {"origin": _P, "size": [1, 1], "type": "string"},
-        "metadata.record_id.entity_id.entity_uuid": {"origin": _P, "size": [1, 1], "type": "string"},
+        "metadata.record_id.entity_id.entity_uuid": {
+            "origin": _P,
+            "size": [1, 1],
+            "type": "string",
+        },
         "metadata.record_id.entity_id.draft_id": {"origin": _P, "size": [1, 1], "type": "string"},
         "metadata.record_id.edition_id": {"origin": _P, "size": [1, 1], "type": "string"},
         "metadata.temporal_versioning": {"origin": _P, "size": [4, 4]},
@@ -137,7 +184,9 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
     """
     if isinstance(raw, str):
         if raw not in BUILTIN:
-            raise InputError([Problem(prefix, f"unknown built-in profile '{raw}' (known: {', '.join(BUILTIN)})")])
+            raise InputError(
+                [Problem(prefix, f"unknown built-in profile '{raw}' (known: {', '.join(BUILTIN)})")]
+            )
         raw = BUILTIN[raw]
     from placement_cli.core.problems import validation_problems
 
@@ -168,7 +217,9 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
             if d not in index:
                 probs.append(Problem(f"{prefix}.overhead.{s}.{d}", f"unknown target '{d}'"))
             elif d == s and c != 0:
-                probs.append(Problem(f"{prefix}.overhead.{s}.{d}", "a same-target switch has no overhead"))
+                probs.append(
+                    Problem(f"{prefix}.overhead.{s}.{d}", "a same-target switch has no overhead")
+                )
             else:
                 over[index[s] * n + index[d]] = float(c)
     pnames, porig, psize = [], [], []
@@ -181,13 +232,21 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
                 m |= 1 << index[t]
         lo, hi = spec.size
         if lo is None:
-            probs.append(Problem(f"{prefix}.paths.{name}.size[0]", "the lower bound must be a number"))
+            probs.append(
+                Problem(f"{prefix}.paths.{name}.size[0]", "the lower bound must be a number")
+            )
             lo = 0.0
         if hi is not None and hi < lo:
-            probs.append(Problem(f"{prefix}.paths.{name}.size", f"upper bound {hi:g} is below lower bound {lo:g}"))
+            probs.append(
+                Problem(
+                    f"{prefix}.paths.{name}.size", f"upper bound {hi:g} is below lower bound {lo:g}"
+                )
+            )
         pnames.append(name)
         porig.append(m)
         psize.append((float(lo), math.inf if hi is None else float(hi)))
     if probs:
         raise InputError(probs)
-    return Compiled(prof, names, tuple(prof.targets), fb, tuple(over), tuple(pnames), tuple(porig), tuple(psize))
+    return Compiled(
+        prof, names, tuple(prof.targets), fb, tuple(over), tuple(pnames), tuple(porig), tuple(psize)
+    )

@@ -81,13 +81,20 @@ def static_size(t: Ty, types: Types, seen: frozenset[str] = frozenset()) -> Size
 
 
 def hull(sizes: list[Size]) -> Size:
-    return (min(s[0] for s in sizes), max(s[1] for s in sizes), min(s[2] for s in sizes), max(s[3] for s in sizes))
+    return (
+        min(s[0] for s in sizes),
+        max(s[1] for s in sizes),
+        min(s[2] for s in sizes),
+        max(s[3] for s in sizes),
+    )
 
 
 class SizeAnalysis:
     """Dynamic sizes of every local of every body, evaluated on demand."""
 
-    def __init__(self, fir: FileIR, path_size: tuple[tuple[float, float], ...], path_names: tuple[str, ...]) -> None:
+    def __init__(
+        self, fir: FileIR, path_size: tuple[tuple[float, float], ...], path_names: tuple[str, ...]
+    ) -> None:
         self.fir = fir
         self.path_names = path_names
         self.types = fir.types
@@ -164,8 +171,12 @@ class SizeAnalysis:
                     if new != old:
                         rounds[p] += 1
                         if rounds[p] > WIDEN_AFTER:
-                            new = (0.0 if new[0] < old[0] else new[0], INF if new[1] > old[1] else new[1],
-                                   0.0 if new[2] < old[2] else new[2], INF if new[3] > old[3] else new[3])
+                            new = (
+                                0.0 if new[0] < old[0] else new[0],
+                                INF if new[1] > old[1] else new[1],
+                                0.0 if new[2] < old[2] else new[2],
+                                INF if new[3] > old[3] else new[3],
+                            )
                 if new != old:
                     size[p] = new
                     moved.append(p)
@@ -173,11 +184,20 @@ class SizeAnalysis:
                 if st.lhs < 0:
                     continue
                 o0 = st.ops[0] if st.ops else None
-                if (st.kind == "load" and o0 is not None and o0.kind == K_VERTEX and o0.ty == UNKNOWN_TY
-                        and (o0.extra < 0 or o0.text.split(".", 1)[1] != self.path_names[o0.extra])):
-                    new2: Size | None = static[st.lhs]  # a part of a path, of unknown type: the local's type
+                if (
+                    st.kind == "load"
+                    and o0 is not None
+                    and o0.kind == K_VERTEX
+                    and o0.ty == UNKNOWN_TY
+                    and (o0.extra < 0 or o0.text.split(".", 1)[1] != self.path_names[o0.extra])
+                ):
+                    new2: Size | None = static[
+                        st.lhs
+                    ]  # a part of a path, of unknown type: the local's type
                 else:
-                    new2 = self._stmt_size(st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs])
+                    new2 = self._stmt_size(
+                        st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs]
+                    )
                 if new2 is not None and new2 != size[st.lhs]:
                     size[st.lhs] = new2
                     moved.append(st.lhs)
@@ -188,7 +208,9 @@ class SizeAnalysis:
                         heapq.heappush(heap, rpo_num[u])
         return [static[i] if x is None else x for i, x in enumerate(size)]
 
-    def _stmt_size(self, kind: str, agg: str, callee: str | None, ops: tuple[Op, ...], opsize, static: Size) -> Size | None:  # type: ignore[no-untyped-def]
+    def _stmt_size(
+        self, kind: str, agg: str, callee: str | None, ops: tuple[Op, ...], opsize, static: Size
+    ) -> Size | None:  # type: ignore[no-untyped-def]
         if kind == "load":
             return opsize(ops[0])  # type: ignore[no-any-return]
         if kind == "aggregate":
@@ -253,14 +275,16 @@ def liveness(body: BodyIR, pieces: list[Piece], succ: list[list[int]]) -> list[s
         blk = blocks[pc.orig]
         g: set[int] = set()
         kl: set[int] = set(blk.params) if pc.start == 0 else set()
-        for s in blk.stmts[pc.start:pc.end]:
+        for s in blk.stmts[pc.start : pc.end]:
             for op in s.ops:
                 if op.local >= 0 and op.local not in kl and op.local not in args:
                     g.add(op.local)
             if s.lhs >= 0:
                 kl.add(s.lhs)
         if pc.term:
-            ops = ([blk.term_op] if blk.term_op is not None else []) + [o for _, a in blk.succ for o in a]
+            ops = ([blk.term_op] if blk.term_op is not None else []) + [
+                o for _, a in blk.succ for o in a
+            ]
             for op in ops:
                 if op.local >= 0 and op.local not in kl and op.local not in args:
                     g.add(op.local)

@@ -53,7 +53,9 @@ def runs(supports: tuple[int, ...] | list[int], term: int) -> list[tuple[int, in
     return out
 
 
-def regions(supports: tuple[int, ...], term: int, mode: SplitMode) -> list[tuple[int, int, bool, int]]:
+def regions(
+    supports: tuple[int, ...], term: int, mode: SplitMode
+) -> list[tuple[int, int, bool, int]]:
     n = len(supports)
     if mode == "runs":
         return runs(supports, term)
@@ -66,7 +68,10 @@ def regions(supports: tuple[int, ...], term: int, mode: SplitMode) -> list[tuple
 
 
 def split(
-    ids: list[str], stmt_support: tuple[tuple[int, ...], ...], term_support: tuple[int, ...], mode: SplitMode
+    ids: list[str],
+    stmt_support: tuple[tuple[int, ...], ...],
+    term_support: tuple[int, ...],
+    mode: SplitMode,
 ) -> tuple[list[Piece], list[int], list[int]]:
     """Pieces of every block in block order, with each original block's first and last piece.
 

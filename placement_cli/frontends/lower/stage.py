@@ -25,7 +25,9 @@ class LowerOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    split: Literal["runs", "intersection", "per-statement"] | None = None  # overrides the file's; default runs
+    split: Literal["runs", "intersection", "per-statement"] | None = (
+        None  # overrides the file's; default runs
+    )
     size_cap: float | None = Field(default=None, ge=0)  # overrides the file's size_cap
     body: str | None = None  # the body to place (default: the file's `place`, else the first)
     profile: str | dict[str, Any] | None = None  # overrides the file's profile (--targets FILE)
@@ -47,8 +49,10 @@ def parse_body_file(doc: Any, options: LowerOptions | None = None) -> tuple[File
     """Validate a body document and its profile; index every body."""
     options = options or LowerOptions()
     f = doc if isinstance(doc, BodyFile) else validate_body_file(doc)
-    prof = load_profile(options.profile if options.profile is not None else f.profile,
-                        "profile" if options.profile is None else "")
+    prof = load_profile(
+        options.profile if options.profile is not None else f.profile,
+        "profile" if options.profile is None else "",
+    )
     return compile_file(f, prof, options.body), prof
 
 
@@ -62,11 +66,17 @@ def lower_body(f: BodyFile, options: LowerOptions) -> Result:
     cap = options.size_cap if options.size_cap is not None else f.size_cap
     mode = options.split or f.split or "runs"
     elig = analyse(body, prof)
-    pieces, first, _ = split([b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode)
+    pieces, first, _ = split(
+        [b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode
+    )
     succ = [[d for d, _, _ in row] for row in piece_edges(body, pieces, first)]
     live = liveness(body, pieces, succ)
-    sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(body, [ZERO] * len(body.args))
-    low = emit(fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap))
+    sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(
+        body, [ZERO] * len(body.args)
+    )
+    low = emit(
+        fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap)
+    )
     low.section["diagnostics"] = low.diagnostics
     return low.plan, low.section, low.diagnostics
 

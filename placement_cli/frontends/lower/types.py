@@ -23,7 +23,9 @@ class Ty:
 
     kind: str
     name: str = ""  # prim name, opaque name, ref name
-    items: tuple[Ty, ...] = ()  # tuple items, union variants, list [elem], dict [key, value], opaque [inner]
+    items: tuple[
+        Ty, ...
+    ] = ()  # tuple items, union variants, list [elem], dict [key, value], opaque [inner]
     fields: tuple[str, ...] = ()  # struct field names, parallel to items
 
 
@@ -40,12 +42,16 @@ class Types:
     (True, True)
     """
 
-    def __init__(self, raw: dict[str, Any], problems: list[tuple[str, str]], prefix: str = "types") -> None:
+    def __init__(
+        self, raw: dict[str, Any], problems: list[tuple[str, str]], prefix: str = "types"
+    ) -> None:
         self.problems = problems
         self.raw_names = set(raw)
         self.named: dict[str, Ty] = {}
         self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
-        self._ser: dict[int, bool] = {}  # by id: parsed types are shared instances, and hashing nested ones is slow
+        self._ser: dict[
+            int, bool
+        ] = {}  # by id: parsed types are shared instances, and hashing nested ones is slow
         for name, spec in raw.items():
             self.named[name] = self.parse(spec, f"{prefix}.{name}")
         for name in raw:
@@ -94,7 +100,12 @@ class Types:
             self.problems.append((path, f"unknown type '{raw}'"))
             return UNKNOWN
         if not isinstance(raw, dict) or len(raw) != 1:
-            self.problems.append((path, "a type is a name or a mapping with exactly one of struct, tuple, list, dict, union, opaque, closure"))
+            self.problems.append(
+                (
+                    path,
+                    "a type is a name or a mapping with exactly one of struct, tuple, list, dict, union, opaque, closure",
+                )
+            )
             return UNKNOWN
         ((key, val),) = raw.items()
         p = f"{path}.{key}"
@@ -102,7 +113,11 @@ class Types:
             if not isinstance(val, dict):
                 self.problems.append((p, "expected a mapping field -> type"))
                 return UNKNOWN
-            return Ty("struct", items=tuple(self.parse(v, f"{p}.{k}") for k, v in val.items()), fields=tuple(str(k) for k in val))
+            return Ty(
+                "struct",
+                items=tuple(self.parse(v, f"{p}.{k}") for k, v in val.items()),
+                fields=tuple(str(k) for k in val),
+            )
         if key in ("tuple", "union"):
             if not isinstance(val, list):
                 self.problems.append((p, "expected a list of types"))
@@ -121,7 +136,11 @@ class Types:
         if key == "opaque":
             if isinstance(val, str):
                 return Ty("opaque", name=val)
-            if isinstance(val, dict) and set(val) <= {"name", "of"} and isinstance(val.get("name"), str):
+            if (
+                isinstance(val, dict)
+                and set(val) <= {"name", "of"}
+                and isinstance(val.get("name"), str)
+            ):
                 inner = (self.parse(val["of"], f"{p}.of"),) if "of" in val else ()
                 return Ty("opaque", name=val["name"], items=inner)
             self.problems.append((p, "expected a name, or {name, of}"))
@@ -206,7 +225,10 @@ class Types:
             return True
         if kx in ("struct",):
             common = [f for f in x.fields if f in y.fields]
-            return all(self.eq_safe(x.items[x.fields.index(f)], y.items[y.fields.index(f)], seen) for f in common)
+            return all(
+                self.eq_safe(x.items[x.fields.index(f)], y.items[y.fields.index(f)], seen)
+                for f in common
+            )
         if kx in ("tuple", "list", "dict"):
             return all(self.eq_safe(p, q, seen) for p, q in zip(x.items, y.items, strict=False))
         return True

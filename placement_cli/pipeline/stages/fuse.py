@@ -73,7 +73,9 @@ def _same_blocks(fused_blocks: list[dict[str, Any]], res: FuseResult, g: Any) ->
     given = list(map(_MEMBERS, fused_blocks))
     if list(map(len, given)) != list(map(len, res.members)):
         return False
-    return list(chain.from_iterable(given)) == list(map(g.block_ids.__getitem__, chain.from_iterable(res.members)))
+    return list(chain.from_iterable(given)) == list(
+        map(g.block_ids.__getitem__, chain.from_iterable(res.members))
+    )
 
 
 _ID = itemgetter("id")
@@ -96,7 +98,13 @@ def _check_slowly(run: Any, sec: dict[str, Any], res: FuseResult) -> Output:
         for j, bid in enumerate(members):
             b = index.get(bid)
             # The common case first, without building the problem's path.
-            if b is not None and seen[b] == -1 and a is not None and live[b] and targets[a[b]] == fb_target:
+            if (
+                b is not None
+                and seen[b] == -1
+                and a is not None
+                and live[b]
+                and targets[a[b]] == fb_target
+            ):
                 seen[b] = f
                 mine.append(b)
                 continue
@@ -109,7 +117,10 @@ def _check_slowly(run: Any, sec: dict[str, Any], res: FuseResult) -> Output:
                 pr.add(where, f"block '{bid}' has no target, so it cannot be fused")
             else:
                 seen[b] = f
-                pr.add(where, f"block '{bid}' runs on '{targets[a[b]]}', not on the fused block's target '{fb_target}': fusion never crosses targets")
+                pr.add(
+                    where,
+                    f"block '{bid}' runs on '{targets[a[b]]}', not on the fused block's target '{fb_target}': fusion never crosses targets",
+                )
         if members and fb["id"] != members[0]:
             pr.add(f"blocks[{f}].id", f"a fused block keeps its first member's id '{members[0]}'")
         given.append(tuple(mine))
@@ -117,7 +128,11 @@ def _check_slowly(run: Any, sec: dict[str, Any], res: FuseResult) -> Output:
     if a is not None:
         left = [g.block_ids[b] for b in range(g.n_blocks) if live[b] and seen[b] == -1]
         if left:
-            pr.add("blocks", f"live block '{left[0]}' is in no fused block" + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""))
+            pr.add(
+                "blocks",
+                f"live block '{left[0]}' is in no fused block"
+                + (f" (and {len(left) - 1} more)" if len(left) > 1 else ""),
+            )
     merged = sec["merged"]
     if merged != sum(len(fb["members"]) - 1 for fb in fused_blocks if fb["members"]):
         pr.add("merged", f"{merged} does not match the fused blocks' members")

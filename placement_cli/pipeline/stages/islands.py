@@ -35,7 +35,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
                 if f is None:
                     pr.add(f"islands[{i}].blocks[{j}]", f"unknown fused block '{bid}'")
                 elif g.targets[fused.assignment[f]] != isl_target:
-                    pr.add(f"islands[{i}].blocks[{j}]", f"block '{bid}' runs on '{g.targets[fused.assignment[f]]}', not on the island's target '{isl_target}'")
+                    pr.add(
+                        f"islands[{i}].blocks[{j}]",
+                        f"block '{bid}' runs on '{g.targets[fused.assignment[f]]}', not on the island's target '{isl_target}'",
+                    )
                 else:
                     inside.add(f)
             if inside and len(inside) == len(isl_blocks):
@@ -51,7 +54,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
                             reached.add(w)
                             stack.append(w)
                 if len(reached) != len(inside):
-                    pr.add(f"islands[{i}].blocks", "not connected: an island is one group of same-target blocks joined by edges")
+                    pr.add(
+                        f"islands[{i}].blocks",
+                        "not connected: an island is one group of same-target blocks joined by edges",
+                    )
         pr.raise_if_any()
     compare(pr, sec, expected := res.to_json(g))
     pr.raise_if_any()

@@ -60,7 +60,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             elif ti <= last:
                 pr.add(f"domains.{bid}[{j}]", f"target '{t}' out of target order or repeated")
             elif not g.domain[b] >> ti & 1:
-                pr.add(f"domains.{bid}", f"not a subset of the block's domain in the plan: '{t}' cannot run it")
+                pr.add(
+                    f"domains.{bid}",
+                    f"not a subset of the block's domain in the plan: '{t}' cannot run it",
+                )
             else:
                 m |= 1 << ti
                 last = ti
@@ -82,7 +85,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             pr.add(f"removed[{j}].target", f"unknown target '{r_target}'")
             continue
         if not plan_domain[rb] >> rt & 1 or domains[rb] >> rt & 1:
-            pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains")
+            pr.add(
+                f"removed[{j}]",
+                f"'{r_target}' on '{r_block}' was not removed: not in the plan domain, or still in prune.domains",
+            )
         elif (rb, rt) in gone:
             pr.add(f"removed[{j}]", f"'{r_target}' on '{r_block}' listed twice")
         gone.add((rb, rt))
@@ -91,14 +97,20 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         if u is None or v is None or e_index >= len(gsucc[u]) or gdst[gsucc[u][e_index]] != v:
             pr.add(f"removed[{j}].edge", f"no edge {e_from}[{e_index}] -> {e_to} in the plan")
         elif rb not in (u, v):
-            pr.add(f"removed[{j}].edge", f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'")
+            pr.add(
+                f"removed[{j}].edge",
+                f"edge {e_from}[{e_index}] -> {e_to} does not touch '{r_block}'",
+            )
     for b in range(g.n_blocks):
         lost = g.domain[b] & ~domains[b]
         if not lost:
             continue
         for lt in range(g.n_targets):
             if lost >> lt & 1 and (b, lt) not in gone:
-                pr.add("removed", f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed")
+                pr.add(
+                    "removed",
+                    f"'{g.targets[lt]}' on '{g.block_ids[b]}' is missing from prune.domains but not listed as removed",
+                )
     pr.raise_if_any()
     return Output(tuple(domains), dump(sec), (), _status(g, domains))
 
@@ -110,7 +122,9 @@ def _status(g: Any, domains: Sequence[int]) -> str:
     return "ok"
 
 
-def proved(g: Any, sec: dict[str, Any], shared: dict[str, Any] | None = None) -> tuple[int, ...] | None:
+def proved(
+    g: Any, sec: dict[str, Any], shared: dict[str, Any] | None = None
+) -> tuple[int, ...] | None:
     """The pruned domains when the read section holds (what `check` accepts), else None
     (then `check`'s loops name each problem). The other way round from `check`: the
     domains the section must list are the plan's minus `removed`, so each block's list
@@ -148,7 +162,13 @@ def proved(g: Any, sec: dict[str, Any], shared: dict[str, Any] | None = None) ->
         edge = r["edge"]
         e_index = edge["index"]
         u, v = index.get(edge["from"]), index.get(edge["to"])
-        if u is None or v is None or e_index >= len(gsucc[u]) or gdst[gsucc[u][e_index]] != v or rb not in (u, v):
+        if (
+            u is None
+            or v is None
+            or e_index >= len(gsucc[u])
+            or gdst[gsucc[u][e_index]] != v
+            or rb not in (u, v)
+        ):
             return None
     domains = tuple(map(and_, plan_domain, map(invert, lost)))
     doms = sec["domains"]

@@ -54,26 +54,39 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             if b is None:
                 pr.add(f"components[{c}].blocks[{j}]", f"unknown block '{bid}'")
             elif comp_of[b] != -1:
-                pr.add(f"components[{c}].blocks[{j}]", f"block '{bid}' is already in components[{comp_of[b]}]: not a partition")
+                pr.add(
+                    f"components[{c}].blocks[{j}]",
+                    f"block '{bid}' is already in components[{comp_of[b]}]: not a partition",
+                )
             else:
                 comp_of[b] = c
                 m.append(b)
     missing = [g.block_ids[b] for b in range(g.n_blocks) if comp_of[b] == -1]
     if missing and not pr.items:
-        pr.add("components", f"not a partition of the blocks: '{missing[0]}' is in no component" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        pr.add(
+            "components",
+            f"not a partition of the blocks: '{missing[0]}' is in no component"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+        )
     pr.raise_if_any()
     for e in range(g.n_edges):
         a, b = comp_of[g.edge_src[e]], comp_of[g.edge_dst[e]]
         if a > b:
             u, v = g.block_ids[g.edge_src[e]], g.block_ids[g.edge_dst[e]]
-            pr.add(f"components[{b}]", f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]")
+            pr.add(
+                f"components[{b}]",
+                f"not in topological order: edge {u} -> {v} goes from components[{a}] back to components[{b}]",
+            )
             break
     pr.raise_if_any()
     # A partition whose every edge goes forward, made of strongly connected parts, is
     # the components themselves (see `scc_verify`): no recomputation needed to say so.
     for c, blocks in enumerate(members):
         if len(blocks) != 1 and (not blocks or not strongly_connected(g, comp_of, c, blocks)):
-            pr.add(f"components[{c}].blocks", "not strongly connected: these blocks do not all reach each other")
+            pr.add(
+                f"components[{c}].blocks",
+                "not strongly connected: these blocks do not all reach each other",
+            )
     pr.raise_if_any()
     condensed = condense(g, comp_of, members, sec)
     if condensed is not None:
@@ -82,7 +95,10 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     res = scc(g, run.options.get("scc"))
     for c, blocks in enumerate(members):
         if len(blocks) != len(res.components[res.comp_of[blocks[0]]].blocks):
-            pr.add(f"components[{c}].blocks", "not a whole component: it leaves out blocks on a cycle with these")
+            pr.add(
+                f"components[{c}].blocks",
+                "not a whole component: it leaves out blocks on a cycle with these",
+            )
     pr.raise_if_any()
     if matches(sec, res, g):
         return Output(res, sec)
@@ -105,7 +121,10 @@ def matches(sec: dict[str, Any], res: SccResult, g: Any) -> bool:
     comps = sec["components"]
     if len(comps) != len(res.components):
         return False
-    if any(d["blocks"] != [ids[b] for b in comp.blocks] for d, comp in zip(comps, res.components, strict=True)):
+    if any(
+        d["blocks"] != [ids[b] for b in comp.blocks]
+        for d, comp in zip(comps, res.components, strict=True)
+    ):
         return False
     return written_as(sec, res.components, res.edges, ids)
 

@@ -60,7 +60,9 @@ def strongly_connected(g: Any, comp_of: Sequence[int], c: int, blocks: Sequence[
     return True
 
 
-def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str, Any] | None = None) -> SccResult | None:
+def condense(
+    g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str, Any] | None = None
+) -> SccResult | None:
     """The `SccResult` `scc(g)` returns, built from components already known to be the
     strongly connected ones with every edge going forward (`members[c]`: component c's
     blocks, `comp_of`: block -> c); None when the blocks of a component are not in input
@@ -111,7 +113,9 @@ def condense(g: Any, comp_of: list[int], members: list[list[int]], sec: dict[str
     return res
 
 
-def written_as(sec: dict[str, Any], comps: Sequence[Component], edges: Sequence[tuple[int, int]], ids: Any) -> bool:
+def written_as(
+    sec: dict[str, Any], comps: Sequence[Component], edges: Sequence[tuple[int, int]], ids: Any
+) -> bool:
     """Whether `sec` is what `SccResult.to_json(boundary=False)` writes for these
     components and edges, given that component c of `sec` lists `comps[c].blocks`.
 
@@ -139,7 +143,16 @@ def written_as(sec: dict[str, Any], comps: Sequence[Component], edges: Sequence[
         return False
     names = [f"c{c}" for c in range(k)]
     got = [
-        (len(d), d["id"], d["reachable"], d["kind"], d.get("self_loop"), d.get("header", 0), d["entries"], d["exits"])
+        (
+            len(d),
+            d["id"],
+            d["reachable"],
+            d["kind"],
+            d.get("self_loop"),
+            d.get("header", 0),
+            d["entries"],
+            d["exits"],
+        )
         for d in given
     ]
     want = [
@@ -251,7 +264,9 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
         return None
     loops = set(map(at, compress(src, map(eq, src, dst))))
     # Field by field, each a column compared with one list comparison.
-    if list(map(_ID, comps)) != names or list(map(_REACHABLE, comps)) != list(map(g.live.__getitem__, firsts)):
+    if list(map(_ID, comps)) != names or list(map(_REACHABLE, comps)) != list(
+        map(g.live.__getitem__, firsts)
+    ):
         return None
     kinds = ["trivial"] * k
     # `self_loop` and `header` as `written_as` reads them: a trivial component has the
@@ -265,7 +280,10 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
         self_loops[c] = None
         ins = [b for b in m if is_entry[b]]
         headers[c] = ids[ins[0]] if len(ins) == 1 else None
-    if list(map(_KIND, comps)) != kinds or list(map(dict.get, comps, repeat("self_loop"))) != self_loops:
+    if (
+        list(map(_KIND, comps)) != kinds
+        or list(map(dict.get, comps, repeat("self_loop"))) != self_loops
+    ):
         return None
     if list(map(dict.get, comps, repeat("header"), repeat(0))) != headers:
         return None
@@ -273,7 +291,9 @@ def proved(g: Any, sec: dict[str, Any]) -> tuple[list[int], Callable[[], SccResu
         # A trivial component lists its block or nothing: the read block list itself or
         # an empty one, picked by the block's flag (inside C); a cyclic one its flagged
         # blocks in order.
-        want: list[list[str]] = list(map(getitem, zip(repeat([]), blists), map(flags.__getitem__, firsts)))
+        want: list[list[str]] = list(
+            map(getitem, zip(repeat([]), blists), map(flags.__getitem__, firsts))
+        )
         for c, m in members.items():
             want[c] = [ids[b] for b in m if flags[b]]
         if list(map(field, comps)) != want:

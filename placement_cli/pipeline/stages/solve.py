@@ -24,7 +24,9 @@ def compute(run: Any, options: SolveOptions | None) -> Output:
     g = run.g
     res = solve(g, run.value("prune"), run.value("scc"), options)
     js = res.to_json(g, blocks=False)
-    return Output(res.assignment if res.status == "ok" else None, js, res.diagnostics, res.status, res)
+    return Output(
+        res.assignment if res.status == "ok" else None, js, res.diagnostics, res.status, res
+    )
 
 
 def _close(a: float, b: float) -> bool:
@@ -58,24 +60,34 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         elif ti is None:
             pr.add(f"assignment.{bid}", f"unknown target '{t}'")
         elif not domains[b] >> ti & 1:
-            pr.add(f"assignment.{bid}", f"target '{t}' is not in the domain of block '{bid}' (after pruning)")
+            pr.add(
+                f"assignment.{bid}",
+                f"target '{t}' is not in the domain of block '{bid}' (after pruning)",
+            )
         else:
             a[b] = ti
     if not ok and assignment:
         pr.add("assignment", f"status is '{status}', so there is no assignment")
     dead = [g.block_ids[b] for b in range(g.n_blocks) if not live[b]]
     if sec["unreachable"] != dead:
-        pr.add("unreachable", "does not list exactly the blocks the entry cannot reach, in input order")
+        pr.add(
+            "unreachable", "does not list exactly the blocks the entry cannot reach, in input order"
+        )
     pr.raise_if_any()
     if ok:
         for b in range(g.n_blocks):
             if live[b] and a[b] == UNASSIGNED:
-                pr.add(f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target")
+                pr.add(
+                    f"assignment.{g.block_ids[b]}", "missing: every reachable block needs a target"
+                )
         pr.raise_if_any()
         for e, (u, v, mat) in enumerate(zip(g.edge_src, g.edge_dst, g.edge_mat, strict=True)):
             if live[u] and mat.get(a[u], a[v]) is None:
-                pr.add(f"assignment.{g.block_ids[u]}", f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
-                       f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}")
+                pr.add(
+                    f"assignment.{g.block_ids[u]}",
+                    f"edge {g.block_ids[u]}[{g.edge_pos[e]}] -> {g.block_ids[v]} "
+                    f"does not allow {g.targets[a[u]]} -> {g.targets[a[v]]}",
+                )
         pr.raise_if_any()
         cost = evaluate(g, a)
         assert cost is not None  # feasible: checked just above
@@ -100,13 +112,19 @@ def _check_cost(pr: Problems, sec: dict[str, Any], cost: Cost) -> None:
         if not _close(said, real):
             pr.add(f"cost.{part}", f"is {said:g}, but the assignment costs {real:g}")
     if lower_bound is not None and lower_bound > cost.total + 1e-9 * max(1.0, abs(cost.total)):
-        pr.add("lower_bound", f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound")
+        pr.add(
+            "lower_bound",
+            f"{lower_bound:g} is above the assignment's cost {cost.total:g}: not a lower bound",
+        )
     if optimal and (lower_bound is None or not _close(lower_bound, cost.total)):
         pr.add("optimal", "true, but lower_bound does not equal cost.total")
 
 
 def _placed(
-    g: Any, domains: tuple[int, ...], sec: dict[str, Any], listed: tuple[list[str], list[int]] | None = None
+    g: Any,
+    domains: tuple[int, ...],
+    sec: dict[str, Any],
+    listed: tuple[list[str], list[int]] | None = None,
 ) -> tuple[int, ...] | None:
     """The assignment of an `ok` section whose first checks all hold (every live block,
     and only those, on a target of its pruned domain; `unreachable` exact), read column

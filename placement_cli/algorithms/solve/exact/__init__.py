@@ -30,4 +30,11 @@ from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
 from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.entry import ExactOutcome, lower_bound, solve_exact
 
-__all__ = ["DEFAULT_BUDGET", "ExactBudget", "ExactOutcome", "lower_bound", "mini_bucket_bound", "solve_exact"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "ExactBudget",
+    "ExactOutcome",
+    "lower_bound",
+    "mini_bucket_bound",
+    "solve_exact",
+]

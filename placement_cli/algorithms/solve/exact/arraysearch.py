@@ -151,7 +151,9 @@ class ArrayNodes:
         h = d.h[r].tolist()
         uv = U[r].tolist()
         hinted = self.hint.get(v)
-        order = sorted((a for a in range(self.K[v]) if uv[a] < INF), key=lambda a: (a != hinted, h[a], a))
+        order = sorted(
+            (a for a in range(self.K[v]) if uv[a] < INF), key=lambda a: (a != hinted, h[a], a)
+        )
         for idx, a in enumerate(order):
             if self.prune(lb):
                 return
@@ -222,9 +224,19 @@ class ArrayNodes:
     def prune(self, lb: float) -> bool:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:  # pragma: no cover
+    def _leaf(
+        self, const: float, val: dict[int, int], ops: list, path: list
+    ) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def _node(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
-              const: float, path: list, lb_hint: float, dirty: list[int]) -> None:  # pragma: no cover
+    def _node(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        path: list,
+        lb_hint: float,
+        dirty: list[int],
+    ) -> None:  # pragma: no cover
         raise NotImplementedError

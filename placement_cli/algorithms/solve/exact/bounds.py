@@ -86,7 +86,11 @@ def mini_bucket_bound(
 
 
 def _project(
-    K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float
+    K: list[int],
+    un: list[list[float] | None],
+    nb: list[dict[int, list[float]] | None],
+    xs: list[int],
+    const: float,
 ) -> float:
     """Soft arc consistency in place (an equivalence-preserving reparametrisation): move
     each pair table's row minima into the unary of the row's block, then each unary's
@@ -124,7 +128,12 @@ def _project(
     return const
 
 
-def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int]) -> None:
+def _diffuse(
+    K: list[int],
+    un: list[list[float] | None],
+    nb: list[dict[int, list[float]] | None],
+    xs: list[int],
+) -> None:
     """One sweep of min-sum diffusion (block-coordinate ascent on the dual of the LP
     relaxation), in place: at each block, its unary and the projections of its pair
     tables onto it are averaged. Equivalence-preserving, and it never lowers the bound
@@ -161,8 +170,14 @@ def _diffuse(K: list[int], un: list[list[float] | None], nb: list[dict[int, list
             nb[y][x] = t2  # type: ignore[index]
 
 
-def _bound(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int], const: float,
-           hs: dict[int, list[float]] | None = None) -> float:
+def _bound(
+    K: list[int],
+    un: list[list[float] | None],
+    nb: list[dict[int, list[float]] | None],
+    xs: list[int],
+    const: float,
+    hs: dict[int, list[float]] | None = None,
+) -> float:
     """constant + each block's minimum over its values of its unary plus, for each pair
     it is the lower block of, the pair's row minimum (live partner values only).
 

@@ -89,8 +89,16 @@ class DenseCore:
     2.0
     """
 
-    def __init__(self, np: Any, K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
-                 xs: list[int], relax: float = 1.0, dsatur: bool = True) -> None:
+    def __init__(
+        self,
+        np: Any,
+        K: list[int],
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        xs: list[int],
+        relax: float = 1.0,
+        dsatur: bool = True,
+    ) -> None:
         self.np = np
         self.relax = relax
         self.xs = xs
@@ -205,7 +213,9 @@ class DenseCore:
                 ranks.append(([], []))
             ranks[j][0].append(r)
             ranks[j][1].append(e)
-        self.hranks = [(np.array(rs, dtype=np.intp), np.array(es, dtype=np.intp)) for rs, es in ranks]
+        self.hranks = [
+            (np.array(rs, dtype=np.intp), np.array(es, dtype=np.intp)) for rs, es in ranks
+        ]
         # The row of each arc's partner block (the other end of its edge), by arc.
         end = [0] * (2 * n_e)
         end[0::2] = self.eb.tolist()
@@ -226,22 +236,24 @@ class DenseCore:
             ends = [end[a] for a in arcs]
             self.partner.append(np.array(ends, dtype=np.intp))
             hi, ahi = lo + len(members), alo + len(arcs)
-            self.classes.append((
-                lo,
-                hi,
-                alo,
-                ahi,
-                np.array([[len(owned[i]) + 1.0] for i in members]),
-                anew_np[ai ^ 1],
-                # The class's arc rows 0..A-1: `round_icm` reads row `vp[a] * A + a` of
-                # `atT` seen as (K * A) x K rows (arc a's table at the partner's value
-                # vp[a]) and entry `ri[a] * K + vp[a]` of the flat `M`, one `take` each
-                # (two-index fancy indexing there was 40% of a rounding; the same values).
-                np.arange(len(arcs), dtype=np.intp),
-                np.array(own, dtype=np.intp),
-                np.array(starts, dtype=np.intp),
-                np.ascontiguousarray(AT[ai].transpose(2, 0, 1)),
-            ))
+            self.classes.append(
+                (
+                    lo,
+                    hi,
+                    alo,
+                    ahi,
+                    np.array([[len(owned[i]) + 1.0] for i in members]),
+                    anew_np[ai ^ 1],
+                    # The class's arc rows 0..A-1: `round_icm` reads row `vp[a] * A + a` of
+                    # `atT` seen as (K * A) x K rows (arc a's table at the partner's value
+                    # vp[a]) and entry `ri[a] * K + vp[a]` of the flat `M`, one `take` each
+                    # (two-index fancy indexing there was 40% of a rounding; the same values).
+                    np.arange(len(arcs), dtype=np.intp),
+                    np.array(own, dtype=np.intp),
+                    np.array(starts, dtype=np.intp),
+                    np.ascontiguousarray(AT[ai].transpose(2, 0, 1)),
+                )
+            )
             lo, alo = hi, ahi
 
     def sweep(self) -> None:
@@ -392,12 +404,17 @@ class DenseCore:
         done = np.zeros(len(val), dtype=bool)
         for rnd in range(passes + 1):
             moved = False
-            for (lo, hi, alo, ahi, _, ri, ar, _own, starts, atT), pp in zip(self.classes, self.partner, strict=True):
+            for (lo, hi, alo, ahi, _, ri, ar, _own, starts, atT), pp in zip(
+                self.classes, self.partner, strict=True
+            ):
                 vp = val[pp]
                 # The current tables' columns at the partners' values, rows: this block.
                 na = len(ar)
-                col = (atT.reshape(kmax * na, kmax).take(vp * na + ar, axis=0) - M[alo:ahi]
-                       - Mf.take(ri * kmax + vp)[:, None])
+                col = (
+                    atT.reshape(kmax * na, kmax).take(vp * na + ar, axis=0)
+                    - M[alo:ahi]
+                    - Mf.take(ri * kmax + vp)[:, None]
+                )
                 if rnd == 0:
                     col = np.where(done[pp][:, None], col, 0.0)
                 s = U[lo:hi] + np.add.reduceat(col, starts, axis=0)
@@ -416,7 +433,9 @@ class DenseCore:
                 break
         return val[self.inv].tolist()  # type: ignore[no-any-return]
 
-    def write_back(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]) -> None:
+    def write_back(
+        self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]
+    ) -> None:
         """Store the reparametrised unaries and tables back in the list form."""
         K = self.K
         kmax = self.kmax

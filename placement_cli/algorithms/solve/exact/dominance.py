@@ -83,7 +83,9 @@ def _dominance(
             rows = {i: row(i) for i in ax}
             for a in reversed(list(ax)):
                 for b in ax:
-                    if b != a and _dominated(ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))):
+                    if b != a and _dominated(
+                        ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))
+                    ):
                         ax.remove(a)
                         removed += 1
                         changed = True
@@ -124,7 +126,10 @@ def _dominance(
 
 
 def _mask_dominated(
-    K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None], xs: list[int]
+    K: list[int],
+    un: list[list[float] | None],
+    nb: list[dict[int, list[float]] | None],
+    xs: list[int],
 ) -> list[tuple[int, int]] | None:
     """Dead-end elimination in place (a dominated value's unary becomes infinite) for the
     blocks `xs`; returns the blocks left with one live value, or None if one has none."""
@@ -155,7 +160,9 @@ def _mask_dominated(
                 rows[i] = r
             for a in reversed(list(vals)):
                 for b in vals:
-                    if b != a and _dominated(ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))):
+                    if b != a and _dominated(
+                        ux[a], ux[b], list(zip(rows[a], rows[b], strict=True))
+                    ):
                         ux[a] = INF
                         vals.remove(a)
                         break

@@ -16,7 +16,10 @@ from placement_cli.algorithms.solve.exact.model import INF, Factor, _Timeout
 
 # ------------------------------------------------------------------ table algebra
 
-def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int] | list[int] | tuple[int, ...]) -> list[int]:
+
+def _expand(
+    scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int] | list[int] | tuple[int, ...]
+) -> list[int]:
     """For each cell of the row-major table over `order`, the cell of the table over
     `scope` (a subset of `order`) it projects to.
 
@@ -41,10 +44,14 @@ def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int] |
     return idx
 
 
-_GATHER_MEMO: dict[tuple[tuple[int, ...], tuple[int, ...]], Callable[[list[float]], Sequence[float]]] = {}
+_GATHER_MEMO: dict[
+    tuple[tuple[int, ...], tuple[int, ...]], Callable[[list[float]], Sequence[float]]
+] = {}
 
 
-def _gatherer(pos: tuple[int, ...], shape: tuple[int, ...]) -> Callable[[list[float]], Sequence[float]]:
+def _gatherer(
+    pos: tuple[int, ...], shape: tuple[int, ...]
+) -> Callable[[list[float]], Sequence[float]]:
     """A C-level gather (`itemgetter`) that reads a table over the axes `pos` of the
     row-major table of `shape` out to every cell of that table (`_expand`'s indices,
     computed once per key: this memo is the only one)."""
@@ -59,8 +66,9 @@ def _gatherer(pos: tuple[int, ...], shape: tuple[int, ...]) -> Callable[[list[fl
     return get
 
 
-def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int],
-             scope: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], list[float]]:
+def _combine(
+    x: int, facs: list[Factor], ks: dict[int, int] | list[int], scope: tuple[int, ...] | None = None
+) -> tuple[tuple[int, ...], list[float]]:
     """min over x of the sum of `facs` (all contain x): the new scope and its table.
     Back-substitution (`_decode`) recomputes the argmin of the one cell it needs.
     The sums and minima run in C (`itemgetter`, `map`): the same additions in the same
@@ -111,8 +119,10 @@ def _combine(x: int, facs: list[Factor], ks: dict[int, int] | list[int],
     if kx == 2:
         return scope, [b if b < a else a for a, b in zip(total[0::2], total[1::2])]  # noqa: B905
     if kx == 3:
-        return scope, [c if c < (m := b if b < a else a) else m
-                       for a, b, c in zip(total[0::3], total[1::3], total[2::3])]  # noqa: B905
+        return scope, [
+            c if c < (m := b if b < a else a) else m
+            for a, b, c in zip(total[0::3], total[1::3], total[2::3])  # noqa: B905
+        ]
     return scope, list(map(min, *[total[a::kx] for a in range(kx)]))
 
 
@@ -199,8 +209,14 @@ class _OrderedEliminator:
     scope index at once, so summing into it and taking a bucket need no factor ids.
     """
 
-    def __init__(self, ks: dict[int, int] | list[int], factors: list[Factor], constant: float,
-                 order: list[int], scopes: list[tuple[int, ...]] | None = None) -> None:
+    def __init__(
+        self,
+        ks: dict[int, int] | list[int],
+        factors: list[Factor],
+        constant: float,
+        order: list[int],
+        scopes: list[tuple[int, ...]] | None = None,
+    ) -> None:
         self.ks = ks
         self.constant = constant
         self.order = order
@@ -286,7 +302,9 @@ class _OrderedEliminator:
                     old[1] = list(map(_add, old[1], mins))
                 else:
                     new = by_scope[scope] = [scope, mins]
-                    buckets[min(map(rank.__getitem__, scope)) if n > 1 else rank[scope[0]]].append(new)
+                    buckets[min(map(rank.__getitem__, scope)) if n > 1 else rank[scope[0]]].append(
+                        new
+                    )
         finally:
             self.cells = cells
             self.width = width
@@ -297,7 +315,9 @@ class _OrderedEliminator:
         return self.constant + math.fsum(min(t) for _, t in self.by_scope.values())
 
 
-def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
+def _decode(
+    log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]
+) -> None:
     """Back-substitute in reverse elimination order (every other block of a bucket is
     decided by then): each block takes the lowest value minimising its bucket's sum,
     summed in the order the elimination summed it, so the minimum is the same float."""
@@ -324,8 +344,14 @@ def _decode(log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int],
         val[x] = s.index(min(s))
 
 
-def _column(x: int, sc: tuple[int, ...], tab: list[float], ks: dict[int, int] | list[int],
-            val: dict[int, int], kx: int) -> list[float]:
+def _column(
+    x: int,
+    sc: tuple[int, ...],
+    tab: list[float],
+    ks: dict[int, int] | list[int],
+    val: dict[int, int],
+    kx: int,
+) -> list[float]:
     """x's cells of table `tab` over `sc` with every other block of `sc` at its value.
 
     >>> _column(1, (0, 1, 2), list(map(float, range(8))), [2, 2, 2], {0: 1, 2: 0}, 2)
@@ -369,9 +395,15 @@ def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
     return adj
 
 
-def _elim_cost(ks: dict[int, int] | list[int], adj: dict[int, set[int]], table_cap: int, total_cap: int,
-               order: list[int] | None = None, copy: bool = True,
-               scopes: list[tuple[int, ...]] | None = None) -> int:
+def _elim_cost(
+    ks: dict[int, int] | list[int],
+    adj: dict[int, set[int]],
+    table_cap: int,
+    total_cap: int,
+    order: list[int] | None = None,
+    copy: bool = True,
+    scopes: list[tuple[int, ...]] | None = None,
+) -> int:
     """Cells the elimination would build on this interaction graph, eliminating the block
     with the cheapest joint table first (ties by block), or -1 when a table or the total
     exceeds its cap.

@@ -42,7 +42,6 @@ class ExactOutcome:
     stats: dict[str, int | float]  # deterministic counters only
 
 
-
 def solve_exact(
     g: Graph,
     domains: tuple[int, ...],
@@ -127,7 +126,11 @@ def _solve(
 
     inc_cost = INF
     inc_val: dict[int, int] = {}
-    if incumbent is not None and len(incumbent) == g.n_blocks and feasible_for(g, domains, incumbent):
+    if (
+        incumbent is not None
+        and len(incumbent) == g.n_blocks
+        and feasible_for(g, domains, incumbent)
+    ):
         c = evaluate(g, incumbent)
         if c is not None:
             inc_cost = c.total
@@ -138,7 +141,9 @@ def _solve(
     # then (while it removes anything) dead-end elimination on the core followed by the
     # reductions again. stages: (reduction log, domain sizes, kept values, fixed blocks).
     n = g.n_blocks
-    stages: list[tuple[list[Reduction], dict[int, int], dict[int, list[int]] | None, list[int]]] = []
+    stages: list[
+        tuple[list[Reduction], dict[int, int], dict[int, list[int]] | None, list[int]]
+    ] = []
     counts = [0, 0, 0]
     # The core's interaction graph as the reductions leave it (None: derive it).
     known_adj: dict[int, set[int]] | None = None
@@ -162,7 +167,9 @@ def _solve(
         order = []
         # (The symbolic elimination may consume this graph: nothing else reads it.)
         scopes = []
-        dp_cost = _elim_cost(cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
+        dp_cost = _elim_cost(
+            cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes
+        )
         if 0 <= dp_cost <= budget.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
         if dp_cost < 0 and not budget.search_dominance:
@@ -257,7 +264,9 @@ def _solve(
     if not timed_out and lb < best_cost:
         # Integral core tables: every cost the search compares is an integer.
         integral = _core_integral(core_factors, const)
-        ps = _PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral)
+        ps = _PairSearch(
+            cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral
+        )
         lb = max(lb, ps.root_lb)
         stats["diffusion_sweeps"] = ps.sweeps
         if search:
@@ -277,7 +286,10 @@ def _solve(
                 lb = max(lb, min(ps.best, ps.open_lb))
         elif time.monotonic() < deadline:
             # Bound only: the diffusion stalled early, the mini-bucket bound may add.
-            lb = max(lb, mini_bucket_bound(cur_ks, core_factors, const, budget.mini_bucket_table, deadline))
+            lb = max(
+                lb,
+                mini_bucket_bound(cur_ks, core_factors, const, budget.mini_bucket_table, deadline),
+            )
             stats["mini_bucket"] = 1
     elif lb >= best_cost:
         proven = True

@@ -157,7 +157,9 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]]
+                tab = memo[key] = [
+                    INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]
+                ]
         elif su >= 0:
             if sv >= 0:
                 c = m.cost[su * m.n + sv]
@@ -171,7 +173,9 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]]
+                tab = memo[key] = [
+                    INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]
+                ]
         elif sv >= 0:
             w = u
             key = (m, doms[u], sv, 3)
@@ -179,7 +183,9 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]]
+                tab = memo[key] = [
+                    INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]
+                ]
         else:
             if u < v:
                 key = (m, doms[u], doms[v], 0)

@@ -21,7 +21,10 @@ Arc = tuple[int, Sequence[float], int, bool]
 
 
 def round_and_polish(
-    order: Sequence[int], unary: Sequence[Sequence[float] | None], arcs: Sequence[Sequence[Arc] | None], passes: int = 8
+    order: Sequence[int],
+    unary: Sequence[Sequence[float] | None],
+    arcs: Sequence[Sequence[Arc] | None],
+    passes: int = 8,
 ) -> dict[int, int]:
     """An assignment of the blocks in `order` (keys) to value indices.
 

@@ -10,8 +10,11 @@ from placement_cli.algorithms.solve.exact.model import INF, Factor, _Model
 Reduction = tuple[int, int, int, list[float], list[float] | None, list[float] | None]
 
 
-def _reduce(model: _Model, n: int, adj: dict[int, set[int]] | None = None,
-            ) -> tuple[float, list[Reduction], list[Factor], list[int]]:
+def _reduce(
+    model: _Model,
+    n: int,
+    adj: dict[int, set[int]] | None = None,
+) -> tuple[float, list[Reduction], list[Factor], list[int]]:
     """PBQP reductions R0, R1, R2 on the pairwise model until every block left has three
     or more neighbours: exact under min-sum algebra, and far cheaper than the generic
     elimination for the bulk of a structured plan (trees and series-parallel parts).
@@ -227,8 +230,15 @@ def _r1_three(ux: list[float], t: list[float], uy: list[float], ky: int, x_rows:
         uy[j] += (p if p <= r else r) if p <= q else (q if q <= r else r)
 
 
-def _r2_two(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: int,
-            x_rows_y: bool, x_rows_z: bool) -> list[float]:
+def _r2_two(
+    ux: list[float],
+    ty: list[float],
+    tz: list[float],
+    ky: int,
+    kz: int,
+    x_rows_y: bool,
+    x_rows_z: bool,
+) -> list[float]:
     """R2 for a 2-valued x: the new y-z table, y's values as rows.
 
     >>> _r2_two([1.0, 2.0], [0.0, 3.0, 1.0, 2.0], [5.0, 1.0, 0.0, 4.0], 2, 2, True, True)
@@ -256,16 +266,31 @@ def _r2_two(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: int,
         c5 = w + z2
         c6 = r + z1
         c7 = w + z3
-        return [c0 if c0 <= c1 else c1, c2 if c2 <= c3 else c3, c4 if c4 <= c5 else c5, c6 if c6 <= c7 else c7]
+        return [
+            c0 if c0 <= c1 else c1,
+            c2 if c2 <= c3 else c3,
+            c4 if c4 <= c5 else c5,
+            c6 if c6 <= c7 else c7,
+        ]
     # (Slices inline: a helper's call cost more than the slicing.)
     ry0, ry1 = (ty[:ky], ty[ky:]) if x_rows_y else (ty[0::2], ty[1::2])
     zs = list(zip(tz[:kz], tz[kz:]) if x_rows_z else zip(tz[0::2], tz[1::2]))  # noqa: B905
-    return [c if (c := p + z0) <= (d := q + z1) else d
-            for p, q in zip([a0 + v for v in ry0], [a1 + v for v in ry1], strict=True) for z0, z1 in zs]
+    return [
+        c if (c := p + z0) <= (d := q + z1) else d
+        for p, q in zip([a0 + v for v in ry0], [a1 + v for v in ry1], strict=True)
+        for z0, z1 in zs
+    ]
 
 
-def _r2_three(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: int,
-              x_rows_y: bool, x_rows_z: bool) -> list[float]:
+def _r2_three(
+    ux: list[float],
+    ty: list[float],
+    tz: list[float],
+    ky: int,
+    kz: int,
+    x_rows_y: bool,
+    x_rows_z: bool,
+) -> list[float]:
     """R2 for a 3-valued x (see `_r2_two`).
 
     >>> _r2_three([1.0, 2.0, 0.0], [0.0, 3.0, 1.0, 2.0, 9.0, 0.0], [5.0, 1.0, 0.0, 4.0, 1.0, 1.0], 2, 2, True, True)
@@ -309,8 +334,16 @@ def _r2_three(ux: list[float], ty: list[float], tz: list[float], ky: int, kz: in
     return tab
 
 
-def _r2_any(ux: list[float], ty: list[float], tz: list[float], kx: int, ky: int, kz: int,
-            x_rows_y: bool, x_rows_z: bool) -> list[float]:
+def _r2_any(
+    ux: list[float],
+    ty: list[float],
+    tz: list[float],
+    kx: int,
+    ky: int,
+    kz: int,
+    x_rows_y: bool,
+    x_rows_z: bool,
+) -> list[float]:
     """R2 for any x (the generic form, C-level maps per cell).
 
     >>> _r2_any([1.0, 2.0], [0.0, 3.0, 1.0, 2.0], [5.0, 1.0, 0.0, 4.0], 2, 2, 2, True, True)
@@ -328,7 +361,9 @@ def _r2_any(ux: list[float], ty: list[float], tz: list[float], kx: int, ky: int,
     return [min(map(add, a, c)) for a in a_rows for c in cols]
 
 
-def _undo_reductions(log: list[Reduction], ks: dict[int, int] | list[int], val: dict[int, int]) -> None:
+def _undo_reductions(
+    log: list[Reduction], ks: dict[int, int] | list[int], val: dict[int, int]
+) -> None:
     """Back-substitute the reductions in reverse, each block taking the lowest value
     that reaches the minimum given its (already decided) neighbours. For 2- and 3-valued
     blocks the sums are written out (the same additions, the lowest index on ties, as

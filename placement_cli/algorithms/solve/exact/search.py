@@ -18,8 +18,14 @@ from placement_cli.algorithms.solve.exact.primal import list_arcs, round_and_pol
 from placement_cli.algorithms.solve.exact.reductions import _reduce_core, _undo_reductions
 
 
-def _condition(K: list[int], un: list[list[float] | None], nb: list[dict[int, list[float]] | None],
-               x: int, a: int, dirty: list[int]) -> float:
+def _condition(
+    K: list[int],
+    un: list[list[float] | None],
+    nb: list[dict[int, list[float]] | None],
+    x: int,
+    a: int,
+    dirty: list[int],
+) -> float:
     """Fix block `x` of the core to its value `a`, in place: each neighbour's table row
     (or column) at `a` is added to that neighbour's unary costs, the tables go, the
     neighbours are appended to `dirty` (their degree fell); returns `x`'s own cost at
@@ -108,8 +114,14 @@ class _PairSearch(ArrayNodes):
                 col.append(b)
                 parts += tab
             ip = npc.intp
-            self._flat = (npc, npc.array(parts, dtype=float), npc.array(base, dtype=ip), npc.array(row, dtype=ip),
-                          npc.array(stride, dtype=ip), npc.array(col, dtype=ip))
+            self._flat = (
+                npc,
+                npc.array(parts, dtype=float),
+                npc.array(base, dtype=ip),
+                npc.array(row, dtype=ip),
+                npc.array(stride, dtype=ip),
+                npc.array(col, dtype=ip),
+            )
         self.best = best
         self.best_val: dict[int, int] | None = None
         self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
@@ -131,8 +143,11 @@ class _PairSearch(ArrayNodes):
         # and the core is large enough to pay for the conversion (see dense.py).
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
         relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
-        dense = (DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
-                 if np is not None and m else None)
+        dense = (
+            DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
+            if np is not None and m
+            else None
+        )
         lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
@@ -150,7 +165,9 @@ class _PairSearch(ArrayNodes):
                 self.sweeps += 1
                 if time.monotonic() > deadline:
                     break
-            new = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            new = (
+                dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+            )
             cur = new
             # An assignment read off the reparametrisation: when it is optimal, the
             # bound certifies it and the core closes here, without a search.
@@ -194,8 +211,14 @@ class _PairSearch(ArrayNodes):
         self.root_lb = lb
         self.root = (un, nb, xs, constant)
 
-    def _primal(self, dense: DenseCore | None, un: list[list[float] | None],
-                nb: list[dict[int, list[float]] | None], xs: list[int], by_degree: bool = False) -> None:
+    def _primal(
+        self,
+        dense: DenseCore | None,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        xs: list[int],
+        by_degree: bool = False,
+    ) -> None:
         """Round the root's reparametrisation to an assignment, polish it, and keep it if
         its cost on the original tables beats the incumbent. On the arrays the rounding
         goes colour class by colour class (`DenseCore.round_icm`, vectorised: about a
@@ -219,7 +242,9 @@ class _PairSearch(ArrayNodes):
             val = round_and_polish(order, un, la)
         self._leaf(0.0, val, [], [])
 
-    def _fix(self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]) -> list[int]:
+    def _fix(
+        self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]
+    ) -> list[int]:
         """Reduced-cost fixing, in place: fixing block x to value i, the bound `lb` of
         this reparametrisation becomes lb - min(hs[x]) + hs[x][i] (only x's own term
         changes), so a value where that cannot beat the incumbent goes (its unary becomes
@@ -397,8 +422,16 @@ class _PairSearch(ArrayNodes):
             # if that changed the core, it is bounded again.
         self._branch(un, nb, alive, const, ops, path, lb)
 
-    def _bound_node(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
-                    const: float, ops: list, path: list, primal: bool) -> tuple[float, list[int]] | None:
+    def _bound_node(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        ops: list,
+        path: list,
+        primal: bool,
+    ) -> tuple[float, list[int]] | None:
         """Solve the node by dynamic programming when it is small, else diffuse and bound
         it (and round it when `primal`), with reduced-cost fixing between rounds of
         sweeps while it removes values; None when the node is solved or pruned, else
@@ -425,7 +458,15 @@ class _PairSearch(ArrayNodes):
         fixing = self.budget.fixing
         dirty: list[int] = []
         if np is not None:
-            dense = DenseCore(np, K, un, nb, alive, self.budget.diffusion_relax, len(alive) <= self.budget.dsatur_max_blocks)
+            dense = DenseCore(
+                np,
+                K,
+                un,
+                nb,
+                alive,
+                self.budget.diffusion_relax,
+                len(alive) <= self.budget.dsatur_max_blocks,
+            )
             while True:
                 for _ in range(self.budget.node_sweeps):
                     dense.sweep()
@@ -463,8 +504,16 @@ class _PairSearch(ArrayNodes):
                 return None
         return lb, sorted(set(dirty))
 
-    def _branch(self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None], alive: list[int],
-                const: float, ops: list, path: list, lb: float) -> None:
+    def _branch(
+        self,
+        un: list[list[float] | None],
+        nb: list[dict[int, list[float]] | None],
+        alive: list[int],
+        const: float,
+        ops: list,
+        path: list,
+        lb: float,
+    ) -> None:
         """Condition the block with the most neighbours on each of its live values."""
         K = self.K
         v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
@@ -478,7 +527,9 @@ class _PairSearch(ArrayNodes):
             else:
                 est = [a + min(t[i::kv]) for i, a in enumerate(est)]
         first = self.hint.get(v)
-        order = sorted((a for a in range(kv) if est[a] < INF), key=lambda a: (a != first, est[a], a))
+        order = sorted(
+            (a for a in range(kv) if est[a] < INF), key=lambda a: (a != first, est[a], a)
+        )
         rest = [x for x in alive if x != v]
         for idx, a in enumerate(order):
             if self.prune(lb):
