@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+# The example plan and body files (not the operator tree), in name order.
+PLAN_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.yaml") if not p.name.endswith("tree.yaml"))
 
 # Timing-based health checks would make a loaded CI machine fail a correct build.
 _QUIET = [HealthCheck.too_slow]

@@ -18,7 +18,7 @@ from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.app.schemas import IslandsSection
 from tests.budget import examples
 from tests.conftest import EXAMPLES, ROOT
-from tests.test_fuse import as_assignment, blk, graph, needs_solve, place, placed_plans, plan
+from tests.fuse_helpers import as_assignment, blk, graph, needs_solve, place, placed_plans, plan
 
 VEC = "vertex.encodings.vectors"
 NAME = "vertex.properties.name"

@@ -17,10 +17,9 @@ from placement_cli.app.cli import app
 from placement_cli.formats.artifact import render
 from placement_cli.pipeline.run import STAGES, Run, load
 from tests.budget import examples
-from tests.conftest import EXAMPLES, ROOT, run_cli
+from tests.conftest import PLAN_EXAMPLES, ROOT, run_cli
 from tests.strategies import plans
 
-PLAN_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.yaml") if not p.name.endswith("tree.yaml"))
 EX = ROOT / "examples/three_targets.yaml"
 
 

@@ -239,7 +239,7 @@ def test_example_sections_agree_under_every_single_edit(stage, tmp_path):
 @pytest.mark.parametrize("stage", STAGES)
 def test_examples_and_a_generated_plan_are_accepted_with_the_same_value(stage, tmp_path):
     from benchmarks.generate import generate_plan
-    from tests.test_pipeline import PLAN_EXAMPLES
+    from tests.conftest import PLAN_EXAMPLES
 
     big = tmp_path / "big.json"
     big.write_bytes(orjson.dumps(generate_plan(1500, 3, seed=5)))

@@ -16,6 +16,7 @@ from placement_cli.core.io import (
     write_output,
 )
 from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
+from placement_cli.frontends.mir_text import is_mir, read_body
 
 
 def read_profile(path: str) -> dict[str, Any]:
@@ -36,14 +37,18 @@ def read_profile(path: str) -> dict[str, Any]:
 
 
 def lower_command(
-    path: str, output: str | None, fmt: str, options: LowerOptions
+    path: str, output: str | None, fmt: str, options: LowerOptions, source_format: str | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Lower a body file (or split a plan) and write the plan; returns (plan, diagnostics)."""
+    """Lower a body file, MIR text or a plan (split), and write the plan; returns (plan,
+    diagnostics). `source_format` (`--from`): `hashql-mir` or `body`; None decides by
+    the extension (`.mir` is MIR text)."""
     source = source_name(path)
     data = read_bytes(path)
     doc: Any
     with gc_paused():
-        if is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
+        if source_format == "hashql-mir" or (source_format is None and is_mir(path)):
+            doc = read_body(data, source)
+        elif is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
             doc = data  # pydantic validates JSON bytes faster than parsed data
         else:
             doc = parse_document(path, data)
@@ -62,7 +67,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     opts = LowerOptions(
         split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile
     )
-    plan, diags = lower_command(v["path"], v["output"], v["format"], opts)
+    plan, diags = lower_command(v["path"], v["output"], v["format"], opts, v["source"])
     warn_diagnostics([d for d in diags if d["severity"] != "info"], v["quiet"])
     low = plan["lower"]
     say(

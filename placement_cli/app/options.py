@@ -166,8 +166,21 @@ def _lower() -> Command:
         "lower",
         "Derive a plan from a MIR body: eligibility, block splitting, sizes, transition matrices, "
         "path premium.",
-        (Arg("path", "BODY", "Body file (MIR, JSON/YAML) or a plan, or - for stdin."),),
         (
+            Arg(
+                "path",
+                "BODY",
+                "Body file (JSON/YAML), the compiler's MIR text (.mir), or a plan; - for stdin.",
+            ),
+        ),
+        (
+            Opt(
+                "source",
+                ("--from",),
+                "What the input is: body (a body file or a plan), hashql-mir (the "
+                "HashQL compiler's MIR text). Default: hashql-mir for a .mir file, else body.",
+                choices=("body", "hashql-mir"),
+            ),
             Opt(
                 "targets",
                 ("--targets",),

@@ -3,6 +3,8 @@ read into a `SolveOptions` (the parsing is apart from the solver it configures).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
 from placement_cli.core.errors import InputError, Problem, UsageError
 from placement_cli.core.io import read_document, source_name
@@ -105,9 +107,9 @@ def cli_options(
         forbids += more_forbids
     warm = _warm_pairs(warm_start) if warm_start is not None else None
     return SolveOptions(
-        method=method,
+        method=cast(Any, method),  # a choice the command line checked; SolveOptions checks it again
         time_limit=time_limit,
         pins=tuple(pins),
-        forbids=tuple(forbids),  # type: ignore[arg-type]
+        forbids=tuple(forbids),
         warm_start=warm,
     )

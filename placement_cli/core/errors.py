@@ -63,19 +63,27 @@ def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One input problem: where (a field path such as `blocks[3].id`) and what."""
+    """One input problem: where (a field path such as `blocks[3].id`, and the 1-based
+    line and column when the reader knows them) and what."""
 
     path: str
     message: str
+    line: int | None = None
+    col: int | None = None
 
     def render(self, source: str) -> str:
-        """One line, always: every part is escaped here, centrally.
+        """One line, always: every part is escaped here, centrally. With a position it
+        reads `FILE:LINE:COL: message`, as compilers write it.
 
         >>> Problem("blocks[0].id", "duplicate block id 'a\\nb'").render("p.yaml")
         "p.yaml: blocks[0].id: duplicate block id 'a\\\\nb'"
+        >>> Problem("", "expected '='", 3, 9).render("q.mir")
+        "q.mir:3:9: expected '='"
         """
         msg = clip(escape(self.message))
         src = escape(source)
+        if self.line is not None:
+            src = f"{src}:{self.line}:{self.col or 1}"
         return f"{src}: {clip(escape(self.path))}: {msg}" if self.path else f"{src}: {msg}"
 
 

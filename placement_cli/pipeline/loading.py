@@ -21,6 +21,7 @@ from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes
 from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
+from placement_cli.frontends.mir_text import is_mir, read_body
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.registry import STAGES, get, upto
 
@@ -153,6 +154,8 @@ def load(path: str) -> Loaded:
     source = source_name(path)
     try:
         data = read_bytes(path)
+        if is_mir(path):
+            return _lower(read_body(data, source), source)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
             # Fast accept: parse with orjson and check without pydantic; anything the

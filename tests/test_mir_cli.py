@@ -1,0 +1,54 @@
+"""MIR text through the command line: every stage and `run` read a `.mir` file as they
+read a body file; `lower --from hashql-mir` reads it from stdin; errors are exit 3 with
+`FILE:LINE:COL: message`."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+MIR = ROOT / "tests" / "data" / "mir"
+FILTER = MIR / "filter_web_and_uuid.mir"
+
+
+def test_a_stage_reads_mir_as_lower_would():
+    lowered = run_cli("lower", str(FILTER), "-q")
+    assert lowered.returncode == 0, lowered.stderr
+    solved = run_cli("solve", str(FILTER), "-q")
+    assert solved.returncode == 0, solved.stderr
+    art = orjson.loads(solved.stdout)
+    assert art["kind"] == "solve" and art["solve"]["status"] == "ok"
+    ids = [b["id"] for b in orjson.loads(lowered.stdout)["blocks"]]
+    assert list(art["solve"]["assignment"]) == [i for i in ids if i in art["solve"]["assignment"]]
+    assert set(art["solve"]["assignment"]) <= set(ids)
+
+
+def test_lower_from_stdin_needs_from(tmp_path):
+    text = FILTER.read_bytes()
+    named = run_cli("lower", str(FILTER), "-q")
+    piped = run_cli("lower", "-", "--from", "hashql-mir", "-q", stdin=text)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == named.stdout
+    as_body = run_cli("lower", "-", "-q", stdin=text)
+    assert as_body.returncode == 3  # MIR text is not a YAML body file
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (b"fn x(\n  bb0: {\n", ":1:6: "),
+        (b"thunk t() -> Integer {\n    bb0(): {\n        return %9 +\n    }\n}\n", ":3:"),
+        (b"\xff\xfe", ": MIR text is not UTF-8"),
+    ],
+)
+def test_bad_mir_is_exit_3_with_a_position(tmp_path, text, where):
+    path = tmp_path / "bad.mir"
+    path.write_bytes(text)
+    for command in ("validate", "lower", "run"):
+        r = run_cli(command, str(path), cwd=tmp_path)
+        assert r.returncode == 3, (command, r.stderr)
+        line = r.stderr.decode().strip().splitlines()[0]
+        assert line.startswith(f"{path}{where}") or line.startswith(f"bad.mir{where}"), line
+        assert "Traceback" not in r.stderr.decode()
