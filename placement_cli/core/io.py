@@ -325,11 +325,47 @@ def _unlink(path: str | Path) -> None:
         pass
 
 
+def _through(path: str) -> bool:
+    """Whether `path` is something to write through rather than replace: an existing
+    device, FIFO or socket (also behind a symlink, as `/dev/fd/63` for `-o >(cmd)`).
+    A regular file, a link to one, or a new path is replaced atomically instead."""
+    try:
+        mode = os.stat(path).st_mode  # follows symlinks
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_through(path: str, data: Data) -> None:
+    """Write to a device or pipe in place, as a shell's `>` would: no temporary file,
+    no rename (which would replace the device or the pipe with a regular file)."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as exc:
+        raise IOFailure(f"{escape(path)}: {_reason(exc)}") from None
+    try:
+        _write_all(fd, data)
+    except OSError as exc:
+        raise IOFailure(f"{escape(path)}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
+
+
+def _resolved(path: str) -> str:
+    """The file a symlink finally names (the link itself stays a link and the file it
+    names is replaced), or `path` when it is not a link."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def write_files(files: Sequence[tuple[str, Data]]) -> None:
     """Write every (path, bytes) or none: each goes to a temporary file next to its
     target first, and all are renamed into place only when every write succeeded. On a
     failure the temporaries are removed, and so is any target this call created, so a
     failed `run` never leaves a half-finished set of artifacts behind.
+
+    A path that is a device, a FIFO or a socket (or a link to one) is written through,
+    after every temporary is ready; a symlink to a file keeps being a link, and the file
+    it names gets the new bytes.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -340,17 +376,25 @@ def write_files(files: Sequence[tuple[str, Data]]) -> None:
     placement_cli.core.errors.IOFailure: .../f/b.json: cannot create directory .../f: a file is in the way
     >>> (d / "a.json").exists()
     False
+    >>> (d / "link").symlink_to(d / "f"); write_files([(str(d / "link"), b"new")])
+    >>> (d / "link").is_symlink(), (d / "f").read_bytes()
+    (True, b'new')
     """
     umask = os.umask(0)
     os.umask(umask)
     temps: list[tuple[str, Path]] = []
     renamed: list[Path] = []
     existed: dict[Path, bool] = {}
+    direct = [(path, data) for path, data in files if _through(path)]
     try:
         for path, data in files:
-            tmp, target = _prepare(path, data, umask)
+            if _through(path):
+                continue
+            tmp, target = _prepare(_resolved(path), data, umask)
             temps.append((tmp, target))
             existed[target] = target.exists()
+        for path, data in direct:
+            _write_through(path, data)
         for tmp, target in temps:
             try:
                 os.replace(tmp, target)
