@@ -12,6 +12,7 @@ BENCHES = [
     "bench_tree",
     "bench_pipe",
     "bench_lower",
+    "bench_batch",
 ]
 
 

@@ -704,16 +704,24 @@ def test_out_dir_naming_a_file(tmp_path):
     assert r.returncode == 6 and str(f) in r.stderr.decode()
 
 
-@pytest.mark.parametrize("kind", ["directory", "unreadable"])
-def test_unreadable_input(tmp_path, kind):
-    if kind == "directory":
-        path = str(tmp_path)
-    else:
-        path = "/proc/self/mem"  # exists, and reading it at offset 0 fails (EIO), even as root
-        if not os.path.exists(path):
-            pytest.skip("no /proc")
+def test_unreadable_input(tmp_path):
+    path = "/proc/self/mem"  # exists, and reading it at offset 0 fails (EIO), even as root
+    if not os.path.exists(path):
+        pytest.skip("no /proc")
     for cmd in ("validate", "prune", "tree"):
         _io_failure(run_cli(cmd, path), path)
+
+
+def test_a_directory_without_inputs_is_a_usage_error(tmp_path):
+    """A directory is many inputs (app/batch.py); one with none of them is exit 2."""
+    for cmd in ("validate", "prune", "tree"):
+        r = (
+            run_cli(cmd, str(tmp_path), "--out-dir", str(tmp_path / "out"))
+            if cmd != "validate"
+            else run_cli(cmd, str(tmp_path))
+        )
+        assert r.returncode == 2, (cmd, r.stderr)
+        assert str(tmp_path) in r.stderr.decode() and b"Traceback" not in r.stderr
 
 
 def test_writing_to_a_full_stdout(tmp_path):

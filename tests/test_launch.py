@@ -197,7 +197,9 @@ def test_every_plain_command_line_is_taken_and_matches_typer() -> None:
         ["solve", "-h"],
         ["--version"],
         ["solve"],
-        ["solve", "a", "b"],
+        ["solve", "a", "--", "b"],
+        ["solve", "p", "--jobs", "0"],
+        ["solve", "p", "--jobs", "+2"],
         ["solve", "p", "--time-limit", "-1"],
         ["solve", "p", "--time-limit", "1e3"],
         ["solve", "p", "--format", "xml"],
@@ -215,6 +217,13 @@ def test_every_plain_command_line_is_taken_and_matches_typer() -> None:
 )
 def test_left_to_typer(argv: list[str]) -> None:
     assert fast_call(argv) is None
+
+
+def test_several_inputs_are_taken_in_order() -> None:
+    call = fast_call(["validate", "b.yaml", "-q", "a.yaml", "--jobs", "3"])
+    assert call is not None
+    assert call[1]["path"] == ["b.yaml", "a.yaml"] and call[1]["jobs"] == 3
+    assert typer_call(["validate", "b.yaml", "-q", "a.yaml", "--jobs", "3"]) == call
 
 
 def _both(

@@ -92,7 +92,9 @@ def _register(cmd: Command) -> None:
         inspect.Parameter(
             a.key,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            annotation=Annotated[str, typer.Argument(metavar=a.metavar, help=a.help)],
+            annotation=Annotated[
+                list[str] if a.many else str, typer.Argument(metavar=a.metavar, help=a.help)
+            ],
         )
         for a in cmd.args
     ]

@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from placement_cli.app.batch import run_batch, wants_batch
 from placement_cli.app.console import guarded
 from placement_cli.app.options import command
 
@@ -25,7 +26,23 @@ def handler(name: str) -> Handler:
 
 def call(name: str, values: dict[str, Any]) -> None:
     """Run command `name` with `values` (every argument and option by key, `debug`
-    among them); ends by raising SystemExit with the command's exit code."""
+    among them); ends by raising SystemExit with the command's exit code.
+
+    A command whose input takes many paths runs its handler on the one file it was
+    given, or, for several files, a directory or `--out-dir` on a stage, once per file
+    (`app/batch.py`)."""
     v = dict(values)
+    run = handler(name)
+    many = command(name).many
+    if many is not None:
+        paths = v[many.key]
+        batch_option = "out_dir" if "output" in v else None
+        if wants_batch(paths, v, batch_option):
+            debug = bool(v.get("debug", False))
+            guarded(debug, lambda: run_batch(name, v, many.key, run))
+        v[many.key] = paths[0]
+        v.pop("jobs", None)
+        if batch_option:
+            v.pop("out_dir", None)
     debug = bool(v.pop("debug", False))
-    guarded(debug, lambda: handler(name)(name, v))
+    guarded(debug, lambda: run(name, v))

@@ -6,7 +6,8 @@ importing typer and its click costs about 60 ms of a 0.2 s `placement solve` on 
 command line itself, for the pipeline commands only (`validate`, the five stages and
 `run`) and only in their plain, valid forms: known options spelled in full (`--name
 value`, `--name=value`, `-o value`, `-q`), values that need no conversion beyond a
-choice or a non-negative decimal number, exactly the command's arguments. Anything
+choice or a non-negative decimal number or whole number, the command's arguments (one
+input path or more). Anything
 else — `--help`, `--version`, an unknown or misspelt option, a missing or odd value,
 bundled short flags, `--`, another command — goes to typer unchanged, which stays the
 one authority on the command line: its help, its usage errors and every command.
@@ -17,8 +18,8 @@ handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
 
 >>> fast_call(["solve", "plan.json", "-o", "out.json", "--time-limit", "2"])[1]["time_limit"]
 2.0
->>> fast_call(["solve", "--help"]) is None, fast_call(["solve", "a", "b"]) is None
-(True, True)
+>>> fast_call(["solve", "--help"]) is None, fast_call(["solve", "a", "b"])[1]["path"]
+(True, ['a', 'b'])
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ def _convert(o: Opt, value: str) -> Any:
     if o.kind == "float" and _DECIMAL.match(value):
         number = float(value)
         return number if o.minimum is None or number >= o.minimum else None
-    return None  # integers and anything else: typer's to read
+    if o.kind == "int" and value.isdigit() and value.isascii():
+        whole = int(value)
+        return whole if o.minimum is None or whole >= o.minimum else None
+    return None  # anything else: typer's to read
 
 
 def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
@@ -91,6 +95,11 @@ def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
             got.setdefault(o.key, []).append(converted)
         else:
             got[o.key] = converted
+    many = cmd.many
+    if many is not None:
+        if not inputs or len(cmd.args) != 1:
+            return None
+        return {**cmd.defaults(), **got, many.key: inputs}
     if len(inputs) != len(cmd.args):
         return None
     return {**cmd.defaults(), **got, **{a.key: v for a, v in zip(cmd.args, inputs, strict=True)}}

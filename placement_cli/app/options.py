@@ -52,11 +52,13 @@ class Opt:
 
 @dataclass(frozen=True, slots=True)
 class Arg:
-    """One positional argument."""
+    """One positional argument; a `many` argument takes one path or more (files or
+    directories), and the command then runs once per file (`app/batch.py`)."""
 
     key: str
     metavar: str
     help: str
+    many: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,11 @@ class Command:
     def defaults(self) -> dict[str, Any]:
         """Every option's value when it is not given."""
         return {o.key: o.default for o in self.options}
+
+    @property
+    def many(self) -> Arg | None:
+        """The argument that takes many inputs, if the command has one."""
+        return next((a for a in self.args if a.many), None)
 
 
 def _literal_choices(model: type, field: str) -> tuple[str, ...]:
@@ -108,7 +115,26 @@ DEBUG = Opt(
 TIMINGS = Opt(
     "timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False
 )
-INPUT = Arg("path", "INPUT", "Plan file, body file or artifact (JSON/YAML), or - for stdin.")
+INPUT = Arg(
+    "path",
+    "INPUT...",
+    "Plan files, body files, MIR text (.mir) or artifacts (JSON/YAML), or directories of "
+    "them, or - for stdin.",
+    many=True,
+)
+JOBS = Opt(
+    "jobs",
+    ("--jobs", "-j"),
+    "With several inputs: how many to run at once (default: the number of cores).",
+    kind="int",
+    minimum=1,
+)
+OUT_DIR = Opt(
+    "out_dir",
+    ("--out-dir",),
+    "With several inputs (or a directory): one folder per input here, DIR/NAME/COMMAND.json, "
+    "and DIR/summary.json.",
+)
 
 # --- solve's options (defaults and choices from `SolveOptions`)
 METHOD = Opt(
@@ -155,7 +181,7 @@ SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
 
 
 def _stage(name: str, summary: str, solves: bool) -> Command:
-    opts = (OUTPUT, FORMAT, QUIET, DEBUG, TIMINGS, *(SOLVER_STAGE if solves else ()))
+    opts = (OUTPUT, FORMAT, QUIET, DEBUG, TIMINGS, *(SOLVER_STAGE if solves else ()), OUT_DIR, JOBS)
     return Command(name, summary, (INPUT,), opts, "placement_cli.app.stagecmd:stage")
 
 
@@ -169,8 +195,10 @@ def _lower() -> Command:
         (
             Arg(
                 "path",
-                "BODY",
-                "Body file (JSON/YAML), the compiler's MIR text (.mir), or a plan; - for stdin.",
+                "BODY...",
+                "Body files (JSON/YAML), the compiler's MIR text (.mir), or plans, or "
+                "directories of them; - for stdin.",
+                many=True,
             ),
         ),
         (
@@ -210,6 +238,8 @@ def _lower() -> Command:
             FORMAT,
             QUIET,
             DEBUG,
+            OUT_DIR,
+            JOBS,
         ),
         "placement_cli.app.lower_command:command",
     )
@@ -219,7 +249,14 @@ def _tree() -> Command:
     return Command(
         "tree",
         "Place the operators of a query-plan tree on engines under a cut budget.",
-        (Arg("path", "INPUT", "Tree file (JSON/YAML), or - for stdin."),),
+        (
+            Arg(
+                "path",
+                "INPUT...",
+                "Tree files (JSON/YAML) or directories of them, or - for stdin.",
+                many=True,
+            ),
+        ),
         (
             Opt(
                 "budget",
@@ -254,6 +291,8 @@ def _tree() -> Command:
             FORMAT,
             QUIET,
             DEBUG,
+            OUT_DIR,
+            JOBS,
         ),
         "placement_cli.app.tree_command:command",
     )
@@ -271,7 +310,7 @@ def _validate() -> Command:
         "validate",
         "Check a plan, or an artifact and every section in it; exit 3 listing every problem.",
         (INPUT,),
-        (QUIET, DEBUG, TIMINGS),
+        (QUIET, DEBUG, TIMINGS, JOBS),
         "placement_cli.app.stagecmd:validate",
     )
 
@@ -285,7 +324,8 @@ def _run() -> Command:
             Opt(
                 "out_dir",
                 ("--out-dir",),
-                "Directory for prune/scc/solve/fuse/islands artifacts.",
+                "Directory for prune/scc/solve/fuse/islands artifacts (with several inputs: "
+                "DIR/NAME/ per input, and DIR/summary.json).",
                 default="out",
             ),
             FORMAT,
@@ -293,6 +333,7 @@ def _run() -> Command:
             QUIET,
             DEBUG,
             TIMINGS,
+            JOBS,
         ),
         "placement_cli.app.stagecmd:run_all",
     )
