@@ -115,9 +115,9 @@ def _single_values(name: str, v: dict[str, Any], item: Item, key: str) -> dict[s
     """The one-input command's values for `item`: its path, and its output inside the
     item's folder."""
     one = {**v, key: item.path}
-    out_dir = v.get("out_dir")
+    out_dir: str | None = v.get("out_dir")
     if name == "run":
-        one["out_dir"] = str(Path(out_dir) / item.name)
+        one["out_dir"] = str(Path(out_dir or "out") / item.name)
     elif "output" in v:
         if out_dir is None:
             raise UsageError("several inputs need --out-dir DIR (one folder per input)")
