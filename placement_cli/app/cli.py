@@ -44,7 +44,7 @@ differences, 130 interrupted.
 
 app = typer.Typer(
     help=HELP,
-    add_completion=False,
+    add_completion=True,  # placement --install-completion (bash, zsh, fish, PowerShell)
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -54,8 +54,8 @@ app = typer.Typer(
 _TYPES: dict[str, type] = {"str": str, "float": float, "int": int, "bool": bool}
 
 
-def _annotation(cmd: Command, o: Opt) -> tuple[Any, Any]:
-    """The typer annotation and default of option `o`."""
+def _annotation(cmd: Command, o: Opt, callback: Any = None) -> tuple[Any, Any]:
+    """The typer annotation and default of option `o` (`callback`: an eager option's)."""
     typ: Any = _TYPES[o.kind]
     default = o.default
     if o.choices:  # typer reads choices from an Enum
@@ -70,6 +70,8 @@ def _annotation(cmd: Command, o: Opt) -> tuple[Any, Any]:
         extra["min"] = o.minimum
     if o.metavar is not None:
         extra["metavar"] = o.metavar
+    if o.eager:
+        extra.update(is_eager=True, callback=callback, expose_value=False)
     return Annotated[typ, typer.Option(*o.flags, **extra)], default
 
 
@@ -99,7 +101,7 @@ def _register(cmd: Command) -> None:
         for a in cmd.args
     ]
     for o in cmd.options:
-        annotation, default = _annotation(cmd, o)
+        annotation, default = _annotation(cmd, o, _version if o.key == "version" else None)
         params.append(
             inspect.Parameter(
                 o.key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
@@ -116,6 +118,7 @@ def _register(cmd: Command) -> None:
 
 
 def _version(value: bool) -> None:
+    """`--version`: print it and end, before the command runs."""
     if value:
         sys.stdout.write(f"placement {__version__}\n")
         raise typer.Exit(0)

@@ -8,11 +8,12 @@ or the fast launcher's) to the command's handler (`Command.handler`, `app/option
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable
 from typing import Any
 
 from placement_cli.app.batch import run_batch, wants_batch
-from placement_cli.app.console import guarded
+from placement_cli.app.console import guarded, print_timings
 from placement_cli.app.options import command
 
 Handler = Callable[[str, dict[str, Any]], int]
@@ -45,4 +46,16 @@ def call(name: str, values: dict[str, Any]) -> None:
         if batch_option:
             v.pop("out_dir", None)
     debug = bool(v.pop("debug", False))
-    guarded(debug, lambda: run(name, v))
+    if command(name).phases:
+        guarded(debug, lambda: run(name, v))
+    timings = bool(v.pop("timings", False))
+    guarded(debug, lambda: _timed(run, name, v) if timings else run(name, v))
+
+
+def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:
+    """Run a handler that has no phases of its own, and print its whole time."""
+    t0 = time.perf_counter()
+    try:
+        return run(name, v)
+    finally:
+        print_timings([(name, time.perf_counter() - t0)], True)

@@ -72,8 +72,8 @@ def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
             continue
         name, eq, attached = tok.partition("=") if tok.startswith("--") else (tok, "", "")
         o = by_flag.get(name)
-        if o is None:
-            return None  # unknown, misspelt, bundled, --help, --: typer says what it is
+        if o is None or o.eager:
+            return None  # unknown, misspelt, bundled, --help, --, --version: typer's
         if o.kind == "bool":
             if eq:
                 return None

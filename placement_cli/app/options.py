@@ -48,6 +48,7 @@ class Opt:
     minimum: float | None = None
     repeatable: bool = False
     metavar: str | None = None
+    eager: bool = False  # acts while the line is read and ends the process (--version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +72,11 @@ class Command:
     args: tuple[Arg, ...]
     options: tuple[Opt, ...]
     handler: str
+    phases: bool = False  # the handler prints its own phase times for --timings
 
     def defaults(self) -> dict[str, Any]:
-        """Every option's value when it is not given."""
-        return {o.key: o.default for o in self.options}
+        """Every option's value when it is not given (eager options act, and give none)."""
+        return {o.key: o.default for o in self.options if not o.eager}
 
     @property
     def many(self) -> Arg | None:
@@ -114,6 +116,9 @@ DEBUG = Opt(
 )
 TIMINGS = Opt(
     "timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False
+)
+VERSION = Opt(
+    "version", ("--version",), "Print the version and exit.", kind="bool", default=False, eager=True
 )
 INPUT = Arg(
     "path",
@@ -182,7 +187,7 @@ SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
 
 def _stage(name: str, summary: str, solves: bool) -> Command:
     opts = (OUTPUT, FORMAT, QUIET, DEBUG, TIMINGS, *(SOLVER_STAGE if solves else ()), OUT_DIR, JOBS)
-    return Command(name, summary, (INPUT,), opts, "placement_cli.app.stagecmd:stage")
+    return Command(name, summary, (INPUT,), opts, "placement_cli.app.stagecmd:stage", phases=True)
 
 
 def _lower() -> Command:
@@ -312,6 +317,7 @@ def _validate() -> Command:
         (INPUT,),
         (QUIET, DEBUG, TIMINGS, JOBS),
         "placement_cli.app.stagecmd:validate",
+        phases=True,
     )
 
 
@@ -336,6 +342,7 @@ def _run() -> Command:
             JOBS,
         ),
         "placement_cli.app.stagecmd:run_all",
+        phases=True,
     )
 
 
@@ -464,7 +471,11 @@ def command(name: str) -> Command:
     >>> command("validate").handler
     'placement_cli.app.stagecmd:validate'
     """
-    return _builders()[name]()
+    cmd = _builders()[name]()
+    # Every command takes --timings and --version; the pipeline commands time their own
+    # phases, the others their whole run (app/dispatch.py).
+    extra = tuple(o for o in (TIMINGS, VERSION) if o not in cmd.options)
+    return dataclasses.replace(cmd, options=cmd.options + extra)
 
 
 def commands() -> tuple[Command, ...]:
