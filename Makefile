@@ -16,22 +16,25 @@ EXAMPLE ?= examples/three_targets.yaml
 # paid by each stage of a pipe; docs/startup.md). setuptools calls the mode transitional:
 # when it is gone, the default mode is used.
 EDITABLE := --config-settings editable_mode=compat
+# setuptools prints a banner that this mode is transitional on every install; it says
+# nothing a user of `make run` can act on (PYTHONWARNINGS reaches the build backend).
+PIP := PYTHONWARNINGS=ignore $(PY) -m pip install -q
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]' $(EDITABLE) || $(PY) -m pip install -q -e '.[dev]'
+	$(PIP) -e '.[dev]' $(EDITABLE) || $(PIP) -e '.[dev]'
 	touch $@
 
 # `make run` needs only the package itself, not the test and lint tools.
 $(RSTAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e . $(EDITABLE) || $(PY) -m pip install -q -e .
+	$(PIP) -e . $(EDITABLE) || $(PIP) -e .
 	touch $@
 
 $(BSTAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[dev,bench]' $(EDITABLE) || $(PY) -m pip install -q -e '.[dev,bench]'
+	$(PIP) -e '.[dev,bench]' $(EDITABLE) || $(PIP) -e '.[dev,bench]'
 	touch $@
 
 run: $(RSTAMP)

@@ -27,6 +27,17 @@ settings.load_profile(
 )
 
 
+# Whole-process fuzzing, scale runs and command-line parity over thousands of generated
+# lines: `make test` and CI run them, `make test-fast` (-m "not slow") leaves them out.
+SLOW_MODULES = {"test_fuzz", "test_solve_scale", "test_batch", "test_launch", "test_output_paths"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def run_cli(
     *args: str,
     stdin: bytes | None = None,
