@@ -177,7 +177,7 @@ def test_fast_calls_are_typers_calls_on_random_command_lines() -> None:
         if call is None:
             continue
         taken += 1
-        assert typer_call(argv) == call, argv
+        assert typer_call(argv) == call[:2], argv
     assert taken > 100  # the generator reaches the launcher's forms, not only typer's
 
 
@@ -187,7 +187,7 @@ def test_every_plain_command_line_is_taken_and_matches_typer() -> None:
         argv = plain_argv(rng)
         call = fast_call(argv)
         assert call is not None, argv
-        assert typer_call(argv) == call, argv
+        assert typer_call(argv) == call[:2], argv
 
 
 @pytest.mark.parametrize(
@@ -223,7 +223,8 @@ def test_several_inputs_are_taken_in_order() -> None:
     call = fast_call(["validate", "b.yaml", "-q", "a.yaml", "--jobs", "3"])
     assert call is not None
     assert call[1]["path"] == ["b.yaml", "a.yaml"] and call[1]["jobs"] == 3
-    assert typer_call(["validate", "b.yaml", "-q", "a.yaml", "--jobs", "3"]) == call
+    assert typer_call(["validate", "b.yaml", "-q", "a.yaml", "--jobs", "3"]) == call[:2]
+    assert call[2] == {"quiet", "jobs"}  # what the line set: the configuration fills the rest
 
 
 def _both(

@@ -108,13 +108,23 @@ def _register(cmd: Command) -> None:
             )
         )
 
-    def body(**values: Any) -> None:
-        call(cmd.name, {k: plain(v) for k, v in values.items()})
+    def body(ctx: typer.Context, **values: Any) -> None:
+        # What the line set (not defaults): the project's configuration fills the rest.
+        given = {k for k in values if _given(ctx.get_parameter_source(k))}
+        call(cmd.name, {k: plain(v) for k, v in values.items()}, given)
 
-    body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    body.__annotations__ = {p.name: p.annotation for p in params}
+    ctx_param = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+    body.__signature__ = inspect.Signature([ctx_param, *params])  # type: ignore[attr-defined]
+    body.__annotations__ = {p.name: p.annotation for p in (ctx_param, *params)}
     body.__doc__ = cmd.summary
     app.command(name=cmd.name)(body)
+
+
+def _given(source: Any) -> bool:
+    """Whether click's ParameterSource says the line set the value (not a default)."""
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def _version(value: bool) -> None:

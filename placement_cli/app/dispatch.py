@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from placement_cli.app.batch import run_batch, wants_batch
+from placement_cli.app.config import configured
 from placement_cli.app.console import guarded, print_timings
 from placement_cli.app.options import command
 
@@ -25,31 +26,37 @@ def handler(name: str) -> Handler:
     return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
 
 
-def call(name: str, values: dict[str, Any]) -> None:
+def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = frozenset()) -> None:
     """Run command `name` with `values` (every argument and option by key, `debug`
-    among them); ends by raising SystemExit with the command's exit code.
+    among them; `given`: the keys the command line set, which the project's
+    configuration does not override); ends by raising SystemExit with the command's exit
+    code.
 
     A command whose input takes many paths runs its handler on the one file it was
     given, or, for several files, a directory or `--out-dir` on a stage, once per file
     (`app/batch.py`)."""
-    v = dict(values)
+    guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)))
+
+
+def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
+    cmd = command(name)
+    v = configured(cmd, values, given)
     run = handler(name)
-    many = command(name).many
+    many = cmd.many
     if many is not None:
         paths = v[many.key]
         batch_option = "out_dir" if "output" in v else None
         if wants_batch(paths, v, batch_option):
-            debug = bool(v.get("debug", False))
-            guarded(debug, lambda: run_batch(name, v, many.key, run))
+            return run_batch(name, v, many.key, run)
         v[many.key] = paths[0]
         v.pop("jobs", None)
         if batch_option:
             v.pop("out_dir", None)
-    debug = bool(v.pop("debug", False))
-    if command(name).phases:
-        guarded(debug, lambda: run(name, v))
+    v.pop("debug", None)
+    if cmd.phases:
+        return run(name, v)
     timings = bool(v.pop("timings", False))
-    guarded(debug, lambda: _timed(run, name, v) if timings else run(name, v))
+    return _timed(run, name, v) if timings else run(name, v)
 
 
 def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:

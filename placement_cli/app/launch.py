@@ -16,8 +16,9 @@ The options it knows are the ones `app/options.py` declares (the same declaratio
 typer's commands are built from), and both paths hand the same values to the same
 handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
 
->>> fast_call(["solve", "plan.json", "-o", "out.json", "--time-limit", "2"])[1]["time_limit"]
-2.0
+>>> name, values, given = fast_call(["solve", "plan.json", "-o", "out.json", "--time-limit", "2"])
+>>> values["time_limit"], sorted(given)
+(2.0, ['output', 'time_limit'])
 >>> fast_call(["solve", "--help"]) is None, fast_call(["solve", "a", "b"])[1]["path"]
 (True, ['a', 'b'])
 """
@@ -56,8 +57,8 @@ def _convert(o: Opt, value: str) -> Any:
     return None  # anything else: typer's to read
 
 
-def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
-    """The values of a plain command line, or None."""
+def _parse(cmd: Command, tokens: list[str]) -> tuple[dict[str, Any], set[str]] | None:
+    """The values of a plain command line and the keys it set, or None."""
     by_flag = {f: o for o in cmd.options for f in o.flags}
     got: dict[str, Any] = {}
     inputs: list[str] = []
@@ -99,19 +100,20 @@ def _parse(cmd: Command, tokens: list[str]) -> dict[str, Any] | None:
     if many is not None:
         if not inputs or len(cmd.args) != 1:
             return None
-        return {**cmd.defaults(), **got, many.key: inputs}
+        return {**cmd.defaults(), **got, many.key: inputs}, set(got)
     if len(inputs) != len(cmd.args):
         return None
-    return {**cmd.defaults(), **got, **{a.key: v for a, v in zip(cmd.args, inputs, strict=True)}}
+    args = {a.key: v for a, v in zip(cmd.args, inputs, strict=True)}
+    return {**cmd.defaults(), **got, **args}, set(got)
 
 
-def fast_call(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
-    """The command and its values for a plain pipeline command line (`argv` without the
-    program name), or None when typer must read it."""
+def fast_call(argv: list[str]) -> tuple[str, dict[str, Any], set[str]] | None:
+    """The command, its values and the keys the line set, for a plain pipeline command
+    line (`argv` without the program name), or None when typer must read it."""
     if not argv or argv[0] not in FAST:
         return None
-    values = _parse(command(argv[0]), argv[1:])
-    return None if values is None else (argv[0], values)
+    parsed = _parse(command(argv[0]), argv[1:])
+    return None if parsed is None else (argv[0], *parsed)
 
 
 def dispatch(argv: list[str]) -> None:

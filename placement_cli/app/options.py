@@ -117,6 +117,13 @@ DEBUG = Opt(
 TIMINGS = Opt(
     "timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False
 )
+NO_CONFIG = Opt(
+    "no_config",
+    ("--no-config",),
+    "Ignore the project's placement.toml / [tool.placement] (app/config.py).",
+    kind="bool",
+    default=False,
+)
 VERSION = Opt(
     "version", ("--version",), "Print the version and exit.", kind="bool", default=False, eager=True
 )
@@ -472,9 +479,9 @@ def command(name: str) -> Command:
     'placement_cli.app.stagecmd:validate'
     """
     cmd = _builders()[name]()
-    # Every command takes --timings and --version; the pipeline commands time their own
-    # phases, the others their whole run (app/dispatch.py).
-    extra = tuple(o for o in (TIMINGS, VERSION) if o not in cmd.options)
+    # Every command takes --timings, --no-config and --version; the pipeline commands
+    # time their own phases, the others their whole run (app/dispatch.py).
+    extra = tuple(o for o in (TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
     return dataclasses.replace(cmd, options=cmd.options + extra)
 
 
