@@ -61,9 +61,10 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Generated documents: the command line's option tables.
+# Generated documents: the command line's option tables and the diagnostic codes.
 docs: $(STAMP)
 	$(PY) -m placement_cli.app.options > docs/cli.md
+	$(PY) -m placement_cli.core.diagnostics > docs/diagnostics.md
 
 goldens: $(STAMP)
 	$(PY) -m tests.goldens --write

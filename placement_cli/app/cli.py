@@ -95,8 +95,10 @@ def _register(cmd: Command) -> None:
             a.key,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
             annotation=Annotated[
-                list[str] if a.many else str, typer.Argument(metavar=a.metavar, help=a.help)
+                list[str] if a.many else str | None if a.optional else str,
+                typer.Argument(metavar=a.usage, help=a.help),
             ],
+            **({"default": None} if a.optional else {}),
         )
         for a in cmd.args
     ]

@@ -54,12 +54,19 @@ class Opt:
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One positional argument; a `many` argument takes one path or more (files or
-    directories), and the command then runs once per file (`app/batch.py`)."""
+    directories), and the command then runs once per file (`app/batch.py`); an
+    `optional` one may be left out (None then)."""
 
     key: str
     metavar: str
     help: str
     many: bool = False
+    optional: bool = False
+
+    @property
+    def usage(self) -> str:
+        """The argument as a usage line shows it (`[CODE]` when optional)."""
+        return f"[{self.metavar}]" if self.optional else self.metavar
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +458,31 @@ def _diff() -> Command:
     )
 
 
+def _codes() -> Command:
+    return Command(
+        "codes",
+        "List the diagnostic codes, or explain one (docs/diagnostics.md).",
+        (
+            Arg(
+                "code",
+                "CODE",
+                "The code to explain (default: list every code).",
+                optional=True,
+            ),
+        ),
+        (
+            Opt(
+                "format",
+                ("--format",),
+                "text, or json (the registry as data, for scripts).",
+                default="text",
+                choices=("text", "json"),
+            ),
+        ),
+        "placement_cli.app.codes_command:command",
+    )
+
+
 def _builders() -> dict[str, Callable[[], Command]]:
     stages = {s.name: partial(_stage, s.name, s.summary, s.solver_options) for s in REGISTRY}
     return {
@@ -463,6 +495,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "explain": _explain,
         "diff": _diff,
         "schema": _schema,
+        "codes": _codes,
     }
 
 
@@ -508,11 +541,11 @@ def markdown() -> str:
         "",
     ]
     for c in commands():
-        usage = " ".join(["placement", c.name, *(a.metavar for a in c.args), "[OPTIONS]"])
+        usage = " ".join(["placement", c.name, *(a.usage for a in c.args), "[OPTIONS]"])
         out += [f"## `{c.name}`", "", c.summary, "", f"    {usage}", ""]
         if c.args:
             out += ["| argument | meaning |", "|---|---|"]
-            out += [f"| `{a.metavar}` | {a.help} |" for a in c.args]
+            out += [f"| `{a.usage}` | {a.help} |" for a in c.args]
             out.append("")
         out += ["| option | value | default | meaning |", "|---|---|---|---|"]
         for o in c.options:

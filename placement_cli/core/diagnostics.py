@@ -1,4 +1,8 @@
-"""Diagnostics carried in every artifact: `{severity, code, message, blocks}`."""
+"""Diagnostics carried in every artifact: `{severity, code, message, blocks}`.
+
+Every code is documented in `placement_cli/core/codes.py` (`CODES`), the source of
+`placement codes` and of `docs/diagnostics.md` (`python -m placement_cli.core.diagnostics`).
+"""
 
 from __future__ import annotations
 
@@ -25,3 +29,13 @@ class Diagnostic:
         }
         d.update(self.extra)
         return d
+
+
+if __name__ == "__main__":
+    # `docs/diagnostics.md` (`make docs`). The registry is imported only here: every
+    # pipeline command imports this module, and none of them needs the documentation.
+    import sys
+
+    from placement_cli.core.codes import markdown
+
+    sys.stdout.write(markdown())

@@ -1,0 +1,467 @@
+"""Every diagnostic code the tool emits, documented once.
+
+`CODES` is the one source of `placement codes [CODE]` (`app/codes_command.py`) and of
+`docs/diagnostics.md` (`python -m placement_cli.core.diagnostics`, run by `make docs`;
+`tests/test_codes.py` fails when the file is stale, when a code raised anywhere in
+`placement_cli/` is missing here, or when a code here is raised nowhere).
+
+A code is raised in an artifact's `diagnostics` as `{severity, code, message, blocks}`
+(with `stage` in the pipeline's artifacts), except the per-target reasons of `placement
+explain`, which are listed under each target of its output and carry no severity (their
+severity here is `reason`).
+
+>>> CODES["pin-infeasible"].severities, CODES["pin-infeasible"].exits
+(('error',), (4,))
+>>> [c for c in CODES if "reason" in CODES[c].severities][:2]
+['unreachable', 'not-in-domain']
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+# What a code's `severities` may hold: the artifact's three, and explain's reasons.
+SEVERITIES = ("error", "warning", "info", "reason")
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """One code: the severities it is raised with, the stages or commands that raise
+    it, a one-line title, a paragraph (what it means, why it happens, what to do), and
+    the exit codes it leads to when it is an error (empty: it does not decide the exit)."""
+
+    code: str
+    severities: tuple[str, ...]
+    raised_by: tuple[str, ...]
+    title: str
+    text: str
+    exits: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severities": list(self.severities),
+            "raised_by": list(self.raised_by),
+            "title": self.title,
+            "text": self.text,
+            "exit_codes": list(self.exits),
+        }
+
+
+def _codes(*codes: Code) -> dict[str, Code]:
+    return {c.code: c for c in codes}
+
+
+CODES: dict[str, Code] = _codes(
+    # ------------------------------------------------------------------ lower
+    Code(
+        "unpriceable-transfer",
+        ("warning",),
+        ("lower",),
+        "an edge carries a value of unbounded size and no size cap is set",
+        "Lowering a MIR body prices each edge that crosses targets by the size of the "
+        "values live across it. The size analysis found at least one such value whose "
+        "size it cannot bound (a collection of unknown cardinality, or a value a loop "
+        "keeps growing), and neither the body file's `size_cap` nor `--size-cap` says "
+        "how many information units an unbounded size counts as. Those transfers cost "
+        "4294967294, the reference compiler's maximal cost, so the solver avoids "
+        "crossing targets on those edges at almost any price. The message names the "
+        "first such edge and `blocks` lists their source blocks. Set `size_cap` in the "
+        "body file or pass `--size-cap N` to price them; the placement is still "
+        "computed either way.",
+    ),
+    Code(
+        "unpriceable-premium",
+        ("warning",),
+        ("lower",),
+        "a block reads a vertex path of unbounded size from another target",
+        "A block reads a vertex path (a field of a vertex) that lives on another target, "
+        "which costs a premium proportional to the path's size; the size of at least one "
+        "such path is unbounded and no size cap is set, so the premium costs 4294967294 "
+        "(the reference compiler's maximal cost) on every target that has to fetch it. "
+        "`blocks` lists the blocks concerned. Set `size_cap` in the body file or pass "
+        "`--size-cap N`; the placement is still computed either way.",
+    ),
+    Code(
+        "no-propagation",
+        ("info",),
+        ("lower",),
+        "the input is a plan: split by the statements' support sets as given",
+        "`lower` (or a stage) was given a plan whose statements carry per-target costs "
+        "rather than a MIR body with operands. Splitting then cuts blocks where the set "
+        "of targets that can run a statement changes, using those sets exactly as the "
+        "plan gives them: there are no data dependencies to propagate a restriction "
+        "through, as lowering a body does. When the plan has no top-level `transitions`, "
+        "the message adds that the gotos inserted between the pieces allow every switch "
+        "at cost 0. Nothing to do unless you meant to lower a body file.",
+    ),
+    Code(
+        "not-split",
+        ("info",),
+        ("lower",),
+        "a block whose cost is given as a whole is not split",
+        "Lowering a plan splits blocks between statements, but a block whose `cost` is "
+        "given for the block as a whole (rather than per statement) cannot be divided "
+        "between pieces, so it stays one block. `blocks` lists them. Give per-statement "
+        "costs instead of a block cost if those blocks should be split.",
+    ),
+    # ------------------------------------------------------------------ prune
+    Code(
+        "empty-domain",
+        ("error",),
+        ("prune",),
+        "no target can run a reachable block",
+        "A block reachable from the entry has no target at all before any propagation: "
+        "its declared `domain` is empty, or no target has a cost for one of its "
+        "statements or its terminator (a statement only the interpreter can run, in a "
+        "deployment without the interpreter, for instance). No placement can exist: the "
+        "artifact of every stage is still written with `status: infeasible` and the "
+        "solve stage adds `infeasible`. Run `placement explain ARTIFACT BLOCK` to see "
+        "which statement excludes each target, then add a target that can run it or "
+        "change the program.",
+        (4,),
+    ),
+    Code(
+        "empty-domain-unreachable",
+        ("warning",),
+        ("prune",),
+        "no target can run a block that is unreachable",
+        "As `empty-domain`, but the block cannot be reached from the entry, so it is "
+        "never placed and the placement is unaffected. Worth a look if the block was "
+        "meant to be reachable (a missing edge in the plan or body).",
+    ),
+    Code(
+        "domain-wipeout",
+        ("error",),
+        ("prune",),
+        "arc consistency left a reachable block with no target",
+        "Each target of a reachable block was allowed on its own, but arc consistency "
+        "removed them all: for every target, some edge into or out of the block has no "
+        "allowed transition to any target still left at its other end (postgres can be "
+        "left but never entered, for instance). The message lists each removed target "
+        "with the edge that removed it. No placement can exist (`status: infeasible`). "
+        "Allow the missing transitions in the plan's `transitions`, or let a neighbouring "
+        "block run on a target the transitions connect.",
+        (4,),
+    ),
+    Code(
+        "domain-wipeout-unreachable",
+        ("warning",),
+        ("prune",),
+        "arc consistency left an unreachable block with no target",
+        "As `domain-wipeout`, but for a block that cannot be reached from the entry: it "
+        "is never placed, so the placement is unaffected.",
+    ),
+    # ------------------------------------------------------------------ solve
+    Code(
+        "infeasible",
+        ("error",),
+        ("solve",),
+        "no feasible placement exists (proven)",
+        "The solver proved that no assignment of targets to blocks satisfies every "
+        "domain and every transition: either a block has no target left after pruning "
+        "(see the prune stage's `empty-domain` or `domain-wipeout`), or an exhaustive "
+        "search found that one block, or one cycle of blocks, has no targets that fit "
+        "its neighbours. The message names the block or the cycle. The artifact is "
+        "written with `status: infeasible`, and fuse and islands add `no-assignment`. "
+        "Relax the transitions or domains around the named blocks; `placement explain` "
+        "shows each target's reasons.",
+        (4,),
+    ),
+    Code(
+        "pin-infeasible",
+        ("error",),
+        ("solve",),
+        "the pins and forbids make a placement impossible",
+        "A `--pin BLOCK=TARGET`, `--forbid` or `--pins FILE` entry cannot be honoured: "
+        "the pinned target is not in the block's pruned domain, two pins name different "
+        "targets for one block, the forbids leave a block no target, or, with the pins "
+        "applied, arc consistency or the exhaustive search finds no placement that "
+        "respects them (the message then names the block left without a target and "
+        "quotes the pins). The plan itself may have a placement: drop or change the "
+        "pin named in the message. The artifact is written with `status: infeasible`.",
+        (4,),
+    ),
+    Code(
+        "huge-costs",
+        ("warning",),
+        ("solve",),
+        "costs too large for the exact method: solved on scaled costs",
+        "The plan's costs are so large that the exact method's sums would overflow, so "
+        "the solve used the heuristic and the complete search on costs scaled by a power "
+        "of two instead. The assignment is still feasible and its cost is computed on the "
+        "real costs, but the optimality proof comes from the complete search only. Scale "
+        "the plan's costs down (they only matter relative to each other) to get the "
+        "exact method back.",
+    ),
+    Code(
+        "solver-disagreement",
+        ("warning",),
+        ("solve",),
+        "the exact method and the heuristic disagreed; the verified answer was kept",
+        "The exact method returned an assignment that does not check as feasible, or "
+        "claimed that no placement exists while the heuristic found one. Its answer was "
+        "ignored and the verified one used, so the artifact is correct, but this points "
+        "at a bug in the exact method: please report it with the plan.",
+    ),
+    Code(
+        "time-limit",
+        ("error", "warning"),
+        ("solve", "tree"),
+        "the time limit stopped the search",
+        "The search ran out of its `--time-limit`. As a warning (solve only) a feasible "
+        "placement was found but is not proven optimal: the artifact has `optimal: "
+        "false` and an honest `lower_bound`, and the command exits 0. As an error no "
+        "placement was found and nothing was proven either way: the artifact is written "
+        "with `status: unsolved` (exit 5); for `tree` the message says how many nodes "
+        "the DP finished. Raise `--time-limit`, or try another `--method`.",
+        (5,),
+    ),
+    Code(
+        "memory-limit",
+        ("error", "warning"),
+        ("solve", "tree"),
+        "the memory limit stopped the search",
+        "The search would have grown past its memory limit (2048 MB for the solve, "
+        "2 GiB of DP tables for `tree`). As a warning (solve only) the best placement "
+        "found is written but not proven optimal (exit 0). As an error no placement was "
+        "found and nothing was proven: `status: unsolved` (exit 5). For `tree`, a lower "
+        "`--budget` needs smaller tables; for solve, a smaller plan or `--method "
+        "heuristic`.",
+        (5,),
+    ),
+    # ------------------------------------------------------------------ fuse, islands
+    Code(
+        "no-assignment",
+        ("error",),
+        ("fuse", "islands"),
+        "no placement to fuse or to build islands from",
+        "Fuse and islands work on the solve stage's assignment, and there is none: "
+        "the solve stage found the plan infeasible (`infeasible`, `pin-infeasible`, or "
+        "prune's errors) or was stopped unsolved by a limit. This code only follows "
+        "those; look at the first error in `diagnostics`. The fuse and islands "
+        "artifacts are still written, empty, with the solve stage's status, and the "
+        "exit code is the solve stage's: 4 when infeasible, 5 when unsolved.",
+        (4, 5),
+    ),
+    Code(
+        "assignment-infeasible",
+        ("error",),
+        ("fuse",),
+        "the assignment given to fuse is not feasible",
+        "Fusion was handed an assignment that puts a block outside its domain or "
+        "crosses a forbidden transition. The command line never gets here: a solve "
+        "section read from an artifact is checked (exit 3 when it does not hold) and "
+        "the solver's own answer is verified. Only a library caller of "
+        "`placement_cli.algorithms.fuse.fuse` passing its own assignment can see it.",
+    ),
+    Code(
+        "unreachable-dropped",
+        ("info",),
+        ("fuse",),
+        "unreachable blocks are left out of the fused plan",
+        "Blocks that cannot be reached from the entry take no target, so fusion leaves "
+        "them out of the fused plan. `blocks` lists them. Nothing to do unless they were "
+        "meant to be reachable.",
+    ),
+    Code(
+        "fuse-cost-changed",
+        ("warning",),
+        ("fuse",),
+        "fusion changed the placement's cost (a bug)",
+        "Merging same-target goto chains must keep the placement's cost exactly; this "
+        "warning says it did not (or made the placement infeasible). It is a bug in "
+        "fusion: please report it with the input. The solve artifact's assignment is "
+        "unaffected.",
+    ),
+    Code(
+        "cyclic-islands",
+        ("info",),
+        ("islands",),
+        "the island graph is cyclic: groups are scheduled as single units",
+        "The dependency graph between islands has cycles: a loop crosses targets, or an "
+        "island runs both before and after another (an acyclic program whose branch and "
+        "join share a target can do this too). Each strongly connected group of islands "
+        "is scheduled as one unit, and the message lists the groups. Expected for loops "
+        "that alternate targets; an orchestrator must run such a group as a whole.",
+    ),
+    # ------------------------------------------------------------------ tree
+    Code(
+        "dag-expanded",
+        ("info",),
+        ("tree",),
+        "--expand-dag duplicated a shared sub-plan",
+        "The operator file is a DAG (a node has several parents) and `--expand-dag` "
+        "turned it into a tree by copying each shared sub-plan once per parent, the "
+        "copies named `ID#2`, `ID#3`, .... One diagnostic per shared node names its "
+        "parents and copies, and a last one gives the sizes before and after. The "
+        "copies are placed independently, so a shared scan may be computed more than "
+        "once.",
+    ),
+    Code(
+        "unplaced-nodes",
+        ("warning",),
+        ("tree",),
+        "nodes not under the root are not placed",
+        "Some nodes of the operator file are not descendants of the root, so they are "
+        "not part of the tree and get no engine. `blocks` lists them. Check the "
+        "`children` lists, or the root, if they were meant to be placed.",
+    ),
+    Code(
+        "budget-clamped",
+        ("info",),
+        ("tree",),
+        "the cut budget is larger than the tree's edge count",
+        "The `--budget` (or the file's `budget`) allows more cuts than the tree has "
+        "edges, so it is lowered to the number of edges, which already allows every "
+        "cut. The artifact's `budget` is the one used; the result is the same as with "
+        "the larger budget.",
+    ),
+    Code(
+        "unsupported-node",
+        ("error",),
+        ("tree",),
+        "no engine can run an operator",
+        "A node's `time` is missing or null for every engine, so no engine can run it "
+        "and no placement exists at any budget. The artifact is written with `status: "
+        "infeasible`. Give the node a time on at least one engine.",
+        (4,),
+    ),
+    Code(
+        "no-transfer",
+        ("error",),
+        ("tree",),
+        "no transfer connects a child's engines to its parent's",
+        "No placement exists at any budget: every engine that can run a child's subtree "
+        "is cut off from every engine that runs its parent (no transfer is declared "
+        "between them), or no engine that runs a node can receive all of its children. "
+        "The message names the child and the parent. Declare a transfer between those "
+        "engines or let one of the nodes run on the other's engine. Status "
+        "`infeasible`.",
+        (4,),
+    ),
+    Code(
+        "budget-too-small",
+        ("error",),
+        ("tree",),
+        "every placement needs more cuts than the budget allows",
+        "The tree can be placed, but only with more cuts (engine changes between a "
+        "child and its parent) than the budget allows. The diagnostic carries "
+        "`min_budget`, the fewest cuts any placement needs, and the message says which "
+        "`--budget` to pass. Status `infeasible`.",
+        (4,),
+    ),
+    # ------------------------------------------------------------------ explain
+    Code(
+        "unreachable",
+        ("reason",),
+        ("explain",),
+        "the block is unreachable and takes no target",
+        "A reason `placement explain` gives for every target of a block that cannot be "
+        "reached from the entry: such a block is never placed.",
+    ),
+    Code(
+        "not-in-domain",
+        ("reason",),
+        ("explain",),
+        "the target is not in the block's declared domain",
+        "The block's `domain` in the plan lists the targets it may run on, and this one "
+        "is not among them. Add it to the domain if the block may run there.",
+    ),
+    Code(
+        "unsupported-statement",
+        ("reason",),
+        ("explain",),
+        "a statement has no cost on the target",
+        "A statement of the block has no cost for this target, which means the target "
+        "cannot run it (the reason's `statement` is its index). From a body file this is "
+        "lowering's eligibility analysis: an operation, or an operand it depends on, "
+        "that the target's profile does not support.",
+    ),
+    Code(
+        "unsupported-terminator",
+        ("reason",),
+        ("explain",),
+        "the terminator has no cost on the target",
+        "The block's terminator has costs, but none for this target, so the target cannot run it.",
+    ),
+    Code(
+        "pruned",
+        ("reason",),
+        ("explain",),
+        "prune removed the target: a neighbour cannot follow or precede it",
+        "The target could run the block on its own, but arc consistency removed it: the "
+        "edge named in the reason (`edge`) allows this target only with targets that are "
+        "no longer left at the edge's other end. `edge` is null when the prune section "
+        "read from the input does not say which edge.",
+    ),
+)
+
+
+def severity_text(c: Code) -> str:
+    return "/".join(c.severities)
+
+
+def listing() -> str:
+    """One line per code: code, severity, title (`placement codes`).
+
+    >>> listing().splitlines()[0].split()[:2]
+    ['unpriceable-transfer', 'warning']
+    """
+    width = max(map(len, CODES))
+    sev = max(len(severity_text(c)) for c in CODES.values())
+    return "".join(
+        f"{c.code:<{width}}  {severity_text(c):<{sev}}  {c.title}\n" for c in CODES.values()
+    )
+
+
+def _exit_text(c: Code) -> str:
+    if not c.exits:
+        return "Exit code: not affected (0 unless another diagnostic decides it)."
+    codes = " or ".join(map(str, c.exits))
+    return f"Exit code when it is an error: {codes}."
+
+
+def explain(code: str) -> str:
+    """The paragraph of one code (`placement codes CODE`), wrapped at 88 columns."""
+    c = CODES[code]
+    head = f"{c.code} ({severity_text(c)}; raised by {', '.join(c.raised_by)}): {c.title}"
+    body = textwrap.fill(c.text, 88)
+    tail = "" if "reason" in c.severities else "\n\n" + _exit_text(c)
+    return f"{head}\n\n{body}{tail}\n"
+
+
+def markdown() -> str:
+    """`docs/diagnostics.md`."""
+    out = [
+        "# Diagnostic codes",
+        "",
+        "Generated from `placement_cli/core/codes.py` by `make docs`",
+        "(`python -m placement_cli.core.diagnostics`); `tests/test_codes.py` fails when this",
+        "file is stale. Do not edit it by hand. `placement codes` lists the codes and",
+        "`placement codes CODE` prints one.",
+        "",
+        "Every artifact carries `diagnostics`, a list of `{severity, code, message, blocks}`",
+        "(with `stage` in the pipeline's artifacts). A stage's diagnostics are repeated in",
+        "the artifact of every later stage, and a command prints the errors and warnings it",
+        "raised itself on stderr as `severity: code: message`. An `error` makes the artifact's",
+        "status `infeasible` (exit 4) or `unsolved` (exit 5); warnings and infos never change",
+        "the exit code. The last codes (severity `reason`) are the per-target reasons",
+        "`placement explain` gives under each target.",
+        "",
+        "| code | severity | raised by | meaning |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| [`{c.code}`](#{c.code}) | {severity_text(c)} | {', '.join(c.raised_by)} | {c.title} |"
+        for c in CODES.values()
+    ]
+    for c in CODES.values():
+        raised = f"{severity_text(c)}; raised by {', '.join(c.raised_by)}"
+        out += ["", f"## {c.code}", "", f"**{c.title}** ({raised})"]
+        out += ["", textwrap.fill(c.text, 88)]
+        if "reason" not in c.severities:
+            out += ["", _exit_text(c)]
+    return "\n".join(out) + "\n"
