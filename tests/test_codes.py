@@ -45,6 +45,14 @@ INDIRECT: dict[str, tuple[frozenset[str], str]] = {
     ),
     # the type check of an artifact's diagnostics, not a diagnostic
     "placement_cli/formats/sectioncheck.py:<module>:_Type(str)": (frozenset(), ""),
+    # --diagnostics re-writes a stage's diagnostics and its own records: not raised there
+    "placement_cli/app/report.py:diagnostic_records:d['code']": (frozenset(), ""),
+    "placement_cli/app/report.py:to_json:self.code": (frozenset(), ""),
+    # every problem of an invalid input (exit 3), a module constant of report.py
+    "placement_cli/app/report.py:problem_records:INVALID_INPUT": (
+        frozenset({"invalid-input"}),
+        "placement_cli/app/report.py",
+    ),
 }
 
 
@@ -146,7 +154,7 @@ def _raised() -> tuple[dict[str, set[str]], set[str]]:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
-                and node.func.id == "Diagnostic"
+                and node.func.id in ("Diagnostic", "Record")  # Record: app/report.py
             ):
                 named = {k.arg: k.value for k in node.keywords}
                 sev = node.args[0] if node.args else named.get("severity")

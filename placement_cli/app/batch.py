@@ -160,7 +160,11 @@ def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]])
     with tempfile.TemporaryFile() as capture:
         os.dup2(capture.fileno(), 2)
         try:
-            guarded(bool(one.pop("debug", False)), lambda: handler(name, one))
+            guarded(
+                bool(one.pop("debug", False)),
+                lambda: handler(name, one),
+                one.get("diagnostics", "text"),
+            )
             code = EXIT_OK
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
@@ -193,9 +197,12 @@ def run_batch(
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
             outcomes += pool.map(_one, rest, chunksize=max(1, len(rest) // (jobs * 8)))
     wall = time.perf_counter() - t0
+    plain = v.get("diagnostics", "text") == "text"
     for item, out in zip(items, outcomes, strict=True):
         for line in out.messages.splitlines():
-            sys.stderr.write(line if line.startswith(item.path) else f"{item.path}: {line}")
+            # Text lines name their file; machine formats carry it in every record.
+            named = not plain or line.startswith(item.path)
+            sys.stderr.write(line if named else f"{item.path}: {line}")
             sys.stderr.write("\n")
     rows = [
         {

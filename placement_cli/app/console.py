@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+from placement_cli.app.report import diagnostic_records, problem_records, render
 from placement_cli.core.errors import (
     EXIT_INFEASIBLE,
     EXIT_INTERNAL,
@@ -47,14 +48,14 @@ def say(message: str, quiet: bool, always: bool = False) -> None:
     Console(stderr=True, highlight=False, soft_wrap=True).print(message, markup=False)
 
 
-def warn_diagnostics(diagnostics: list[dict[str, Any]], quiet: bool) -> None:
+def warn_diagnostics(
+    diagnostics: list[dict[str, Any]], quiet: bool, fmt: str = "text", source: str | None = None
+) -> None:
     """Errors and warnings this process raised (not those an input artifact carried:
-    the stage that raised them already printed them)."""
+    the stage that raised them already printed them), as `--diagnostics` asks."""
     if quiet:
         return
-    for d in diagnostics:
-        if d.get("severity") in ("error", "warning"):
-            sys.stderr.write(f"{d['severity']}: {d['code']}: {d['message']}\n")
+    sys.stderr.write(render(diagnostic_records(diagnostics, source, fmt), fmt))
 
 
 def exit_for(status: str) -> int:
@@ -92,15 +93,16 @@ def _is_typer_exit(exc: BaseException) -> bool:
     return typer is not None and isinstance(exc, typer.Exit)
 
 
-def guarded(debug: bool, body: Callable[[], int]) -> None:
-    """The one place where exceptions become exit codes."""
+def guarded(debug: bool, body: Callable[[], int], diagnostics: str = "text") -> None:
+    """The one place where exceptions become exit codes (an invalid input's problems
+    written as `diagnostics` asks: text, json, github or sarif)."""
     # One short-lived process over millions of acyclic objects: the cyclic collector's
     # repeated full scans cost more than the algorithms themselves (measured 2-4x).
     gc.disable()
     try:
         code = body()
     except InputError as exc:
-        fail(str(exc), exc.exit_code)
+        fail(render(problem_records(exc, diagnostics), diagnostics), exc.exit_code)
     except PlacementError as exc:
         fail(f"placement: {exc}", exc.exit_code)
     except BrokenPipeError:

@@ -35,7 +35,8 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
     A command whose input takes many paths runs its handler on the one file it was
     given, or, for several files, a directory or `--out-dir` on a stage, once per file
     (`app/batch.py`)."""
-    guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)))
+    fmt = str(values.get("diagnostics") or "text")
+    guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), fmt)
 
 
 def _run(name: str, values: dict[str, Any], given: set[str]) -> int:

@@ -68,7 +68,12 @@ def command(name: str, v: dict[str, Any]) -> int:
         split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile
     )
     plan, diags = lower_command(v["path"], v["output"], v["format"], opts, v["source"])
-    warn_diagnostics([d for d in diags if d["severity"] != "info"], v["quiet"])
+    warn_diagnostics(
+        [d for d in diags if d["severity"] != "info"],
+        v["quiet"],
+        v.get("diagnostics", "text"),
+        v["path"],
+    )
     low = plan["lower"]
     say(
         f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})",

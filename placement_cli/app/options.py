@@ -124,6 +124,15 @@ DEBUG = Opt(
 TIMINGS = Opt(
     "timings", ("--timings",), "Print each phase's wall time on stderr.", kind="bool", default=False
 )
+DIAGNOSTICS = Opt(
+    "diagnostics",
+    ("--diagnostics",),
+    "How errors and warnings are written on stderr: text (FILE: PATH: message), json (one "
+    "object a line), github (Actions annotations), sarif (one SARIF 2.1.0 log); with file, "
+    "line and column where known.",
+    default="text",
+    choices=("text", "json", "github", "sarif"),
+)
 NO_CONFIG = Opt(
     "no_config",
     ("--no-config",),
@@ -512,9 +521,9 @@ def command(name: str) -> Command:
     'placement_cli.app.stagecmd:validate'
     """
     cmd = _builders()[name]()
-    # Every command takes --timings, --no-config and --version; the pipeline commands
+    # Every command takes --diagnostics, --timings, --no-config and --version; the pipeline commands
     # time their own phases, the others their whole run (app/dispatch.py).
-    extra = tuple(o for o in (TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
+    extra = tuple(o for o in (DIAGNOSTICS, TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
     return dataclasses.replace(cmd, options=cmd.options + extra)
 
 

@@ -73,7 +73,7 @@ def stage(name: str, v: dict[str, Any]) -> int:
         keep(run)
         with run.timed("write"):
             emit(art, output, fmt)
-    warn_diagnostics(run.new_diagnostics, quiet)
+    warn_diagnostics(run.new_diagnostics, quiet, v.get("diagnostics", "text"), path)
     print_timings(run.timings, timings)
 
     def summary() -> str:
@@ -143,7 +143,7 @@ def run_all(name: str, v: dict[str, Any]) -> int:
         # All or nothing: a failure while writing leaves no new file behind.
         with pipeline.timed("write"):
             write_files(files)
-    warn_diagnostics(pipeline.new_diagnostics, quiet)
+    warn_diagnostics(pipeline.new_diagnostics, quiet, v.get("diagnostics", "text"), path)
     print_timings(pipeline.timings, timings)
     if not quiet:
 

@@ -22,6 +22,8 @@ def command(name: str, v: dict[str, Any]) -> int:
     write_output(
         dumps(art, v["format"]), v["output"]
     )  # the tree artifact keeps its indented layout
-    warn_diagnostics(art.get("diagnostics", []), v["quiet"])
+    warn_diagnostics(
+        art.get("diagnostics", []), v["quiet"], v.get("diagnostics", "text"), v["path"]
+    )
     say(summary, v["quiet"])
     return exit_for(art["status"])

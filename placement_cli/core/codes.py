@@ -55,6 +55,21 @@ def _codes(*codes: Code) -> dict[str, Code]:
 
 
 CODES: dict[str, Code] = _codes(
+    # ------------------------------------------------------------------ any input
+    Code(
+        "invalid-input",
+        ("error",),
+        ("every command",),
+        "the input is not a valid plan, body, MIR text, tree or artifact",
+        "The file could not be read as what the command expects: a syntax error, a "
+        "field of the wrong type, a reference to a block that does not exist, an "
+        "artifact section that does not match its plan, or an input over a limit. "
+        "Every problem is reported at once, each with its field path (and, in the "
+        "json, github and sarif reports of `--diagnostics`, the line and column of the "
+        "node it names). Nothing is written. Fix each problem named; `placement "
+        "validate` checks a file without running anything.",
+        (3,),
+    ),
     # ------------------------------------------------------------------ lower
     Code(
         "unpriceable-transfer",
@@ -408,7 +423,7 @@ def listing() -> str:
     """One line per code: code, severity, title (`placement codes`).
 
     >>> listing().splitlines()[0].split()[:2]
-    ['unpriceable-transfer', 'warning']
+    ['invalid-input', 'error']
     """
     width = max(map(len, CODES))
     sev = max(len(severity_text(c)) for c in CODES.values())

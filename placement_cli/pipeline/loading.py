@@ -17,7 +17,7 @@ import orjson
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
+from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
@@ -154,6 +154,10 @@ def load(path: str) -> Loaded:
     source = source_name(path)
     try:
         data = read_bytes(path)
+        if not data.strip():
+            # In a pipe, an empty input is what a failed earlier stage leaves behind.
+            why = "empty input (the previous command failed?)" if path == STDIN else "empty file"
+            raise InputError([Problem("", why)])
         if is_mir(path):
             return _lower(read_body(data, source), source)
         json_input = is_json(path, data)
