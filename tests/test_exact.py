@@ -15,7 +15,6 @@ from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.exact import (
     ExactBudget,
-    ExactOutcome,
     lower_bound,
     mini_bucket_bound,
     solve_exact,
@@ -24,92 +23,11 @@ from placement_cli.algorithms.solve.exact.model import _build
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
+from tests.exact_helpers import TARGETS, check, plans, random_factors
 from tests.reference import brute_force
 
-TARGETS = ["t0", "t1", "t2", "t3"]
 # No table budget and no reductions: the whole plan is the core, solved by the search.
 SEARCH_ONLY = ExactBudget(table=1, reductions=False)
-
-
-@st.composite
-def plans(
-    draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4, frac: bool = False
-) -> dict[str, Any]:
-    """Tiny plans: random domains and costs, random allowed/forbidden pairs, self-loops,
-    parallel edges, dead blocks, a non-default entry; often infeasible. `frac`: costs
-    with one decimal, which floats cannot represent exactly."""
-    nt = draw(st.integers(1, max_targets))
-    targets = TARGETS[:nt]
-    nb = draw(st.integers(1, max_blocks))
-    ids = [f"b{i}" for i in range(nb)]
-    cost_val = st.integers(0, 90).map(lambda c: c / 10) if frac else st.integers(0, 9)
-
-    def matrix() -> dict[str, dict[str, int]]:
-        m: dict[str, dict[str, int]] = {}
-        for s in targets:
-            row = {}
-            for d in targets:
-                if draw(st.integers(0, 9)) < 7:
-                    row[d] = 0 if s == d else draw(cost_val)
-            if row:
-                m[s] = row
-        return m
-
-    plan: dict[str, Any] = {"version": 1, "targets": targets}
-    if draw(st.booleans()):
-        plan["transitions"] = matrix()
-    blocks = []
-    for i in range(nb):
-        b: dict[str, Any] = {"id": ids[i]}
-        if draw(st.integers(0, 3)) == 0:
-            b["domain"] = draw(st.lists(st.sampled_from(targets), unique=True, max_size=nt))
-        b["cost"] = {t: draw(cost_val) for t in targets if draw(st.integers(0, 4)) > 0}
-        succ = draw(st.lists(st.integers(0, nb - 1), max_size=3))
-        edges = []
-        for s in succ:
-            e: dict[str, Any] = {"block": ids[s]}
-            if draw(st.integers(0, 2)) > 0:
-                e["transitions"] = matrix()
-            edges.append(e)
-        if not edges:
-            b["terminator"] = {"kind": "return"}
-        elif len(edges) == 1 and draw(st.booleans()):
-            b["terminator"] = {"kind": "goto", "successors": edges}
-        else:
-            b["terminator"] = {"kind": "switch", "successors": edges}
-        blocks.append(b)
-    plan["blocks"] = blocks
-    if draw(st.integers(0, 4)) == 0:
-        plan["entry"] = ids[draw(st.integers(0, nb - 1))]
-    return plan
-
-
-def _same(a: float, b: float) -> bool:
-    """Equal, up to the last bits that different summation orders of decimals move."""
-    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, ...]) -> float:
-    """The invariants every outcome must satisfy; returns the brute-force optimum."""
-    best, _ = brute_force(plan)
-    assert out.lower_bound <= best or _same(out.lower_bound, best)
-    if out.assignment is not None:
-        a = out.assignment
-        assert len(a) == g.n_blocks
-        assert all((x == UNASSIGNED) == (not g.live[b]) for b, x in enumerate(a))
-        assert feasible_for(g, domains, a)
-        cost = evaluate(g, a)
-        assert cost is not None
-        assert out.lower_bound <= cost.total
-        if out.optimal:
-            assert _same(cost.total, best)
-            assert out.lower_bound == cost.total
-    if out.infeasible:
-        assert out.optimal and out.assignment is None and best == math.inf
-        assert out.lower_bound == math.inf
-    if out.optimal and out.assignment is None:
-        assert out.infeasible
-    return best
 
 
 @settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,12 +36,12 @@ def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
     # Pruning is exact: the unpruned domains give the same optimum.
     raw = solve_exact(g, g.domain, scc(g), time_limit=30.0)
-    _check(plan, raw, g, g.domain)
+    check(plan, raw, g, g.domain)
     assert raw.optimal and raw.infeasible == out.infeasible
     if not out.infeasible:
         assert raw.lower_bound == out.lower_bound
@@ -138,7 +56,7 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     out = solve_exact(
         g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget()
     )
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
 
 
@@ -164,7 +82,7 @@ def test_search_path_equals_brute_force(
         fixing=fixing,
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 
@@ -196,7 +114,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
     for limit in (0.0, 30.0):
         # A core, so that the time limit matters.
         out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc, budget=SEARCH_ONLY)
-        _check(plan, out, g, domains)
+        check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
             assert c_inc is not None and out.assignment is not None
@@ -423,10 +341,10 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     domains = prune(g).domains
     best, _ = brute_force(plan)
     out = solve_exact(g, domains, scc(g), 30.0)
-    _check(plan, out, g, domains)
+    check(plan, out, g, domains)
     assert out.optimal
     out2 = solve_exact(g, domains, scc(g), 30.0, budget=SEARCH_ONLY)
-    _check(plan, out2, g, domains)
+    check(plan, out2, g, domains)
     assert out2.optimal
 
 
@@ -651,20 +569,6 @@ def test_adjacency_equals_literal(seed: int) -> None:
     assert got == want and list(got) == list(want)
 
 
-def _random_factors(rnd: random.Random, n: int, ks: list[int]) -> list[Any]:
-    """Unaries for every variable and random pair and triple factors (some scopes
-    repeated), costs with one decimal (not exact in floats) and some `inf`."""
-
-    def cost() -> float:
-        return math.inf if rnd.random() < 0.1 else rnd.randrange(0, 90) / 10
-
-    factors: list[Any] = [((v,), [cost() for _ in range(ks[v])]) for v in range(n)]
-    for _ in range(rnd.randrange(n, 3 * n)):
-        sc = tuple(sorted(rnd.sample(range(n), min(n, rnd.choice((2, 2, 2, 3))))))
-        factors.append((sc, [cost() for _ in range(math.prod(ks[v] for v in sc))]))
-    return factors
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_combine_equals_literal_joint_table(seed: int) -> None:
     """`_combine` (C-level gathers and minima) is the literal min over x of the sum of
@@ -677,7 +581,7 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
     n = rnd.randrange(2, 6)
     ks = [rnd.randrange(2, 5) for _ in range(n)]
     x = rnd.randrange(n)
-    facs = [f for f in _random_factors(rnd, n, ks) if x in f[0]]
+    facs = [f for f in random_factors(rnd, n, ks) if x in f[0]]
     scope, mins = _combine(x, facs, ks)
     assert scope == tuple(sorted({v for sc, _ in facs for v in sc} - {x}))
     want = []
@@ -777,7 +681,7 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
-    factors = _random_factors(rnd, n, ks)
+    factors = random_factors(rnd, n, ks)
     order: list[int] = []
     cost = _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order)
     assert cost >= 0 and sorted(order) == list(range(n))

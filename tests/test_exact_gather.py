@@ -17,8 +17,7 @@ from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
-from tests.test_exact import _check, plans
-from tests.test_exact_arrays import _array_budget, _reduced_core
+from tests.exact_helpers import array_budget, check, plans, reduced_core
 
 INF = math.inf
 
@@ -32,7 +31,7 @@ def _factors(
     finite."""
     from placement_cli.algorithms.solve.exact.search import _PairSearch
 
-    const, K, un, nb = _reduced_core(n, k, seed)
+    const, K, un, nb = reduced_core(n, k, seed)
     ks = dict(enumerate(K))
     factors: list[Any] = [((x,), list(u)) for x, u in enumerate(un)]
     factors += [((x, y), list(t)) for x, row in enumerate(nb) for y, t in row.items() if x < y]
@@ -122,7 +121,7 @@ def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> N
     edge's ends and arcs are where the sweep and the bound look for them."""
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
-    _, K, un, nb = _reduced_core(n, k, seed)
+    _, K, un, nb = reduced_core(n, k, seed)
     assert len(set(K)) > 1  # mixed domain sizes: padding is exercised
     d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4)
     np = d.np
@@ -148,10 +147,10 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = dataclasses.replace(
-        _array_budget(leaf, primal, True), array_handoff=0.75, handoff_dominance=dominance
+        array_budget(leaf, primal, True), array_handoff=0.75, handoff_dominance=dominance
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 

@@ -22,7 +22,7 @@ from placement_cli.algorithms.solve.exact.reductions import _reduce, _reduce_cor
 from placement_cli.ir.graph import bits
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
-from tests.test_exact import plans
+from tests.exact_helpers import plans
 
 
 def _bits(x: Any) -> Any:
@@ -351,12 +351,12 @@ def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
         _elim_cost,
         _OrderedEliminator,
     )
-    from tests.test_exact import _random_factors
+    from tests.exact_helpers import random_factors
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
-    factors = _random_factors(rnd, n, ks)
+    factors = random_factors(rnd, n, ks)
     order: list[int] = []
     scopes: list[tuple[int, ...]] = []
     assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order, scopes=scopes) >= 0
@@ -405,14 +405,14 @@ def test_decode_equals_reference(seed: int) -> None:
         _elim_cost,
         _OrderedEliminator,
     )
-    from tests.test_exact import _random_factors
+    from tests.exact_helpers import random_factors
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
     factors = [
         (sc, [rnd.choice((0.0, 0.5, 1.0, INF)) if rnd.random() < 0.5 else c for c in tab])
-        for sc, tab in _random_factors(rnd, n, ks)
+        for sc, tab in random_factors(rnd, n, ks)
     ]
     order: list[int] = []
     assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order) >= 0
