@@ -121,13 +121,13 @@ def reduced_core(n: int, k: int, seed: int) -> tuple[float, list[int], list[Any]
     """The reduced core of a random plan as DenseCore takes it: the constant, each
     variable's domain size, its unary table and its neighbours' tables, by position."""
     from benchmarks.families import FAMILIES
-    from placement_cli.algorithms.solve.exact.model import _build
-    from placement_cli.algorithms.solve.exact.reductions import _reduce
+    from placement_cli.algorithms.solve.exact.model import build_model
+    from placement_cli.algorithms.solve.exact.reductions import reduce_model
 
     g = parse_plan(FAMILIES["random"](n, seed, k))
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assert model is not None
-    const, _, factors, _ = _reduce(model, g.n_blocks)
+    const, _, factors, _ = reduce_model(model, g.n_blocks)
     xs = sorted({v for sc, _ in factors for v in sc})
     loc = {v: i for i, v in enumerate(xs)}
     K = [model.ks[v] for v in xs]

@@ -19,7 +19,7 @@ from placement_cli.algorithms.solve.exact import (
     mini_bucket_bound,
     solve_exact,
 )
-from placement_cli.algorithms.solve.exact.model import _build
+from placement_cli.algorithms.solve.exact.model import build_model
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
@@ -128,7 +128,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
 def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    model = _build(g, domains)
+    model = build_model(g, domains)
     best, _ = brute_force(plan)
     if model is None:
         assert best == math.inf
@@ -163,11 +163,11 @@ def test_dense_diffusion_preserves_costs(
     """The numpy sweeps, plain or over-relaxed (`relax`, 1.9 included: it oscillates),
     are a reparametrisation: every assignment keeps its cost, no entry becomes NaN, the
     bound read off never exceeds the optimum, and the list form written back says so too."""
-    from placement_cli.algorithms.solve.exact.bounds import _bound
+    from placement_cli.algorithms.solve.exact.bounds import bound_of
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     best, _ = brute_force(plan)
     assume(model is not None and model.ks)
     assert model is not None
@@ -195,7 +195,7 @@ def test_dense_diffusion_preserves_costs(
     lb = dense.bound(model.constant)
     dense.write_back(un, nb)
     assert lb <= best + 1e-9 * max(1.0, abs(best))
-    assert _bound(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
+    assert bound_of(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
     for val, c0 in zip(samples, before, strict=True):
         c1 = cost(val, un, nb)
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
@@ -207,11 +207,11 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
     an independent per-block implementation) in the colour classes' order: the blocks of
     a class share no table, so that order is the one the arrays' sweep follows. The
     unaries, tables, bound and margins agree, each by block (not by row of the arrays)."""
-    from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
+    from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None and model.ks)
     assert model is not None
     xs = sorted(model.ks)
@@ -236,9 +236,9 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
     assert sorted(dense.ixs) == xs
     for _ in range(sweeps):
         dense.sweep()
-        _diffuse(K, un2, nb2, dense.ixs)
+        diffuse(K, un2, nb2, dense.ixs)
     hs: dict[int, list[float]] = {}
-    lb2 = _bound(K, un2, nb2, xs, model.constant, hs)
+    lb2 = bound_of(K, un2, nb2, xs, model.constant, hs)
     assert close(dense.bound(model.constant), lb2)
     got = dense.margins()
     assert all(close(p, q) for x in hs for p, q in zip(got[x], hs[x], strict=True))
@@ -260,7 +260,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None and model.ks)
     assert model is not None
     xs = sorted(model.ks)
@@ -541,19 +541,19 @@ def _integral_reference(g: Any) -> bool:
 @settings(max_examples=examples(300), deadline=None)
 @given(plans(frac=True) | plans())
 def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
-    """`_integral` (distinct values first) says what the literal check says, on plans
+    """`plan_integral` (distinct values first) says what the literal check says, on plans
     with integer costs and with one-decimal costs (often integers by chance)."""
-    from placement_cli.algorithms.solve.exact.model import _integral
+    from placement_cli.algorithms.solve.exact.model import plan_integral
 
     g = parse_plan(plan)
-    assert _integral(g) == _integral_reference(g)
+    assert plan_integral(g) == _integral_reference(g)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_adjacency_equals_literal(seed: int) -> None:
-    """`_adjacency` (a fast path for pairs) is the literal interaction graph, keys in
+    """`adjacency` (a fast path for pairs) is the literal interaction graph, keys in
     order of first appearance, on factors of arity one to three."""
-    from placement_cli.algorithms.solve.exact.elimination import _adjacency
+    from placement_cli.algorithms.solve.exact.elimination import adjacency
 
     rnd = random.Random(seed)
     factors: list[Any] = []
@@ -565,24 +565,24 @@ def test_adjacency_equals_literal(seed: int) -> None:
         for v in sc:
             want.setdefault(v, set())
             want[v] |= {w for w in sc if w != v}
-    got = _adjacency(factors)
+    got = adjacency(factors)
     assert got == want and list(got) == list(want)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_combine_equals_literal_joint_table(seed: int) -> None:
-    """`_combine` (C-level gathers and minima) is the literal min over x of the sum of
+    """`combine` (C-level gathers and minima) is the literal min over x of the sum of
     the factors, cell by cell, summed in the factors' order: the same floats."""
     import itertools
 
-    from placement_cli.algorithms.solve.exact.elimination import _combine
+    from placement_cli.algorithms.solve.exact.elimination import combine
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 6)
     ks = [rnd.randrange(2, 5) for _ in range(n)]
     x = rnd.randrange(n)
     facs = [f for f in random_factors(rnd, n, ks) if x in f[0]]
-    scope, mins = _combine(x, facs, ks)
+    scope, mins = combine(x, facs, ks)
     assert scope == tuple(sorted({v for sc, _ in facs for v in sc} - {x}))
     want = []
     for cell in itertools.product(*[range(ks[v]) for v in scope]):
@@ -604,14 +604,14 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
 
 
 class _HeapElimination:
-    """The reference: the heap-driven bucket elimination `_OrderedEliminator` replaced,
-    as it was (`_Eliminator.run` before session 8). It picks the block with the cheapest
+    """The reference: the heap-driven bucket elimination `OrderedEliminator` replaced,
+    as it was (`Eliminator.run` before session 8). It picks the block with the cheapest
     joint table next (ties by block), keeping the interaction graph as it goes."""
 
     def __init__(self, ks: dict[int, int], factors: list[Any], constant: float) -> None:
-        from placement_cli.algorithms.solve.exact.elimination import _Eliminator
+        from placement_cli.algorithms.solve.exact.elimination import Eliminator
 
-        self.el = _Eliminator(ks, factors, constant)
+        self.el = Eliminator(ks, factors, constant)
         self.ks = ks
         self.log: list[Any] = []
         self.width = self.cells = 0
@@ -626,7 +626,7 @@ class _HeapElimination:
         return c
 
     def eliminate(self, x: int) -> None:
-        from placement_cli.algorithms.solve.exact.elimination import _combine
+        from placement_cli.algorithms.solve.exact.elimination import combine
 
         el = self.el
         facs = el.take_factors(x)
@@ -634,7 +634,7 @@ class _HeapElimination:
             self.log.append((x, [((x,), [0.0] * self.ks[x])]))
             el.adj.pop(x)
             return
-        scope, mins = _combine(x, facs, self.ks)
+        scope, mins = combine(x, facs, self.ks)
         self.cells += len(mins) * self.ks[x]
         self.width = max(self.width, len(scope))
         self.counts[min(len(scope), 3)] += 1
@@ -668,14 +668,14 @@ class _HeapElimination:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
-    """`_OrderedEliminator` in the order `_elim_cost` records builds what
+    """`OrderedEliminator` in the order `elim_cost` records builds what
     the heap-driven elimination (`_HeapElimination`) builds: the same constant (bit for
     bit), width, cells, counts and decoded assignment."""
     from placement_cli.algorithms.solve.exact.elimination import (
-        _adjacency,
-        _decode,
-        _elim_cost,
-        _OrderedEliminator,
+        OrderedEliminator,
+        adjacency,
+        decode,
+        elim_cost,
     )
 
     rnd = random.Random(seed)
@@ -683,11 +683,11 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
     ks = [rnd.randrange(2, 4) for _ in range(n)]
     factors = random_factors(rnd, n, ks)
     order: list[int] = []
-    cost = _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order)
+    cost = elim_cost(ks, adjacency(factors), 1 << 16, 1 << 20, order)
     assert cost >= 0 and sorted(order) == list(range(n))
     heap = _HeapElimination(dict(enumerate(ks)), factors, 0.5)
     heap.run(1 << 16, 1 << 20)
-    ordered = _OrderedEliminator(ks, factors, 0.5, order)
+    ordered = OrderedEliminator(ks, factors, 0.5, order)
     ordered.run(None)
     assert (
         ordered.constant == heap.el.constant
@@ -704,8 +704,8 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
         assert ordered.cells == cost
         va: dict[int, int] = {}
         vb: dict[int, int] = {}
-        _decode(heap.log, ks, va)
-        _decode(ordered.log, ks, vb)
+        decode(heap.log, ks, va)
+        decode(ordered.log, ks, vb)
         assert va == vb
 
 
@@ -714,20 +714,20 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
 def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool) -> None:
     """An integral plan has an integral core (whatever the reductions folded in), and a
     core called integral has only integer entries and constant (the literal check)."""
-    from placement_cli.algorithms.solve.exact.model import _core_integral, _integral
-    from placement_cli.algorithms.solve.exact.reductions import _reduce
+    from placement_cli.algorithms.solve.exact.model import core_integral, plan_integral
+    from placement_cli.algorithms.solve.exact.reductions import reduce_model
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None)
     assert model is not None
     if reduce:
-        const, _, factors, _ = _reduce(model, g.n_blocks)
+        const, _, factors, _ = reduce_model(model, g.n_blocks)
     else:
         const, factors = model.constant, model.factors()
     assume(const < math.inf)
-    got = _core_integral(factors, const)
-    if _integral(g):
+    got = core_integral(factors, const)
+    if plan_integral(g):
         assert got
     literal = const == int(const) and all(
         c == math.inf or c == int(c) for _, t in factors for c in t

@@ -1,5 +1,5 @@
 """The search's upper levels on the root's arrays (`algorithms/solve/exact/arraysearch.py`) against
-brute force, against the list search, and its hand-over test (`_peel`) against a literal
+brute force, against the list search, and its hand-over test (`peel`) against a literal
 reduction of the interaction graph."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
-from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, _peel
+from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, peel
 from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
@@ -42,13 +42,13 @@ def test_array_search_equals_brute_force(
 
 def _count_array_nodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls = [0]
-    real = ArrayNodes._anode
+    real = ArrayNodes.array_node
 
     def counted(self: Any, *args: Any, **kw: Any) -> None:
         calls[0] += 1
         real(self, *args, **kw)
 
-    monkeypatch.setattr(ArrayNodes, "_anode", counted)
+    monkeypatch.setattr(ArrayNodes, "array_node", counted)
     return calls
 
 
@@ -131,7 +131,7 @@ def test_peel_equals_literal_reduction(seed: int) -> None:
                 adj[a].add(b)
                 adj[b].add(a)
     want = _peel_reference(adj)
-    _peel(adj)
+    peel(adj)
     assert adj == want
 
 
@@ -188,7 +188,7 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
     """Blocks of one class share no table (the sweep's vectorised class update relies on
     it), every block gets a colour below its degree plus one, and the colouring depends
     on the graph only."""
-    from placement_cli.algorithms.solve.exact.dense import _dsatur
+    from placement_cli.algorithms.solve.exact.dense import dsatur_colouring
 
     rnd = random.Random(seed)
     m = rnd.randrange(1, 60)
@@ -198,12 +198,12 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
         if a != b and b not in adj[a]:
             adj[a].append(b)
             adj[b].append(a)
-    colour = _dsatur(adj)
+    colour = dsatur_colouring(adj)
     assert len(colour) == m and min(colour) >= 0
     for a in range(m):
         assert colour[a] <= len(adj[a])
         assert all(colour[a] != colour[b] for b in adj[a])
-    assert _dsatur([list(ns) for ns in adj]) == colour
+    assert dsatur_colouring([list(ns) for ns in adj]) == colour
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,5 +1,5 @@
 """The exact method's array forms held to their literal references: the leaf cost read by
-one gather (`_PairSearch._cost`), the padded tables `DenseCore` builds by shape, and the
+one gather (`PairSearch._cost`), the padded tables `DenseCore` builds by shape, and the
 hand-over to the list search with and without dead-end elimination."""
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ def _factors(
     `holes` table entries made infinite, none of them used by the feasible assignment
     returned (the root's rounding), so that it and its near neighbours are mostly
     finite."""
-    from placement_cli.algorithms.solve.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import PairSearch
 
     const, K, un, nb = reduced_core(n, k, seed)
     ks = dict(enumerate(K))
     factors: list[Any] = [((x,), list(u)) for x, u in enumerate(un)]
     factors += [((x, y), list(t)) for x, row in enumerate(nb) for y, t in row.items() if x < y]
-    ps = _PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8), False)
+    ps = PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8), False)
     base = ps.best_val
     assert base is not None and ps.best < INF
     used = {
@@ -65,13 +65,13 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
     """The gather prices every assignment exactly as the literal sum over the core's
     original tables does (bit for bit, `inf` when a term is), on cores with and without
     numpy's form, whatever the reparametrisation did meanwhile."""
-    from placement_cli.algorithms.solve.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import PairSearch
 
     const, ks, factors, base = _factors(n, k, seed, holes)
     budget = ExactBudget(root_sweeps=8)
-    ps = _PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
+    ps = PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
     assert ps._flat is not None  # the core is large enough for the numpy form
-    lists = _PairSearch(
+    lists = PairSearch(
         ks,
         factors,
         const,

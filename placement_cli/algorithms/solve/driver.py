@@ -51,7 +51,7 @@ from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate,
 # The options and the section are modules of their own (solve_options, solve_result);
 # their names stay importable from here.
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
-from placement_cli.algorithms.solve.result import SolveResult, _clean_stats, from_json
+from placement_cli.algorithms.solve.result import SolveResult, clean_stats, from_json
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.core.io import gc_paused
@@ -466,7 +466,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         # otherwise `auto` also runs the heuristic and keeps the cheaper assignment. The
         # exact method gets most of the time; the rest is for the heuristic's answer.
         out = exact.solve_exact(g, domains, comps, budget.remaining() * 0.8, c.incumbent)
-        stats["exact"] = _clean_stats(out.stats)
+        stats["exact"] = clean_stats(out.stats)
         a = _checked(g, domains, out.assignment, c.warnings)
         used = "exact"
         if a is None and out.infeasible:

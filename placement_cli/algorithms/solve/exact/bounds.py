@@ -8,7 +8,7 @@ from heapq import heappop, heappush
 from operator import add as _add
 
 from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET
-from placement_cli.algorithms.solve.exact.elimination import _combine, _Eliminator
+from placement_cli.algorithms.solve.exact.elimination import Eliminator, combine
 from placement_cli.algorithms.solve.exact.model import INF, Factor
 
 # ------------------------------------------------------------------ bounds
@@ -33,7 +33,7 @@ def mini_bucket_bound(
     >>> mini_bucket_bound(ks, [((0,), [1.0, 2.0]), ((0, 1), [5.0, 0.0, 0.0, 5.0])], 0.0)
     1.0
     """
-    el = _Eliminator(ks, factors, constant)
+    el = Eliminator(ks, factors, constant)
     order = []
     # Min-degree order over the interaction graph (ties by block order).
     heap = [(len(el.adj[v]), v) for v in sorted(el.var_facs)]
@@ -78,7 +78,7 @@ def mini_bucket_bound(
             if not placed:
                 minis.append((set(fac[0]), [fac]))
         for _, members in minis:
-            sc, mins = _combine(x, members, ks)
+            sc, mins = combine(x, members, ks)
             el.add(sc, mins)
         if el.constant == INF:
             return INF
@@ -128,7 +128,7 @@ def _project(
     return const
 
 
-def _diffuse(
+def diffuse(
     K: list[int],
     un: list[list[float] | None],
     nb: list[dict[int, list[float]] | None],
@@ -170,7 +170,7 @@ def _diffuse(
             nb[y][x] = t2  # type: ignore[index]
 
 
-def _bound(
+def bound_of(
     K: list[int],
     un: list[list[float] | None],
     nb: list[dict[int, list[float]] | None],
@@ -188,7 +188,7 @@ def _bound(
     by that value's term minus the least one: reduced-cost fixing reads it).
 
     >>> INF = float("inf")
-    >>> _bound([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0, 0.0, 0.0, 0.0]}, {0: [0.0] * 4}], [0, 1], 0.0)
+    >>> bound_of([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0, 0.0, 0.0, 0.0]}, {0: [0.0] * 4}], [0, 1], 0.0)
     inf
     """
     lb = const

@@ -48,7 +48,7 @@ class ExactBudget:
     # root too (on 2,000-block plans, cores of 1,100 to 1,200 blocks, 1.6 there was a
     # wash: fewer sweeps on most plans, twice as many on one).
     root_relax_max_blocks: int = 1000
-    # The diffusion's colour classes come from DSatur (dense._dsatur: 3 classes where the
+    # The diffusion's colour classes come from DSatur (dense.dsatur_colouring: 3 classes where the
     # greedy colouring in block order leaves 4 or 5, so a cheaper sweep) on cores of at
     # most this many blocks, from the greedy colouring on larger ones. Measured with
     # `root_relax` 1.6: on random 500/1,000-block plans with 6 to 8 targets DSatur took

@@ -31,7 +31,7 @@ def numpy_or_none() -> Any:
     return numpy
 
 
-def _dsatur(adj: list[list[int]]) -> list[int]:
+def dsatur_colouring(adj: list[list[int]]) -> list[int]:
     """A colouring of the graph `adj` (neighbour lists by position) by DSatur: the next
     block coloured is the one whose neighbours already show the most distinct colours
     (ties: more neighbours, then the lowest position), with the least colour none of
@@ -39,9 +39,9 @@ def _dsatur(adj: list[list[int]]) -> list[int]:
     classes where the greedy colouring in block order needed 4 or 5, the last ones a
     handful of blocks: a sweep pays a fixed numpy overhead per class.
 
-    >>> _dsatur([[1], [0, 2], [1, 3], [2]])  # a path: two classes
+    >>> dsatur_colouring([[1], [0, 2], [1, 3], [2]])  # a path: two classes
     [1, 0, 1, 0]
-    >>> _dsatur([[1, 2], [0, 2], [0, 1], []])  # a triangle and a lone block
+    >>> dsatur_colouring([[1, 2], [0, 2], [0, 1], []])  # a triangle and a lone block
     [0, 1, 2, 0]
     """
     m = len(adj)
@@ -152,12 +152,12 @@ class DenseCore:
         # than over a short last axis (the same minima, exactly).
         self.T0T = np.ascontiguousarray(T0.transpose(2, 0, 1))
         # Blocks of one class share no table, so their updates commute and a class is
-        # one vectorised step. With `dsatur`, a DSatur colouring (`_dsatur`): 3 classes
+        # one vectorised step. With `dsatur`, a DSatur colouring (`dsatur_colouring`): 3 classes
         # on the random cores measured, where the greedy colouring in block order (each
         # block takes the least colour none of its lower neighbours has) left 4 or 5, so
         # fewer numpy calls per sweep. Blocks without a neighbour have nothing to diffuse.
         if dsatur:
-            colour = _dsatur([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
+            colour = dsatur_colouring([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
         else:
             colour = [0] * m
             for i, x in enumerate(xs):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from operator import add as _add
 
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Model
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Model
 
 
 def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]) -> bool:
@@ -32,9 +32,9 @@ def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]
     return total >= 0
 
 
-def _dominance(
+def remove_dominated(
     ks: dict[int, int], factors: list[Factor], n: int, deadline: float = INF, rounds: int = 4
-) -> tuple[_Model, dict[int, list[int]], list[int], int] | None:
+) -> tuple[Model, dict[int, list[int]], list[int], int] | None:
     """Dead-end elimination on a pairwise core: drop every value that another value of
     the same block matches or beats in every context (soft neighbourhood substitution).
     Each removal keeps at least one optimal assignment, so the optimum is unchanged; of
@@ -121,11 +121,11 @@ def _dominance(
     for v in fixed:
         constant += new_unary[v][0]  # type: ignore[index]
         new_unary[v] = None
-    model = _Model([], new_ks, new_unary, pairs, constant, {}, 0)
+    model = Model([], new_ks, new_unary, pairs, constant, {}, 0)
     return model, alive, fixed, removed
 
 
-def _mask_dominated(
+def mask_dominated(
     K: list[int],
     un: list[list[float] | None],
     nb: list[dict[int, list[float]] | None],

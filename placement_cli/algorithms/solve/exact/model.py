@@ -18,7 +18,7 @@ INF = math.inf
 Factor = tuple[tuple[int, ...], list[float]]
 
 
-class _Timeout(Exception):
+class Timeout(Exception):
     pass
 
 
@@ -26,7 +26,7 @@ class _Timeout(Exception):
 
 
 @dataclass
-class _Model:
+class Model:
     """The live part of the plan as a min-sum model over local value indices."""
 
     values: list[list[int]]  # per block: its domain's target indices, ascending (empty if dead)
@@ -36,8 +36,8 @@ class _Model:
     constant: float
     fixed: dict[int, int]  # block -> local value (0), for single-target blocks
     n_terms: int
-    # The pairs as per-block neighbour tables (None for other blocks), when `_build` made
-    # them (the reductions take them over: None after `_reduce`).
+    # The pairs as per-block neighbour tables (None for other blocks), when `build_model` made
+    # them (the reductions take them over: None after `reduce_model`).
     nbr: list[dict[int, list[float]] | None] | None = None
 
     def factors(self) -> list[Factor]:
@@ -49,7 +49,7 @@ class _Model:
         return out
 
 
-def _integral(g: Graph) -> bool:
+def plan_integral(g: Graph) -> bool:
     """Every block cost and transition cost is an integer, so float sums are exact.
 
     The costs repeat a lot: the distinct values are collected first (C-level set
@@ -61,10 +61,10 @@ def _integral(g: Graph) -> bool:
     ...         "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
     ...                     "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
     ...                    {"id": "y", "cost": {"a": 2, "b": 1}, "terminator": {"kind": "return"}}]}
-    >>> _integral(build_graph(Plan.model_validate(plan)))
+    >>> plan_integral(build_graph(Plan.model_validate(plan)))
     True
     >>> plan["transitions"]["a"]["b"] = 2.5
-    >>> _integral(build_graph(Plan.model_validate(plan)))
+    >>> plan_integral(build_graph(Plan.model_validate(plan)))
     False
     """
     vals: set[float | None] = set().union(*g.cost, *[mat.cost for mat in g.edge_mat])
@@ -73,17 +73,17 @@ def _integral(g: Graph) -> bool:
     return all(c == int(c) for c in vals)  # type: ignore[arg-type]
 
 
-def _core_integral(factors: list[Factor], constant: float) -> bool:
+def core_integral(factors: list[Factor], constant: float) -> bool:
     """Every entry of the core's tables and the constant is an integer (`inf` aside), so
     every assignment's cost in the search, and so the optimum, is an integer: the
-    search may round its bounds up. True whenever the plan's costs are (`_integral`:
+    search may round its bounds up. True whenever the plan's costs are (`plan_integral`:
     sums and minima of integers are integers), and checks the core's values only (on
     random 1,000-block plans a third of the whole plan's check, which was 4 to 8% of
     the exact method's time).
 
-    >>> _core_integral([((0,), [1.0, INF]), ((0, 1), [0.0, 2.0, 3.0, 1.0])], 4.0)
+    >>> core_integral([((0,), [1.0, INF]), ((0, 1), [0.0, 2.0, 3.0, 1.0])], 4.0)
     True
-    >>> _core_integral([((0,), [1.0, 0.5])], 4.0), _core_integral([((0,), [1.0])], 0.25)
+    >>> core_integral([((0,), [1.0, 0.5])], 4.0), core_integral([((0,), [1.0])], 0.25)
     (False, False)
     """
     vals: set[float] = set().union(*[t for _, t in factors])
@@ -91,7 +91,7 @@ def _core_integral(factors: list[Factor], constant: float) -> bool:
     return constant.is_integer() and all(map(float.is_integer, vals))
 
 
-def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
+def build_model(g: Graph, domains: tuple[int, ...]) -> Model | None:
     """The model, or None when some live block has an empty domain or two single-target
     blocks are joined by a forbidden transition.
 
@@ -131,7 +131,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
     key: tuple[Any, ...]
     pairs: dict[tuple[int, int], list[float]] = {}
     # Each pair is also entered in both blocks' neighbour tables (in the order
-    # `_reduce` would enter them from `pairs`: first occurrence): it saves the reductions
+    # `reduce_model` would enter them from `pairs`: first occurrence): it saves the reductions
     # a pass over the pairs.
     nbr: list[dict[int, list[float]] | None] = [None] * g.n_blocks
     for b in ks:
@@ -219,7 +219,7 @@ def _build(g: Graph, domains: tuple[int, ...]) -> _Model | None:
         constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
-    return _Model(values, ks, unary, pairs, constant, fixed, n_terms, nbr)
+    return Model(values, ks, unary, pairs, constant, fixed, n_terms, nbr)
 
 
 # A reduction log entry: (x, y, z, x's unary, table x-y, table x-z); y, z = -1 if absent.

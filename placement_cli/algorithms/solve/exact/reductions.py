@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from operator import add as _add
 
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Model
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Model
 
 Reduction = tuple[int, int, int, list[float], list[float] | None, list[float] | None]
 
 
-def _reduce(
-    model: _Model,
+def reduce_model(
+    model: Model,
     n: int,
     adj: dict[int, set[int]] | None = None,
 ) -> tuple[float, list[Reduction], list[Factor], list[int]]:
@@ -21,7 +21,7 @@ def _reduce(
 
     Returns the constant, the reduction log, the factors over the blocks left (the core)
     and the counts (R0, R1, R2). `adj`, when given, receives the core's interaction
-    graph (what `_adjacency` would derive from those factors: the neighbour tables
+    graph (what `adjacency` would derive from those factors: the neighbour tables
     know it already).
     """
     ks = model.ks
@@ -37,7 +37,7 @@ def _reduce(
             nbr[a][b] = tab  # type: ignore[index]
             nbr[b][a] = tab  # type: ignore[index]
     counts = [0, 0, 0]
-    const, log = _reduce_core(ks, unary, nbr, list(ks), n, model.constant, counts)
+    const, log = reduce_core(ks, unary, nbr, list(ks), n, model.constant, counts)
     rest = [b for b in ks if nbr[b] is not None]
     factors: list[Factor] = []
     for a in rest:
@@ -52,7 +52,7 @@ def _reduce(
     return const, log, factors, counts
 
 
-def _reduce_core(
+def reduce_core(
     ks: dict[int, int] | list[int],
     unary: list[list[float] | None],
     nbr: list[dict[int, list[float]] | None],
@@ -361,7 +361,7 @@ def _r2_any(
     return [min(map(add, a, c)) for a in a_rows for c in cols]
 
 
-def _undo_reductions(
+def undo_reductions(
     log: list[Reduction], ks: dict[int, int] | list[int], val: dict[int, int]
 ) -> None:
     """Back-substitute the reductions in reverse, each block taking the lowest value
@@ -370,7 +370,7 @@ def _undo_reductions(
     `s.index(min(s))`).
 
     >>> val = {1: 1}
-    >>> _undo_reductions([(0, 1, -1, [1.0, 0.0], [5.0, 3.0, 0.0, 2.0], None)], [2, 2], val); val
+    >>> undo_reductions([(0, 1, -1, [1.0, 0.0], [5.0, 3.0, 0.0, 2.0], None)], [2, 2], val); val
     {1: 1, 0: 1}
     """
     add = _add

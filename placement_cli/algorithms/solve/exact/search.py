@@ -8,14 +8,14 @@ from operator import add as _add
 from typing import Any
 
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes
-from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
+from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
 from placement_cli.algorithms.solve.exact.budget import ExactBudget
 from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
-from placement_cli.algorithms.solve.exact.dominance import _mask_dominated
-from placement_cli.algorithms.solve.exact.elimination import _decode, _elim_cost, _OrderedEliminator
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Timeout
+from placement_cli.algorithms.solve.exact.dominance import mask_dominated
+from placement_cli.algorithms.solve.exact.elimination import OrderedEliminator, decode, elim_cost
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Timeout
 from placement_cli.algorithms.solve.exact.primal import list_arcs, round_and_polish
-from placement_cli.algorithms.solve.exact.reductions import _reduce_core, _undo_reductions
+from placement_cli.algorithms.solve.exact.reductions import reduce_core, undo_reductions
 
 
 def _condition(
@@ -48,7 +48,7 @@ def _condition(
     return cost
 
 
-class _PairSearch(ArrayNodes):
+class PairSearch(ArrayNodes):
     """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
     backtracking).
 
@@ -148,7 +148,7 @@ class _PairSearch(ArrayNodes):
             if np is not None and m
             else None
         )
-        lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+        lb = dense.bound(constant) if dense is not None else bound_of(self.K, un, nb, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
         # 200- to 1,000-block cores); one that improved the incumbent, after 8.
@@ -161,12 +161,14 @@ class _PairSearch(ArrayNodes):
                 if dense is not None:
                     dense.sweep()
                 else:
-                    _diffuse(self.K, un, nb, xs)
+                    diffuse(self.K, un, nb, xs)
                 self.sweeps += 1
                 if time.monotonic() > deadline:
                     break
             new = (
-                dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+                dense.bound(constant)
+                if dense is not None
+                else bound_of(self.K, un, nb, xs, constant)
             )
             cur = new
             # An assignment read off the reparametrisation: when it is optimal, the
@@ -203,7 +205,7 @@ class _PairSearch(ArrayNodes):
             if cur is not None:
                 hs = dense.margins()
         elif cur is not None:
-            cur = _bound(self.K, un, nb, xs, constant, hs)
+            cur = bound_of(self.K, un, nb, xs, constant, hs)
         # Values the root's bound already rules out go before the search starts.
         if cur is not None and budget.fixing:
             root_fixed += self._fix(cur, hs, un, xs)
@@ -226,7 +228,7 @@ class _PairSearch(ArrayNodes):
         list form, which finds the optimum more often: once, when the root's sweeps end
         without closing the core); on lists always most neighbours first."""
         if dense is not None and not by_degree:
-            self._leaf(0.0, dict(zip(xs, dense.round_icm(), strict=True)), [], [])
+            self.leaf(0.0, dict(zip(xs, dense.round_icm(), strict=True)), [], [])
             return
         if dense is not None:
             # Blocks with the most neighbours first: measured to find the optimum more
@@ -240,7 +242,7 @@ class _PairSearch(ArrayNodes):
             la = list_arcs(self.K, nb, xs)
             order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
             val = round_and_polish(order, un, la)
-        self._leaf(0.0, val, [], [])
+        self.leaf(0.0, val, [], [])
 
     def _fix(
         self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]
@@ -286,26 +288,26 @@ class _PairSearch(ArrayNodes):
             return  # the root's bound already certifies the incumbent
         try:
             if self.dense is not None:
-                self._anode(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
+                self.array_node(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
             else:
-                self._node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
-        except _Timeout:
+                self.node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
+        except Timeout:
             self.aborted = True
 
-    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+    def leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
         if const == INF:
             return  # the leaf's elimination proved this node infeasible
         K = self.K
         for op in reversed(ops):
             if op[0] == "r":
-                _undo_reductions(op[1], K, val)
+                undo_reductions(op[1], K, val)
             else:
                 val[op[1]] = op[2]
         for pops, v, a in reversed(path):
             val[v] = a
             for op in reversed(pops):
                 if op[0] == "r":
-                    _undo_reductions(op[1], K, val)
+                    undo_reductions(op[1], K, val)
                 else:
                     val[op[1]] = op[2]
         # The leaf's value is read off the original tables, not the reparametrised ones
@@ -341,7 +343,7 @@ class _PairSearch(ArrayNodes):
         terms.append(self.constant0)
         return math.fsum(terms)
 
-    def _node(
+    def node(
         self,
         un: list[list[float] | None],
         nb: list[dict[int, list[float]] | None],
@@ -353,14 +355,14 @@ class _PairSearch(ArrayNodes):
     ) -> None:
         if time.monotonic() > self.deadline:
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.nodes += 1
         # Every node on the path holds its own copy of the state: bound their total.
         size = len(alive) + sum(len(nb[x] or ()) for x in alive)
         if self.held + size > self.budget.search_memory:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.held += size
         try:
             self._expand(un, nb, alive, const, path, dirty)
@@ -384,7 +386,7 @@ class _PairSearch(ArrayNodes):
         while True:
             changed = False
             while True:
-                const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+                const, rlog = reduce_core(K, un, nb, alive, m, const, self.counts)
                 if rlog:
                     ops.append(("r", rlog))
                     changed = True
@@ -393,7 +395,7 @@ class _PairSearch(ArrayNodes):
                 alive = [x for x in alive if nb[x] is not None]
                 if not alive or not dirty:
                     break
-                forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+                forced = mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
                 if forced is None:
                     return
                 dirty = []
@@ -438,21 +440,21 @@ class _PairSearch(ArrayNodes):
         the bound and the blocks that lost values."""
         K = self.K
         if not alive:
-            self._leaf(const, {}, ops, path)
+            self.leaf(const, {}, ops, path)
             return None
         adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
         order: list[int] = []
-        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
+        if elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
             factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
             for x in alive:
                 for y, t in nb[x].items():  # type: ignore[union-attr]
                     if x < y:
                         factors.append(((x, y), t))
-            el = _OrderedEliminator(K, factors, const, order)
+            el = OrderedEliminator(K, factors, const, order)
             el.run(None)
             val: dict[int, int] = {}
-            _decode(el.log, K, val)  # type: ignore[arg-type]
-            self._leaf(el.constant, val, ops, path)
+            decode(el.log, K, val)  # type: ignore[arg-type]
+            self.leaf(el.constant, val, ops, path)
             return None
         np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
         fixing = self.budget.fixing
@@ -481,15 +483,15 @@ class _PairSearch(ArrayNodes):
                 dirty += got
             if primal and self.budget.primal and not self.prune(lb):
                 # The node's own rounding (see below), on the arrays.
-                self._leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
+                self.leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
                 primal = False
             dense.write_back(un, nb)
         else:
             hs: dict[int, list[float]] = {}
             for _ in range(self.budget.node_sweeps):
-                _diffuse(K, un, nb, alive)
+                diffuse(K, un, nb, alive)
             self.sweeps += self.budget.node_sweeps
-            lb = _bound(K, un, nb, alive, const, hs)
+            lb = bound_of(K, un, nb, alive, const, hs)
             if fixing and not self.prune(lb):
                 dirty = self._fix(lb, hs, un, alive)
         if self.prune(lb):
@@ -499,7 +501,7 @@ class _PairSearch(ArrayNodes):
         if primal and self.budget.primal:
             la = list_arcs(K, nb, alive)
             pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
-            self._leaf(const, pv, ops, path)
+            self.leaf(const, pv, ops, path)
             if self.prune(lb):
                 return None
         return lb, sorted(set(dirty))
@@ -539,8 +541,8 @@ class _PairSearch(ArrayNodes):
             dirty2: list[int] = []
             c2 = const + _condition(K, un2, nb2, v, a, dirty2)
             try:
-                self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
-            except _Timeout:
+                self.node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
+            except Timeout:
                 if idx + 1 < len(order) and not self.prune(lb):
                     self.open_lb = min(self.open_lb, lb)
                 raise
