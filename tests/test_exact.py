@@ -19,6 +19,7 @@ from placement_cli.algorithms.solve.exact import (
     mini_bucket_bound,
     solve_exact,
 )
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.model import build_model
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.pipeline.run import parse_plan
@@ -188,14 +189,14 @@ def test_dense_diffusion_preserves_costs(
     samples = [{v: rnd.randrange(K[v]) for v in xs} for _ in range(8)]
     before = [cost(val, un, nb) for val in samples]
     np = numpy_or_none()
-    dense = DenseCore(np, K, un, nb, xs, relax)
+    dense = DenseCore(np, Core(K, un, nb), xs, relax)
     for _ in range(sweeps):
         dense.sweep()
         assert not np.isnan(dense.U).any() and not np.isnan(dense.M).any()
     lb = dense.bound(model.constant)
-    dense.write_back(un, nb)
+    dense.write_back(Core(K, un, nb))
     assert lb <= best + 1e-9 * max(1.0, abs(best))
-    assert bound_of(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
+    assert bound_of(Core(K, un, nb), xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
     for val, c0 in zip(samples, before, strict=True):
         c1 = cost(val, un, nb)
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
@@ -232,17 +233,17 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
 
     un1, nb1 = lists()
     un2, nb2 = lists()
-    dense = DenseCore(numpy_or_none(), K, un1, nb1, xs)
+    dense = DenseCore(numpy_or_none(), Core(K, un1, nb1), xs)
     assert sorted(dense.ixs) == xs
     for _ in range(sweeps):
         dense.sweep()
-        diffuse(K, un2, nb2, dense.ixs)
+        diffuse(Core(K, un2, nb2), dense.ixs)
     hs: dict[int, list[float]] = {}
-    lb2 = bound_of(K, un2, nb2, xs, model.constant, hs)
+    lb2 = bound_of(Core(K, un2, nb2), xs, model.constant, hs)
     assert close(dense.bound(model.constant), lb2)
     got = dense.margins()
     assert all(close(p, q) for x in hs for p, q in zip(got[x], hs[x], strict=True))
-    dense.write_back(un1, nb1)
+    dense.write_back(Core(K, un1, nb1))
     for x in xs:
         assert all(close(p, q) for p, q in zip(un1[x], un2[x], strict=True)), x
         for y in nb2[x]:
@@ -281,7 +282,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
         costs[vals] = c
     opt = min(costs.values())
     assume(opt < math.inf)
-    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    dense = DenseCore(numpy_or_none(), Core(K, un, nb), xs)
     for _ in range(sweeps):
         dense.sweep()
     lb = dense.bound(0.0)

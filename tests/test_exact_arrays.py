@@ -16,6 +16,7 @@ from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, peel
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
@@ -164,7 +165,7 @@ def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> 
     np = numpy_or_none()
     const, K, un, nb = reduced_core(n, k, seed)
     assert len(K) >= 24
-    d = DenseCore(np, K, un, nb, list(range(len(K))), 1.4)
+    d = DenseCore(np, Core(K, un, nb), list(range(len(K))), 1.4)
     rnd = random.Random(seed)
     live_seen = dead_seen = 0
     for _ in range(40):
@@ -231,7 +232,7 @@ def test_dense_classes_share_no_table(dsatur: bool) -> None:
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     _, K, un, nb = reduced_core(200, k=6, seed=3)
-    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4, dsatur)
+    d = DenseCore(numpy_or_none(), Core(K, un, nb), list(range(len(K))), 1.4, dsatur)
     seen: list[int] = []
     for lo, hi, *_ in d.classes:
         members = {d.ixs[r] for r in range(lo, hi)}

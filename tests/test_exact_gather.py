@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
 from tests.exact_helpers import array_budget, check, plans, reduced_core
@@ -123,7 +124,7 @@ def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> N
 
     _, K, un, nb = reduced_core(n, k, seed)
     assert len(set(K)) > 1  # mixed domain sizes: padding is exercised
-    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4)
+    d = DenseCore(numpy_or_none(), Core(K, un, nb), list(range(len(K))), 1.4)
     np = d.np
     assert np.array_equal(d.T0, _padded_reference(d, K, nb))
     assert sorted(d.edges) == sorted((x, y) for x in range(len(K)) for y in nb[x] if x < y)

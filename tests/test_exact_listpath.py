@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.elimination import adjacency
 from placement_cli.algorithms.solve.exact.model import INF, Model, build_model
 from placement_cli.algorithms.solve.exact.reductions import (
@@ -284,7 +285,7 @@ def test_reduce_core_equals_reference(seed: int) -> None:
     n2 = [c[1] for c in copy]
     ca: list[int] = [0, 0, 0]
     cb: list[int] = [0, 0, 0]
-    got = reduce_core(ks, unary, nbr, list(range(n)), n, 0.5, ca)
+    got = reduce_core(Core(ks, unary, nbr), list(range(n)), n, 0.5, ca)
     want = _reference_reduce_core(ks, u2, n2, list(range(n)), n, 0.5, cb)
     assert _bits(got) == _bits(want)
     assert ca == cb
@@ -340,7 +341,7 @@ def test_signed_zero_minimum_keeps_the_first(seed: int) -> None:
     nbr: list[Any] = [{1: t}, {0: t}]
     u2 = [list(u) for u in unary]
     n2: list[Any] = [{1: t}, {0: t}]
-    got = reduce_core(ks, unary, nbr, [0], 2, 0.0, [0, 0, 0])
+    got = reduce_core(Core(ks, unary, nbr), [0], 2, 0.0, [0, 0, 0])
     want = _reference_reduce_core(ks, u2, n2, [0], 2, 0.0, [0, 0, 0])
     assert _bits(got) == _bits(want)
 

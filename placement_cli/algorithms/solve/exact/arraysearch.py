@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore
 from placement_cli.algorithms.solve.exact.elimination import elim_cost
 from placement_cli.algorithms.solve.exact.model import INF, Timeout
@@ -207,18 +208,21 @@ class ArrayNodes:
         assert d is not None
         m = self.m
         un: list[list[float] | None] = [None] * m
-        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
-        d.write_back(un, nb)
+        nb: list[Tables | None] = [{} for _ in range(m)]
+        core = Core(self.K, un, nb)
+        d.write_back(core)
         xs = sorted(d.ixs)
+        # (`write_back` gave every block of `xs` its unary.)
+        uns = [core.unary(x) for x in xs]
         if self.budget.handoff_dominance:
-            dirty = [x for x in xs if INF in un[x]]  # type: ignore[operator]
+            dirty = [x for x, u in zip(xs, uns, strict=True) if INF in u]
         else:
             # Only the blocks the fixing left with one value (or none): they are
             # conditioned away (and their neighbours masked then). Dead-end elimination over every block
             # that lost a value found next to nothing here (the same nodes and sweeps
             # on random cores of 120 to 300 blocks) and was a third of the node.
-            dirty = [x for x in xs if un[x].count(INF) >= len(un[x]) - 1]  # type: ignore[union-attr, arg-type]
-        self.node(un, nb, xs, self.constant0, [], lb, dirty)
+            dirty = [x for x, u in zip(xs, uns, strict=True) if u.count(INF) >= len(u) - 1]
+        self.node(core, xs, self.constant0, [], lb, dirty)
 
     # Provided by `PairSearch`.
     def prune(self, lb: float) -> bool:  # pragma: no cover - overridden
@@ -231,8 +235,7 @@ class ArrayNodes:
 
     def node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,

@@ -19,6 +19,7 @@ import math
 from heapq import heapify, heappop, heappush
 from typing import Any
 
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.model import INF
 
 
@@ -80,7 +81,7 @@ class DenseCore:
 
     >>> un = [[0.0, 2.0], [0.0, 2.0]]
     >>> nb = [{1: [2.0, 0.0, 0.0, 2.0]}, {0: [2.0, 0.0, 0.0, 2.0]}]
-    >>> d = DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1])
+    >>> d = DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1])
     >>> d.bound(0.0)
     0.0
     >>> for _ in range(30):
@@ -92,13 +93,14 @@ class DenseCore:
     def __init__(
         self,
         np: Any,
-        K: list[int],
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         xs: list[int],
         relax: float = 1.0,
         dsatur: bool = True,
     ) -> None:
+        K = core.K
+        # Every block of `xs` is in the core: its unary and neighbour tables, by position.
+        nbs = [core.tables(x) for x in xs]
         self.np = np
         self.relax = relax
         self.xs = xs
@@ -109,8 +111,8 @@ class DenseCore:
         pos = {x: i for i, x in enumerate(xs)}
         rows = []
         for x in xs:
-            u = un[x]
-            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))  # type: ignore[operator]
+            u = core.unary(x)
+            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))
         U = np.array(rows, dtype=float).reshape(m, kmax)
         # The tables, grouped by their shape (the two blocks' domain sizes): one array
         # per shape, written into the padded `T0` with one slice assignment, instead of
@@ -123,9 +125,9 @@ class DenseCore:
         owned: list[list[int]] = [[] for _ in range(m)]
         ea_pos: list[int] = []
         eb_pos: list[int] = []
-        for i, x in enumerate(xs):
+        for i, (x, nx) in enumerate(zip(xs, nbs, strict=True)):
             kx = K[x]
-            for y, t in nb[x].items():  # type: ignore[union-attr]
+            for y, t in nx.items():
                 if x < y:
                     e = len(edges)
                     edges.append((x, y))
@@ -157,11 +159,11 @@ class DenseCore:
         # block takes the least colour none of its lower neighbours has) left 4 or 5, so
         # fewer numpy calls per sweep. Blocks without a neighbour have nothing to diffuse.
         if dsatur:
-            colour = dsatur_colouring([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
+            colour = dsatur_colouring([[pos[y] for y in nx] for nx in nbs])
         else:
             colour = [0] * m
-            for i, x in enumerate(xs):
-                used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
+            for i, (x, nx) in enumerate(zip(xs, nbs, strict=True)):
+                used = {colour[pos[y]] for y in nx if y < x}
                 c = 0
                 while c in used:
                     c += 1
@@ -291,7 +293,7 @@ class DenseCore:
 
         >>> un = [[0.0, 2.0], [0.0, 2.0]]
         >>> nb = [{1: [2.0, 0.0, 0.0, 2.0]}, {0: [2.0, 0.0, 0.0, 2.0]}]
-        >>> d = DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1], relax=1.4)
+        >>> d = DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1], relax=1.4)
         >>> for _ in range(30):
         ...     d.sweep()
         >>> round(d.bound(0.0), 6)
@@ -366,7 +368,8 @@ class DenseCore:
 
     def _flat_tables(self) -> list[list[float]]:
         kmax = self.kmax
-        return self.tables().reshape(len(self.edges), kmax * kmax).tolist()  # type: ignore[no-any-return]
+        flat: list[list[float]] = self.tables().reshape(len(self.edges), kmax * kmax).tolist()
+        return flat
 
     def arcs(self) -> tuple[list[list[float]], list[list[tuple[int, list[float], int, bool]]]]:
         """The unaries and pair tables by position in `xs`, as the primal heuristic reads
@@ -394,7 +397,7 @@ class DenseCore:
 
         >>> un = [[0.0, 1.0], [0.0, 1.0]]
         >>> nb = [{1: [7.0, 0.0, 0.0, 7.0]}, {0: [7.0, 0.0, 0.0, 7.0]}]
-        >>> DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1]).round_icm()
+        >>> DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1]).round_icm()
         [0, 1]
         """
         np, U, M = self.np, self.U, self.M
@@ -431,13 +434,13 @@ class DenseCore:
                     moved = True
             if rnd and not moved:
                 break
-        return val[self.inv].tolist()  # type: ignore[no-any-return]
+        out: list[int] = val[self.inv].tolist()
+        return out
 
-    def write_back(
-        self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]
-    ) -> None:
-        """Store the reparametrised unaries and tables back in the list form."""
-        K = self.K
+    def write_back(self, core: Core) -> None:
+        """Store the reparametrised unaries and tables back in the list form (`core`'s
+        lists: every block of `xs` gets its unary and its neighbour tables)."""
+        K, un, nb = self.K, core.un, core.nb
         kmax = self.kmax
         for x, u in zip(self.ixs, self.U.tolist(), strict=True):
             un[x] = u if K[x] == kmax else u[: K[x]]
@@ -449,5 +452,7 @@ class DenseCore:
                 tab = []
                 for i in range(ka):
                     tab += f[i * kmax : i * kmax + kb]
-            nb[a][b] = tab  # type: ignore[index]
-            nb[b][a] = tab  # type: ignore[index]
+            na, nb_ = nb[a], nb[b]
+            assert na is not None and nb_ is not None
+            na[b] = tab
+            nb_[a] = tab

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from operator import add as _add
 
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.model import INF, Factor, Model
 
 
@@ -96,6 +97,7 @@ def remove_dominated(
         return None
     new_ks: dict[int, int] = {}
     new_unary: list[list[float] | None] = [None] * n
+    kept_unary: dict[int, list[float]] = {}  # (the same lists, by block)
     fixed: list[int] = []
     constant = 0.0
     for v in ks:
@@ -105,7 +107,7 @@ def remove_dominated(
             fixed.append(v)
         else:
             new_ks[v] = len(av)
-        new_unary[v] = [u[i] for i in av]
+        new_unary[v] = kept_unary[v] = [u[i] for i in av]
     pairs: dict[tuple[int, int], list[float]] = {}
     for a, b, tab in pair:
         kb = ks[b]
@@ -113,26 +115,22 @@ def remove_dominated(
         if a in new_ks and b in new_ks:
             pairs[(a, b)] = t
         elif a in new_ks:  # b has one value: a column
-            new_unary[a] = list(map(_add, new_unary[a], t))  # type: ignore[arg-type]
+            new_unary[a] = kept_unary[a] = list(map(_add, kept_unary[a], t))
         elif b in new_ks:
-            new_unary[b] = list(map(_add, new_unary[b], t))  # type: ignore[arg-type]
+            new_unary[b] = kept_unary[b] = list(map(_add, kept_unary[b], t))
         else:
             constant += t[0]
     for v in fixed:
-        constant += new_unary[v][0]  # type: ignore[index]
+        constant += kept_unary[v][0]
         new_unary[v] = None
     model = Model([], new_ks, new_unary, pairs, constant, {}, 0)
     return model, alive, fixed, removed
 
 
-def mask_dominated(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    xs: list[int],
-) -> list[tuple[int, int]] | None:
+def mask_dominated(core: Core, xs: list[int]) -> list[tuple[int, int]] | None:
     """Dead-end elimination in place (a dominated value's unary becomes infinite) for the
     blocks `xs`; returns the blocks left with one live value, or None if one has none."""
+    K, un = core.K, core.un
     forced = []
     for x in xs:
         ux = un[x]
@@ -144,10 +142,11 @@ def mask_dominated(
             return None
         if len(vals) > 1:
             ctx = []
-            for y, t in nb[x].items():  # type: ignore[union-attr]
+            for y, t in core.tables(x).items():
                 ky = K[y]
                 uy = un[y]
-                live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                assert uy is not None
+                live_y = [j for j in range(ky) if uy[j] < INF]
                 ctx.append((t, ky, live_y, x < y))
             rows = {}
             for i in vals:

@@ -12,14 +12,13 @@ from operator import add as _add
 from operator import itemgetter
 from typing import Any
 
+from placement_cli.algorithms.solve.exact.core import Sizes
 from placement_cli.algorithms.solve.exact.model import INF, Factor, Timeout
 
 # ------------------------------------------------------------------ table algebra
 
 
-def _expand(
-    scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int] | list[int] | tuple[int, ...]
-) -> list[int]:
+def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: Sizes) -> list[int]:
     """For each cell of the row-major table over `order`, the cell of the table over
     `scope` (a subset of `order`) it projects to.
 
@@ -49,6 +48,16 @@ _GATHER_MEMO: dict[
 ] = {}
 
 
+def _single(i: int) -> Callable[[list[float]], Sequence[float]]:
+    """The gather of a table's one cell `i` (`itemgetter` of one index returns the item,
+    not a tuple).
+
+    >>> _single(1)([4.0, 5.0])
+    (5.0,)
+    """
+    return lambda t: (t[i],)
+
+
 def _gatherer(
     pos: tuple[int, ...], shape: tuple[int, ...]
 ) -> Callable[[list[float]], Sequence[float]]:
@@ -58,8 +67,8 @@ def _gatherer(
     key = (pos, shape)
     get = _GATHER_MEMO.get(key)
     if get is None:
-        idx = _expand(pos, tuple(range(len(shape))), shape)  # type: ignore[arg-type]
-        get = itemgetter(*idx) if len(idx) > 1 else (lambda t, i=idx[0]: (t[i],))  # type: ignore[misc]
+        idx = _expand(pos, tuple(range(len(shape))), shape)
+        get = itemgetter(*idx) if len(idx) > 1 else _single(idx[0])
         if len(_GATHER_MEMO) > 4096:
             _GATHER_MEMO.clear()
         _GATHER_MEMO[key] = get
@@ -67,7 +76,10 @@ def _gatherer(
 
 
 def combine(
-    x: int, facs: list[Factor], ks: dict[int, int] | list[int], scope: tuple[int, ...] | None = None
+    x: int,
+    facs: Sequence[Factor] | Sequence[list[Any]],
+    ks: Sizes,
+    scope: tuple[int, ...] | None = None,
 ) -> tuple[tuple[int, ...], list[float]]:
     """min over x of the sum of `facs` (all contain x): the new scope and its table.
     Back-substitution (`decode`) recomputes the argmin of the one cell it needs.
@@ -211,7 +223,7 @@ class OrderedEliminator:
 
     def __init__(
         self,
-        ks: dict[int, int] | list[int],
+        ks: Sizes,
         factors: list[Factor],
         constant: float,
         order: list[int],
@@ -283,7 +295,7 @@ class OrderedEliminator:
                     continue
                 for ent in facs:
                     pop(ent[0])
-                scope, mins = combine(x, facs, ks, scopes[i] if scopes is not None else None)  # type: ignore[arg-type]
+                scope, mins = combine(x, facs, ks, scopes[i] if scopes is not None else None)
                 cells += len(mins) * ks[x]
                 n = len(scope)
                 if n > width:
@@ -315,9 +327,7 @@ class OrderedEliminator:
         return self.constant + math.fsum(min(t) for _, t in self.by_scope.values())
 
 
-def decode(
-    log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]
-) -> None:
+def decode(log: list[tuple[int, list[Factor]]], ks: Sizes, val: dict[int, int]) -> None:
     """Back-substitute in reverse elimination order (every other block of a bucket is
     decided by then): each block takes the lowest value minimising its bucket's sum,
     summed in the order the elimination summed it, so the minimum is the same float."""
@@ -348,7 +358,7 @@ def _column(
     x: int,
     sc: tuple[int, ...],
     tab: list[float],
-    ks: dict[int, int] | list[int],
+    ks: Sizes,
     val: dict[int, int],
     kx: int,
 ) -> list[float]:
@@ -396,7 +406,7 @@ def adjacency(factors: list[Factor]) -> dict[int, set[int]]:
 
 
 def elim_cost(
-    ks: dict[int, int] | list[int],
+    ks: Sizes,
     adj: dict[int, set[int]],
     table_cap: int,
     total_cap: int,

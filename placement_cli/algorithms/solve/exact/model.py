@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from itertools import compress
 from operator import add as _add
 from operator import itemgetter
-from typing import Any
 
-from placement_cli.ir.graph import Graph, bits
+from placement_cli.ir.graph import Graph, Matrix, bits
 
 INF = math.inf
 
@@ -70,7 +69,7 @@ def plan_integral(g: Graph) -> bool:
     vals: set[float | None] = set().union(*g.cost, *[mat.cost for mat in g.edge_mat])
     vals.discard(None)
     vals.discard(INF)
-    return all(c == int(c) for c in vals)  # type: ignore[arg-type]
+    return all(c == int(c) for c in vals if c is not None)
 
 
 def core_integral(factors: list[Factor], constant: float) -> bool:
@@ -127,17 +126,21 @@ def build_model(g: Graph, domains: tuple[int, ...]) -> Model | None:
         for row, ig, vs in zip(cost, map(gm.__getitem__, doms), values, strict=True)
     ]
 
-    memo: dict[Any, list[float]] = {}
-    key: tuple[Any, ...]
+    # The tables depend only on the matrix, the domains and which ends are fixed: one
+    # cache per kind of table (keyed by the matrix itself: it hashes by identity).
+    loops: dict[tuple[Matrix, int], list[float]] = {}  # a self-loop's diagonal
+    src_fixed: dict[tuple[Matrix, int, int], list[float]] = {}  # single-target source
+    dst_fixed: dict[tuple[Matrix, int, int], list[float]] = {}  # single-target destination
+    forward: dict[tuple[Matrix, int, int], list[float]] = {}  # a pair, source the lower
+    backward: dict[tuple[Matrix, int, int], list[float]] = {}  # a pair, source the higher
     pairs: dict[tuple[int, int], list[float]] = {}
     # Each pair is also entered in both blocks' neighbour tables (in the order
-    # `reduce_model` would enter them from `pairs`: first occurrence): it saves the reductions
-    # a pass over the pairs.
+    # `reduce_model` would enter them from `pairs`: first occurrence): it saves the
+    # reductions a pass over the pairs.
     nbr: list[dict[int, list[float]] | None] = [None] * g.n_blocks
     for b in ks:
         nbr[b] = {}
     constant = 0.0
-    get = memo.get
     add = _add
     edge_src, edge_dst, edge_mat = g.edge_src, g.edge_dst, g.edge_mat
     if doms is not domains:  # (some block is dead: only live blocks' edges count)
@@ -145,6 +148,7 @@ def build_model(g: Graph, domains: tuple[int, ...]) -> Model | None:
         edge_src = tuple(compress(edge_src, keep))
         edge_dst = tuple(compress(edge_dst, keep))
         edge_mat = tuple(compress(edge_mat, keep))
+    tab: list[float] | None
     for u, v, m in zip(edge_src, edge_dst, edge_mat, strict=True):
         # A self-loop, or an edge with a single-target end, adds a vector to one block's
         # unary `w` (or a number to the constant); any other edge is a pair.
@@ -152,12 +156,12 @@ def build_model(g: Graph, domains: tuple[int, ...]) -> Model | None:
         sv = single[v]
         if u == v:
             w = u
-            key = (m, doms[u], 5)
-            tab = get(key)
+            lkey = (m, doms[u])
+            tab = loops.get(lkey)
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [
+                tab = loops[lkey] = [
                     INF if c is None else c for c in [mc[t * nm + t] for t in values[u]]
                 ]
         elif su >= 0:
@@ -168,55 +172,61 @@ def build_model(g: Graph, domains: tuple[int, ...]) -> Model | None:
                 constant += c
                 continue
             w = v
-            key = (m, su, doms[v], 2)
-            tab = get(key)
+            key = (m, su, doms[v])
+            tab = src_fixed.get(key)
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [
+                tab = src_fixed[key] = [
                     INF if c is None else c for c in [mc[su * nm + d] for d in values[v]]
                 ]
         elif sv >= 0:
             w = u
-            key = (m, doms[u], sv, 3)
-            tab = get(key)
+            key = (m, doms[u], sv)
+            tab = dst_fixed.get(key)
             if tab is None:
                 nm = m.n
                 mc = m.cost
-                tab = memo[key] = [
+                tab = dst_fixed[key] = [
                     INF if c is None else c for c in [mc[s * nm + sv] for s in values[u]]
                 ]
         else:
+            key = (m, doms[u], doms[v])
             if u < v:
-                key = (m, doms[u], doms[v], 0)
                 a, b = u, v
-            else:
-                key = (m, doms[u], doms[v], 1)
-                a, b = v, u
-            tab = get(key)
-            if tab is None:
-                nm = m.n
-                mc = m.cost
-                if u < v:
+                tab = forward.get(key)
+                if tab is None:
+                    nm = m.n
+                    mc = m.cost
                     raw = [mc[s * nm + d] for s in values[u] for d in values[v]]
-                else:
+                    tab = forward[key] = [INF if c is None else c for c in raw]
+            else:
+                a, b = v, u
+                tab = backward.get(key)
+                if tab is None:
+                    nm = m.n
+                    mc = m.cost
                     raw = [mc[s * nm + d] for d in values[v] for s in values[u]]
-                tab = memo[key] = [INF if c is None else c for c in raw]
-            na = nbr[a]
-            old = na.get(b)  # type: ignore[union-attr]
+                    tab = backward[key] = [INF if c is None else c for c in raw]
+            na, nb_ = nbr[a], nbr[b]
+            assert na is not None and nb_ is not None
+            old = na.get(b)
             if old is not None:
                 tab = list(map(add, old, tab))
-            pairs[a, b] = na[b] = nbr[b][a] = tab  # type: ignore[index]
+            pairs[a, b] = na[b] = nb_[a] = tab
             continue
         uw = unary[w]
+        assert uw is not None
         if len(tab) == 2:
             c0, c1 = tab
-            uw[0] += c0  # type: ignore[index]
-            uw[1] += c1  # type: ignore[index]
+            uw[0] += c0
+            uw[1] += c1
         else:
-            uw[:] = map(add, uw, tab)  # type: ignore[index, arg-type]
+            uw[:] = map(add, uw, tab)
     for b in fixed:
-        constant += unary[b][0]  # type: ignore[index]
+        ub = unary[b]
+        assert ub is not None
+        constant += ub[0]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
     return Model(values, ks, unary, pairs, constant, fixed, n_terms, nbr)

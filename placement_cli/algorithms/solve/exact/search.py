@@ -10,6 +10,7 @@ from typing import Any
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes
 from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
 from placement_cli.algorithms.solve.exact.budget import ExactBudget
+from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 from placement_cli.algorithms.solve.exact.dominance import mask_dominated
 from placement_cli.algorithms.solve.exact.elimination import OrderedEliminator, decode, elim_cost
@@ -18,31 +19,28 @@ from placement_cli.algorithms.solve.exact.primal import list_arcs, round_and_pol
 from placement_cli.algorithms.solve.exact.reductions import reduce_core, undo_reductions
 
 
-def _condition(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    x: int,
-    a: int,
-    dirty: list[int],
-) -> float:
+def condition(core: Core, x: int, a: int, dirty: list[int]) -> float:
     """Fix block `x` of the core to its value `a`, in place: each neighbour's table row
     (or column) at `a` is added to that neighbour's unary costs, the tables go, the
     neighbours are appended to `dirty` (their degree fell); returns `x`'s own cost at
     `a`, which leaves the core as a constant.
 
-    >>> un = [[1.0, 2.0], [0.0, 0.0]]; nb = [{1: [0.0, 5.0, 7.0, 0.0]}, {0: [0.0, 5.0, 7.0, 0.0]}]
-    >>> dirty = []; _condition([2, 2], un, nb, 0, 1, dirty), un, nb, dirty
+    >>> t = [0.0, 5.0, 7.0, 0.0]
+    >>> core = Core([2, 2], [[1.0, 2.0], [0.0, 0.0]], [{1: t}, {0: t}])
+    >>> dirty = []; condition(core, 0, 1, dirty), core.un, core.nb, dirty
     (2.0, [None, [7.0, 0.0]], [None, {}], [1])
     """
+    K, un, nb = core.K, core.un, core.nb
     kx = K[x]
-    for y, t in nb[x].items():  # type: ignore[union-attr]
+    for y, t in core.tables(x).items():
         ky = K[y]
         row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
-        un[y] = list(map(_add, un[y], row))  # type: ignore[arg-type]
-        del nb[y][x]  # type: ignore[union-attr]
+        uy, ny = un[y], nb[y]
+        assert uy is not None and ny is not None
+        un[y] = list(map(_add, uy, row))
+        del ny[x]
         dirty.append(y)
-    cost = un[x][a]  # type: ignore[index]
+    cost = core.unary(x)[a]
     nb[x] = None
     un[x] = None
     return cost
@@ -79,7 +77,9 @@ class PairSearch(ArrayNodes):
         self.K = [ks[v] for v in self.vars]
         self.integral = integral
         un: list[list[float] | None] = [None] * m
-        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        nbs: list[Tables] = [{} for _ in range(m)]
+        nb: list[Tables | None] = list(nbs)
+        core = Core(self.K, un, nb)
         self.constant0 = constant
         self.unary0: list[tuple[int, list[float]]] = []
         self.pairs0: list[tuple[int, int, list[float]]] = []
@@ -89,8 +89,8 @@ class PairSearch(ArrayNodes):
                 self.unary0.append((loc[sc[0]], tab))
             else:
                 a, b = loc[sc[0]], loc[sc[1]]
-                nb[a][b] = tab  # type: ignore[index]
-                nb[b][a] = tab  # type: ignore[index]
+                nbs[a][b] = tab
+                nbs[b][a] = tab
                 self.pairs0.append((a, b, tab))
         # The original tables laid end to end for `_cost`'s one gather (numpy, on cores
         # where the sweeps use it too: a small core does not import numpy for this).
@@ -144,11 +144,11 @@ class PairSearch(ArrayNodes):
         np = numpy_or_none() if m >= budget.dense_min_blocks else None
         relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
         dense = (
-            DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
+            DenseCore(np, core, xs, relax, m <= budget.dsatur_max_blocks)
             if np is not None and m
             else None
         )
-        lb = dense.bound(constant) if dense is not None else bound_of(self.K, un, nb, xs, constant)
+        lb = dense.bound(constant) if dense is not None else bound_of(core, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
         # 200- to 1,000-block cores); one that improved the incumbent, after 8.
@@ -161,21 +161,17 @@ class PairSearch(ArrayNodes):
                 if dense is not None:
                     dense.sweep()
                 else:
-                    diffuse(self.K, un, nb, xs)
+                    diffuse(core, xs)
                 self.sweeps += 1
                 if time.monotonic() > deadline:
                     break
-            new = (
-                dense.bound(constant)
-                if dense is not None
-                else bound_of(self.K, un, nb, xs, constant)
-            )
+            new = dense.bound(constant) if dense is not None else bound_of(core, xs, constant)
             cur = new
             # An assignment read off the reparametrisation: when it is optimal, the
             # bound certifies it and the core closes here, without a search.
             if budget.primal and check >= next_round:
                 before = self.best
-                self._primal(dense, un, nb, xs)
+                self._primal(dense, core, xs)
                 interval = 1 if self.best < before or not budget.primal_backoff else 2 * interval
                 next_round = check + interval
             check += 1
@@ -189,7 +185,7 @@ class PairSearch(ArrayNodes):
         if dense is not None and budget.primal and cur is not None and not self.prune(lb):
             # The root did not close: round once more, most neighbours first, on its
             # best reparametrisation before the search starts.
-            self._primal(dense, un, nb, xs, by_degree=True)
+            self._primal(dense, core, xs, by_degree=True)
         if dense is not None:
             dense.relax = budget.diffusion_relax
         hs: dict[int, list[float]] = {}
@@ -201,23 +197,22 @@ class PairSearch(ArrayNodes):
                 self.dense.fix(cur, self.best, self.integral)
             cur = None
         elif dense is not None:
-            dense.write_back(un, nb)
+            dense.write_back(core)
             if cur is not None:
                 hs = dense.margins()
         elif cur is not None:
-            cur = bound_of(self.K, un, nb, xs, constant, hs)
+            cur = bound_of(core, xs, constant, hs)
         # Values the root's bound already rules out go before the search starts.
         if cur is not None and budget.fixing:
-            root_fixed += self._fix(cur, hs, un, xs)
+            root_fixed += self._fix(cur, hs, core, xs)
         self.root_dirty = sorted(set(root_fixed))
         self.root_lb = lb
-        self.root = (un, nb, xs, constant)
+        self.root = (core, xs, constant)
 
     def _primal(
         self,
         dense: DenseCore | None,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         xs: list[int],
         by_degree: bool = False,
     ) -> None:
@@ -239,14 +234,12 @@ class PairSearch(ArrayNodes):
             pv = round_and_polish(self.root_order, uns, arcs)
             val = {xs[i]: a for i, a in pv.items()}
         else:
-            la = list_arcs(self.K, nb, xs)
+            la = list_arcs(core, xs)
             order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
-            val = round_and_polish(order, un, la)
+            val = round_and_polish(order, core.un, la)
         self.leaf(0.0, val, [], [])
 
-    def _fix(
-        self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]
-    ) -> list[int]:
+    def _fix(self, lb: float, hs: dict[int, list[float]], core: Core, xs: list[int]) -> list[int]:
         """Reduced-cost fixing, in place: fixing block x to value i, the bound `lb` of
         this reparametrisation becomes lb - min(hs[x]) + hs[x][i] (only x's own term
         changes), so a value where that cannot beat the incumbent goes (its unary becomes
@@ -257,7 +250,7 @@ class PairSearch(ArrayNodes):
         changed = []
         for x in xs:
             h = hs.get(x)
-            ux = un[x]
+            ux = core.un[x]
             if h is None or ux is None:
                 continue
             mh = min(h)
@@ -283,14 +276,14 @@ class PairSearch(ArrayNodes):
         return lb >= self.best
 
     def run(self) -> None:
-        un, nb, alive, const = self.root
+        core, alive, const = self.root
         if self.prune(self.root_lb):
             return  # the root's bound already certifies the incumbent
         try:
             if self.dense is not None:
                 self.array_node(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
             else:
-                self.node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
+                self.node(core, alive, const, [], self.root_lb, self.root_dirty)
         except Timeout:
             self.aborted = True
 
@@ -345,8 +338,7 @@ class PairSearch(ArrayNodes):
 
     def node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,
@@ -358,6 +350,7 @@ class PairSearch(ArrayNodes):
             raise Timeout
         self.nodes += 1
         # Every node on the path holds its own copy of the state: bound their total.
+        nb = core.nb
         size = len(alive) + sum(len(nb[x] or ()) for x in alive)
         if self.held + size > self.budget.search_memory:
             self.out_of_memory = True
@@ -365,28 +358,27 @@ class PairSearch(ArrayNodes):
             raise Timeout
         self.held += size
         try:
-            self._expand(un, nb, alive, const, path, dirty)
+            self._expand(core, alive, const, path, dirty)
         finally:
             self.held -= size
 
     def _expand(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,
         dirty: list[int],
     ) -> None:
-        K = self.K
         m = self.m
+        nb = core.nb
         ops: list = []
         first = True
         lb = INF
         while True:
             changed = False
             while True:
-                const, rlog = reduce_core(K, un, nb, alive, m, const, self.counts)
+                const, rlog = reduce_core(core, alive, m, const, self.counts)
                 if rlog:
                     ops.append(("r", rlog))
                     changed = True
@@ -395,14 +387,14 @@ class PairSearch(ArrayNodes):
                 alive = [x for x in alive if nb[x] is not None]
                 if not alive or not dirty:
                     break
-                forced = mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+                forced = mask_dominated(core, [x for x in dirty if nb[x] is not None])
                 if forced is None:
                     return
                 dirty = []
                 for x, a in forced:
                     if nb[x] is None:
                         continue
-                    const += _condition(K, un, nb, x, a, dirty)
+                    const += condition(core, x, a, dirty)
                     ops.append(("f", x, a))
                     changed = True
                 alive = [x for x in alive if nb[x] is not None]
@@ -412,7 +404,7 @@ class PairSearch(ArrayNodes):
                     break
             if not first and not changed:
                 break  # the fixing removed values, but nothing to reduce: branch
-            got = self._bound_node(un, nb, alive, const, ops, path, first)
+            got = self._bound_node(core, alive, const, ops, path, first)
             if got is None:
                 return  # solved or pruned
             lb, dirty = got
@@ -422,12 +414,11 @@ class PairSearch(ArrayNodes):
             # Reduced-cost fixing removed values: the blocks that lost one are masked
             # and reduced again (a block left with one value is conditioned away), and
             # if that changed the core, it is bounded again.
-        self._branch(un, nb, alive, const, ops, path, lb)
+        self._branch(core, alive, const, ops, path, lb)
 
     def _bound_node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         ops: list,
@@ -442,18 +433,19 @@ class PairSearch(ArrayNodes):
         if not alive:
             self.leaf(const, {}, ops, path)
             return None
-        adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
+        tables = [core.tables(x) for x in alive]
+        adj = {x: set(nx) for x, nx in zip(alive, tables, strict=True)}
         order: list[int] = []
         if elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
-            factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
-            for x in alive:
-                for y, t in nb[x].items():  # type: ignore[union-attr]
+            factors: list[Factor] = [((x,), core.unary(x)) for x in alive]
+            for x, nx in zip(alive, tables, strict=True):
+                for y, t in nx.items():
                     if x < y:
                         factors.append(((x, y), t))
             el = OrderedEliminator(K, factors, const, order)
             el.run(None)
             val: dict[int, int] = {}
-            decode(el.log, K, val)  # type: ignore[arg-type]
+            decode(el.log, K, val)
             self.leaf(el.constant, val, ops, path)
             return None
         np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
@@ -462,9 +454,7 @@ class PairSearch(ArrayNodes):
         if np is not None:
             dense = DenseCore(
                 np,
-                K,
-                un,
-                nb,
+                core,
                 alive,
                 self.budget.diffusion_relax,
                 len(alive) <= self.budget.dsatur_max_blocks,
@@ -485,22 +475,22 @@ class PairSearch(ArrayNodes):
                 # The node's own rounding (see below), on the arrays.
                 self.leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
                 primal = False
-            dense.write_back(un, nb)
+            dense.write_back(core)
         else:
             hs: dict[int, list[float]] = {}
             for _ in range(self.budget.node_sweeps):
-                diffuse(K, un, nb, alive)
+                diffuse(core, alive)
             self.sweeps += self.budget.node_sweeps
-            lb = bound_of(K, un, nb, alive, const, hs)
+            lb = bound_of(core, alive, const, hs)
             if fixing and not self.prune(lb):
-                dirty = self._fix(lb, hs, un, alive)
+                dirty = self._fix(lb, hs, core, alive)
         if self.prune(lb):
             return None
         # The node's own rounding: once it reaches the optimum, every open node whose
         # bound certifies it is pruned, instead of diving on to a leaf for it.
         if primal and self.budget.primal:
-            la = list_arcs(K, nb, alive)
-            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
+            la = list_arcs(core, alive)
+            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), core.un, la)
             self.leaf(const, pv, ops, path)
             if self.prune(lb):
                 return None
@@ -508,8 +498,7 @@ class PairSearch(ArrayNodes):
 
     def _branch(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         ops: list,
@@ -518,11 +507,11 @@ class PairSearch(ArrayNodes):
     ) -> None:
         """Condition the block with the most neighbours on each of its live values."""
         K = self.K
-        v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
-        uv = un[v]
+        nb = core.nb
+        v = max(alive, key=lambda y: (len(nb[y] or ()), -y))
         kv = K[v]
-        est = list(uv)  # type: ignore[arg-type]
-        for y, t in nb[v].items():  # type: ignore[union-attr]
+        est = list(core.unary(v))
+        for y, t in core.tables(v).items():
             ky = K[y]
             if v < y:
                 est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
@@ -536,12 +525,11 @@ class PairSearch(ArrayNodes):
         for idx, a in enumerate(order):
             if self.prune(lb):
                 return
-            un2 = [u if u is None else u[:] for u in un]
-            nb2 = [d if d is None else dict(d) for d in nb]
+            core2 = core.copy()
             dirty2: list[int] = []
-            c2 = const + _condition(K, un2, nb2, v, a, dirty2)
+            c2 = const + condition(core2, v, a, dirty2)
             try:
-                self.node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
+                self.node(core2, rest, c2, path + [(ops, v, a)], lb, dirty2)
             except Timeout:
                 if idx + 1 < len(order) and not self.prune(lb):
                     self.open_lb = min(self.open_lb, lb)
