@@ -18,6 +18,10 @@ enough for the dynamic programming (their symbolic elimination fits the leaf bud
 the node is handed to the list search (`PairSearch.node`): written back to lists, it
 conditions away every block left with one value, reduces, and finishes by dynamic
 programming.
+
+References: the bounds are min-sum diffusion's (Werner 2007, see `bounds.py`); `peel`
+is the reductions R0/R1/R2 of Scholz & Eckstein 2002 (see `reductions.py`) on the
+interaction graph alone.
 """
 
 from __future__ import annotations

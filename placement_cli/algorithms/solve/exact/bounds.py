@@ -1,5 +1,22 @@
-"""Lower bounds: mini-bucket elimination, and min-sum diffusion (an equivalence-preserving
-reparametrisation) with the bound read off it."""
+"""Lower bounds on a pairwise core.
+
+* `mini_bucket_bound`: mini-bucket elimination (Dechter & Rish 2003): bucket
+  elimination whose buckets are split into mini-buckets that fit a table budget, each
+  minimised on its own, which can only under-estimate.
+* `diffuse`: one sweep of min-sum diffusion (Kovalevsky & Koval, 1975; described in
+  Werner 2007): block-coordinate ascent on the dual of the LP relaxation of the min-sum
+  problem, an equivalence-preserving reparametrisation (every assignment keeps its cost).
+* `bound_of`: the dual bound read off a reparametrisation (the constant plus each
+  block's least unary plus its pair tables' row minima); with `hs`, the per-value terms
+  that reduced-cost fixing reads.
+
+References:
+
+* R. Dechter, I. Rish. Mini-buckets: a general scheme for bounded inference. Journal
+  of the ACM 50(2), 2003.
+* T. Werner. A linear programming approach to max-sum problem: a review. IEEE TPAMI
+  29(7), 2007 (min-sum diffusion, after V. A. Kovalevsky and V. K. Koval, 1975).
+"""
 
 from __future__ import annotations
 

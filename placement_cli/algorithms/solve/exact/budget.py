@@ -1,5 +1,6 @@
 """The exact method's tuning settings: one frozen budget object passed in, never module
-globals (tests and callers build their own with `dataclasses.replace`)."""
+globals (tests and callers build their own with `dataclasses.replace`). No method of its
+own: each knob's comment names the step that reads it (references there)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,14 @@ equivalence-preserving ascent (every assignment keeps its cost), in another bloc
 Padded values cost `inf` and never take part. The arrays are laid out class by class, so
 a class is read and written through slices. Search nodes of a large enough core convert
 their list form to arrays and back (`write_back`).
+
+References: the diffusion is Werner 2007's (see `bounds.py`), run in parallel over the
+colour classes of a graph colouring (blocks sharing no table update independently);
+the over-relaxed step (`_sweep_relaxed`) moves each block `relax` times the diffusion's
+step (successive over-relaxation). The colouring is DSatur:
+
+* D. Brelaz. New methods to color the vertices of a graph. Communications of the ACM
+  22(4), 1979.
 """
 
 from __future__ import annotations

@@ -1,5 +1,18 @@
-"""Dead-end elimination: values another value of the same block matches or beats in every
-context go (soft neighbourhood substitution); each removal keeps an optimal assignment."""
+"""Dead-end elimination (Desmet et al. 1992, in Goldstein's 1994 form): a value goes
+when another value of the same block matches or beats it in every context,
+ua - ub + sum over neighbours of min over the neighbour's live values of
+(t_a - t_b) >= 0 (the soft neighbourhood substitutability of weighted CSPs). Each
+removal keeps an optimal assignment. `remove_dominated` does it on a whole core before
+the dynamic programming, `mask_dominated` in place around a search node's conditioned
+block.
+
+References:
+
+* J. Desmet, M. De Maeyer, B. Hazes, I. Lasters. The dead-end elimination theorem and
+  its use in protein side-chain positioning. Nature 356, 1992.
+* R. F. Goldstein. Efficient rotamer elimination applied to protein side-chains and
+  related spin glasses. Biophysical Journal 66, 1994.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,15 @@
-"""Bucket elimination (dynamic programming over the tree decomposition an elimination
-order induces), its symbolic cost estimate, and back-substitution."""
+"""Bucket elimination (Dechter 1999; nonserial dynamic programming, Bertele & Brioschi
+1972): dynamic programming over the tree decomposition an elimination order induces,
+its symbolic cost estimate (`elim_cost`: the order that eliminates the block with the
+cheapest joint table first, a greedy min-weight order), and back-substitution
+(`decode`). `Eliminator` is the factor set the mini-bucket bound (`bounds.py`) runs on.
+
+References:
+
+* R. Dechter. Bucket elimination: a unifying framework for reasoning. Artificial
+  Intelligence 113, 1999.
+* U. Bertele, F. Brioschi. Nonserial Dynamic Programming. Academic Press, 1972.
+"""
 
 from __future__ import annotations
 

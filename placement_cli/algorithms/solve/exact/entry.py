@@ -1,4 +1,11 @@
-"""The exact method's entry points: `solve_exact` and `lower_bound`."""
+"""The exact method's entry points: `solve_exact` and `lower_bound`.
+
+They run the stages the package docstring lists, in order: `model.build_model`, the PBQP
+reductions (`reductions.py`), dead-end elimination (`dominance.py`), bucket elimination
+when the core's symbolic cost fits the budget (`elimination.py`), else the branch and
+reduce search (`search.py`) or, for `lower_bound`, the diffusion and mini-bucket bounds
+(`bounds.py`). References are in the modules that implement each method.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,16 @@
-"""The live part of a plan as a pairwise min-sum model (PBQP, weighted CSP) over local
-value indices: a cost vector per variable, one table per neighbouring pair, single-target
-blocks conditioned away."""
+"""The live part of a plan as a pairwise min-sum model over local value indices: a cost
+vector per variable, one table per neighbouring pair, single-target blocks conditioned
+away. The model is a PBQP instance (Scholz & Eckstein 2002), in other words a binary
+weighted CSP (the formalism of Cooper et al. 2010; their soft arc consistency
+algorithms are not used here); `build_model` folds the plan's edges into it, `reductions.py`
+takes it over.
+
+References:
+
+* B. Scholz, E. Eckstein. Register allocation for irregular architectures. LCTES 2002.
+* M. C. Cooper, S. de Givry, M. Sanchez, T. Schiex, M. Zytnicki, T. Werner. Soft arc
+  consistency revisited. Artificial Intelligence 174, 2010.
+"""
 
 from __future__ import annotations
 

@@ -8,6 +8,9 @@ one off the reparametrisation (its unaries carry the tables' evidence) and polis
 costs O(E K^2) and usually finds the optimum, which closes the core at the root.
 Only the assignment is used, never its cost here: the caller re-evaluates it on the
 original tables, so the heuristic cannot make a proof wrong, only the search shorter.
+
+Reference (iterated conditional modes): J. Besag. On the statistical analysis of dirty
+pictures. Journal of the Royal Statistical Society B 48(3), 1986.
 """
 
 from __future__ import annotations

@@ -1,4 +1,23 @@
-"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds."""
+"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds.
+
+The exact form of PBQP's heuristic rule RN (Scholz & Eckstein 2002): where RN would
+decide a block of degree three or more greedily, the search conditions it on each of its
+values in turn, applies the reductions R0/R1/R2 (`reductions.py`) and dead-end
+elimination (`dominance.py`) again, and solves small nodes by bucket elimination
+(`elimination.py`). Nodes are bounded by min-sum diffusion (Werner 2007, `bounds.py`,
+`dense.py`), values are removed by reduced-cost fixing (a value whose bound with its
+block fixed to it cannot beat the incumbent goes: the LP reduced-cost test, see
+Nemhauser & Wolsey 1988), and the incumbent comes from the primal heuristic
+(`primal.py`). The upper levels of the search run on the root's arrays
+(`arraysearch.py`).
+
+References:
+
+* B. Scholz, E. Eckstein. Register allocation for irregular architectures. LCTES 2002.
+* T. Werner. A linear programming approach to max-sum problem: a review. IEEE TPAMI
+  29(7), 2007.
+* G. L. Nemhauser, L. A. Wolsey. Integer and Combinatorial Optimization. Wiley, 1988.
+"""
 
 from __future__ import annotations
 
