@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
+from placement_cli.algorithms.solve.budget import CellBudget, DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, ExactOutcome
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.pipeline.run import parse_plan
@@ -105,15 +106,12 @@ def array_budget(leaf: int, primal: bool, fixing: bool, backoff: bool = True) ->
     search takes a node only once the blocks left undecided vanish (`array_handoff` 0)
     or fit a tiny dynamic programming."""
     return ExactBudget(
-        table=1,
+        cells=CellBudget(table=1, leaf_dp=leaf, mini_bucket=4),
+        diffusion=DiffusionSettings(dense_min_blocks=0),
+        search=SearchSettings(
+            array_handoff=0.0, primal=primal, fixing=fixing, primal_backoff=backoff
+        ),
         reductions=False,
-        dense_min_blocks=0,
-        leaf_dp=leaf,
-        array_handoff=0.0,
-        primal=primal,
-        fixing=fixing,
-        primal_backoff=backoff,
-        mini_bucket_table=4,
     )
 
 

@@ -13,6 +13,12 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import (
+    CellBudget,
+    DiffusionSettings,
+    DominanceSettings,
+    SearchSettings,
+)
 from placement_cli.algorithms.solve.exact import (
     ExactBudget,
     lower_bound,
@@ -28,7 +34,7 @@ from tests.exact_helpers import TARGETS, check, plans, random_factors
 from tests.reference import brute_force
 
 # No table budget and no reductions: the whole plan is the core, solved by the search.
-SEARCH_ONLY = ExactBudget(table=1, reductions=False)
+SEARCH_ONLY = ExactBudget(cells=CellBudget(table=1), reductions=False)
 
 
 @settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -74,13 +80,10 @@ def test_search_path_equals_brute_force(
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = ExactBudget(
-        table=1,
-        leaf_dp=(1, 4, 16)[cap],
-        mini_bucket_table=4,
+        cells=CellBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket=4),
+        diffusion=DiffusionSettings(dense_min_blocks=0 if dense else 1 << 30),
+        search=SearchSettings(primal=primal, fixing=fixing),
         reductions=False,
-        dense_min_blocks=0 if dense else 1 << 30,
-        primal=primal,
-        fixing=fixing,
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = check(plan, out, g, domains)
@@ -363,7 +366,7 @@ def test_deterministic() -> None:
         assert a.optimal
     # The primal heuristic closes this core at the root; without it the search runs.
     assert "search_nodes" in a.stats
-    no_primal = ExactBudget(primal=False)
+    no_primal = ExactBudget(search=SearchSettings(primal=False))
     c = solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
     assert c == solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
     assert c.stats.get("search_nodes", 0) > 0
@@ -396,17 +399,25 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     domains = prune(g).domains
     comps = scc(g)
     default = solve_exact(g, domains, comps, 60.0)
-    dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
+    dp = solve_exact(
+        g, domains, comps, 60.0, budget=ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24))
+    )
     search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
     lists = solve_exact(
         g,
         domains,
         comps,
         60.0,
-        budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30),
+        budget=ExactBudget(
+            cells=CellBudget(table=1),
+            diffusion=DiffusionSettings(dense_min_blocks=1 << 30),
+            reductions=False,
+        ),
     )
     # Dead-end elimination before the search (off by default) proves the same optimum.
-    dee = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(search_dominance=True))
+    dee = solve_exact(
+        g, domains, comps, 60.0, budget=ExactBudget(dominance=DominanceSettings(search_cores=True))
+    )
     assert default.optimal and dp.optimal and search.optimal and lists.optimal and dee.optimal
     assert (
         default.lower_bound
@@ -451,9 +462,9 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     outs = [
         solve_exact(g, domains, scc(g), 60.0, budget=b)
         for b in (
-            ExactBudget(diffusion_relax=1.0, root_relax=1.0),
+            ExactBudget(diffusion=DiffusionSettings(relax=1.0, root_relax=1.0)),
             ExactBudget(),
-            ExactBudget(table=1 << 22, dp=1 << 24),
+            ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24)),
             SEARCH_ONLY,
         )
     ]
@@ -471,7 +482,8 @@ def test_doctests() -> None:
     import doctest
 
     from benchmarks import families
-    from placement_cli.algorithms.solve.exact import bounds, budget, entry
+    from placement_cli.algorithms.solve import budget
+    from placement_cli.algorithms.solve.exact import bounds, entry
 
     for mod in (bounds, budget, entry, families):
         r = doctest.testmod(mod)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, peel
 from placement_cli.algorithms.solve.exact.core import Core
@@ -66,7 +67,11 @@ def test_array_search_agrees_with_list_search(
     domains = prune(g).domains
     comps = scc(g)
     lists = solve_exact(
-        g, domains, comps, 60.0, budget=ExactBudget(array_search=False, primal=False)
+        g,
+        domains,
+        comps,
+        60.0,
+        budget=ExactBudget(search=SearchSettings(array_search=False, primal=False)),
     )
     calls = _count_array_nodes(monkeypatch)
     arrays = solve_exact(
@@ -74,7 +79,10 @@ def test_array_search_agrees_with_list_search(
         domains,
         comps,
         60.0,
-        budget=ExactBudget(dense_min_blocks=0, array_handoff=0.0, primal=False),
+        budget=ExactBudget(
+            diffusion=DiffusionSettings(dense_min_blocks=0),
+            search=SearchSettings(array_handoff=0.0, primal=False),
+        ),
     )
     default = solve_exact(g, domains, comps, 60.0)
     assert lists.optimal and arrays.optimal and default.optimal
@@ -218,7 +226,10 @@ def test_array_search_with_greedy_classes_equals_brute_force(
 
     g = parse_plan(plan)
     domains = prune(g).domains
-    budget = dataclasses.replace(array_budget(leaf, primal, True), dsatur_max_blocks=0)
+    base = array_budget(leaf, primal, True)
+    budget = dataclasses.replace(
+        base, diffusion=dataclasses.replace(base.diffusion, dsatur_max_blocks=0)
+    )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = check(plan, out, g, domains)
     assert out.optimal

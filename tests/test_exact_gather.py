@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.pipeline.run import parse_plan
@@ -36,7 +37,16 @@ def _factors(
     ks = dict(enumerate(K))
     factors: list[Any] = [((x,), list(u)) for x, u in enumerate(un)]
     factors += [((x, y), list(t)) for x, row in enumerate(nb) for y, t in row.items() if x < y]
-    ps = PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8), False)
+    ps = PairSearch(
+        ks,
+        factors,
+        const,
+        INF,
+        {},
+        math.inf,
+        ExactBudget(diffusion=DiffusionSettings(root_sweeps=8)),
+        False,
+    )
     base = ps.best_val
     assert base is not None and ps.best < INF
     used = {
@@ -69,7 +79,7 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
     from placement_cli.algorithms.solve.exact.search import PairSearch
 
     const, ks, factors, base = _factors(n, k, seed, holes)
-    budget = ExactBudget(root_sweeps=8)
+    budget = ExactBudget(diffusion=DiffusionSettings(root_sweeps=8))
     ps = PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
     assert ps._flat is not None  # the core is large enough for the numpy form
     lists = PairSearch(
@@ -79,7 +89,7 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
         INF,
         {},
         math.inf,
-        ExactBudget(root_sweeps=8, dense_min_blocks=10**9),
+        ExactBudget(diffusion=DiffusionSettings(root_sweeps=8, dense_min_blocks=10**9)),
         False,
     )
     assert lists._flat is None
@@ -147,8 +157,10 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(
 
     g = parse_plan(plan)
     domains = prune(g).domains
+    base = array_budget(leaf, primal, True)
     budget = dataclasses.replace(
-        array_budget(leaf, primal, True), array_handoff=0.75, handoff_dominance=dominance
+        base,
+        search=dataclasses.replace(base.search, array_handoff=0.75, handoff_dominance=dominance),
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
     best = check(plan, out, g, domains)
@@ -164,7 +176,13 @@ def test_hand_over_without_dominance_proves_the_same_optimum(n: int, k: int, see
     g = parse_plan(random_cyclic(n, seed, k))
     domains = prune(g).domains
     outs = [
-        solve_exact(g, domains, scc(g), 60.0, budget=ExactBudget(handoff_dominance=flag))
+        solve_exact(
+            g,
+            domains,
+            scc(g),
+            60.0,
+            budget=ExactBudget(search=SearchSettings(handoff_dominance=flag)),
+        )
         for flag in (False, True)
     ]
     assert all(o.optimal for o in outs)

@@ -43,8 +43,8 @@ Modules and the methods they implement (each cites its references):
   `lower_bound`.
 """
 
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.entry import ExactOutcome, lower_bound, solve_exact
 
 __all__ = [

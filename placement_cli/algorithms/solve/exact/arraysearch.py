@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from placement_cli.algorithms.solve.budget import ExactBudget
 from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore
 from placement_cli.algorithms.solve.exact.elimination import elim_cost
@@ -79,7 +80,7 @@ class ArrayNodes:
     constant0: float
     integral: bool
     hint: dict[int, int]
-    budget: Any
+    budget: ExactBudget
     undecided: int
 
     def array_node(self, U: Any, M: Any, lb_hint: float, first: bool = False) -> None:
@@ -91,7 +92,7 @@ class ArrayNodes:
         # Every node on the path holds its own copy of the state: bound their total (in
         # the list search's units: one per block and one per arc).
         size = U.shape[0] + M.shape[0]
-        if self.held + size > self.budget.search_memory:
+        if self.held + size > self.budget.search.memory:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
             raise Timeout
@@ -114,11 +115,11 @@ class ArrayNodes:
                 return
         const = self.constant0
         while True:
-            for _ in range(budget.node_sweeps):
+            for _ in range(budget.diffusion.node_sweeps):
                 d.sweep()
-            self.sweeps += budget.node_sweeps
+            self.sweeps += budget.diffusion.node_sweeps
             lb = d.bound(const)
-            if self.prune(lb) or not budget.fixing or self.best == INF:
+            if self.prune(lb) or not budget.search.fixing or self.best == INF:
                 break
             # Values the bound rules out go; the sweeps then carry that further.
             if not d.fix(lb, self.best, self.integral):
@@ -126,7 +127,7 @@ class ArrayNodes:
         if self.prune(lb):
             return
         ixs = d.ixs
-        if budget.primal:
+        if budget.search.primal:
             self.leaf(0.0, dict(zip(d.xs, d.round_icm(), strict=True)), [], [])
             if self.prune(lb):
                 return
@@ -199,8 +200,8 @@ class ArrayNodes:
         programming fits, or its reductions would remove a good part of the undecided
         blocks (folding them exactly tightens the bound; measured: such nodes close in
         one list node where the arrays branch on)."""
-        leaf = self.budget.leaf_dp
-        if len(adj) <= self.budget.array_handoff * self.undecided:
+        leaf = self.budget.cells.leaf_dp
+        if len(adj) <= self.budget.search.array_handoff * self.undecided:
             return True
         return elim_cost(self.K, adj, leaf, leaf) >= 0
 
@@ -218,7 +219,7 @@ class ArrayNodes:
         xs = sorted(d.ixs)
         # (`write_back` gave every block of `xs` its unary.)
         uns = [core.unary(x) for x in xs]
-        if self.budget.handoff_dominance:
+        if self.budget.search.handoff_dominance:
             dirty = [x for x, u in zip(xs, uns, strict=True) if INF in u]
         else:
             # Only the blocks the fixing left with one value (or none): they are

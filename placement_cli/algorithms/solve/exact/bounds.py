@@ -24,7 +24,7 @@ import time
 from heapq import heappop, heappush
 from operator import add as _add
 
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET
 from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.elimination import Eliminator, combine
 from placement_cli.algorithms.solve.exact.model import INF, Factor
@@ -36,7 +36,7 @@ def mini_bucket_bound(
     ks: dict[int, int],
     factors: list[Factor],
     constant: float,
-    table_cap: int = DEFAULT_BUDGET.mini_bucket_table,
+    table_cap: int = DEFAULT_BUDGET.cells.mini_bucket,
     deadline: float = INF,
 ) -> float:
     """A lower bound on min over all assignments of `constant` + sum of `factors`.

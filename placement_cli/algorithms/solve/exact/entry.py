@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 
 from placement_cli.algorithms.scc import SccResult
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.dominance import remove_dominated
 from placement_cli.algorithms.solve.exact.elimination import (
     OrderedEliminator,
@@ -175,20 +175,20 @@ def _solve(
         # (The symbolic elimination may consume this graph: nothing else reads it.)
         scopes = []
         dp_cost = elim_cost(
-            cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes
+            cur_ks, core_adj, budget.cells.table, budget.cells.dp, order, copy=False, scopes=scopes
         )
-        if 0 <= dp_cost <= budget.cheap_dp:
+        if 0 <= dp_cost <= budget.cells.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
-        if dp_cost < 0 and not budget.search_dominance:
+        if dp_cost < 0 and not budget.dominance.search_cores:
             # Too wide for the dynamic programming: the search's root does better with
             # the time (its reduced-cost fixing removes values too; measured on random
             # cores of 200 and 500 blocks, 5 to 8 targets).
             break
-        if stages_done >= budget.dominance_stages:
+        if stages_done >= budget.dominance.stages:
             break  # (dp_cost still describes this core)
         stages_done += 1
         dp_cost = None
-        d = remove_dominated(cur_ks, core_factors, n, deadline, budget.dominance_rounds)
+        d = remove_dominated(cur_ks, core_factors, n, deadline, budget.dominance.rounds)
         if d is None:
             break
         m2, keep, fixed2, r = d
@@ -237,7 +237,9 @@ def _solve(
         core_n = len(adj)
         order = []
         scopes = []
-        dp_cost = elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
+        dp_cost = elim_cost(
+            cur_ks, adj, budget.cells.table, budget.cells.dp, order, copy=False, scopes=scopes
+        )
     stats["core_blocks"] = core_n
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
@@ -293,7 +295,7 @@ def _solve(
             # Bound only: the diffusion stalled early, the mini-bucket bound may add.
             lb = max(
                 lb,
-                mini_bucket_bound(cur_ks, core_factors, const, budget.mini_bucket_table, deadline),
+                mini_bucket_bound(cur_ks, core_factors, const, budget.cells.mini_bucket, deadline),
             )
             stats["mini_bucket"] = 1
     elif lb >= best_cost:

@@ -26,9 +26,9 @@ import time
 from operator import add as _add
 from typing import Any
 
+from placement_cli.algorithms.solve.budget import ExactBudget
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes
 from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
-from placement_cli.algorithms.solve.exact.budget import ExactBudget
 from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 from placement_cli.algorithms.solve.exact.dominance import mask_dominated
@@ -116,7 +116,7 @@ class PairSearch(ArrayNodes):
         # A unary term is entry `v[x]` of its table (its column is the extra zero
         # value at position m); a pair's is `v[a] * K[b] + v[b]`.
         self._flat: tuple[Any, Any, Any, Any, Any, Any] | None = None
-        npc = numpy_or_none() if m >= budget.dense_min_blocks else None
+        npc = numpy_or_none() if m >= budget.diffusion.dense_min_blocks else None
         if npc is not None:
             parts: list[float] = []
             base, row, stride, col = [], [], [], []
@@ -146,7 +146,7 @@ class PairSearch(ArrayNodes):
         self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
         self.deadline = deadline
         self.budget = budget
-        self.leaf_cells = budget.leaf_dp
+        self.leaf_cells = budget.cells.leaf_dp
         self.nodes = 0
         self.open_lb = INF
         self.aborted = False
@@ -160,10 +160,14 @@ class PairSearch(ArrayNodes):
         self.root_order: list[int] | None = None
         # The root's many sweeps over the whole core run on arrays when numpy is there
         # and the core is large enough to pay for the conversion (see dense.py).
-        np = numpy_or_none() if m >= budget.dense_min_blocks else None
-        relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
+        np = numpy_or_none() if m >= budget.diffusion.dense_min_blocks else None
+        relax = (
+            budget.diffusion.root_relax
+            if m <= budget.diffusion.root_relax_max_blocks
+            else budget.diffusion.relax
+        )
         dense = (
-            DenseCore(np, core, xs, relax, m <= budget.dsatur_max_blocks)
+            DenseCore(np, core, xs, relax, m <= budget.diffusion.dsatur_max_blocks)
             if np is not None and m
             else None
         )
@@ -173,7 +177,7 @@ class PairSearch(ArrayNodes):
         # 200- to 1,000-block cores); one that improved the incumbent, after 8.
         check = next_round = 0
         interval = 1
-        for _ in range(self.budget.root_sweeps // 8):
+        for _ in range(self.budget.diffusion.root_sweeps // 8):
             if self.prune(lb) or time.monotonic() > deadline:
                 break
             for _ in range(8):
@@ -188,30 +192,37 @@ class PairSearch(ArrayNodes):
             cur = new
             # An assignment read off the reparametrisation: when it is optimal, the
             # bound certifies it and the core closes here, without a search.
-            if budget.primal and check >= next_round:
+            if budget.search.primal and check >= next_round:
                 before = self.best
                 self._primal(dense, core, xs)
-                interval = 1 if self.best < before or not budget.primal_backoff else 2 * interval
+                interval = (
+                    1 if self.best < before or not budget.search.primal_backoff else 2 * interval
+                )
                 next_round = check + interval
             check += 1
-            if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
+            if (
+                dense is not None
+                and budget.search.fixing
+                and self.best < INF
+                and not self.prune(new)
+            ):
                 # Values ruled out already go: the next sweeps no longer average them in.
                 root_fixed += dense.fix(new, self.best, self.integral)
-            if new - lb <= budget.root_stall * max(1.0, abs(new)):
+            if new - lb <= budget.diffusion.root_stall * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
-        if dense is not None and budget.primal and cur is not None and not self.prune(lb):
+        if dense is not None and budget.search.primal and cur is not None and not self.prune(lb):
             # The root did not close: round once more, most neighbours first, on its
             # best reparametrisation before the search starts.
             self._primal(dense, core, xs, by_degree=True)
         if dense is not None:
-            dense.relax = budget.diffusion_relax
+            dense.relax = budget.diffusion.relax
         hs: dict[int, list[float]] = {}
         # The search's upper levels stay on these arrays (arraysearch.py).
-        self.dense = dense if budget.array_search else None
+        self.dense = dense if budget.search.array_search else None
         if self.dense is not None:
-            if cur is not None and budget.fixing and self.best < INF and not self.prune(cur):
+            if cur is not None and budget.search.fixing and self.best < INF and not self.prune(cur):
                 # The last rounding may have improved the incumbent: fix against it.
                 self.dense.fix(cur, self.best, self.integral)
             cur = None
@@ -222,7 +233,7 @@ class PairSearch(ArrayNodes):
         elif cur is not None:
             cur = bound_of(core, xs, constant, hs)
         # Values the root's bound already rules out go before the search starts.
-        if cur is not None and budget.fixing:
+        if cur is not None and budget.search.fixing:
             root_fixed += self._fix(cur, hs, core, xs)
         self.root_dirty = sorted(set(root_fixed))
         self.root_lb = lb
@@ -371,7 +382,7 @@ class PairSearch(ArrayNodes):
         # Every node on the path holds its own copy of the state: bound their total.
         nb = core.nb
         size = len(alive) + sum(len(nb[x] or ()) for x in alive)
-        if self.held + size > self.budget.search_memory:
+        if self.held + size > self.budget.search.memory:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
             raise Timeout
@@ -467,21 +478,21 @@ class PairSearch(ArrayNodes):
             decode(el.log, K, val)
             self.leaf(el.constant, val, ops, path)
             return None
-        np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
-        fixing = self.budget.fixing
+        np = numpy_or_none() if len(alive) >= self.budget.diffusion.dense_min_blocks else None
+        fixing = self.budget.search.fixing
         dirty: list[int] = []
         if np is not None:
             dense = DenseCore(
                 np,
                 core,
                 alive,
-                self.budget.diffusion_relax,
-                len(alive) <= self.budget.dsatur_max_blocks,
+                self.budget.diffusion.relax,
+                len(alive) <= self.budget.diffusion.dsatur_max_blocks,
             )
             while True:
-                for _ in range(self.budget.node_sweeps):
+                for _ in range(self.budget.diffusion.node_sweeps):
                     dense.sweep()
-                self.sweeps += self.budget.node_sweeps
+                self.sweeps += self.budget.diffusion.node_sweeps
                 lb = dense.bound(const)
                 if self.prune(lb) or not fixing or self.best == INF:
                     break
@@ -490,16 +501,16 @@ class PairSearch(ArrayNodes):
                 if not got:
                     break
                 dirty += got
-            if primal and self.budget.primal and not self.prune(lb):
+            if primal and self.budget.search.primal and not self.prune(lb):
                 # The node's own rounding (see below), on the arrays.
                 self.leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
                 primal = False
             dense.write_back(core)
         else:
             hs: dict[int, list[float]] = {}
-            for _ in range(self.budget.node_sweeps):
+            for _ in range(self.budget.diffusion.node_sweeps):
                 diffuse(core, alive)
-            self.sweeps += self.budget.node_sweeps
+            self.sweeps += self.budget.diffusion.node_sweeps
             lb = bound_of(core, alive, const, hs)
             if fixing and not self.prune(lb):
                 dirty = self._fix(lb, hs, core, alive)
@@ -507,7 +518,7 @@ class PairSearch(ArrayNodes):
             return None
         # The node's own rounding: once it reaches the optimum, every open node whose
         # bound certifies it is pruned, instead of diving on to a leaf for it.
-        if primal and self.budget.primal:
+        if primal and self.budget.search.primal:
             la = list_arcs(core, alive)
             pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), core.un, la)
             self.leaf(const, pv, ops, path)
