@@ -3,7 +3,9 @@ vector per variable, one table per neighbouring pair, single-target blocks condi
 away. The model is a PBQP instance (Scholz & Eckstein 2002), in other words a binary
 weighted CSP (the formalism of Cooper et al. 2010; their soft arc consistency
 algorithms are not used here); `build_model` folds the plan's edges into it, `reductions.py`
-takes it over.
+takes it over. It is the exact method's view of the same pairwise problem as
+`solve.instance.Instance` (the other searches' view); the module docstring of
+`solve/instance.py` says why there are two and what they share.
 
 References:
 
