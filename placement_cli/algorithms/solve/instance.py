@@ -35,7 +35,7 @@ from itertools import chain, compress
 from typing import Any
 
 from placement_cli.algorithms.prune import edge_pairs
-from placement_cli.ir.graph import Graph
+from placement_cli.ir.graph import Graph, Matrix
 
 INF = math.inf
 # Costs are scaled (by a power of two, exact) when the objective could exceed this:
@@ -146,7 +146,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     unary: tuple[tuple[float, ...], ...] = g.cost
     shift = _shift_for(g)
     if shift:
-        mats = _scaled_matrices(mats, -shift)  # type: ignore[assignment]
+        mats = _scaled_matrices(mats, -shift)
         unary = tuple(tuple(c if c == INF else math.ldexp(c, -shift) for c in row) for row in unary)
     dom = [domains[b] if live[b] else 0 for b in range(n)]
     for e, (u, v) in enumerate(zip(src, dst, strict=True)):
@@ -221,7 +221,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         values.update(t_ab)
     values.discard(None)
     values.discard(INF)
-    cmax: float = max(0.0, max(values, default=0.0))  # type: ignore[type-var,arg-type,assignment]
+    cmax = max(0.0, max((c for c in values if c is not None), default=0.0))
     return Instance(
         K=K,
         n=n,
@@ -250,7 +250,7 @@ def _shift_for(g: Graph) -> int:
         finite.update(m.cost)
     finite.discard(None)
     finite.discard(INF)
-    top: float = max(finite, default=0.0)  # type: ignore[type-var,assignment]
+    top = max((c for c in finite if c is not None), default=0.0)
     if top * (g.n_blocks + g.n_edges + 1) <= _SAFE_TOTAL / 4:
         return 0
     worst = 0.0
@@ -271,12 +271,10 @@ def _shift_for(g: Graph) -> int:
     return max(1, math.frexp(worst)[1] + 64 - 1000)
 
 
-def _scaled_matrices(mats: Sequence[Any], exp: int) -> tuple[Any, ...]:
+def _scaled_matrices(mats: Sequence[Matrix], exp: int) -> tuple[Matrix, ...]:
     """Every edge matrix with its costs times 2**exp (exact unless they become subnormal)."""
-    from placement_cli.ir.graph import Matrix
-
     ld = math.ldexp
-    memo: dict[int, Any] = {}
+    memo: dict[int, Matrix] = {}
     out = []
     for m in mats:
         r = memo.get(id(m))
@@ -333,9 +331,9 @@ def root_bound(inst: Instance) -> float:
             for tb, al, dn in owned:
                 m = INF
                 for tn in bits_of(al[t] & dn):
-                    x = tb[tK + tn]
-                    if x < m:  # type: ignore[operator]
-                        m = x  # type: ignore[assignment]
+                    x = tb[tK + tn]  # (an allowed pair: never None)
+                    if x is not None and x < m:
+                        m = x
                 c += m
                 if c >= best:
                     break
