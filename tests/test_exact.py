@@ -13,103 +13,28 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import (
+    CellBudget,
+    DiffusionSettings,
+    DominanceSettings,
+    SearchSettings,
+)
 from placement_cli.algorithms.solve.exact import (
     ExactBudget,
-    ExactOutcome,
     lower_bound,
     mini_bucket_bound,
     solve_exact,
 )
-from placement_cli.algorithms.solve.exact.model import _build
+from placement_cli.algorithms.solve.exact.core import Core
+from placement_cli.algorithms.solve.exact.model import build_model
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
+from tests.exact_helpers import TARGETS, check, plans, random_factors
 from tests.reference import brute_force
 
-TARGETS = ["t0", "t1", "t2", "t3"]
 # No table budget and no reductions: the whole plan is the core, solved by the search.
-SEARCH_ONLY = ExactBudget(table=1, reductions=False)
-
-
-@st.composite
-def plans(
-    draw: st.DrawFn, max_blocks: int = 7, max_targets: int = 4, frac: bool = False
-) -> dict[str, Any]:
-    """Tiny plans: random domains and costs, random allowed/forbidden pairs, self-loops,
-    parallel edges, dead blocks, a non-default entry; often infeasible. `frac`: costs
-    with one decimal, which floats cannot represent exactly."""
-    nt = draw(st.integers(1, max_targets))
-    targets = TARGETS[:nt]
-    nb = draw(st.integers(1, max_blocks))
-    ids = [f"b{i}" for i in range(nb)]
-    cost_val = st.integers(0, 90).map(lambda c: c / 10) if frac else st.integers(0, 9)
-
-    def matrix() -> dict[str, dict[str, int]]:
-        m: dict[str, dict[str, int]] = {}
-        for s in targets:
-            row = {}
-            for d in targets:
-                if draw(st.integers(0, 9)) < 7:
-                    row[d] = 0 if s == d else draw(cost_val)
-            if row:
-                m[s] = row
-        return m
-
-    plan: dict[str, Any] = {"version": 1, "targets": targets}
-    if draw(st.booleans()):
-        plan["transitions"] = matrix()
-    blocks = []
-    for i in range(nb):
-        b: dict[str, Any] = {"id": ids[i]}
-        if draw(st.integers(0, 3)) == 0:
-            b["domain"] = draw(st.lists(st.sampled_from(targets), unique=True, max_size=nt))
-        b["cost"] = {t: draw(cost_val) for t in targets if draw(st.integers(0, 4)) > 0}
-        succ = draw(st.lists(st.integers(0, nb - 1), max_size=3))
-        edges = []
-        for s in succ:
-            e: dict[str, Any] = {"block": ids[s]}
-            if draw(st.integers(0, 2)) > 0:
-                e["transitions"] = matrix()
-            edges.append(e)
-        if not edges:
-            b["terminator"] = {"kind": "return"}
-        elif len(edges) == 1 and draw(st.booleans()):
-            b["terminator"] = {"kind": "goto", "successors": edges}
-        else:
-            b["terminator"] = {"kind": "switch", "successors": edges}
-        blocks.append(b)
-    plan["blocks"] = blocks
-    if draw(st.integers(0, 4)) == 0:
-        plan["entry"] = ids[draw(st.integers(0, nb - 1))]
-    return plan
-
-
-def _same(a: float, b: float) -> bool:
-    """Equal, up to the last bits that different summation orders of decimals move."""
-    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def _check(plan: dict[str, Any], out: ExactOutcome, g: Any, domains: tuple[int, ...]) -> float:
-    """The invariants every outcome must satisfy; returns the brute-force optimum."""
-    best, _ = brute_force(plan)
-    assert out.lower_bound <= best or _same(out.lower_bound, best)
-    if out.assignment is not None:
-        a = out.assignment
-        assert len(a) == g.n_blocks
-        assert all((x == UNASSIGNED) == (not g.live[b]) for b, x in enumerate(a))
-        assert feasible_for(g, domains, a)
-        cost = evaluate(g, a)
-        assert cost is not None
-        assert out.lower_bound <= cost.total
-        if out.optimal:
-            assert _same(cost.total, best)
-            assert out.lower_bound == cost.total
-    if out.infeasible:
-        assert out.optimal and out.assignment is None and best == math.inf
-        assert out.lower_bound == math.inf
-    if out.optimal and out.assignment is None:
-        assert out.infeasible
-    return best
+SEARCH_ONLY = ExactBudget(cells=CellBudget(table=1), reductions=False)
 
 
 @settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,12 +43,12 @@ def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     out = solve_exact(g, domains, scc(g), time_limit=30.0)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
     # Pruning is exact: the unpruned domains give the same optimum.
     raw = solve_exact(g, g.domain, scc(g), time_limit=30.0)
-    _check(plan, raw, g, g.domain)
+    check(plan, raw, g, g.domain)
     assert raw.optimal and raw.infeasible == out.infeasible
     if not out.infeasible:
         assert raw.lower_bound == out.lower_bound
@@ -138,7 +63,7 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     out = solve_exact(
         g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget()
     )
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
 
 
@@ -155,16 +80,13 @@ def test_search_path_equals_brute_force(
     g = parse_plan(plan)
     domains = prune(g).domains
     budget = ExactBudget(
-        table=1,
-        leaf_dp=(1, 4, 16)[cap],
-        mini_bucket_table=4,
+        cells=CellBudget(table=1, leaf_dp=(1, 4, 16)[cap], mini_bucket=4),
+        diffusion=DiffusionSettings(dense_min_blocks=0 if dense else 1 << 30),
+        search=SearchSettings(primal=primal, fixing=fixing),
         reductions=False,
-        dense_min_blocks=0 if dense else 1 << 30,
-        primal=primal,
-        fixing=fixing,
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 
@@ -196,7 +118,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
     for limit in (0.0, 30.0):
         # A core, so that the time limit matters.
         out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc, budget=SEARCH_ONLY)
-        _check(plan, out, g, domains)
+        check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
             assert c_inc is not None and out.assignment is not None
@@ -210,7 +132,7 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
 def test_mini_bucket_is_a_lower_bound(plan: dict[str, Any], cap: int) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    model = _build(g, domains)
+    model = build_model(g, domains)
     best, _ = brute_force(plan)
     if model is None:
         assert best == math.inf
@@ -245,11 +167,11 @@ def test_dense_diffusion_preserves_costs(
     """The numpy sweeps, plain or over-relaxed (`relax`, 1.9 included: it oscillates),
     are a reparametrisation: every assignment keeps its cost, no entry becomes NaN, the
     bound read off never exceeds the optimum, and the list form written back says so too."""
-    from placement_cli.algorithms.solve.exact.bounds import _bound
+    from placement_cli.algorithms.solve.exact.bounds import bound_of
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     best, _ = brute_force(plan)
     assume(model is not None and model.ks)
     assert model is not None
@@ -270,14 +192,14 @@ def test_dense_diffusion_preserves_costs(
     samples = [{v: rnd.randrange(K[v]) for v in xs} for _ in range(8)]
     before = [cost(val, un, nb) for val in samples]
     np = numpy_or_none()
-    dense = DenseCore(np, K, un, nb, xs, relax)
+    dense = DenseCore(np, Core(K, un, nb), xs, relax)
     for _ in range(sweeps):
         dense.sweep()
         assert not np.isnan(dense.U).any() and not np.isnan(dense.M).any()
     lb = dense.bound(model.constant)
-    dense.write_back(un, nb)
+    dense.write_back(Core(K, un, nb))
     assert lb <= best + 1e-9 * max(1.0, abs(best))
-    assert _bound(K, un, nb, xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
+    assert bound_of(Core(K, un, nb), xs, model.constant) <= best + 1e-9 * max(1.0, abs(best))
     for val, c0 in zip(samples, before, strict=True):
         c1 = cost(val, un, nb)
         assert c0 == c1 == math.inf or math.isclose(c0, c1, rel_tol=1e-9, abs_tol=1e-9)
@@ -289,11 +211,11 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
     an independent per-block implementation) in the colour classes' order: the blocks of
     a class share no table, so that order is the one the arrays' sweep follows. The
     unaries, tables, bound and margins agree, each by block (not by row of the arrays)."""
-    from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
+    from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None and model.ks)
     assert model is not None
     xs = sorted(model.ks)
@@ -314,17 +236,17 @@ def test_dense_sweep_equals_list_sweep_in_class_order(plan: dict[str, Any], swee
 
     un1, nb1 = lists()
     un2, nb2 = lists()
-    dense = DenseCore(numpy_or_none(), K, un1, nb1, xs)
+    dense = DenseCore(numpy_or_none(), Core(K, un1, nb1), xs)
     assert sorted(dense.ixs) == xs
     for _ in range(sweeps):
         dense.sweep()
-        _diffuse(K, un2, nb2, dense.ixs)
+        diffuse(Core(K, un2, nb2), dense.ixs)
     hs: dict[int, list[float]] = {}
-    lb2 = _bound(K, un2, nb2, xs, model.constant, hs)
+    lb2 = bound_of(Core(K, un2, nb2), xs, model.constant, hs)
     assert close(dense.bound(model.constant), lb2)
     got = dense.margins()
     assert all(close(p, q) for x in hs for p, q in zip(got[x], hs[x], strict=True))
-    dense.write_back(un1, nb1)
+    dense.write_back(Core(K, un1, nb1))
     for x in xs:
         assert all(close(p, q) for p, q in zip(un1[x], un2[x], strict=True)), x
         for y in nb2[x]:
@@ -342,7 +264,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None and model.ks)
     assert model is not None
     xs = sorted(model.ks)
@@ -363,7 +285,7 @@ def test_reduced_cost_fixing_keeps_every_optimum(plan: dict[str, Any], sweeps: i
         costs[vals] = c
     opt = min(costs.values())
     assume(opt < math.inf)
-    dense = DenseCore(numpy_or_none(), K, un, nb, xs)
+    dense = DenseCore(numpy_or_none(), Core(K, un, nb), xs)
     for _ in range(sweeps):
         dense.sweep()
     lb = dense.bound(0.0)
@@ -423,10 +345,10 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     domains = prune(g).domains
     best, _ = brute_force(plan)
     out = solve_exact(g, domains, scc(g), 30.0)
-    _check(plan, out, g, domains)
+    check(plan, out, g, domains)
     assert out.optimal
     out2 = solve_exact(g, domains, scc(g), 30.0, budget=SEARCH_ONLY)
-    _check(plan, out2, g, domains)
+    check(plan, out2, g, domains)
     assert out2.optimal
 
 
@@ -444,7 +366,7 @@ def test_deterministic() -> None:
         assert a.optimal
     # The primal heuristic closes this core at the root; without it the search runs.
     assert "search_nodes" in a.stats
-    no_primal = ExactBudget(primal=False)
+    no_primal = ExactBudget(search=SearchSettings(primal=False))
     c = solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
     assert c == solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
     assert c.stats.get("search_nodes", 0) > 0
@@ -477,17 +399,25 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     domains = prune(g).domains
     comps = scc(g)
     default = solve_exact(g, domains, comps, 60.0)
-    dp = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(table=1 << 22, dp=1 << 24))
+    dp = solve_exact(
+        g, domains, comps, 60.0, budget=ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24))
+    )
     search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
     lists = solve_exact(
         g,
         domains,
         comps,
         60.0,
-        budget=ExactBudget(table=1, reductions=False, dense_min_blocks=1 << 30),
+        budget=ExactBudget(
+            cells=CellBudget(table=1),
+            diffusion=DiffusionSettings(dense_min_blocks=1 << 30),
+            reductions=False,
+        ),
     )
     # Dead-end elimination before the search (off by default) proves the same optimum.
-    dee = solve_exact(g, domains, comps, 60.0, budget=ExactBudget(search_dominance=True))
+    dee = solve_exact(
+        g, domains, comps, 60.0, budget=ExactBudget(dominance=DominanceSettings(search_cores=True))
+    )
     assert default.optimal and dp.optimal and search.optimal and lists.optimal and dee.optimal
     assert (
         default.lower_bound
@@ -532,9 +462,9 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     outs = [
         solve_exact(g, domains, scc(g), 60.0, budget=b)
         for b in (
-            ExactBudget(diffusion_relax=1.0, root_relax=1.0),
+            ExactBudget(diffusion=DiffusionSettings(relax=1.0, root_relax=1.0)),
             ExactBudget(),
-            ExactBudget(table=1 << 22, dp=1 << 24),
+            ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24)),
             SEARCH_ONLY,
         )
     ]
@@ -552,7 +482,8 @@ def test_doctests() -> None:
     import doctest
 
     from benchmarks import families
-    from placement_cli.algorithms.solve.exact import bounds, budget, entry
+    from placement_cli.algorithms.solve import budget
+    from placement_cli.algorithms.solve.exact import bounds, entry
 
     for mod in (bounds, budget, entry, families):
         r = doctest.testmod(mod)
@@ -623,19 +554,19 @@ def _integral_reference(g: Any) -> bool:
 @settings(max_examples=examples(300), deadline=None)
 @given(plans(frac=True) | plans())
 def test_integral_equals_literal_check(plan: dict[str, Any]) -> None:
-    """`_integral` (distinct values first) says what the literal check says, on plans
+    """`plan_integral` (distinct values first) says what the literal check says, on plans
     with integer costs and with one-decimal costs (often integers by chance)."""
-    from placement_cli.algorithms.solve.exact.model import _integral
+    from placement_cli.algorithms.solve.exact.model import plan_integral
 
     g = parse_plan(plan)
-    assert _integral(g) == _integral_reference(g)
+    assert plan_integral(g) == _integral_reference(g)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_adjacency_equals_literal(seed: int) -> None:
-    """`_adjacency` (a fast path for pairs) is the literal interaction graph, keys in
+    """`adjacency` (a fast path for pairs) is the literal interaction graph, keys in
     order of first appearance, on factors of arity one to three."""
-    from placement_cli.algorithms.solve.exact.elimination import _adjacency
+    from placement_cli.algorithms.solve.exact.elimination import adjacency
 
     rnd = random.Random(seed)
     factors: list[Any] = []
@@ -647,38 +578,24 @@ def test_adjacency_equals_literal(seed: int) -> None:
         for v in sc:
             want.setdefault(v, set())
             want[v] |= {w for w in sc if w != v}
-    got = _adjacency(factors)
+    got = adjacency(factors)
     assert got == want and list(got) == list(want)
-
-
-def _random_factors(rnd: random.Random, n: int, ks: list[int]) -> list[Any]:
-    """Unaries for every variable and random pair and triple factors (some scopes
-    repeated), costs with one decimal (not exact in floats) and some `inf`."""
-
-    def cost() -> float:
-        return math.inf if rnd.random() < 0.1 else rnd.randrange(0, 90) / 10
-
-    factors: list[Any] = [((v,), [cost() for _ in range(ks[v])]) for v in range(n)]
-    for _ in range(rnd.randrange(n, 3 * n)):
-        sc = tuple(sorted(rnd.sample(range(n), min(n, rnd.choice((2, 2, 2, 3))))))
-        factors.append((sc, [cost() for _ in range(math.prod(ks[v] for v in sc))]))
-    return factors
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_combine_equals_literal_joint_table(seed: int) -> None:
-    """`_combine` (C-level gathers and minima) is the literal min over x of the sum of
+    """`combine` (C-level gathers and minima) is the literal min over x of the sum of
     the factors, cell by cell, summed in the factors' order: the same floats."""
     import itertools
 
-    from placement_cli.algorithms.solve.exact.elimination import _combine
+    from placement_cli.algorithms.solve.exact.elimination import combine
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 6)
     ks = [rnd.randrange(2, 5) for _ in range(n)]
     x = rnd.randrange(n)
-    facs = [f for f in _random_factors(rnd, n, ks) if x in f[0]]
-    scope, mins = _combine(x, facs, ks)
+    facs = [f for f in random_factors(rnd, n, ks) if x in f[0]]
+    scope, mins = combine(x, facs, ks)
     assert scope == tuple(sorted({v for sc, _ in facs for v in sc} - {x}))
     want = []
     for cell in itertools.product(*[range(ks[v]) for v in scope]):
@@ -700,14 +617,14 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
 
 
 class _HeapElimination:
-    """The reference: the heap-driven bucket elimination `_OrderedEliminator` replaced,
-    as it was (`_Eliminator.run` before session 8). It picks the block with the cheapest
+    """The reference: the heap-driven bucket elimination `OrderedEliminator` replaced,
+    as it was (`Eliminator.run` before session 8). It picks the block with the cheapest
     joint table next (ties by block), keeping the interaction graph as it goes."""
 
     def __init__(self, ks: dict[int, int], factors: list[Any], constant: float) -> None:
-        from placement_cli.algorithms.solve.exact.elimination import _Eliminator
+        from placement_cli.algorithms.solve.exact.elimination import Eliminator
 
-        self.el = _Eliminator(ks, factors, constant)
+        self.el = Eliminator(ks, factors, constant)
         self.ks = ks
         self.log: list[Any] = []
         self.width = self.cells = 0
@@ -722,7 +639,7 @@ class _HeapElimination:
         return c
 
     def eliminate(self, x: int) -> None:
-        from placement_cli.algorithms.solve.exact.elimination import _combine
+        from placement_cli.algorithms.solve.exact.elimination import combine
 
         el = self.el
         facs = el.take_factors(x)
@@ -730,7 +647,7 @@ class _HeapElimination:
             self.log.append((x, [((x,), [0.0] * self.ks[x])]))
             el.adj.pop(x)
             return
-        scope, mins = _combine(x, facs, self.ks)
+        scope, mins = combine(x, facs, self.ks)
         self.cells += len(mins) * self.ks[x]
         self.width = max(self.width, len(scope))
         self.counts[min(len(scope), 3)] += 1
@@ -764,26 +681,26 @@ class _HeapElimination:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
-    """`_OrderedEliminator` in the order `_elim_cost` records builds what
+    """`OrderedEliminator` in the order `elim_cost` records builds what
     the heap-driven elimination (`_HeapElimination`) builds: the same constant (bit for
     bit), width, cells, counts and decoded assignment."""
     from placement_cli.algorithms.solve.exact.elimination import (
-        _adjacency,
-        _decode,
-        _elim_cost,
-        _OrderedEliminator,
+        OrderedEliminator,
+        adjacency,
+        decode,
+        elim_cost,
     )
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
-    factors = _random_factors(rnd, n, ks)
+    factors = random_factors(rnd, n, ks)
     order: list[int] = []
-    cost = _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order)
+    cost = elim_cost(ks, adjacency(factors), 1 << 16, 1 << 20, order)
     assert cost >= 0 and sorted(order) == list(range(n))
     heap = _HeapElimination(dict(enumerate(ks)), factors, 0.5)
     heap.run(1 << 16, 1 << 20)
-    ordered = _OrderedEliminator(ks, factors, 0.5, order)
+    ordered = OrderedEliminator(ks, factors, 0.5, order)
     ordered.run(None)
     assert (
         ordered.constant == heap.el.constant
@@ -800,8 +717,8 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
         assert ordered.cells == cost
         va: dict[int, int] = {}
         vb: dict[int, int] = {}
-        _decode(heap.log, ks, va)
-        _decode(ordered.log, ks, vb)
+        decode(heap.log, ks, va)
+        decode(ordered.log, ks, vb)
         assert va == vb
 
 
@@ -810,20 +727,20 @@ def test_ordered_elimination_equals_heap_elimination(seed: int) -> None:
 def test_core_integral_follows_plan_integral(plan: dict[str, Any], reduce: bool) -> None:
     """An integral plan has an integral core (whatever the reductions folded in), and a
     core called integral has only integer entries and constant (the literal check)."""
-    from placement_cli.algorithms.solve.exact.model import _core_integral, _integral
-    from placement_cli.algorithms.solve.exact.reductions import _reduce
+    from placement_cli.algorithms.solve.exact.model import core_integral, plan_integral
+    from placement_cli.algorithms.solve.exact.reductions import reduce_model
 
     g = parse_plan(plan)
-    model = _build(g, prune(g).domains)
+    model = build_model(g, prune(g).domains)
     assume(model is not None)
     assert model is not None
     if reduce:
-        const, _, factors, _ = _reduce(model, g.n_blocks)
+        const, _, factors, _ = reduce_model(model, g.n_blocks)
     else:
         const, factors = model.constant, model.factors()
     assume(const < math.inf)
-    got = _core_integral(factors, const)
-    if _integral(g):
+    got = core_integral(factors, const)
+    if plan_integral(g):
         assert got
     literal = const == int(const) and all(
         c == math.inf or c == int(c) for _, t in factors for c in t

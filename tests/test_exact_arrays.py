@@ -1,5 +1,5 @@
 """The search's upper levels on the root's arrays (`algorithms/solve/exact/arraysearch.py`) against
-brute force, against the list search, and its hand-over test (`_peel`) against a literal
+brute force, against the list search, and its hand-over test (`peel`) against a literal
 reduction of the interaction graph."""
 
 from __future__ import annotations
@@ -14,29 +14,14 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
-from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, _peel
+from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, peel
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
-from tests.test_exact import _check, plans
-
-
-def _array_budget(leaf: int, primal: bool, fixing: bool, backoff: bool = True) -> ExactBudget:
-    """Every core on the arrays and searched there down to (almost) every leaf: the list
-    search takes a node only once the blocks left undecided vanish (`array_handoff` 0)
-    or fit a tiny dynamic programming."""
-    return ExactBudget(
-        table=1,
-        reductions=False,
-        dense_min_blocks=0,
-        leaf_dp=leaf,
-        array_handoff=0.0,
-        primal=primal,
-        fixing=fixing,
-        primal_backoff=backoff,
-        mini_bucket_table=4,
-    )
+from tests.exact_helpers import array_budget, check, plans, reduced_core
 
 
 @settings(max_examples=examples(800), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,22 +35,22 @@ def test_array_search_equals_brute_force(
     g = parse_plan(plan)
     domains = prune(g).domains
     out = solve_exact(
-        g, domains, scc(g), time_limit=30.0, budget=_array_budget(leaf, primal, fixing, backoff)
+        g, domains, scc(g), time_limit=30.0, budget=array_budget(leaf, primal, fixing, backoff)
     )
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 
 
 def _count_array_nodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls = [0]
-    real = ArrayNodes._anode
+    real = ArrayNodes.array_node
 
     def counted(self: Any, *args: Any, **kw: Any) -> None:
         calls[0] += 1
         real(self, *args, **kw)
 
-    monkeypatch.setattr(ArrayNodes, "_anode", counted)
+    monkeypatch.setattr(ArrayNodes, "array_node", counted)
     return calls
 
 
@@ -82,7 +67,11 @@ def test_array_search_agrees_with_list_search(
     domains = prune(g).domains
     comps = scc(g)
     lists = solve_exact(
-        g, domains, comps, 60.0, budget=ExactBudget(array_search=False, primal=False)
+        g,
+        domains,
+        comps,
+        60.0,
+        budget=ExactBudget(search=SearchSettings(array_search=False, primal=False)),
     )
     calls = _count_array_nodes(monkeypatch)
     arrays = solve_exact(
@@ -90,7 +79,10 @@ def test_array_search_agrees_with_list_search(
         domains,
         comps,
         60.0,
-        budget=ExactBudget(dense_min_blocks=0, array_handoff=0.0, primal=False),
+        budget=ExactBudget(
+            diffusion=DiffusionSettings(dense_min_blocks=0),
+            search=SearchSettings(array_handoff=0.0, primal=False),
+        ),
     )
     default = solve_exact(g, domains, comps, 60.0)
     assert lists.optimal and arrays.optimal and default.optimal
@@ -148,7 +140,7 @@ def test_peel_equals_literal_reduction(seed: int) -> None:
                 adj[a].add(b)
                 adj[b].add(a)
     want = _peel_reference(adj)
-    _peel(adj)
+    peel(adj)
     assert adj == want
 
 
@@ -172,30 +164,6 @@ def _bound_reference(d: Any, const: float) -> tuple[float, Any]:
     return const + math.fsum(h.min(axis=1).tolist()), h
 
 
-def _reduced_core(n: int, k: int, seed: int) -> tuple[float, list[int], list[Any], list[Any]]:
-    """The reduced core of a random plan as DenseCore takes it: the constant, each
-    variable's domain size, its unary table and its neighbours' tables, by position."""
-    from benchmarks.families import FAMILIES
-    from placement_cli.algorithms.solve.exact.model import _build
-    from placement_cli.algorithms.solve.exact.reductions import _reduce
-
-    g = parse_plan(FAMILIES["random"](n, seed, k))
-    model = _build(g, prune(g).domains)
-    assert model is not None
-    const, _, factors, _ = _reduce(model, g.n_blocks)
-    xs = sorted({v for sc, _ in factors for v in sc})
-    loc = {v: i for i, v in enumerate(xs)}
-    K = [model.ks[v] for v in xs]
-    un: list[Any] = [None] * len(xs)
-    nb: list[Any] = [{} for _ in xs]
-    for sc, tab in factors:
-        if len(sc) == 1:
-            un[loc[sc[0]]] = list(tab)
-        else:
-            nb[loc[sc[0]]][loc[sc[1]]] = nb[loc[sc[1]]][loc[sc[0]]] = tab
-    return const, K, un, nb
-
-
 @pytest.mark.parametrize("n,k,seed", [(60, 5, 0), (80, 7, 3), (200, 5, 1)])
 def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> None:
     """The bound and its margins, after sweeps and values made infinite (as the search
@@ -203,9 +171,9 @@ def test_dense_bound_equals_reference_bit_for_bit(n: int, k: int, seed: int) -> 
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
     np = numpy_or_none()
-    const, K, un, nb = _reduced_core(n, k, seed)
+    const, K, un, nb = reduced_core(n, k, seed)
     assert len(K) >= 24
-    d = DenseCore(np, K, un, nb, list(range(len(K))), 1.4)
+    d = DenseCore(np, Core(K, un, nb), list(range(len(K))), 1.4)
     rnd = random.Random(seed)
     live_seen = dead_seen = 0
     for _ in range(40):
@@ -229,7 +197,7 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
     """Blocks of one class share no table (the sweep's vectorised class update relies on
     it), every block gets a colour below its degree plus one, and the colouring depends
     on the graph only."""
-    from placement_cli.algorithms.solve.exact.dense import _dsatur
+    from placement_cli.algorithms.solve.exact.dense import dsatur_colouring
 
     rnd = random.Random(seed)
     m = rnd.randrange(1, 60)
@@ -239,12 +207,12 @@ def test_dsatur_is_a_proper_colouring(seed: int) -> None:
         if a != b and b not in adj[a]:
             adj[a].append(b)
             adj[b].append(a)
-    colour = _dsatur(adj)
+    colour = dsatur_colouring(adj)
     assert len(colour) == m and min(colour) >= 0
     for a in range(m):
         assert colour[a] <= len(adj[a])
         assert all(colour[a] != colour[b] for b in adj[a])
-    assert _dsatur([list(ns) for ns in adj]) == colour
+    assert dsatur_colouring([list(ns) for ns in adj]) == colour
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -258,9 +226,12 @@ def test_array_search_with_greedy_classes_equals_brute_force(
 
     g = parse_plan(plan)
     domains = prune(g).domains
-    budget = dataclasses.replace(_array_budget(leaf, primal, True), dsatur_max_blocks=0)
+    base = array_budget(leaf, primal, True)
+    budget = dataclasses.replace(
+        base, diffusion=dataclasses.replace(base.diffusion, dsatur_max_blocks=0)
+    )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 
@@ -271,8 +242,8 @@ def test_dense_classes_share_no_table(dsatur: bool) -> None:
     core's interaction graph, and every block with a neighbour is in exactly one."""
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
-    _, K, un, nb = _reduced_core(200, k=6, seed=3)
-    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4, dsatur)
+    _, K, un, nb = reduced_core(200, k=6, seed=3)
+    d = DenseCore(numpy_or_none(), Core(K, un, nb), list(range(len(K))), 1.4, dsatur)
     seen: list[int] = []
     for lo, hi, *_ in d.classes:
         members = {d.ixs[r] for r in range(lo, hi)}

@@ -1,5 +1,5 @@
 """The exact method's array forms held to their literal references: the leaf cost read by
-one gather (`_PairSearch._cost`), the padded tables `DenseCore` builds by shape, and the
+one gather (`PairSearch._cost`), the padded tables `DenseCore` builds by shape, and the
 hand-over to the list search with and without dead-end elimination."""
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
+from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
-from tests.test_exact import _check, plans
-from tests.test_exact_arrays import _array_budget, _reduced_core
+from tests.exact_helpers import array_budget, check, plans, reduced_core
 
 INF = math.inf
 
@@ -30,13 +31,22 @@ def _factors(
     `holes` table entries made infinite, none of them used by the feasible assignment
     returned (the root's rounding), so that it and its near neighbours are mostly
     finite."""
-    from placement_cli.algorithms.solve.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import PairSearch
 
-    const, K, un, nb = _reduced_core(n, k, seed)
+    const, K, un, nb = reduced_core(n, k, seed)
     ks = dict(enumerate(K))
     factors: list[Any] = [((x,), list(u)) for x, u in enumerate(un)]
     factors += [((x, y), list(t)) for x, row in enumerate(nb) for y, t in row.items() if x < y]
-    ps = _PairSearch(ks, factors, const, INF, {}, math.inf, ExactBudget(root_sweeps=8), False)
+    ps = PairSearch(
+        ks,
+        factors,
+        const,
+        INF,
+        {},
+        math.inf,
+        ExactBudget(diffusion=DiffusionSettings(root_sweeps=8)),
+        False,
+    )
     base = ps.best_val
     assert base is not None and ps.best < INF
     used = {
@@ -66,20 +76,20 @@ def test_leaf_cost_gather_equals_literal_sum(n: int, k: int, seed: int, holes: i
     """The gather prices every assignment exactly as the literal sum over the core's
     original tables does (bit for bit, `inf` when a term is), on cores with and without
     numpy's form, whatever the reparametrisation did meanwhile."""
-    from placement_cli.algorithms.solve.exact.search import _PairSearch
+    from placement_cli.algorithms.solve.exact.search import PairSearch
 
     const, ks, factors, base = _factors(n, k, seed, holes)
-    budget = ExactBudget(root_sweeps=8)
-    ps = _PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
+    budget = ExactBudget(diffusion=DiffusionSettings(root_sweeps=8))
+    ps = PairSearch(ks, factors, const, INF, {}, math.inf, budget, False)
     assert ps._flat is not None  # the core is large enough for the numpy form
-    lists = _PairSearch(
+    lists = PairSearch(
         ks,
         factors,
         const,
         INF,
         {},
         math.inf,
-        ExactBudget(root_sweeps=8, dense_min_blocks=10**9),
+        ExactBudget(diffusion=DiffusionSettings(root_sweeps=8, dense_min_blocks=10**9)),
         False,
     )
     assert lists._flat is None
@@ -122,9 +132,9 @@ def test_dense_tables_by_shape_equal_padded_rows(n: int, k: int, seed: int) -> N
     edge's ends and arcs are where the sweep and the bound look for them."""
     from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
 
-    _, K, un, nb = _reduced_core(n, k, seed)
+    _, K, un, nb = reduced_core(n, k, seed)
     assert len(set(K)) > 1  # mixed domain sizes: padding is exercised
-    d = DenseCore(numpy_or_none(), K, un, nb, list(range(len(K))), 1.4)
+    d = DenseCore(numpy_or_none(), Core(K, un, nb), list(range(len(K))), 1.4)
     np = d.np
     assert np.array_equal(d.T0, _padded_reference(d, K, nb))
     assert sorted(d.edges) == sorted((x, y) for x in range(len(K)) for y in nb[x] if x < y)
@@ -147,11 +157,13 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(
 
     g = parse_plan(plan)
     domains = prune(g).domains
+    base = array_budget(leaf, primal, True)
     budget = dataclasses.replace(
-        _array_budget(leaf, primal, True), array_handoff=0.75, handoff_dominance=dominance
+        base,
+        search=dataclasses.replace(base.search, array_handoff=0.75, handoff_dominance=dominance),
     )
     out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
-    best = _check(plan, out, g, domains)
+    best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
 
@@ -164,7 +176,13 @@ def test_hand_over_without_dominance_proves_the_same_optimum(n: int, k: int, see
     g = parse_plan(random_cyclic(n, seed, k))
     domains = prune(g).domains
     outs = [
-        solve_exact(g, domains, scc(g), 60.0, budget=ExactBudget(handoff_dominance=flag))
+        solve_exact(
+            g,
+            domains,
+            scc(g),
+            60.0,
+            budget=ExactBudget(search=SearchSettings(handoff_dominance=flag)),
+        )
         for flag in (False, True)
     ]
     assert all(o.optimal for o in outs)

@@ -15,14 +15,18 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
-from placement_cli.algorithms.solve.exact.elimination import _adjacency
-from placement_cli.algorithms.solve.exact.model import INF, _build
-from placement_cli.algorithms.solve.exact.model import _Model as _ModelT
-from placement_cli.algorithms.solve.exact.reductions import _reduce, _reduce_core, _undo_reductions
+from placement_cli.algorithms.solve.exact.core import Core
+from placement_cli.algorithms.solve.exact.elimination import adjacency
+from placement_cli.algorithms.solve.exact.model import INF, Model, build_model
+from placement_cli.algorithms.solve.exact.reductions import (
+    reduce_core,
+    reduce_model,
+    undo_reductions,
+)
 from placement_cli.ir.graph import bits
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
-from tests.test_exact import plans
+from tests.exact_helpers import plans
 
 
 def _bits(x: Any) -> Any:
@@ -39,7 +43,7 @@ def _bits(x: Any) -> Any:
 def _reference_reduce_core(
     ks: Any, unary: Any, nbr: Any, cand: list[int], n: int, const: float, counts: list[int]
 ) -> tuple[float, list[Any]]:
-    """`_reduce_core` as it was before session 9 (generic maps and slices per cell)."""
+    """`reduce_core` as it was before session 9 (generic maps and slices per cell)."""
     queued = bytearray(n)
     queue = [b for b in cand if len(nbr[b]) <= 2]
     for b in queue:
@@ -110,7 +114,7 @@ def _reference_reduce_core(
 
 
 def _reference_build(g: Any, domains: tuple[int, ...]) -> Any:
-    """`_build` as it was before session 9 (one loop over the edges, unaries summed by `map`)."""
+    """`build_model` as it was before session 9 (one loop over the edges, unaries summed by `map`)."""
     n = g.n_blocks
     live = g.live
     values: list[list[int]] = [[] for _ in range(n)]
@@ -195,7 +199,7 @@ def _reference_build(g: Any, domains: tuple[int, ...]) -> Any:
         constant += unary[b][0]  # type: ignore[index]
         unary[b] = None
     n_terms = len(ks) + len(pairs) + len(fixed)
-    return _ModelT(values, ks, unary, pairs, constant, fixed, n_terms)
+    return Model(values, ks, unary, pairs, constant, fixed, n_terms)
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -204,7 +208,7 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
     """The same model, float for float, with the plan's own or the pruned domains."""
     g = parse_plan(plan)
     domains = prune(g).domains if pruned else g.domain
-    got = _build(g, domains)
+    got = build_model(g, domains)
     want = _reference_build(g, domains)
     if want is None:
         assert got is None
@@ -213,7 +217,7 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
     for f in ("values", "ks", "unary", "pairs", "constant", "fixed", "n_terms"):
         assert _bits(getattr(got, f)) == _bits(getattr(want, f)), f
     assert list(got.pairs) == list(want.pairs) and list(got.ks) == list(want.ks)
-    # The neighbour tables `_build` hands to `_reduce`: what `_reduce` derived from the
+    # The neighbour tables `build_model` hands to `reduce_model`: what `reduce_model` derived from the
     # pairs before, entry order included (it orders the core's factors).
     nbr: list[Any] = [None] * g.n_blocks
     for v in want.ks:
@@ -231,7 +235,7 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
 
 
 def _reference_undo(log: list[Any], ks: Any, val: dict[int, int]) -> None:
-    """`_undo_reductions` as it was before session 9."""
+    """`undo_reductions` as it was before session 9."""
     add = _add
     for x, y, z, ux, ty, tz in reversed(log):
         kx = len(ux)
@@ -281,7 +285,7 @@ def test_reduce_core_equals_reference(seed: int) -> None:
     n2 = [c[1] for c in copy]
     ca: list[int] = [0, 0, 0]
     cb: list[int] = [0, 0, 0]
-    got = _reduce_core(ks, unary, nbr, list(range(n)), n, 0.5, ca)
+    got = reduce_core(Core(ks, unary, nbr), list(range(n)), n, 0.5, ca)
     want = _reference_reduce_core(ks, u2, n2, list(range(n)), n, 0.5, cb)
     assert _bits(got) == _bits(want)
     assert ca == cb
@@ -290,7 +294,7 @@ def test_reduce_core_equals_reference(seed: int) -> None:
         # Back-substitution from any values of the blocks left.
         val = {b: rnd.randrange(ks[b]) for b in range(n) if nbr[b] is not None}
         val2 = dict(val)
-        _undo_reductions(got[1], ks, val)
+        undo_reductions(got[1], ks, val)
         _reference_undo(want[1], ks, val2)
         assert val == val2 and sorted(val) == list(range(n))
 
@@ -300,14 +304,14 @@ def test_reduce_core_equals_reference(seed: int) -> None:
 def test_reduce_on_plans_equals_reference(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    a = _build(g, domains)
-    b = _build(g, domains)
+    a = build_model(g, domains)
+    b = build_model(g, domains)
     assume(a is not None)
     assert a is not None and b is not None
     n = g.n_blocks
     adj: dict[int, set[int]] = {}
-    const, log, factors, counts = _reduce(a, n, adj)
-    assert adj == _adjacency(factors)
+    const, log, factors, counts = reduce_model(a, n, adj)
+    assert adj == adjacency(factors)
     nbr: list[Any] = [None] * n
     for v in b.ks:
         nbr[v] = {}
@@ -337,48 +341,48 @@ def test_signed_zero_minimum_keeps_the_first(seed: int) -> None:
     nbr: list[Any] = [{1: t}, {0: t}]
     u2 = [list(u) for u in unary]
     n2: list[Any] = [{1: t}, {0: t}]
-    got = _reduce_core(ks, unary, nbr, [0], 2, 0.0, [0, 0, 0])
+    got = reduce_core(Core(ks, unary, nbr), [0], 2, 0.0, [0, 0, 0])
     want = _reference_reduce_core(ks, u2, n2, [0], 2, 0.0, [0, 0, 0])
     assert _bits(got) == _bits(want)
 
 
 @pytest.mark.parametrize("seed", range(60))
 def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
-    """The scopes `_elim_cost` records are the ones `_combine` derives from the bucket's
+    """The scopes `elim_cost` records are the ones `combine` derives from the bucket's
     factors: the elimination with them builds the same tables, constant and log."""
     from placement_cli.algorithms.solve.exact.elimination import (
-        _adjacency,
-        _elim_cost,
-        _OrderedEliminator,
+        OrderedEliminator,
+        adjacency,
+        elim_cost,
     )
-    from tests.test_exact import _random_factors
+    from tests.exact_helpers import random_factors
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
-    factors = _random_factors(rnd, n, ks)
+    factors = random_factors(rnd, n, ks)
     order: list[int] = []
     scopes: list[tuple[int, ...]] = []
-    assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order, scopes=scopes) >= 0
+    assert elim_cost(ks, adjacency(factors), 1 << 16, 1 << 20, order, scopes=scopes) >= 0
     assert len(scopes) == len(order)
-    a = _OrderedEliminator(ks, factors, 0.5, order)
-    b = _OrderedEliminator(ks, factors, 0.5, order, scopes)
+    a = OrderedEliminator(ks, factors, 0.5, order)
+    b = OrderedEliminator(ks, factors, 0.5, order, scopes)
     a.run(None)
     b.run(None)
     assert _bits(a.constant) == _bits(b.constant)
     assert _bits(a.log) == _bits(b.log)
     assert (a.width, a.cells, a.counts) == (b.width, b.cells, b.counts)
     if a.constant < INF:
-        from placement_cli.algorithms.solve.exact.elimination import _combine
+        from placement_cli.algorithms.solve.exact.elimination import combine
 
         # (each step's scope, recomputed from its bucket)
         for (x, facs), sc in zip(a.log, scopes, strict=True):
             if facs and len(facs[0]) == 2:
-                assert _combine(x, [tuple(f) for f in facs], ks)[0] == sc
+                assert combine(x, [tuple(f) for f in facs], ks)[0] == sc
 
 
 def _reference_decode(log: list[Any], ks: Any, val: dict[int, int]) -> None:
-    """`_decode` as it was before session 9 (strides for every scope)."""
+    """`decode` as it was before session 9 (strides for every scope)."""
     for x, facs in reversed(log):
         kx = ks[x]
         s: Any = None
@@ -400,28 +404,28 @@ def _reference_decode(log: list[Any], ks: Any, val: dict[int, int]) -> None:
 @pytest.mark.parametrize("seed", range(80))
 def test_decode_equals_reference(seed: int) -> None:
     from placement_cli.algorithms.solve.exact.elimination import (
-        _adjacency,
-        _decode,
-        _elim_cost,
-        _OrderedEliminator,
+        OrderedEliminator,
+        adjacency,
+        decode,
+        elim_cost,
     )
-    from tests.test_exact import _random_factors
+    from tests.exact_helpers import random_factors
 
     rnd = random.Random(seed)
     n = rnd.randrange(2, 12)
     ks = [rnd.randrange(2, 4) for _ in range(n)]
     factors = [
         (sc, [rnd.choice((0.0, 0.5, 1.0, INF)) if rnd.random() < 0.5 else c for c in tab])
-        for sc, tab in _random_factors(rnd, n, ks)
+        for sc, tab in random_factors(rnd, n, ks)
     ]
     order: list[int] = []
-    assert _elim_cost(ks, _adjacency(factors), 1 << 16, 1 << 20, order) >= 0
-    el = _OrderedEliminator(ks, factors, 0.0, order)
+    assert elim_cost(ks, adjacency(factors), 1 << 16, 1 << 20, order) >= 0
+    el = OrderedEliminator(ks, factors, 0.0, order)
     el.run(None)
     assume_finite = el.constant < INF
     if assume_finite:
         va: dict[int, int] = {}
         vb: dict[int, int] = {}
-        _decode(el.log, ks, va)
+        decode(el.log, ks, va)
         _reference_decode(el.log, ks, vb)
         assert va == vb

@@ -1,6 +1,14 @@
-"""The time and memory budget every search of `solve` observes (`Budget`), and the
-tolerance (`slack`) below which two costs count as equal. Kept apart from the engine
-(`solvers.search`) that checks it, so callers build a budget without importing search.
+"""The budgets of the solve pass, in one module:
+
+* `Budget`: the time and memory limits every search of `solve` observes (the heuristic,
+  the complete search, and the exact method through the time limit the driver gives it);
+* `ExactBudget`: the exact method's own cell, sweep and search settings, grouped by the
+  step that reads them (`CellBudget`, `DiffusionSettings`, `SearchSettings`,
+  `DominanceSettings`); no field repeats one of `Budget`'s;
+* `slack`: the tolerance below which two costs count as equal.
+
+Kept apart from the engines that check them, so callers build a budget without importing
+a search.
 """
 
 from __future__ import annotations
@@ -8,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 
 from placement_cli.algorithms.solve.instance import INF
 
@@ -82,3 +91,138 @@ class Budget:
         if self.deadline is None:
             return INF
         return max(0.0, self.deadline - time.monotonic())
+
+
+# --------------------------------------------------------------------------- exact method
+
+
+@dataclass(frozen=True, slots=True)
+class CellBudget:
+    """How many table cells the exact method's dynamic programming may build
+    (`elimination.py`; cells of a joint table: the product of its blocks' domain sizes).
+
+    >>> CellBudget().table == 1 << 21
+    True
+    """
+
+    # One elimination step may build a joint table of at most this many cells (K^(w+1)):
+    # 2^21 cells are ~64 MiB of Python floats while they exist, and a few seconds of work.
+    table: int = 1 << 21
+    # The core goes to dynamic programming when its whole elimination builds at most this
+    # many cells (a second or two of pure Python); wider cores go to the search.
+    dp: int = 1 << 18
+    # Below this many cells the core goes straight to dynamic programming, without first
+    # looking for dominated values.
+    cheap_dp: int = 1 << 14
+    # A search node whose remaining elimination builds at most this many cells is solved
+    # by dynamic programming on the spot instead of branching further.
+    leaf_dp: int = 1 << 12
+    # Mini-bucket lower bound (`bounds.mini_bucket_bound`): the largest table one
+    # mini-bucket may build.
+    mini_bucket: int = 1 << 14
+
+
+@dataclass(frozen=True, slots=True)
+class DiffusionSettings:
+    """Min-sum diffusion (`bounds.diffuse`, `dense.DenseCore`): sweeps, step and layout."""
+
+    # Sweeps: at most this many at the root of the search (fewer once the bound stalls),
+    # and this many at every node.
+    root_sweeps: int = 200
+    node_sweeps: int = 2
+    # The root's sweeps stop once 8 more raised the bound by at most this share of it.
+    root_stall: float = 1e-4
+    # The numpy sweeps move each block this many times the diffusion's step
+    # (over-relaxation; 1.0: the plain diffusion). Measured on random cores: 1.4 reaches
+    # the plain diffusion's bound in about a third of the sweeps; 1.8 oscillates.
+    relax: float = 1.4
+    # ... and at the root, where the sweeps start cold: 1.6 there (with 1.4 at the nodes,
+    # which go on warm from their parent's messages) took 15 to 20% fewer sweeps and a
+    # quarter fewer nodes on random cores of 200 to 1,000 blocks, 5 to 8 targets (seeds
+    # 0 to 7); 1.6 at the nodes too, or 1.7 at the root, more nodes again.
+    root_relax: float = 1.6
+    # ... on cores of at most this many blocks; larger ones use `relax` at the root too
+    # (on 2,000-block plans, cores of 1,100 to 1,200 blocks, 1.6 there was a wash: fewer
+    # sweeps on most plans, twice as many on one).
+    root_relax_max_blocks: int = 1000
+    # The colour classes come from DSatur (dense.dsatur_colouring: 3 classes where the
+    # greedy colouring in block order leaves 4 or 5, so a cheaper sweep) on cores of at
+    # most this many blocks, from the greedy colouring on larger ones. Measured with
+    # `root_relax` 1.6: on random 500/1,000-block plans with 6 to 8 targets DSatur took
+    # 976 sweeps and 41 nodes against greedy's 1,098 and 63; on 2,000-block plans (cores
+    # of 1,100 to 1,200 blocks) 2,486 and 199 against 2,378 and 126; on 200-block plans
+    # about even. Which order converges faster varies from plan to plan.
+    dsatur_max_blocks: int = 1000
+    # The diffusion runs on numpy arrays (when numpy is installed) for cores of at least
+    # this many blocks; 0 sends every core there (tests), a huge value none.
+    dense_min_blocks: int = 24
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """The branch and reduce search (`search.py`, `arraysearch.py`, `primal.py`)."""
+
+    # The primal heuristic (primal.py): round the reparametrisation to an assignment and
+    # polish it, at the root every 8 sweeps and at every search node; off, the search
+    # alone finds assignments (tests turn it off to exercise the search).
+    primal: bool = True
+    # At the root, a rounding that found nothing new waits twice as long for the next.
+    primal_backoff: bool = True
+    # Reduced-cost fixing: after the bound at the root and at every node, drop each value
+    # whose bound with the block fixed to it (the bound, minus the block's least term,
+    # plus that value's term) cannot beat the incumbent.
+    fixing: bool = True
+    # The search's upper levels on the root's arrays (arraysearch.py): a child node is
+    # its parent's arrays with the branching block's other values made infinite, until
+    # the blocks left undecided fit the dynamic programming; then the list search (with
+    # its reductions) finishes the node. Off: every node is the list search's.
+    array_search: bool = True
+    # ... and the list search takes a node once its reductions would leave at most this
+    # share of the undecided blocks (measured on random cores of 200 to 1,000 blocks).
+    array_handoff: float = 0.75
+    # ... and masks dominated values (dead-end elimination) in every block the arrays'
+    # fixing cut, not only in the blocks it left with one value (and their neighbours):
+    # off, measured the same nodes and sweeps on random cores of 120 to 300 blocks, 5 to
+    # 7 targets, for a third less time in the node that takes over.
+    handoff_dominance: bool = False
+    # The search keeps one copy of the core per level of its path: at most this many
+    # blocks and pair entries in all (a few hundred MiB), beyond which it stops as if out
+    # of time.
+    memory: int = 4_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class DominanceSettings:
+    """Dead-end elimination on the whole core (`dominance.remove_dominated`) before the
+    dynamic programming or the search. More sweeps or stages cost more than they save
+    on random cores (measured), and the search masks dominated values around every
+    branch anyway."""
+
+    # Sweeps over the core per stage, and stages (each stage then reduces again).
+    rounds: int = 1
+    stages: int = 1
+    # ... also on a core too wide for the dynamic programming (one that goes to the
+    # search). Off: the search's root bounds the core as it is, and its reduced-cost
+    # fixing removes values on its own (measured faster on random cores).
+    search_cores: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ExactBudget:
+    """The exact method's settings, one group per step. The time limit is not here: the
+    exact method observes the deadline its caller derives from the run's `Budget`.
+
+    >>> ExactBudget().cells.table == 1 << 21, ExactBudget(reductions=False).reductions
+    (True, False)
+    """
+
+    cells: CellBudget = field(default_factory=CellBudget)
+    diffusion: DiffusionSettings = field(default_factory=DiffusionSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    dominance: DominanceSettings = field(default_factory=DominanceSettings)
+    # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
+    # send whole plans through the generic elimination and the search).
+    reductions: bool = True
+
+
+DEFAULT_BUDGET = ExactBudget()

@@ -51,7 +51,7 @@ from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate,
 # The options and the section are modules of their own (solve_options, solve_result);
 # their names stay importable from here.
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
-from placement_cli.algorithms.solve.result import SolveResult, _clean_stats, from_json
+from placement_cli.algorithms.solve.result import SolveResult, clean_stats, from_json
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.core.io import gc_paused
@@ -63,7 +63,7 @@ __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 def _exact_module() -> Any:
     """`solvers.exact` when this build has it (issue 4 adds it), else None."""
     try:
-        from placement_cli.algorithms.solve import exact  # type: ignore[attr-defined]
+        import placement_cli.algorithms.solve.exact as exact
     except ModuleNotFoundError as exc:
         if exc.name == "placement_cli.algorithms.solve.exact":
             return None
@@ -325,7 +325,8 @@ def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, s
     c.stats.update(h.stats)
     c.stats["fallback_used"] = h.assignment is None
     if h.assignment is not None:
-        fwd = evaluate(c.g, h.forward)  # type: ignore[arg-type]
+        assert h.forward is not None  # (the forward pass ran: it seeded the assignment)
+        fwd = evaluate(c.g, h.forward)
         c.stats["forward_cost"] = fwd.total if fwd is not None else None
         return h.assignment, (), "heuristic", None
     found = find_feasible(c.inst, c.budget)
@@ -360,7 +361,7 @@ def _prove(c: _Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] |
     best = a if bb.assignment is None else bb.assignment
     if c.inst.shift:
         return c.inst.unscale(c.inst.total(best)), bb.assignment
-    return evaluate(c.g, best).total, bb.assignment  # type: ignore[union-attr]
+    return _plan_total(c.g, best), bb.assignment
 
 
 def _value(c: _Ctx, a: tuple[int, ...]) -> float:
@@ -368,7 +369,14 @@ def _value(c: _Ctx, a: tuple[int, ...]) -> float:
     when the plan's sums could overflow."""
     if c.inst.shift:
         return c.inst.total(a)
-    return evaluate(c.g, a).total  # type: ignore[union-attr]
+    return _plan_total(c.g, a)
+
+
+def _plan_total(g: Graph, a: tuple[int, ...]) -> float:
+    """The plan's objective of a feasible assignment."""
+    cost = evaluate(g, a)
+    assert cost is not None, "a search returned an infeasible assignment"
+    return cost.total
 
 
 def solve(
@@ -466,7 +474,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         # otherwise `auto` also runs the heuristic and keeps the cheaper assignment. The
         # exact method gets most of the time; the rest is for the heuristic's answer.
         out = exact.solve_exact(g, domains, comps, budget.remaining() * 0.8, c.incumbent)
-        stats["exact"] = _clean_stats(out.stats)
+        stats["exact"] = clean_stats(out.stats)
         a = _checked(g, domains, out.assignment, c.warnings)
         used = "exact"
         if a is None and out.infeasible:
@@ -500,8 +508,10 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                     return _unsolved(c, stopped, lb, lb_by, used)
                 return _infeasible(g, domains, failed, "search", method, used, stats, pins)
         elif out.optimal:
-            known = (a, evaluate(g, a))
-            lb, lb_by = known[1].total, "exact"  # type: ignore[union-attr]
+            exact_cost = evaluate(g, a)
+            assert exact_cost is not None  # (`_checked` let only a feasible answer through)
+            known = (a, exact_cost)
+            lb, lb_by = exact_cost.total, "exact"
         elif method == "auto":
             h_a, _failed_at, h_used, _stopped = _heuristic(c)
             if h_a is not None and _value(c, h_a) < _value(c, a):

@@ -48,7 +48,8 @@ def evaluate(g: Graph, assignment: tuple[int, ...] | list[int]) -> Cost | None:
     key = assignment if type(assignment) is tuple else tuple(assignment)
     last = g._memo.get("evaluated")
     if last is not None and last[0] == key:
-        return last[1]  # type: ignore[no-any-return]
+        cached: Cost | None = last[1]
+        return cached
     got = _evaluate(g, key)
     g._memo["evaluated"] = (key, got)
     return got

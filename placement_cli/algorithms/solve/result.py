@@ -86,7 +86,7 @@ def _stat(v: Any) -> Any:
     return v
 
 
-def _clean_stats(s: dict[str, Any]) -> dict[str, Any]:
+def clean_stats(s: dict[str, Any]) -> dict[str, Any]:
     """The exact method's counters, without anything named like a timing:
     artifacts must be byte-identical across runs."""
     return {

@@ -23,11 +23,28 @@ Then, each step exact under min-sum algebra and logged for back-substitution:
    again, solve small nodes by step 3), pruned by min-sum diffusion bounds.
 
 A finished run is a proof. Cut short by the time limit or a budget, it returns the best
-assignment known with the best proven bound. docs/exact.md has the details and numbers.
+assignment known with the best proven bound. docs/exact.md has the design, the
+invariants and how to measure.
+
+Modules and the methods they implement (each cites its references):
+
+* `core`: the pairwise core type (`Core`) the list-form steps share;
+* `model`: the plan as a pairwise min-sum model (PBQP / binary weighted CSP);
+* `reductions`: PBQP reductions R0, R1, R2 (Scholz & Eckstein 2002, Hames & Scholz 2006);
+* `elimination`: bucket elimination (Dechter 1999);
+* `bounds`: mini-bucket elimination (Dechter & Rish 2003), min-sum diffusion and its
+  dual bound (Kovalevsky & Koval; Werner 2007);
+* `dense`: the diffusion vectorised over the classes of a DSatur colouring (Brelaz 1979);
+* `dominance`: dead-end elimination (Desmet et al. 1992, Goldstein 1994);
+* `search`, `arraysearch`: branch and reduce (PBQP's RN rule made exact) with
+  reduced-cost fixing (Nemhauser & Wolsey 1988);
+* `primal`: rounding and iterated conditional modes (Besag 1986);
+* `budget`: the exact method's budget (`ExactBudget`); `entry`: `solve_exact`,
+  `lower_bound`.
 """
 
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.entry import ExactOutcome, lower_bound, solve_exact
 
 __all__ = [

@@ -2,7 +2,7 @@
 reparametrisation with one block's other values made infinite, never a rebuilt core.
 
 Measured on random cores of 100 to 130 blocks (200-block plans, 5 to 7 targets): a node of
-the list search (`search._PairSearch._node`) spent 5 to 7 ms, of which two diffusion
+the list search (`search._PairSearch.node`) spent 5 to 7 ms, of which two diffusion
 sweeps were 0.4 ms; the rest was building the padded arrays and the colouring again from
 lists (`DenseCore.__init__`), writing them back, dead-end elimination around the
 conditioned block, the reductions and the symbolic elimination cost. Here a node copies
@@ -15,9 +15,13 @@ assignment's cost, and an assignment using a value made infinite costs `inf`, so
 bound is a bound of the assignments below the node. The nodes keep no reductions and no
 dynamic programming; once the blocks still holding two or more values are few or sparse
 enough for the dynamic programming (their symbolic elimination fits the leaf budget),
-the node is handed to the list search (`_PairSearch._node`): written back to lists, it
+the node is handed to the list search (`PairSearch.node`): written back to lists, it
 conditions away every block left with one value, reduces, and finishes by dynamic
 programming.
+
+References: the bounds are min-sum diffusion's (Werner 2007, see `bounds.py`); `peel`
+is the reductions R0/R1/R2 of Scholz & Eckstein 2002 (see `reductions.py`) on the
+interaction graph alone.
 """
 
 from __future__ import annotations
@@ -25,20 +29,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from placement_cli.algorithms.solve.budget import ExactBudget
+from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore
-from placement_cli.algorithms.solve.exact.elimination import _elim_cost
-from placement_cli.algorithms.solve.exact.model import INF, _Timeout
+from placement_cli.algorithms.solve.exact.elimination import elim_cost
+from placement_cli.algorithms.solve.exact.model import INF, Timeout
 
 
-def _peel(adj: dict[int, set[int]]) -> None:
+def peel(adj: dict[int, set[int]]) -> None:
     """R0/R1/R2 on the interaction graph alone, in place: a block with at most two
     neighbours goes, its two neighbours (if two) become adjacent. Degrees never grow.
 
     >>> adj = {0: {1, 2}, 1: {0, 2, 3}, 2: {0, 1, 3}, 3: {1, 2, 4}, 4: {3}}
-    >>> _peel(adj); adj
+    >>> peel(adj); adj
     {}
     >>> adj = {i: {j for j in range(4) if j != i} for i in range(4)}
-    >>> _peel(adj); sorted(adj)
+    >>> peel(adj); sorted(adj)
     [0, 1, 2, 3]
     """
     queue = [x for x in adj if len(adj[x]) <= 2]
@@ -59,7 +65,7 @@ def _peel(adj: dict[int, set[int]]) -> None:
 
 class ArrayNodes:
     """The array search's node steps, mixed into `search._PairSearch` (which provides
-    `prune`, `_leaf`, `_node`, the counters and the budget)."""
+    `prune`, `leaf`, `node`, the counters and the budget)."""
 
     dense: DenseCore | None
     K: list[int]
@@ -74,22 +80,22 @@ class ArrayNodes:
     constant0: float
     integral: bool
     hint: dict[int, int]
-    budget: Any
+    budget: ExactBudget
     undecided: int
 
-    def _anode(self, U: Any, M: Any, lb_hint: float, first: bool = False) -> None:
+    def array_node(self, U: Any, M: Any, lb_hint: float, first: bool = False) -> None:
         """One node on the arrays `U`, `M` (the node's own copies); `first`: the root."""
         if time.monotonic() > self.deadline:
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.nodes += 1
         # Every node on the path holds its own copy of the state: bound their total (in
         # the list search's units: one per block and one per arc).
         size = U.shape[0] + M.shape[0]
-        if self.held + size > self.budget.search_memory:
+        if self.held + size > self.budget.search.memory:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.held += size
         try:
             self._aexpand(U, M, lb_hint, first)
@@ -109,11 +115,11 @@ class ArrayNodes:
                 return
         const = self.constant0
         while True:
-            for _ in range(budget.node_sweeps):
+            for _ in range(budget.diffusion.node_sweeps):
                 d.sweep()
-            self.sweeps += budget.node_sweeps
+            self.sweeps += budget.diffusion.node_sweeps
             lb = d.bound(const)
-            if self.prune(lb) or not budget.fixing or self.best == INF:
+            if self.prune(lb) or not budget.search.fixing or self.best == INF:
                 break
             # Values the bound rules out go; the sweeps then carry that further.
             if not d.fix(lb, self.best, self.integral):
@@ -121,14 +127,14 @@ class ArrayNodes:
         if self.prune(lb):
             return
         ixs = d.ixs
-        if budget.primal:
-            self._leaf(0.0, dict(zip(d.xs, d.round_icm(), strict=True)), [], [])
+        if budget.search.primal:
+            self.leaf(0.0, dict(zip(d.xs, d.round_icm(), strict=True)), [], [])
             if self.prune(lb):
                 return
         adj = self._undecided(U)
         if adj is None:
             # Every block has one value left: that assignment is the node's only one.
-            self._leaf(0.0, dict(zip(ixs, U.argmin(axis=1).tolist(), strict=True)), [], [])
+            self.leaf(0.0, dict(zip(ixs, U.argmin(axis=1).tolist(), strict=True)), [], [])
             return
         if self._to_lists(adj):
             self._hand_to_lists(lb)
@@ -161,15 +167,15 @@ class ArrayNodes:
             U2[r, :a] = INF
             U2[r, a + 1 :] = INF
             try:
-                self._anode(U2, M.copy(), lb)
-            except _Timeout:
+                self.array_node(U2, M.copy(), lb)
+            except Timeout:
                 if idx + 1 < len(order) and not self.prune(lb):
                     self.open_lb = min(self.open_lb, lb)
                 raise
 
     def _undecided(self, U: Any) -> dict[int, set[int]] | None:
         """The interaction graph of the blocks with two or more live values, after the
-        reductions would remove those of degree two or less (`_peel`); their number
+        reductions would remove those of degree two or less (`peel`); their number
         before that goes to `self.undecided`. None when no block is undecided."""
         d = self.dense
         assert d is not None
@@ -185,7 +191,7 @@ class ArrayNodes:
             adj[ixs[b]].add(ixs[a])
         # The list search's reductions remove blocks of degree two or less for free
         # before it weighs the dynamic programming: so does this test.
-        _peel(adj)
+        peel(adj)
         self.undecided = len(rows)
         return adj
 
@@ -194,10 +200,10 @@ class ArrayNodes:
         programming fits, or its reductions would remove a good part of the undecided
         blocks (folding them exactly tightens the bound; measured: such nodes close in
         one list node where the arrays branch on)."""
-        leaf = self.budget.leaf_dp
-        if len(adj) <= self.budget.array_handoff * self.undecided:
+        leaf = self.budget.cells.leaf_dp
+        if len(adj) <= self.budget.search.array_handoff * self.undecided:
             return True
-        return _elim_cost(self.K, adj, leaf, leaf) >= 0
+        return elim_cost(self.K, adj, leaf, leaf) >= 0
 
     def _hand_to_lists(self, lb: float) -> None:
         """Finish the node in the list search: its reparametrised tables as lists, every
@@ -207,32 +213,34 @@ class ArrayNodes:
         assert d is not None
         m = self.m
         un: list[list[float] | None] = [None] * m
-        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
-        d.write_back(un, nb)
+        nb: list[Tables | None] = [{} for _ in range(m)]
+        core = Core(self.K, un, nb)
+        d.write_back(core)
         xs = sorted(d.ixs)
-        if self.budget.handoff_dominance:
-            dirty = [x for x in xs if INF in un[x]]  # type: ignore[operator]
+        # (`write_back` gave every block of `xs` its unary.)
+        uns = [core.unary(x) for x in xs]
+        if self.budget.search.handoff_dominance:
+            dirty = [x for x, u in zip(xs, uns, strict=True) if INF in u]
         else:
             # Only the blocks the fixing left with one value (or none): they are
             # conditioned away (and their neighbours masked then). Dead-end elimination over every block
             # that lost a value found next to nothing here (the same nodes and sweeps
             # on random cores of 120 to 300 blocks) and was a third of the node.
-            dirty = [x for x in xs if un[x].count(INF) >= len(un[x]) - 1]  # type: ignore[union-attr, arg-type]
-        self._node(un, nb, xs, self.constant0, [], lb, dirty)
+            dirty = [x for x, u in zip(xs, uns, strict=True) if u.count(INF) >= len(u) - 1]
+        self.node(core, xs, self.constant0, [], lb, dirty)
 
-    # Provided by `_PairSearch`.
+    # Provided by `PairSearch`.
     def prune(self, lb: float) -> bool:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _leaf(
+    def leaf(
         self, const: float, val: dict[int, int], ops: list, path: list
     ) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def _node(
+    def node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,

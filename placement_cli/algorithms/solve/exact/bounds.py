@@ -1,5 +1,22 @@
-"""Lower bounds: mini-bucket elimination, and the equivalence-preserving
-reparametrisations (soft arc consistency, min-sum diffusion) with the bound read off them."""
+"""Lower bounds on a pairwise core.
+
+* `mini_bucket_bound`: mini-bucket elimination (Dechter & Rish 2003): bucket
+  elimination whose buckets are split into mini-buckets that fit a table budget, each
+  minimised on its own, which can only under-estimate.
+* `diffuse`: one sweep of min-sum diffusion (Kovalevsky & Koval, 1975; described in
+  Werner 2007): block-coordinate ascent on the dual of the LP relaxation of the min-sum
+  problem, an equivalence-preserving reparametrisation (every assignment keeps its cost).
+* `bound_of`: the dual bound read off a reparametrisation (the constant plus each
+  block's least unary plus its pair tables' row minima); with `hs`, the per-value terms
+  that reduced-cost fixing reads.
+
+References:
+
+* R. Dechter, I. Rish. Mini-buckets: a general scheme for bounded inference. Journal
+  of the ACM 50(2), 2003.
+* T. Werner. A linear programming approach to max-sum problem: a review. IEEE TPAMI
+  29(7), 2007 (min-sum diffusion, after V. A. Kovalevsky and V. K. Koval, 1975).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +24,9 @@ import time
 from heapq import heappop, heappush
 from operator import add as _add
 
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET
-from placement_cli.algorithms.solve.exact.elimination import _combine, _Eliminator
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET
+from placement_cli.algorithms.solve.exact.core import Core
+from placement_cli.algorithms.solve.exact.elimination import Eliminator, combine
 from placement_cli.algorithms.solve.exact.model import INF, Factor
 
 # ------------------------------------------------------------------ bounds
@@ -18,7 +36,7 @@ def mini_bucket_bound(
     ks: dict[int, int],
     factors: list[Factor],
     constant: float,
-    table_cap: int = DEFAULT_BUDGET.mini_bucket_table,
+    table_cap: int = DEFAULT_BUDGET.cells.mini_bucket,
     deadline: float = INF,
 ) -> float:
     """A lower bound on min over all assignments of `constant` + sum of `factors`.
@@ -33,7 +51,7 @@ def mini_bucket_bound(
     >>> mini_bucket_bound(ks, [((0,), [1.0, 2.0]), ((0, 1), [5.0, 0.0, 0.0, 5.0])], 0.0)
     1.0
     """
-    el = _Eliminator(ks, factors, constant)
+    el = Eliminator(ks, factors, constant)
     order = []
     # Min-degree order over the interaction graph (ties by block order).
     heap = [(len(el.adj[v]), v) for v in sorted(el.var_facs)]
@@ -78,66 +96,20 @@ def mini_bucket_bound(
             if not placed:
                 minis.append((set(fac[0]), [fac]))
         for _, members in minis:
-            sc, mins = _combine(x, members, ks)
+            sc, mins = combine(x, members, ks)
             el.add(sc, mins)
         if el.constant == INF:
             return INF
     return el.constant
 
 
-def _project(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    xs: list[int],
-    const: float,
-) -> float:
-    """Soft arc consistency in place (an equivalence-preserving reparametrisation): move
-    each pair table's row minima into the unary of the row's block, then each unary's
-    minimum into the constant. Every assignment keeps its cost; the constant, a lower
-    bound, only grows. Integer costs stay integers, so nothing is rounded."""
-    add = _add
-    for x in xs:
-        nx = nb[x]
-        ux = un[x]
-        if nx is None or ux is None:
-            continue
-        kx = K[x]
-        for y, t in list(nx.items()):
-            ky = K[y]
-            if x < y:
-                mins = [min(t[i * ky : i * ky + ky]) for i in range(kx)]
-            else:
-                mins = [min(t[i::kx]) for i in range(kx)]
-            if not any(0 < c < INF for c in mins):
-                continue
-            ux = [a + c for a, c in zip(ux, mins, strict=True)]
-            sub = [c if c < INF else 0.0 for c in mins]
-            if x < y:
-                t2 = [t[i * ky + j] - sub[i] for i in range(kx) for j in range(ky)]
-            else:
-                t2 = [t[j * kx + i] - sub[i] for j in range(ky) for i in range(kx)]
-            nx[y] = t2
-            nb[y][x] = t2  # type: ignore[index]
-        c = min(ux)
-        if 0 < c < INF:
-            const += c
-            ux = [a - c for a in ux]
-        un[x] = ux
-    del add
-    return const
-
-
-def _diffuse(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    xs: list[int],
-) -> None:
+def diffuse(core: Core, xs: list[int]) -> None:
     """One sweep of min-sum diffusion (block-coordinate ascent on the dual of the LP
-    relaxation), in place: at each block, its unary and the projections of its pair
-    tables onto it are averaged. Equivalence-preserving, and it never lowers the bound
-    `_harvest` reads off; a few dozen sweeps get close to the LP bound."""
+    relaxation; Kovalevsky & Koval, see Werner 2007), in place over the blocks `xs`: at
+    each block, its unary and the projections of its pair tables onto it are averaged.
+    Equivalence-preserving, and it never lowers the bound `bound_of` reads off; a few
+    dozen sweeps get close to the LP bound."""
+    K, un, nb = core.K, core.un, core.nb
     add = _add
     for x in xs:
         nx = nb[x]
@@ -147,6 +119,7 @@ def _diffuse(
         share_n = len(nx) + 1
         phis = []
         tot = un[x]
+        assert tot is not None
         for y, t in nx.items():
             ky = K[y]
             if x < y:
@@ -154,8 +127,8 @@ def _diffuse(
             else:
                 ph = [min(t[i::kx]) for i in range(kx)]
             phis.append(ph)
-            tot = list(map(add, tot, ph))  # type: ignore[arg-type]
-        share = [a / share_n for a in tot]  # type: ignore[union-attr]
+            tot = list(map(add, tot, ph))
+        share = [a / share_n for a in tot]
         un[x] = share
         for (y, t), ph in zip(list(nx.items()), phis, strict=True):
             ky = K[y]
@@ -167,19 +140,20 @@ def _diffuse(
             else:
                 t2 = list(map(add, t, delta * ky))
             nx[y] = t2
-            nb[y][x] = t2  # type: ignore[index]
+            ny = nb[y]
+            assert ny is not None
+            ny[x] = t2
 
 
-def _bound(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
+def bound_of(
+    core: Core,
     xs: list[int],
     const: float,
     hs: dict[int, list[float]] | None = None,
 ) -> float:
     """constant + each block's minimum over its values of its unary plus, for each pair
-    it is the lower block of, the pair's row minimum (live partner values only).
+    it is the lower block of, the pair's row minimum (live partner values only): the
+    dual bound of the current reparametrisation, over the blocks `xs`.
 
     A block with no live value left (the reductions or the diffusion can fold infinite
     costs onto every value of a block the masking did not look at) makes the node
@@ -188,24 +162,27 @@ def _bound(
     by that value's term minus the least one: reduced-cost fixing reads it).
 
     >>> INF = float("inf")
-    >>> _bound([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0, 0.0, 0.0, 0.0]}, {0: [0.0] * 4}], [0, 1], 0.0)
+    >>> core = Core([2, 2], [[0.0, 1.0], [INF, INF]], [{1: [0.0] * 4}, {0: [0.0] * 4}])
+    >>> bound_of(core, [0, 1], 0.0)
     inf
     """
+    K, un = core.K, core.un
     lb = const
     for x in xs:
-        h = un[x]
-        for y, t in nb[x].items():  # type: ignore[union-attr]
+        h = core.unary(x)
+        for y, t in core.tables(x).items():
             if y > x:
                 ky = K[y]
                 uy = un[y]
-                live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                assert uy is not None
+                live_y = [j for j in range(ky) if uy[j] < INF]
                 if not live_y:
                     return INF
                 if len(live_y) == ky:
-                    h = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(h)]  # type: ignore[arg-type]
+                    h = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(h)]
                 else:
-                    h = [a + min(t[i * ky + j] for j in live_y) for i, a in enumerate(h)]  # type: ignore[arg-type]
-        lb += min(h)  # type: ignore[arg-type]
+                    h = [a + min(t[i * ky + j] for j in live_y) for i, a in enumerate(h)]
+        lb += min(h)
         if hs is not None:
-            hs[x] = h  # type: ignore[assignment]
+            hs[x] = h
     return lb

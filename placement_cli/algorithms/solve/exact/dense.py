@@ -11,6 +11,14 @@ equivalence-preserving ascent (every assignment keeps its cost), in another bloc
 Padded values cost `inf` and never take part. The arrays are laid out class by class, so
 a class is read and written through slices. Search nodes of a large enough core convert
 their list form to arrays and back (`write_back`).
+
+References: the diffusion is Werner 2007's (see `bounds.py`), run in parallel over the
+colour classes of a graph colouring (blocks sharing no table update independently);
+the over-relaxed step (`_sweep_relaxed`) moves each block `relax` times the diffusion's
+step (successive over-relaxation). The colouring is DSatur:
+
+* D. Brelaz. New methods to color the vertices of a graph. Communications of the ACM
+  22(4), 1979.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import math
 from heapq import heapify, heappop, heappush
 from typing import Any
 
+from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.algorithms.solve.exact.model import INF
 
 
@@ -31,7 +40,7 @@ def numpy_or_none() -> Any:
     return numpy
 
 
-def _dsatur(adj: list[list[int]]) -> list[int]:
+def dsatur_colouring(adj: list[list[int]]) -> list[int]:
     """A colouring of the graph `adj` (neighbour lists by position) by DSatur: the next
     block coloured is the one whose neighbours already show the most distinct colours
     (ties: more neighbours, then the lowest position), with the least colour none of
@@ -39,9 +48,9 @@ def _dsatur(adj: list[list[int]]) -> list[int]:
     classes where the greedy colouring in block order needed 4 or 5, the last ones a
     handful of blocks: a sweep pays a fixed numpy overhead per class.
 
-    >>> _dsatur([[1], [0, 2], [1, 3], [2]])  # a path: two classes
+    >>> dsatur_colouring([[1], [0, 2], [1, 3], [2]])  # a path: two classes
     [1, 0, 1, 0]
-    >>> _dsatur([[1, 2], [0, 2], [0, 1], []])  # a triangle and a lone block
+    >>> dsatur_colouring([[1, 2], [0, 2], [0, 1], []])  # a triangle and a lone block
     [0, 1, 2, 0]
     """
     m = len(adj)
@@ -80,7 +89,7 @@ class DenseCore:
 
     >>> un = [[0.0, 2.0], [0.0, 2.0]]
     >>> nb = [{1: [2.0, 0.0, 0.0, 2.0]}, {0: [2.0, 0.0, 0.0, 2.0]}]
-    >>> d = DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1])
+    >>> d = DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1])
     >>> d.bound(0.0)
     0.0
     >>> for _ in range(30):
@@ -92,13 +101,14 @@ class DenseCore:
     def __init__(
         self,
         np: Any,
-        K: list[int],
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         xs: list[int],
         relax: float = 1.0,
         dsatur: bool = True,
     ) -> None:
+        K = core.K
+        # Every block of `xs` is in the core: its unary and neighbour tables, by position.
+        nbs = [core.tables(x) for x in xs]
         self.np = np
         self.relax = relax
         self.xs = xs
@@ -109,8 +119,8 @@ class DenseCore:
         pos = {x: i for i, x in enumerate(xs)}
         rows = []
         for x in xs:
-            u = un[x]
-            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))  # type: ignore[operator]
+            u = core.unary(x)
+            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))
         U = np.array(rows, dtype=float).reshape(m, kmax)
         # The tables, grouped by their shape (the two blocks' domain sizes): one array
         # per shape, written into the padded `T0` with one slice assignment, instead of
@@ -123,9 +133,9 @@ class DenseCore:
         owned: list[list[int]] = [[] for _ in range(m)]
         ea_pos: list[int] = []
         eb_pos: list[int] = []
-        for i, x in enumerate(xs):
+        for i, (x, nx) in enumerate(zip(xs, nbs, strict=True)):
             kx = K[x]
-            for y, t in nb[x].items():  # type: ignore[union-attr]
+            for y, t in nx.items():
                 if x < y:
                     e = len(edges)
                     edges.append((x, y))
@@ -152,16 +162,16 @@ class DenseCore:
         # than over a short last axis (the same minima, exactly).
         self.T0T = np.ascontiguousarray(T0.transpose(2, 0, 1))
         # Blocks of one class share no table, so their updates commute and a class is
-        # one vectorised step. With `dsatur`, a DSatur colouring (`_dsatur`): 3 classes
+        # one vectorised step. With `dsatur`, a DSatur colouring (`dsatur_colouring`): 3 classes
         # on the random cores measured, where the greedy colouring in block order (each
         # block takes the least colour none of its lower neighbours has) left 4 or 5, so
         # fewer numpy calls per sweep. Blocks without a neighbour have nothing to diffuse.
         if dsatur:
-            colour = _dsatur([[pos[y] for y in nb[x]] for x in xs])  # type: ignore[union-attr]
+            colour = dsatur_colouring([[pos[y] for y in nx] for nx in nbs])
         else:
             colour = [0] * m
-            for i, x in enumerate(xs):
-                used = {colour[pos[y]] for y in nb[x] if y < x}  # type: ignore[union-attr]
+            for i, (x, nx) in enumerate(zip(xs, nbs, strict=True)):
+                used = {colour[pos[y]] for y in nx if y < x}
                 c = 0
                 while c in used:
                     c += 1
@@ -291,7 +301,7 @@ class DenseCore:
 
         >>> un = [[0.0, 2.0], [0.0, 2.0]]
         >>> nb = [{1: [2.0, 0.0, 0.0, 2.0]}, {0: [2.0, 0.0, 0.0, 2.0]}]
-        >>> d = DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1], relax=1.4)
+        >>> d = DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1], relax=1.4)
         >>> for _ in range(30):
         ...     d.sweep()
         >>> round(d.bound(0.0), 6)
@@ -366,7 +376,8 @@ class DenseCore:
 
     def _flat_tables(self) -> list[list[float]]:
         kmax = self.kmax
-        return self.tables().reshape(len(self.edges), kmax * kmax).tolist()  # type: ignore[no-any-return]
+        flat: list[list[float]] = self.tables().reshape(len(self.edges), kmax * kmax).tolist()
+        return flat
 
     def arcs(self) -> tuple[list[list[float]], list[list[tuple[int, list[float], int, bool]]]]:
         """The unaries and pair tables by position in `xs`, as the primal heuristic reads
@@ -394,7 +405,7 @@ class DenseCore:
 
         >>> un = [[0.0, 1.0], [0.0, 1.0]]
         >>> nb = [{1: [7.0, 0.0, 0.0, 7.0]}, {0: [7.0, 0.0, 0.0, 7.0]}]
-        >>> DenseCore(numpy_or_none(), [2, 2], un, nb, [0, 1]).round_icm()
+        >>> DenseCore(numpy_or_none(), Core([2, 2], un, nb), [0, 1]).round_icm()
         [0, 1]
         """
         np, U, M = self.np, self.U, self.M
@@ -431,13 +442,13 @@ class DenseCore:
                     moved = True
             if rnd and not moved:
                 break
-        return val[self.inv].tolist()  # type: ignore[no-any-return]
+        out: list[int] = val[self.inv].tolist()
+        return out
 
-    def write_back(
-        self, un: list[list[float] | None], nb: list[dict[int, list[float]] | None]
-    ) -> None:
-        """Store the reparametrised unaries and tables back in the list form."""
-        K = self.K
+    def write_back(self, core: Core) -> None:
+        """Store the reparametrised unaries and tables back in the list form (`core`'s
+        lists: every block of `xs` gets its unary and its neighbour tables)."""
+        K, un, nb = self.K, core.un, core.nb
         kmax = self.kmax
         for x, u in zip(self.ixs, self.U.tolist(), strict=True):
             un[x] = u if K[x] == kmax else u[: K[x]]
@@ -449,5 +460,7 @@ class DenseCore:
                 tab = []
                 for i in range(ka):
                     tab += f[i * kmax : i * kmax + kb]
-            nb[a][b] = tab  # type: ignore[index]
-            nb[b][a] = tab  # type: ignore[index]
+            na, nb_ = nb[a], nb[b]
+            assert na is not None and nb_ is not None
+            na[b] = tab
+            nb_[a] = tab

@@ -1,12 +1,26 @@
-"""Dead-end elimination: values another value of the same block matches or beats in every
-context go (soft neighbourhood substitution); each removal keeps an optimal assignment."""
+"""Dead-end elimination (Desmet et al. 1992, in Goldstein's 1994 form): a value goes
+when another value of the same block matches or beats it in every context,
+ua - ub + sum over neighbours of min over the neighbour's live values of
+(t_a - t_b) >= 0 (the soft neighbourhood substitutability of weighted CSPs). Each
+removal keeps an optimal assignment. `remove_dominated` does it on a whole core before
+the dynamic programming, `mask_dominated` in place around a search node's conditioned
+block.
+
+References:
+
+* J. Desmet, M. De Maeyer, B. Hazes, I. Lasters. The dead-end elimination theorem and
+  its use in protein side-chain positioning. Nature 356, 1992.
+* R. F. Goldstein. Efficient rotamer elimination applied to protein side-chains and
+  related spin glasses. Biophysical Journal 66, 1994.
+"""
 
 from __future__ import annotations
 
 import time
 from operator import add as _add
 
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Model
+from placement_cli.algorithms.solve.exact.core import Core
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Model
 
 
 def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]) -> bool:
@@ -32,9 +46,9 @@ def _dominated(ua: float, ub: float, rows: list[tuple[list[float], list[float]]]
     return total >= 0
 
 
-def _dominance(
+def remove_dominated(
     ks: dict[int, int], factors: list[Factor], n: int, deadline: float = INF, rounds: int = 4
-) -> tuple[_Model, dict[int, list[int]], list[int], int] | None:
+) -> tuple[Model, dict[int, list[int]], list[int], int] | None:
     """Dead-end elimination on a pairwise core: drop every value that another value of
     the same block matches or beats in every context (soft neighbourhood substitution).
     Each removal keeps at least one optimal assignment, so the optimum is unchanged; of
@@ -96,6 +110,7 @@ def _dominance(
         return None
     new_ks: dict[int, int] = {}
     new_unary: list[list[float] | None] = [None] * n
+    kept_unary: dict[int, list[float]] = {}  # (the same lists, by block)
     fixed: list[int] = []
     constant = 0.0
     for v in ks:
@@ -105,7 +120,7 @@ def _dominance(
             fixed.append(v)
         else:
             new_ks[v] = len(av)
-        new_unary[v] = [u[i] for i in av]
+        new_unary[v] = kept_unary[v] = [u[i] for i in av]
     pairs: dict[tuple[int, int], list[float]] = {}
     for a, b, tab in pair:
         kb = ks[b]
@@ -113,26 +128,22 @@ def _dominance(
         if a in new_ks and b in new_ks:
             pairs[(a, b)] = t
         elif a in new_ks:  # b has one value: a column
-            new_unary[a] = list(map(_add, new_unary[a], t))  # type: ignore[arg-type]
+            new_unary[a] = kept_unary[a] = list(map(_add, kept_unary[a], t))
         elif b in new_ks:
-            new_unary[b] = list(map(_add, new_unary[b], t))  # type: ignore[arg-type]
+            new_unary[b] = kept_unary[b] = list(map(_add, kept_unary[b], t))
         else:
             constant += t[0]
     for v in fixed:
-        constant += new_unary[v][0]  # type: ignore[index]
+        constant += kept_unary[v][0]
         new_unary[v] = None
-    model = _Model([], new_ks, new_unary, pairs, constant, {}, 0)
+    model = Model([], new_ks, new_unary, pairs, constant, {}, 0)
     return model, alive, fixed, removed
 
 
-def _mask_dominated(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    xs: list[int],
-) -> list[tuple[int, int]] | None:
+def mask_dominated(core: Core, xs: list[int]) -> list[tuple[int, int]] | None:
     """Dead-end elimination in place (a dominated value's unary becomes infinite) for the
     blocks `xs`; returns the blocks left with one live value, or None if one has none."""
+    K, un = core.K, core.un
     forced = []
     for x in xs:
         ux = un[x]
@@ -144,10 +155,11 @@ def _mask_dominated(
             return None
         if len(vals) > 1:
             ctx = []
-            for y, t in nb[x].items():  # type: ignore[union-attr]
+            for y, t in core.tables(x).items():
                 ky = K[y]
                 uy = un[y]
-                live_y = [j for j in range(ky) if uy[j] < INF]  # type: ignore[index]
+                assert uy is not None
+                live_y = [j for j in range(ky) if uy[j] < INF]
                 ctx.append((t, ky, live_y, x < y))
             rows = {}
             for i in vals:

@@ -1,5 +1,15 @@
-"""Bucket elimination (dynamic programming over the tree decomposition an elimination
-order induces), its symbolic cost estimate, and back-substitution."""
+"""Bucket elimination (Dechter 1999; nonserial dynamic programming, Bertele & Brioschi
+1972): dynamic programming over the tree decomposition an elimination order induces,
+its symbolic cost estimate (`elim_cost`: the order that eliminates the block with the
+cheapest joint table first, a greedy min-weight order), and back-substitution
+(`decode`). `Eliminator` is the factor set the mini-bucket bound (`bounds.py`) runs on.
+
+References:
+
+* R. Dechter. Bucket elimination: a unifying framework for reasoning. Artificial
+  Intelligence 113, 1999.
+* U. Bertele, F. Brioschi. Nonserial Dynamic Programming. Academic Press, 1972.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +22,13 @@ from operator import add as _add
 from operator import itemgetter
 from typing import Any
 
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Timeout
+from placement_cli.algorithms.solve.exact.core import Sizes
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Timeout
 
 # ------------------------------------------------------------------ table algebra
 
 
-def _expand(
-    scope: tuple[int, ...], order: tuple[int, ...], ks: dict[int, int] | list[int] | tuple[int, ...]
-) -> list[int]:
+def _expand(scope: tuple[int, ...], order: tuple[int, ...], ks: Sizes) -> list[int]:
     """For each cell of the row-major table over `order`, the cell of the table over
     `scope` (a subset of `order`) it projects to.
 
@@ -49,6 +58,16 @@ _GATHER_MEMO: dict[
 ] = {}
 
 
+def _single(i: int) -> Callable[[list[float]], Sequence[float]]:
+    """The gather of a table's one cell `i` (`itemgetter` of one index returns the item,
+    not a tuple).
+
+    >>> _single(1)([4.0, 5.0])
+    (5.0,)
+    """
+    return lambda t: (t[i],)
+
+
 def _gatherer(
     pos: tuple[int, ...], shape: tuple[int, ...]
 ) -> Callable[[list[float]], Sequence[float]]:
@@ -58,25 +77,28 @@ def _gatherer(
     key = (pos, shape)
     get = _GATHER_MEMO.get(key)
     if get is None:
-        idx = _expand(pos, tuple(range(len(shape))), shape)  # type: ignore[arg-type]
-        get = itemgetter(*idx) if len(idx) > 1 else (lambda t, i=idx[0]: (t[i],))  # type: ignore[misc]
+        idx = _expand(pos, tuple(range(len(shape))), shape)
+        get = itemgetter(*idx) if len(idx) > 1 else _single(idx[0])
         if len(_GATHER_MEMO) > 4096:
             _GATHER_MEMO.clear()
         _GATHER_MEMO[key] = get
     return get
 
 
-def _combine(
-    x: int, facs: list[Factor], ks: dict[int, int] | list[int], scope: tuple[int, ...] | None = None
+def combine(
+    x: int,
+    facs: Sequence[Factor] | Sequence[list[Any]],
+    ks: Sizes,
+    scope: tuple[int, ...] | None = None,
 ) -> tuple[tuple[int, ...], list[float]]:
     """min over x of the sum of `facs` (all contain x): the new scope and its table.
-    Back-substitution (`_decode`) recomputes the argmin of the one cell it needs.
+    Back-substitution (`decode`) recomputes the argmin of the one cell it needs.
     The sums and minima run in C (`itemgetter`, `map`): the same additions in the same
     order as the element-by-element form, so the same floats. x's own unary needs no
     gather: x is the last (fastest) axis, so its cells repeat the unary as is. `scope`,
-    when given, is the new scope (sorted), known to the caller (`_elim_cost` records it).
+    when given, is the new scope (sorted), known to the caller (`elim_cost` records it).
 
-    >>> _combine(2, [((2,), [1.0, 0.0]), ((0, 2), [0.0, 5.0, 3.0, 0.0])], [2, 2, 2])
+    >>> combine(2, [((2,), [1.0, 0.0]), ((0, 2), [0.0, 5.0, 3.0, 0.0])], [2, 2, 2])
     ((0,), [1.0, 0.0])
     """
     kx = ks[x]
@@ -129,11 +151,11 @@ def _combine(
 # ------------------------------------------------------------------ elimination
 
 
-class _Eliminator:
+class Eliminator:
     """A factor set for bucket elimination: factors with the same scope summed into one
     (so a block's degree is its number of neighbours in the interaction graph), each
     block's factors, and the interaction graph, kept as factors are added and taken.
-    The mini-bucket bound eliminates over it; `_OrderedEliminator` runs the exact
+    The mini-bucket bound eliminates over it; `OrderedEliminator` runs the exact
     elimination (the heap-driven one it replaced is the tests' reference,
     `tests/test_exact.py`).
     """
@@ -195,12 +217,12 @@ class _Eliminator:
         return self.constant + math.fsum(min(t) for t in self.tab.values())
 
 
-class _OrderedEliminator:
-    """Bucket elimination in a given order: the one `_elim_cost` chose (its `order`
+class OrderedEliminator:
+    """Bucket elimination in a given order: the one `elim_cost` chose (its `order`
     argument: cheapest joint table first, ties by block). Each factor waits in the
     bucket of its first block in that order; eliminating a block takes its bucket;
     factors of one scope are summed into one, the buckets keep creation order. The
-    elimination log keeps (block, its bucket's factors) for back-substitution (`_decode`).
+    elimination log keeps (block, its bucket's factors) for back-substitution (`decode`).
     It replaced a heap-driven elimination that chose the same order again as it went
     (the tests hold the two equal, table for table): measured 30 to 40% off the
     elimination of the dense loops' cores of 145 to 191 blocks.
@@ -211,7 +233,7 @@ class _OrderedEliminator:
 
     def __init__(
         self,
-        ks: dict[int, int] | list[int],
+        ks: Sizes,
         factors: list[Factor],
         constant: float,
         order: list[int],
@@ -220,7 +242,7 @@ class _OrderedEliminator:
         self.ks = ks
         self.constant = constant
         self.order = order
-        self.scopes = scopes  # each step's new scope, when `_elim_cost` recorded them
+        self.scopes = scopes  # each step's new scope, when `elim_cost` recorded them
         self.rank = {v: i for i, v in enumerate(order)}
         self.buckets: list[list[list[Any]]] = [[] for _ in order]
         self.by_scope: dict[tuple[int, ...], list[Any]] = {}
@@ -259,7 +281,7 @@ class _OrderedEliminator:
 
     def run(self, deadline: float | None) -> None:
         """Eliminate every block in order; stops at an infinite constant, and raises
-        `_Timeout` at the deadline (what is left bounds the rest: `bound`)."""
+        `Timeout` at the deadline (what is left bounds the rest: `bound`)."""
         ks = self.ks
         counts = self.counts
         by_scope, buckets, rank, log = self.by_scope, self.buckets, self.rank, self.log
@@ -274,7 +296,7 @@ class _OrderedEliminator:
                 # Every step: one step may build a table of up to `ExactBudget.table` cells
                 # (seconds of work), and the clock costs well under a microsecond.
                 if deadline is not None and time.monotonic() > deadline:
-                    raise _Timeout
+                    raise Timeout
                 facs = buckets[i]
                 buckets[i] = []
                 if not facs:
@@ -283,7 +305,7 @@ class _OrderedEliminator:
                     continue
                 for ent in facs:
                     pop(ent[0])
-                scope, mins = _combine(x, facs, ks, scopes[i] if scopes is not None else None)  # type: ignore[arg-type]
+                scope, mins = combine(x, facs, ks, scopes[i] if scopes is not None else None)
                 cells += len(mins) * ks[x]
                 n = len(scope)
                 if n > width:
@@ -315,9 +337,7 @@ class _OrderedEliminator:
         return self.constant + math.fsum(min(t) for _, t in self.by_scope.values())
 
 
-def _decode(
-    log: list[tuple[int, list[Factor]]], ks: dict[int, int] | list[int], val: dict[int, int]
-) -> None:
+def decode(log: list[tuple[int, list[Factor]]], ks: Sizes, val: dict[int, int]) -> None:
     """Back-substitute in reverse elimination order (every other block of a bucket is
     decided by then): each block takes the lowest value minimising its bucket's sum,
     summed in the order the elimination summed it, so the minimum is the same float."""
@@ -348,7 +368,7 @@ def _column(
     x: int,
     sc: tuple[int, ...],
     tab: list[float],
-    ks: dict[int, int] | list[int],
+    ks: Sizes,
     val: dict[int, int],
     kx: int,
 ) -> list[float]:
@@ -369,11 +389,11 @@ def _column(
     return tab[base : base + step * kx : step] if step else [tab[base]] * kx
 
 
-def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
+def adjacency(factors: list[Factor]) -> dict[int, set[int]]:
     """The interaction graph of `factors`: each variable's set of the others it shares a
     factor with (keys in order of first appearance). Pairs, the bulk, take a fast path.
 
-    >>> _adjacency([((1, 2), [0.0]), ((2,), [0.0]), ((3, 1, 4), [0.0]), ((5,), [0.0])])
+    >>> adjacency([((1, 2), [0.0]), ((2,), [0.0]), ((3, 1, 4), [0.0]), ((5,), [0.0])])
     {1: {2, 3, 4}, 2: {1}, 3: {1, 4}, 4: {1, 3}, 5: set()}
     """
     adj: dict[int, set[int]] = {}
@@ -395,8 +415,8 @@ def _adjacency(factors: list[Factor]) -> dict[int, set[int]]:
     return adj
 
 
-def _elim_cost(
-    ks: dict[int, int] | list[int],
+def elim_cost(
+    ks: Sizes,
     adj: dict[int, set[int]],
     table_cap: int,
     total_cap: int,
@@ -414,9 +434,9 @@ def _elim_cost(
 
     >>> adj = {0: {1, 2}, 1: {0, 2, 3}, 2: {0, 1, 3}, 3: {1, 2}}
     >>> order: list[int] = []
-    >>> _elim_cost([2, 2, 2, 2], adj, 64, 64, order), order, len(adj[1])
+    >>> elim_cost([2, 2, 2, 2], adj, 64, 64, order), order, len(adj[1])
     (22, [0, 1, 2, 3], 3)
-    >>> _elim_cost([2, 2, 2, 2], adj, 4, 64)
+    >>> elim_cost([2, 2, 2, 2], adj, 4, 64)
     -1
     """
     if copy:

@@ -1,4 +1,11 @@
-"""The exact method's entry points: `solve_exact` and `lower_bound`."""
+"""The exact method's entry points: `solve_exact` and `lower_bound`.
+
+They run the stages the package docstring lists, in order: `model.build_model`, the PBQP
+reductions (`reductions.py`), dead-end elimination (`dominance.py`), bucket elimination
+when the core's symbolic cost fits the budget (`elimination.py`), else the branch and
+reduce search (`search.py`) or, for `lower_bound`, the diffusion and mini-bucket bounds
+(`bounds.py`). References are in the modules that implement each method.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +14,25 @@ import time
 from dataclasses import dataclass
 
 from placement_cli.algorithms.scc import SccResult
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, ExactBudget
 from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
-from placement_cli.algorithms.solve.exact.budget import DEFAULT_BUDGET, ExactBudget
-from placement_cli.algorithms.solve.exact.dominance import _dominance
+from placement_cli.algorithms.solve.exact.dominance import remove_dominated
 from placement_cli.algorithms.solve.exact.elimination import (
-    _adjacency,
-    _decode,
-    _elim_cost,
-    _OrderedEliminator,
+    OrderedEliminator,
+    adjacency,
+    decode,
+    elim_cost,
 )
 from placement_cli.algorithms.solve.exact.model import (
     INF,
-    _build,
-    _core_integral,
-    _integral,
-    _Model,
-    _Timeout,
+    Model,
+    Timeout,
+    build_model,
+    core_integral,
+    plan_integral,
 )
-from placement_cli.algorithms.solve.exact.reductions import Reduction, _reduce, _undo_reductions
-from placement_cli.algorithms.solve.exact.search import _PairSearch
+from placement_cli.algorithms.solve.exact.reductions import Reduction, reduce_model, undo_reductions
+from placement_cli.algorithms.solve.exact.search import PairSearch
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.core.io import gc_paused
 from placement_cli.ir.graph import Graph
@@ -115,7 +122,7 @@ def _solve(
     stats: dict[str, int | float] = {}
     live_n = sum(g.live)
     stats["live_blocks"] = live_n
-    model = _build(g, domains)
+    model = build_model(g, domains)
     if model is None:
         stats["empty_domain"] = 1
         return ExactOutcome(None, True, True, INF, stats)
@@ -149,7 +156,7 @@ def _solve(
     known_adj: dict[int, set[int]] | None = None
     if budget.reductions:
         known_adj = {}
-        const, rlog, core_factors, counts = _reduce(model, n, known_adj)
+        const, rlog, core_factors, counts = reduce_model(model, n, known_adj)
     else:
         const, rlog, core_factors = model.constant, [], model.factors()
     stages.append((rlog, ks, None, []))
@@ -161,34 +168,34 @@ def _solve(
     order: list[int] = []  # the elimination order of the core while dp_cost is known
     scopes: list[tuple[int, ...]] = []  # and each step's new scope
     while budget.reductions and core_factors and const < INF:
-        core_adj = known_adj if known_adj is not None else _adjacency(core_factors)
+        core_adj = known_adj if known_adj is not None else adjacency(core_factors)
         known_adj = None
         core_n = len(core_adj)
         order = []
         # (The symbolic elimination may consume this graph: nothing else reads it.)
         scopes = []
-        dp_cost = _elim_cost(
-            cur_ks, core_adj, budget.table, budget.dp, order, copy=False, scopes=scopes
+        dp_cost = elim_cost(
+            cur_ks, core_adj, budget.cells.table, budget.cells.dp, order, copy=False, scopes=scopes
         )
-        if 0 <= dp_cost <= budget.cheap_dp:
+        if 0 <= dp_cost <= budget.cells.cheap_dp:
             break  # dynamic programming is cheap already: dominance would cost more
-        if dp_cost < 0 and not budget.search_dominance:
+        if dp_cost < 0 and not budget.dominance.search_cores:
             # Too wide for the dynamic programming: the search's root does better with
             # the time (its reduced-cost fixing removes values too; measured on random
             # cores of 200 and 500 blocks, 5 to 8 targets).
             break
-        if stages_done >= budget.dominance_stages:
+        if stages_done >= budget.dominance.stages:
             break  # (dp_cost still describes this core)
         stages_done += 1
         dp_cost = None
-        d = _dominance(cur_ks, core_factors, n, deadline, budget.dominance_rounds)
+        d = remove_dominated(cur_ks, core_factors, n, deadline, budget.dominance.rounds)
         if d is None:
             break
         m2, keep, fixed2, r = d
         removed += r
         m2.constant += const
         known_adj = {}
-        const, rlog, core_factors, c2 = _reduce(m2, n, known_adj)
+        const, rlog, core_factors, c2 = reduce_model(m2, n, known_adj)
         counts = [a + b for a, b in zip(counts, c2, strict=True)]
         stages.append((rlog, m2.ks, keep, fixed2))
         cur_ks = m2.ks
@@ -205,7 +212,7 @@ def _solve(
 
     def finish(val: dict[int, int]) -> tuple[int, ...]:
         for rlog, ks_s, keep, fixed_s in reversed(stages):
-            _undo_reductions(rlog, ks_s, val)
+            undo_reductions(rlog, ks_s, val)
             for b in fixed_s:
                 val[b] = 0
             if keep is not None:
@@ -226,18 +233,20 @@ def _solve(
     timed_out = False
     lb = -INF
     if dp_cost is None:
-        adj = known_adj if known_adj is not None else _adjacency(core_factors)
+        adj = known_adj if known_adj is not None else adjacency(core_factors)
         core_n = len(adj)
         order = []
         scopes = []
-        dp_cost = _elim_cost(cur_ks, adj, budget.table, budget.dp, order, copy=False, scopes=scopes)
+        dp_cost = elim_cost(
+            cur_ks, adj, budget.cells.table, budget.cells.dp, order, copy=False, scopes=scopes
+        )
     stats["core_blocks"] = core_n
     if dp_cost >= 0:
         # The symbolic pass chose the order already: the elimination follows it.
-        el = _OrderedEliminator(cur_ks, core_factors, const, order, scopes)
+        el = OrderedEliminator(cur_ks, core_factors, const, order, scopes)
         try:
             el.run(deadline)
-        except _Timeout:
+        except Timeout:
             timed_out = True
         stats["rn"] = el.counts[3]
         stats["treewidth"] = max(stats["treewidth"], el.width)
@@ -246,7 +255,7 @@ def _solve(
             return ExactOutcome(None, True, True, INF, stats)
         if not timed_out:
             val: dict[int, int] = {}
-            _decode(el.log, cur_ks, val)
+            decode(el.log, cur_ks, val)
             a = finish(val)
             return ExactOutcome(a, True, False, _total(g, a), stats)
         lb = el.bound()
@@ -263,10 +272,8 @@ def _solve(
         return ExactOutcome(None, True, True, INF, stats)
     if not timed_out and lb < best_cost:
         # Integral core tables: every cost the search compares is an integer.
-        integral = _core_integral(core_factors, const)
-        ps = _PairSearch(
-            cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral
-        )
+        integral = core_integral(core_factors, const)
+        ps = PairSearch(cur_ks, core_factors, const, best_cost, inc_val, deadline, budget, integral)
         lb = max(lb, ps.root_lb)
         stats["diffusion_sweeps"] = ps.sweeps
         if search:
@@ -288,7 +295,7 @@ def _solve(
             # Bound only: the diffusion stalled early, the mini-bucket bound may add.
             lb = max(
                 lb,
-                mini_bucket_bound(cur_ks, core_factors, const, budget.mini_bucket_table, deadline),
+                mini_bucket_bound(cur_ks, core_factors, const, budget.cells.mini_bucket, deadline),
             )
             stats["mini_bucket"] = 1
     elif lb >= best_cost:
@@ -309,12 +316,12 @@ def _total(g: Graph, a: tuple[int, ...]) -> float:
     return c.total
 
 
-def _safe(lb: float, model: _Model, g: Graph) -> float:
+def _safe(lb: float, model: Model, g: Graph) -> float:
     """A bound safe against float rounding: the diffusion's averages and the different
     summation orders of the bound and the objective may be off in the last bits."""
     if lb in (INF, -INF):
         return lb
-    if _integral(g):
+    if plan_integral(g):
         # The optimum is an integer: round the bound up (past any float noise).
         return float(math.ceil(lb - 1e-6 - abs(lb) * 1e-9))
     return lb - abs(lb) * 1e-12 * (model.n_terms + 1)

@@ -8,12 +8,17 @@ one off the reparametrisation (its unaries carry the tables' evidence) and polis
 costs O(E K^2) and usually finds the optimum, which closes the core at the root.
 Only the assignment is used, never its cost here: the caller re-evaluates it on the
 original tables, so the heuristic cannot make a proof wrong, only the search shorter.
+
+Reference (iterated conditional modes): J. Besag. On the statistical analysis of dirty
+pictures. Journal of the Royal Statistical Society B 48(3), 1986.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import add as _add
+
+from placement_cli.algorithms.solve.exact.core import Core
 
 # One pair table as the heuristic reads it: partner block, flat table, row stride, and
 # whether this block's values are the table's rows.
@@ -84,14 +89,14 @@ def round_and_polish(
     return val
 
 
-def list_arcs(
-    K: Sequence[int], nb: Sequence[dict[int, list[float]] | None], xs: Sequence[int]
-) -> list[list[Arc] | None]:
+def list_arcs(core: Core, xs: Sequence[int]) -> list[list[Arc] | None]:
     """The arcs of the list form (a pair table has the lower block's values as rows).
 
-    >>> list_arcs([2, 2], [{1: [0.0, 1.0, 2.0, 3.0]}, {0: [0.0, 1.0, 2.0, 3.0]}], [0, 1])
+    >>> t = [0.0, 1.0, 2.0, 3.0]
+    >>> list_arcs(Core([2, 2], [[0.0, 0.0], [0.0, 0.0]], [{1: t}, {0: t}]), [0, 1])
     [[(1, [0.0, 1.0, 2.0, 3.0], 2, True)], [(0, [0.0, 1.0, 2.0, 3.0], 2, False)]]
     """
+    K, nb = core.K, core.nb
     out: list[list[Arc] | None] = [None] * len(nb)
     for x in xs:
         nx = nb[x]

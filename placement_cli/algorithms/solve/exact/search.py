@@ -1,4 +1,23 @@
-"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds."""
+"""Depth-first branch and reduce over a pairwise core, pruned by diffusion bounds.
+
+The exact form of PBQP's heuristic rule RN (Scholz & Eckstein 2002): where RN would
+decide a block of degree three or more greedily, the search conditions it on each of its
+values in turn, applies the reductions R0/R1/R2 (`reductions.py`) and dead-end
+elimination (`dominance.py`) again, and solves small nodes by bucket elimination
+(`elimination.py`). Nodes are bounded by min-sum diffusion (Werner 2007, `bounds.py`,
+`dense.py`), values are removed by reduced-cost fixing (a value whose bound with its
+block fixed to it cannot beat the incumbent goes: the LP reduced-cost test, see
+Nemhauser & Wolsey 1988), and the incumbent comes from the primal heuristic
+(`primal.py`). The upper levels of the search run on the root's arrays
+(`arraysearch.py`).
+
+References:
+
+* B. Scholz, E. Eckstein. Register allocation for irregular architectures. LCTES 2002.
+* T. Werner. A linear programming approach to max-sum problem: a review. IEEE TPAMI
+  29(7), 2007.
+* G. L. Nemhauser, L. A. Wolsey. Integer and Combinatorial Optimization. Wiley, 1988.
+"""
 
 from __future__ import annotations
 
@@ -7,48 +26,46 @@ import time
 from operator import add as _add
 from typing import Any
 
+from placement_cli.algorithms.solve.budget import ExactBudget
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes
-from placement_cli.algorithms.solve.exact.bounds import _bound, _diffuse
-from placement_cli.algorithms.solve.exact.budget import ExactBudget
+from placement_cli.algorithms.solve.exact.bounds import bound_of, diffuse
+from placement_cli.algorithms.solve.exact.core import Core, Tables
 from placement_cli.algorithms.solve.exact.dense import DenseCore, numpy_or_none
-from placement_cli.algorithms.solve.exact.dominance import _mask_dominated
-from placement_cli.algorithms.solve.exact.elimination import _decode, _elim_cost, _OrderedEliminator
-from placement_cli.algorithms.solve.exact.model import INF, Factor, _Timeout
+from placement_cli.algorithms.solve.exact.dominance import mask_dominated
+from placement_cli.algorithms.solve.exact.elimination import OrderedEliminator, decode, elim_cost
+from placement_cli.algorithms.solve.exact.model import INF, Factor, Timeout
 from placement_cli.algorithms.solve.exact.primal import list_arcs, round_and_polish
-from placement_cli.algorithms.solve.exact.reductions import _reduce_core, _undo_reductions
+from placement_cli.algorithms.solve.exact.reductions import reduce_core, undo_reductions
 
 
-def _condition(
-    K: list[int],
-    un: list[list[float] | None],
-    nb: list[dict[int, list[float]] | None],
-    x: int,
-    a: int,
-    dirty: list[int],
-) -> float:
+def condition(core: Core, x: int, a: int, dirty: list[int]) -> float:
     """Fix block `x` of the core to its value `a`, in place: each neighbour's table row
     (or column) at `a` is added to that neighbour's unary costs, the tables go, the
     neighbours are appended to `dirty` (their degree fell); returns `x`'s own cost at
     `a`, which leaves the core as a constant.
 
-    >>> un = [[1.0, 2.0], [0.0, 0.0]]; nb = [{1: [0.0, 5.0, 7.0, 0.0]}, {0: [0.0, 5.0, 7.0, 0.0]}]
-    >>> dirty = []; _condition([2, 2], un, nb, 0, 1, dirty), un, nb, dirty
+    >>> t = [0.0, 5.0, 7.0, 0.0]
+    >>> core = Core([2, 2], [[1.0, 2.0], [0.0, 0.0]], [{1: t}, {0: t}])
+    >>> dirty = []; condition(core, 0, 1, dirty), core.un, core.nb, dirty
     (2.0, [None, [7.0, 0.0]], [None, {}], [1])
     """
+    K, un, nb = core.K, core.un, core.nb
     kx = K[x]
-    for y, t in nb[x].items():  # type: ignore[union-attr]
+    for y, t in core.tables(x).items():
         ky = K[y]
         row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
-        un[y] = list(map(_add, un[y], row))  # type: ignore[arg-type]
-        del nb[y][x]  # type: ignore[union-attr]
+        uy, ny = un[y], nb[y]
+        assert uy is not None and ny is not None
+        un[y] = list(map(_add, uy, row))
+        del ny[x]
         dirty.append(y)
-    cost = un[x][a]  # type: ignore[index]
+    cost = core.unary(x)[a]
     nb[x] = None
     un[x] = None
     return cost
 
 
-class _PairSearch(ArrayNodes):
+class PairSearch(ArrayNodes):
     """Depth-first branch and reduce over a pairwise core (PBQP's RN rule, made exact by
     backtracking).
 
@@ -79,7 +96,9 @@ class _PairSearch(ArrayNodes):
         self.K = [ks[v] for v in self.vars]
         self.integral = integral
         un: list[list[float] | None] = [None] * m
-        nb: list[dict[int, list[float]] | None] = [{} for _ in range(m)]
+        nbs: list[Tables] = [{} for _ in range(m)]
+        nb: list[Tables | None] = list(nbs)
+        core = Core(self.K, un, nb)
         self.constant0 = constant
         self.unary0: list[tuple[int, list[float]]] = []
         self.pairs0: list[tuple[int, int, list[float]]] = []
@@ -89,15 +108,15 @@ class _PairSearch(ArrayNodes):
                 self.unary0.append((loc[sc[0]], tab))
             else:
                 a, b = loc[sc[0]], loc[sc[1]]
-                nb[a][b] = tab  # type: ignore[index]
-                nb[b][a] = tab  # type: ignore[index]
+                nbs[a][b] = tab
+                nbs[b][a] = tab
                 self.pairs0.append((a, b, tab))
         # The original tables laid end to end for `_cost`'s one gather (numpy, on cores
         # where the sweeps use it too: a small core does not import numpy for this).
         # A unary term is entry `v[x]` of its table (its column is the extra zero
         # value at position m); a pair's is `v[a] * K[b] + v[b]`.
         self._flat: tuple[Any, Any, Any, Any, Any, Any] | None = None
-        npc = numpy_or_none() if m >= budget.dense_min_blocks else None
+        npc = numpy_or_none() if m >= budget.diffusion.dense_min_blocks else None
         if npc is not None:
             parts: list[float] = []
             base, row, stride, col = [], [], [], []
@@ -127,7 +146,7 @@ class _PairSearch(ArrayNodes):
         self.hint = {loc[v]: a for v, a in hint.items() if v in loc}
         self.deadline = deadline
         self.budget = budget
-        self.leaf_cells = budget.leaf_dp
+        self.leaf_cells = budget.cells.leaf_dp
         self.nodes = 0
         self.open_lb = INF
         self.aborted = False
@@ -141,81 +160,89 @@ class _PairSearch(ArrayNodes):
         self.root_order: list[int] | None = None
         # The root's many sweeps over the whole core run on arrays when numpy is there
         # and the core is large enough to pay for the conversion (see dense.py).
-        np = numpy_or_none() if m >= budget.dense_min_blocks else None
-        relax = budget.root_relax if m <= budget.root_relax_max_blocks else budget.diffusion_relax
+        np = numpy_or_none() if m >= budget.diffusion.dense_min_blocks else None
+        relax = (
+            budget.diffusion.root_relax
+            if m <= budget.diffusion.root_relax_max_blocks
+            else budget.diffusion.relax
+        )
         dense = (
-            DenseCore(np, self.K, un, nb, xs, relax, m <= budget.dsatur_max_blocks)
+            DenseCore(np, core, xs, relax, m <= budget.diffusion.dsatur_max_blocks)
             if np is not None and m
             else None
         )
-        lb = dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
+        lb = dense.bound(constant) if dense is not None else bound_of(core, xs, constant)
         # Rounding that found nothing new is tried again after twice as many sweeps
         # (budget `primal_backoff`; measured 10 to 25% off the root's time on random
         # 200- to 1,000-block cores); one that improved the incumbent, after 8.
         check = next_round = 0
         interval = 1
-        for _ in range(self.budget.root_sweeps // 8):
+        for _ in range(self.budget.diffusion.root_sweeps // 8):
             if self.prune(lb) or time.monotonic() > deadline:
                 break
             for _ in range(8):
                 if dense is not None:
                     dense.sweep()
                 else:
-                    _diffuse(self.K, un, nb, xs)
+                    diffuse(core, xs)
                 self.sweeps += 1
                 if time.monotonic() > deadline:
                     break
-            new = (
-                dense.bound(constant) if dense is not None else _bound(self.K, un, nb, xs, constant)
-            )
+            new = dense.bound(constant) if dense is not None else bound_of(core, xs, constant)
             cur = new
             # An assignment read off the reparametrisation: when it is optimal, the
             # bound certifies it and the core closes here, without a search.
-            if budget.primal and check >= next_round:
+            if budget.search.primal and check >= next_round:
                 before = self.best
-                self._primal(dense, un, nb, xs)
-                interval = 1 if self.best < before or not budget.primal_backoff else 2 * interval
+                self._primal(dense, core, xs)
+                interval = (
+                    1 if self.best < before or not budget.search.primal_backoff else 2 * interval
+                )
                 next_round = check + interval
             check += 1
-            if dense is not None and budget.fixing and self.best < INF and not self.prune(new):
+            if (
+                dense is not None
+                and budget.search.fixing
+                and self.best < INF
+                and not self.prune(new)
+            ):
                 # Values ruled out already go: the next sweeps no longer average them in.
                 root_fixed += dense.fix(new, self.best, self.integral)
-            if new - lb <= budget.root_stall * max(1.0, abs(new)):
+            if new - lb <= budget.diffusion.root_stall * max(1.0, abs(new)):
                 lb = max(lb, new)
                 break
             lb = max(lb, new)
-        if dense is not None and budget.primal and cur is not None and not self.prune(lb):
+        if dense is not None and budget.search.primal and cur is not None and not self.prune(lb):
             # The root did not close: round once more, most neighbours first, on its
             # best reparametrisation before the search starts.
-            self._primal(dense, un, nb, xs, by_degree=True)
+            self._primal(dense, core, xs, by_degree=True)
         if dense is not None:
-            dense.relax = budget.diffusion_relax
+            dense.relax = budget.diffusion.relax
         hs: dict[int, list[float]] = {}
         # The search's upper levels stay on these arrays (arraysearch.py).
-        self.dense = dense if budget.array_search else None
+        self.dense = dense if budget.search.array_search else None
         if self.dense is not None:
-            if cur is not None and budget.fixing and self.best < INF and not self.prune(cur):
+            if cur is not None and budget.search.fixing and self.best < INF and not self.prune(cur):
                 # The last rounding may have improved the incumbent: fix against it.
                 self.dense.fix(cur, self.best, self.integral)
             cur = None
         elif dense is not None:
-            dense.write_back(un, nb)
+            dense.write_back(core)
             if cur is not None:
                 hs = dense.margins()
         elif cur is not None:
-            cur = _bound(self.K, un, nb, xs, constant, hs)
+            cur = bound_of(core, xs, constant, hs)
         # Values the root's bound already rules out go before the search starts.
-        if cur is not None and budget.fixing:
-            root_fixed += self._fix(cur, hs, un, xs)
+        if cur is not None and budget.search.fixing:
+            root_fixed += self._fix(cur, hs, core, xs)
         self.root_dirty = sorted(set(root_fixed))
         self.root_lb = lb
-        self.root = (un, nb, xs, constant)
+        self.root = (core, xs, constant)
 
     def _primal(
         self,
         dense: DenseCore | None,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         xs: list[int],
         by_degree: bool = False,
     ) -> None:
@@ -226,7 +253,7 @@ class _PairSearch(ArrayNodes):
         list form, which finds the optimum more often: once, when the root's sweeps end
         without closing the core); on lists always most neighbours first."""
         if dense is not None and not by_degree:
-            self._leaf(0.0, dict(zip(xs, dense.round_icm(), strict=True)), [], [])
+            self.leaf(0.0, dict(zip(xs, dense.round_icm(), strict=True)), [], [])
             return
         if dense is not None:
             # Blocks with the most neighbours first: measured to find the optimum more
@@ -237,14 +264,12 @@ class _PairSearch(ArrayNodes):
             pv = round_and_polish(self.root_order, uns, arcs)
             val = {xs[i]: a for i, a in pv.items()}
         else:
-            la = list_arcs(self.K, nb, xs)
+            la = list_arcs(core, xs)
             order = sorted(xs, key=lambda x: (-len(la[x] or ()), x))
-            val = round_and_polish(order, un, la)
-        self._leaf(0.0, val, [], [])
+            val = round_and_polish(order, core.un, la)
+        self.leaf(0.0, val, [], [])
 
-    def _fix(
-        self, lb: float, hs: dict[int, list[float]], un: list[list[float] | None], xs: list[int]
-    ) -> list[int]:
+    def _fix(self, lb: float, hs: dict[int, list[float]], core: Core, xs: list[int]) -> list[int]:
         """Reduced-cost fixing, in place: fixing block x to value i, the bound `lb` of
         this reparametrisation becomes lb - min(hs[x]) + hs[x][i] (only x's own term
         changes), so a value where that cannot beat the incumbent goes (its unary becomes
@@ -255,7 +280,7 @@ class _PairSearch(ArrayNodes):
         changed = []
         for x in xs:
             h = hs.get(x)
-            ux = un[x]
+            ux = core.un[x]
             if h is None or ux is None:
                 continue
             mh = min(h)
@@ -281,31 +306,31 @@ class _PairSearch(ArrayNodes):
         return lb >= self.best
 
     def run(self) -> None:
-        un, nb, alive, const = self.root
+        core, alive, const = self.root
         if self.prune(self.root_lb):
             return  # the root's bound already certifies the incumbent
         try:
             if self.dense is not None:
-                self._anode(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
+                self.array_node(self.dense.U.copy(), self.dense.M.copy(), self.root_lb, first=True)
             else:
-                self._node(un, nb, alive, const, [], self.root_lb, self.root_dirty)
-        except _Timeout:
+                self.node(core, alive, const, [], self.root_lb, self.root_dirty)
+        except Timeout:
             self.aborted = True
 
-    def _leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
+    def leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
         if const == INF:
             return  # the leaf's elimination proved this node infeasible
         K = self.K
         for op in reversed(ops):
             if op[0] == "r":
-                _undo_reductions(op[1], K, val)
+                undo_reductions(op[1], K, val)
             else:
                 val[op[1]] = op[2]
         for pops, v, a in reversed(path):
             val[v] = a
             for op in reversed(pops):
                 if op[0] == "r":
-                    _undo_reductions(op[1], K, val)
+                    undo_reductions(op[1], K, val)
                 else:
                     val[op[1]] = op[2]
         # The leaf's value is read off the original tables, not the reparametrised ones
@@ -341,10 +366,9 @@ class _PairSearch(ArrayNodes):
         terms.append(self.constant0)
         return math.fsum(terms)
 
-    def _node(
+    def node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,
@@ -353,38 +377,38 @@ class _PairSearch(ArrayNodes):
     ) -> None:
         if time.monotonic() > self.deadline:
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.nodes += 1
         # Every node on the path holds its own copy of the state: bound their total.
+        nb = core.nb
         size = len(alive) + sum(len(nb[x] or ()) for x in alive)
-        if self.held + size > self.budget.search_memory:
+        if self.held + size > self.budget.search.memory:
             self.out_of_memory = True
             self.open_lb = min(self.open_lb, lb_hint)
-            raise _Timeout
+            raise Timeout
         self.held += size
         try:
-            self._expand(un, nb, alive, const, path, dirty)
+            self._expand(core, alive, const, path, dirty)
         finally:
             self.held -= size
 
     def _expand(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         path: list,
         dirty: list[int],
     ) -> None:
-        K = self.K
         m = self.m
+        nb = core.nb
         ops: list = []
         first = True
         lb = INF
         while True:
             changed = False
             while True:
-                const, rlog = _reduce_core(K, un, nb, alive, m, const, self.counts)
+                const, rlog = reduce_core(core, alive, m, const, self.counts)
                 if rlog:
                     ops.append(("r", rlog))
                     changed = True
@@ -393,14 +417,14 @@ class _PairSearch(ArrayNodes):
                 alive = [x for x in alive if nb[x] is not None]
                 if not alive or not dirty:
                     break
-                forced = _mask_dominated(K, un, nb, [x for x in dirty if nb[x] is not None])
+                forced = mask_dominated(core, [x for x in dirty if nb[x] is not None])
                 if forced is None:
                     return
                 dirty = []
                 for x, a in forced:
                     if nb[x] is None:
                         continue
-                    const += _condition(K, un, nb, x, a, dirty)
+                    const += condition(core, x, a, dirty)
                     ops.append(("f", x, a))
                     changed = True
                 alive = [x for x in alive if nb[x] is not None]
@@ -410,7 +434,7 @@ class _PairSearch(ArrayNodes):
                     break
             if not first and not changed:
                 break  # the fixing removed values, but nothing to reduce: branch
-            got = self._bound_node(un, nb, alive, const, ops, path, first)
+            got = self._bound_node(core, alive, const, ops, path, first)
             if got is None:
                 return  # solved or pruned
             lb, dirty = got
@@ -420,12 +444,11 @@ class _PairSearch(ArrayNodes):
             # Reduced-cost fixing removed values: the blocks that lost one are masked
             # and reduced again (a block left with one value is conditioned away), and
             # if that changed the core, it is bounded again.
-        self._branch(un, nb, alive, const, ops, path, lb)
+        self._branch(core, alive, const, ops, path, lb)
 
     def _bound_node(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         ops: list,
@@ -438,39 +461,38 @@ class _PairSearch(ArrayNodes):
         the bound and the blocks that lost values."""
         K = self.K
         if not alive:
-            self._leaf(const, {}, ops, path)
+            self.leaf(const, {}, ops, path)
             return None
-        adj = {x: set(nb[x]) for x in alive}  # type: ignore[arg-type]
+        tables = [core.tables(x) for x in alive]
+        adj = {x: set(nx) for x, nx in zip(alive, tables, strict=True)}
         order: list[int] = []
-        if _elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
-            factors: list[Factor] = [((x,), un[x]) for x in alive]  # type: ignore[misc]
-            for x in alive:
-                for y, t in nb[x].items():  # type: ignore[union-attr]
+        if elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
+            factors: list[Factor] = [((x,), core.unary(x)) for x in alive]
+            for x, nx in zip(alive, tables, strict=True):
+                for y, t in nx.items():
                     if x < y:
                         factors.append(((x, y), t))
-            el = _OrderedEliminator(K, factors, const, order)
+            el = OrderedEliminator(K, factors, const, order)
             el.run(None)
             val: dict[int, int] = {}
-            _decode(el.log, K, val)  # type: ignore[arg-type]
-            self._leaf(el.constant, val, ops, path)
+            decode(el.log, K, val)
+            self.leaf(el.constant, val, ops, path)
             return None
-        np = numpy_or_none() if len(alive) >= self.budget.dense_min_blocks else None
-        fixing = self.budget.fixing
+        np = numpy_or_none() if len(alive) >= self.budget.diffusion.dense_min_blocks else None
+        fixing = self.budget.search.fixing
         dirty: list[int] = []
         if np is not None:
             dense = DenseCore(
                 np,
-                K,
-                un,
-                nb,
+                core,
                 alive,
-                self.budget.diffusion_relax,
-                len(alive) <= self.budget.dsatur_max_blocks,
+                self.budget.diffusion.relax,
+                len(alive) <= self.budget.diffusion.dsatur_max_blocks,
             )
             while True:
-                for _ in range(self.budget.node_sweeps):
+                for _ in range(self.budget.diffusion.node_sweeps):
                     dense.sweep()
-                self.sweeps += self.budget.node_sweeps
+                self.sweeps += self.budget.diffusion.node_sweeps
                 lb = dense.bound(const)
                 if self.prune(lb) or not fixing or self.best == INF:
                     break
@@ -479,35 +501,34 @@ class _PairSearch(ArrayNodes):
                 if not got:
                     break
                 dirty += got
-            if primal and self.budget.primal and not self.prune(lb):
+            if primal and self.budget.search.primal and not self.prune(lb):
                 # The node's own rounding (see below), on the arrays.
-                self._leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
+                self.leaf(const, dict(zip(alive, dense.round_icm(), strict=True)), ops, path)
                 primal = False
-            dense.write_back(un, nb)
+            dense.write_back(core)
         else:
             hs: dict[int, list[float]] = {}
-            for _ in range(self.budget.node_sweeps):
-                _diffuse(K, un, nb, alive)
-            self.sweeps += self.budget.node_sweeps
-            lb = _bound(K, un, nb, alive, const, hs)
+            for _ in range(self.budget.diffusion.node_sweeps):
+                diffuse(core, alive)
+            self.sweeps += self.budget.diffusion.node_sweeps
+            lb = bound_of(core, alive, const, hs)
             if fixing and not self.prune(lb):
-                dirty = self._fix(lb, hs, un, alive)
+                dirty = self._fix(lb, hs, core, alive)
         if self.prune(lb):
             return None
         # The node's own rounding: once it reaches the optimum, every open node whose
         # bound certifies it is pruned, instead of diving on to a leaf for it.
-        if primal and self.budget.primal:
-            la = list_arcs(K, nb, alive)
-            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), un, la)
-            self._leaf(const, pv, ops, path)
+        if primal and self.budget.search.primal:
+            la = list_arcs(core, alive)
+            pv = round_and_polish(sorted(alive, key=lambda x: (-len(la[x] or ()), x)), core.un, la)
+            self.leaf(const, pv, ops, path)
             if self.prune(lb):
                 return None
         return lb, sorted(set(dirty))
 
     def _branch(
         self,
-        un: list[list[float] | None],
-        nb: list[dict[int, list[float]] | None],
+        core: Core,
         alive: list[int],
         const: float,
         ops: list,
@@ -516,11 +537,11 @@ class _PairSearch(ArrayNodes):
     ) -> None:
         """Condition the block with the most neighbours on each of its live values."""
         K = self.K
-        v = max(alive, key=lambda y: (len(nb[y]), -y))  # type: ignore[arg-type]
-        uv = un[v]
+        nb = core.nb
+        v = max(alive, key=lambda y: (len(nb[y] or ()), -y))
         kv = K[v]
-        est = list(uv)  # type: ignore[arg-type]
-        for y, t in nb[v].items():  # type: ignore[union-attr]
+        est = list(core.unary(v))
+        for y, t in core.tables(v).items():
             ky = K[y]
             if v < y:
                 est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
@@ -534,13 +555,12 @@ class _PairSearch(ArrayNodes):
         for idx, a in enumerate(order):
             if self.prune(lb):
                 return
-            un2 = [u if u is None else u[:] for u in un]
-            nb2 = [d if d is None else dict(d) for d in nb]
+            core2 = core.copy()
             dirty2: list[int] = []
-            c2 = const + _condition(K, un2, nb2, v, a, dirty2)
+            c2 = const + condition(core2, v, a, dirty2)
             try:
-                self._node(un2, nb2, rest, c2, path + [(ops, v, a)], lb, dirty2)
-            except _Timeout:
+                self.node(core2, rest, c2, path + [(ops, v, a)], lb, dirty2)
+            except Timeout:
                 if idx + 1 < len(order) and not self.prune(lb):
                     self.open_lb = min(self.open_lb, lb)
                 raise
