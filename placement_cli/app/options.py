@@ -26,6 +26,7 @@ from functools import cache, partial
 from typing import Any, Literal, get_args, get_type_hints
 
 from placement_cli.algorithms.solve.options import SolveOptions
+from placement_cli.frontends.lower.split import SplitMode
 from placement_cli.pipeline.registry import REGISTRY
 
 Kind = Literal["str", "float", "int", "bool"]
@@ -204,18 +205,49 @@ WARM_START = Opt(
     "Start from the assignment of an earlier solve/fuse/islands artifact (blocks matched by id).",
     metavar="ARTIFACT",
 )
+# --- the front end's options: `lower`, and every command that may lower a body first
+LOWER = (
+    Opt(
+        "targets",
+        ("--targets",),
+        "Target profile file for a body (default: the body file's profile, else hashql).",
+    ),
+    Opt(
+        "split",
+        ("--split",),
+        "How a body's blocks are split: runs (default): cut where support changes; "
+        "intersection: never cut; per-statement: one block per statement.",
+        choices=get_args(SplitMode),
+    ),
+    Opt(
+        "size_cap",
+        ("--size-cap",),
+        "Information units an unbounded size counts as in a body (default: the file's "
+        "size_cap, else unpriceable).",
+        kind="float",
+        minimum=0.0,
+    ),
+)
 SOLVER = (METHOD, TIME_LIMIT)
 SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
 
 
 def _stage(name: str, summary: str, solves: bool) -> Command:
-    opts = (OUTPUT, FORMAT, QUIET, DEBUG, TIMINGS, *(SOLVER_STAGE if solves else ()), OUT_DIR, JOBS)
+    opts = (
+        OUTPUT,
+        FORMAT,
+        QUIET,
+        DEBUG,
+        TIMINGS,
+        *(SOLVER_STAGE if solves else ()),
+        *LOWER,
+        OUT_DIR,
+        JOBS,
+    )
     return Command(name, summary, (INPUT,), opts, "placement_cli.app.stagecmd:stage", phases=True)
 
 
 def _lower() -> Command:
-    from placement_cli.frontends.lower.split import SplitMode
-
     return Command(
         "lower",
         "Derive a plan from a MIR body: eligibility, block splitting, sizes, transition matrices, "
@@ -237,26 +269,7 @@ def _lower() -> Command:
                 "HashQL compiler's MIR text). Default: hashql-mir for a .mir file, else body.",
                 choices=("body", "hashql-mir"),
             ),
-            Opt(
-                "targets",
-                ("--targets",),
-                "Target profile file (default: the body file's profile, else hashql).",
-            ),
-            Opt(
-                "split",
-                ("--split",),
-                "runs (default): cut where support changes; intersection: never cut; "
-                "per-statement: one block per statement.",
-                choices=get_args(SplitMode),
-            ),
-            Opt(
-                "size_cap",
-                ("--size-cap",),
-                "Information units an unbounded size counts as (default: the "
-                "file's size_cap, else unpriceable).",
-                kind="float",
-                minimum=0.0,
-            ),
+            *LOWER,
             Opt(
                 "body_name",
                 ("--body",),
@@ -338,7 +351,7 @@ def _validate() -> Command:
         "validate",
         "Check a plan, or an artifact and every section in it; exit 3 listing every problem.",
         (INPUT,),
-        (QUIET, DEBUG, TIMINGS, JOBS),
+        (QUIET, DEBUG, TIMINGS, *LOWER, JOBS),
         "placement_cli.app.stagecmd:validate",
         phases=True,
     )
@@ -362,10 +375,24 @@ def _run() -> Command:
             QUIET,
             DEBUG,
             TIMINGS,
+            *LOWER,
             JOBS,
         ),
         "placement_cli.app.stagecmd:run_all",
         phases=True,
+    )
+
+
+def _profile() -> Command:
+    return Command(
+        "profile",
+        "Print a built-in target profile as YAML: a starting point for --targets FILE.",
+        (
+            Arg("action", "ACTION", "show: print the profile."),
+            Arg("profile_name", "NAME", "The built-in profile (default: hashql).", optional=True),
+        ),
+        (OUTPUT, QUIET, DEBUG),
+        "placement_cli.app.profile_command:command",
     )
 
 
@@ -503,6 +530,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "show": _show,
         "explain": _explain,
         "diff": _diff,
+        "profile": _profile,
         "schema": _schema,
         "codes": _codes,
     }

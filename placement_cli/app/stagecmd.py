@@ -48,6 +48,22 @@ def solve_options(v: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
+    """The front end's settings a command line gave (`--targets`, `--split`,
+    `--size-cap`), for a body it lowers first; None when it gave none.
+
+    >>> lower_settings({"split": "intersection", "size_cap": None, "targets": None})
+    {'split': 'intersection'}
+    """
+    out = {k: v[k] for k in ("split", "size_cap") if v.get(k) is not None}
+    if v.get("targets") is not None:
+        # The profile file is read (and checked) only when one is named.
+        from placement_cli.app.lower_command import read_profile
+
+        out["profile"] = read_profile(v["targets"])
+    return out or None
+
+
 def stage(name: str, v: dict[str, Any]) -> int:
     """`placement STAGE`: read, check, run what is missing up to `name`, write the artifact.
     Returns the exit code the artifact's status calls for."""
@@ -63,7 +79,7 @@ def stage(name: str, v: dict[str, Any]) -> int:
 
     with progress(quiet) as update:
         t0 = time.perf_counter()
-        loaded = load(path)
+        loaded = load(path, lower_settings(v))
         run = Run(loaded, options)
         run.progress = update
         run.timings.append(("load", time.perf_counter() - t0))
@@ -92,7 +108,7 @@ def validate(name: str, v: dict[str, Any]) -> int:
     from placement_cli.pipeline.run import Run, load
 
     t0 = time.perf_counter()
-    loaded = load(path)
+    loaded = load(path, lower_settings(v))
     run = Run(loaded)
     run.timings.append(("load", time.perf_counter() - t0))
     for name in STAGES:
@@ -130,7 +146,7 @@ def run_all(name: str, v: dict[str, Any]) -> int:
 
     with progress(quiet) as update:
         t0 = time.perf_counter()
-        pipeline = Run(load(path), options)
+        pipeline = Run(load(path, lower_settings(v)), options)
         pipeline.progress = update
         pipeline.timings.append(("load", time.perf_counter() - t0))
         files = []

@@ -148,9 +148,10 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def load(path: str) -> Loaded:
+def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
     """Read a plan file, a body file (through the `lower` front end) or an artifact of
-    any stage. Raises InputError (exit 3) naming the file."""
+    any stage. `lower`: settings of the front end for a body (`LowerOptions`' fields:
+    split, size_cap, profile). Raises InputError (exit 3) naming the file."""
     source = source_name(path)
     try:
         data = read_bytes(path)
@@ -159,7 +160,7 @@ def load(path: str) -> Loaded:
             why = "empty input (the previous command failed?)" if path == STDIN else "empty file"
             raise InputError([Problem("", why)])
         if is_mir(path):
-            return _lower(read_body(data, source), source)
+            return _lower(read_body(data, source), source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
             # Fast accept: parse with orjson and check without pydantic; anything the
@@ -189,7 +190,7 @@ def load(path: str) -> Loaded:
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
         if "bodies" in doc:
-            return _lower(doc, source)
+            return _lower(doc, source, lower)
         if "format_version" in doc:
             try:
                 check_artifact(doc, plan=False)
@@ -206,11 +207,12 @@ def load(path: str) -> Loaded:
         raise exc.with_source(source) from None
 
 
-def _lower(doc: dict[str, Any], source: str) -> Loaded:
-    # --- front-end hook (the `lower` command's module; only body files get here) ---
-    from placement_cli.frontends.lower import lower_to_plan  # type: ignore[import-not-found,unused-ignore]
+def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = None) -> Loaded:
+    # Only body files get here: the front end (and pydantic) is imported for them alone.
+    from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
 
-    plan_doc, lower_section, diagnostics = lower_to_plan(doc, source)
+    options = LowerOptions(**settings) if settings else None
+    plan_doc, lower_section, diagnostics = lower_to_plan(doc, source, options)
     diags = []
     for d in diagnostics or ():
         js = d.to_json() if hasattr(d, "to_json") else dict(d)
