@@ -368,7 +368,7 @@ def test_timings_on_stderr():
 
 
 def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
-    """A mapping with `bodies` is lowered by `placement_cli.frontends.lower.lower_to_plan` (another
+    """A mapping with `bodies` is lowered by `placement_cli.frontends.lower.stage.lower_to_plan` (another
     module; faked here) and the pipeline continues with its plan and section."""
     import sys
     import types
@@ -378,7 +378,7 @@ def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
     seen = []
 
     def lower_to_plan(
-        doc: dict[str, Any], source: str
+        doc: dict[str, Any], source: str, options: Any = None
     ) -> tuple[dict[str, Any], dict[str, Any], list[Diagnostic]]:
         seen.append((doc, source))
         plan = {
@@ -392,9 +392,10 @@ def test_body_files_go_through_the_lower_front_end(monkeypatch, tmp_path):
             [Diagnostic("warning", "lowered", "lowered it")],
         )
 
-    fake = types.ModuleType("placement_cli.frontends.lower")
+    fake = types.ModuleType("placement_cli.frontends.lower.stage")
     fake.lower_to_plan = lower_to_plan  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "placement_cli.frontends.lower", fake)
+    fake.LowerOptions = dict  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "placement_cli.frontends.lower.stage", fake)
     f = tmp_path / "body.json"
     f.write_bytes(orjson.dumps({"bodies": [{}, {}]}))
     r = CliRunner().invoke(app, ["solve", str(f)])
