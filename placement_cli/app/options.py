@@ -438,6 +438,14 @@ def _diff() -> Command:
                 choices=("json", "text"),
             ),
             VIEW_OUTPUT,
+            Opt(
+                "quiet",
+                ("--quiet", "-q"),
+                "Print nothing; only the exit status tells (0 same, 7 different), "
+                "as `git diff --quiet`.",
+                kind="bool",
+                default=False,
+            ),
             DEBUG,
         ),
         "placement_cli.app.view_commands:diff",

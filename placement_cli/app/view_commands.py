@@ -89,5 +89,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
     if a == "-" and b == "-":
         raise UsageError("only one of A and B can be standard input")
     d = diff_artifacts(load(a), load(b))
+    if v["quiet"]:
+        return 0 if d["same"] else EXIT_DIFFERS
     _write(dumps(d).decode() if v["format"] == "json" else to_text(d), v["output"])
     return 0 if d["same"] else EXIT_DIFFERS
