@@ -209,3 +209,22 @@ def test_diff_quiet_prints_nothing_and_exits_by_the_result(tmp_path):
     )
     assert invoke(["diff", "--quiet", a, b]) == (7, b"", b"")
     assert invoke(["diff", "-q", a, b, "--format", "json"]) == (7, b"", b"")
+
+
+def test_diff_of_tree_artifacts(tmp_path):
+    tree = str(ROOT / "examples" / "operator_tree.yaml")
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    assert invoke(["tree", tree, "-o", a, "--quiet"])[0] == 0
+    assert invoke(["tree", tree, "-o", b, "--quiet", "--budget", "2"])[0] == 0
+    code, out, err = invoke(["diff", a, a])
+    assert (code, out) == (0, f"{a} -> {a} (tree artifacts): no differences\n".encode()), err
+    code, out, err = invoke(["diff", a, b])
+    assert code == 7, err
+    text = out.decode()
+    assert "budget: 3 -> 2\n" in text and "latency: 78.8088 -> 80.8\n" in text, text
+    assert "moved: " in text and "cut removed: " in text and "critical path:\n  a: " in text
+    assert invoke(["diff", "-q", a, b]) == (7, b"", b"")
+    code, out, _ = invoke(["diff", a, b, "--format", "json"])
+    assert orjson.loads(out)["kind"] == "tree"
+    code, _, err = invoke(["diff", a, "tests/goldens/three_targets/islands.json"])
+    assert code == 3 and b"is a tree artifact and this is not" in err, err

@@ -265,3 +265,120 @@ def test_docs_images_show_the_current_examples(stem, produced):
         )
         for a in nodes.values():
             assert f'id="{a["id"]}"' in svg, (view, a["id"])
+
+
+# --- tree artifacts ---------------------------------------------------------------------
+
+TREE_FILE = ROOT / "examples" / "operator_tree.yaml"
+
+
+def _tree_artifact(tmp_path, *extra, name="tree.json"):
+    out = tmp_path / name
+    code, _, err = invoke(["tree", str(TREE_FILE), "-o", str(out), "--quiet", *extra])
+    assert code == 0, err
+    return out
+
+
+def test_validate_tree_artifact_with_its_input(tmp_path):
+    art = _tree_artifact(tmp_path, "--include-input")
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 0, err
+    assert b"ok: tree artifact, 7 operators" in err
+
+
+def test_validate_tree_artifact_finds_its_tree_file_or_says_to_pass_it(tmp_path):
+    art = _tree_artifact(tmp_path)
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert b"pass --tree FILE" in err, err
+    # The advice works.
+    code, _, err = invoke(["validate", str(art), "--tree", str(TREE_FILE)])
+    assert code == 0, err
+    # Next to the artifact, under the name it records, it is found without --tree.
+    shutil.copy(TREE_FILE, tmp_path / TREE_FILE.name)
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 0, err
+
+
+def test_validate_tree_artifact_refuses_another_tree_file(tmp_path):
+    art = _tree_artifact(tmp_path)
+    other = tmp_path / "other.yaml"
+    other.write_text(TREE_FILE.read_text().replace("budget: 3", "budget: 2"))
+    code, _, err = invoke(["validate", str(art), "--tree", str(other)])
+    assert code == 3
+    assert b"tree.input_ref.sha256: " in err and b"is not the tree file" in err, err
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("latency", 70, b"tree.latency: recorded 70, but the recorded engines give 78.8088"),
+        ("cuts_used", 2, b"tree.cuts_used: recorded 2"),
+        ("engines", {"report": "duckdb"}, b"tree.engines: not a placement"),
+    ],
+)
+def test_validate_tree_artifact_finds_a_tampered_result(tmp_path, field, value, message):
+    import orjson
+
+    art = _tree_artifact(tmp_path, "--include-input")
+    doc = orjson.loads(art.read_bytes())
+    doc["tree"][field] = value
+    art.write_bytes(orjson.dumps(doc))
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert message in err, err
+
+
+def test_validate_tree_artifact_with_engines_that_do_not_give_its_cuts(
+    tmp_path,
+):
+    import orjson
+
+    art = _tree_artifact(tmp_path, "--include-input")
+    doc = orjson.loads(art.read_bytes())
+    doc["tree"]["engines"]["report"] = "postgres"  # a legal engine, a worse placement
+    art.write_bytes(orjson.dumps(doc))
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert b"tree.cuts: recorded" in err, err
+
+
+def test_show_tree_artifact_draws_engines_cuts_and_the_critical_path(tmp_path):
+    art = _tree_artifact(tmp_path, "--include-input")
+    code, out, err = invoke(["show", str(art)])
+    assert code == 0, err
+    nodes, edges = read_dot(out.decode())
+    doc = yaml.safe_load(TREE_FILE.read_text())
+    engines = doc["engines"]
+    import orjson
+
+    sec = orjson.loads(art.read_bytes())["tree"]
+    ops = {a["id"]: a for a in nodes.values() if a["id"].startswith("op:")}
+    assert set(ops) == {f"op:{n['id']}" for n in doc["nodes"]}
+    for nid, a in ops.items():
+        e = sec["engines"][nid[3:]]
+        assert a["fillcolor"] == FILLS[engines.index(e)]
+        assert e in a["label"]
+    by_id = {nodes[s]["id"][3:] + "->" + nodes[d]["id"][3:]: a for s, d, a in edges}
+    cuts = {f"{c['parent']}->{c['child']}" for c in sec["cuts"]}
+    assert {k for k, a in by_id.items() if a.get("style") == "bold"} == cuts
+    for c in sec["cuts"]:
+        assert f"{c['cost']:g}" in by_id[f"{c['parent']}->{c['child']}"]["label"]
+    path = [s["node"] for s in sec["critical_path"] if s["kind"] == "node"]
+    red = {k for k, a in by_id.items() if a.get("color") == "#d62728"}
+    assert red == {f"{p}->{c}" for p, c in zip(path, path[1:], strict=False)}
+    legend = [a["label"] for a in nodes.values() if a["id"].startswith("legend:")]
+    assert legend == engines
+    code, text, _ = invoke(["show", str(art), "--format", "text"])
+    assert code == 0
+    assert b"join_tickets" in text and b"cut to parent postgres -> duckdb" in text
+    code, mmd, _ = invoke(["show", str(art), "--format", "mermaid"])
+    assert code == 0 and mmd.startswith(b"%% ") and b"==>" in mmd
+
+
+def test_show_tree_artifact_without_its_input_says_to_pass_it(tmp_path):
+    art = _tree_artifact(tmp_path)
+    code, _, err = invoke(["show", str(art)])
+    assert code == 3 and b"pass --tree FILE" in err, err
+    code, out, err = invoke(["show", str(art), "--tree", str(TREE_FILE)])
+    assert code == 0 and out.startswith(b"digraph"), err

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from placement_cli.views.data import border_of, fill_of
 from placement_cli.views.diagram import (
+    CRITICAL,
+    CRITICAL_CUT,
     CUT,
     DATA,
     DATA_FLOW,
@@ -57,6 +59,8 @@ _EDGE_STYLE = {
     DATA_FLOW: ["style=dotted", 'color="#1f78b4"', 'fontcolor="#1f78b4"'],
     DEAD_EDGE: ["style=dotted", 'color="#999999"'],
     INVISIBLE: ["style=invis"],
+    CRITICAL: ['color="#d62728"', "penwidth=2"],
+    CRITICAL_CUT: ["penwidth=2.5", "style=bold", 'color="#d62728"', 'fontcolor="#d62728"'],
 }
 
 
