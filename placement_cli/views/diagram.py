@@ -61,3 +61,4 @@ class Diagram:
     clusters: list[Cluster] = field(default_factory=list)
     ranks: list[tuple[str, ...]] = field(default_factory=list)  # node keys sharing a rank
     direction: str = "TB"  # TB or LR
+    legend: str = "targets"  # the legend's title

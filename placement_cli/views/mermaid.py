@@ -92,7 +92,7 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
             out.append("  " + _shape(n, name[n.key]))
     legend = [n for n in d.nodes if n.shape == LEGEND]
     if legend:
-        out.append('  subgraph legend["targets"]')
+        out.append(f'  subgraph legend["{esc(d.legend)}"]')
         for n in legend:
             out.append("    " + _shape(n, name[n.key]))
         out.append("  end")

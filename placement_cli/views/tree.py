@@ -292,7 +292,7 @@ def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
     on_path, path_edges = _critical(sec)
     cuts = {(c["parent"], c["child"]): c for c in sec.get("cuts") or ()}
     title = tree_title(art)
-    d = Diagram(title)
+    d = Diagram(title, legend="engines")
     for v in range(tree.n):
         vid = tree.ids[v]
         e = engines.get(vid)
