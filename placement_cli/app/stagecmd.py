@@ -128,11 +128,14 @@ def _validate_tree(art: Any, v: dict[str, Any]) -> int:
         raise InputError(problems, art.source)
     sec = art.section
     ref = sec.get("input_ref") or {}
+    result = (
+        f"latency {sec.get('latency')}, {sec.get('cuts_used')} of {sec.get('budget')} cuts"
+        if art.doc.get("status") == "ok"
+        else f"status {art.doc.get('status')}"
+    )
     say(
         f"{art.source}: ok: tree artifact, {tree.n} operators on {len(tree.engines)} engines, "
-        f"status {art.doc.get('status')}, latency {sec.get('latency')}, "
-        f"{sec.get('cuts_used')} of {sec.get('budget')} cuts; consistent with its tree file "
-        f"{v.get('tree') or ref.get('name')}",
+        f"{result}; consistent with its tree file {v.get('tree') or ref.get('name')}",
         v["quiet"],
         always=True,
     )
