@@ -143,7 +143,8 @@ def _check_mermaid_cfg(plan, v, text):
 
 def test_cfg_islands_are_clusters_and_loops_marked(produced):
     text = produced[ROOT / "examples" / "loop_alternating.yaml"]["show-cfg.dot"].decode()
-    assert 'id="island:i1"; label="i1 · interpreter' in text
+    assert 'id="island:i1"; label=""; tooltip="i1 · interpreter' in text
+    assert 'id="title:island:i1", label="i1 · interpreter' in text
     nodes, _ = read_dot(text)
     loops = {a["id"] for a in nodes.values() if a.get("peripheries") == "2"}
     assert loops == {"block:bb1", "block:bb2", "block:bb3", "block:bb4"}
@@ -224,7 +225,15 @@ def test_mermaid_falls_back_with_a_warning(tmp_path):
     assert out.startswith(b"%% chain.json: targets"), out[:80]
     assert out.count(b"==>") == 2  # a -> b and b -> a
     code, out, err = invoke(["show", str(path), "--format", "dot"])
-    assert code == 0 and err == b""
+    assert code == 0
+    assert (
+        err
+        == (
+            f"warning: the cfg view has {MAX_EDGES + 20} blocks, too many to read in one drawing "
+            f"(above 200); its {MAX_EDGES + 20} islands are too many as well: --format text lists "
+            "them as a table\n"
+        ).encode()
+    )
     assert out.count(b"penwidth=2.5") == MAX_EDGES + 19  # DOT has no limit: every cut edge
 
 
@@ -265,3 +274,209 @@ def test_docs_images_show_the_current_examples(stem, produced):
         )
         for a in nodes.values():
             assert f'id="{a["id"]}"' in svg, (view, a["id"])
+
+
+# --- tree artifacts ---------------------------------------------------------------------
+
+TREE_FILE = ROOT / "examples" / "operator_tree.yaml"
+
+
+def _tree_artifact(tmp_path, *extra, name="tree.json"):
+    out = tmp_path / name
+    code, _, err = invoke(["tree", str(TREE_FILE), "-o", str(out), "--quiet", *extra])
+    assert code == 0, err
+    return out
+
+
+def test_validate_tree_artifact_with_its_input(tmp_path):
+    art = _tree_artifact(tmp_path, "--include-input")
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 0, err
+    assert b"ok: tree artifact, 7 operators" in err
+
+
+def test_validate_tree_artifact_finds_its_tree_file_or_says_to_pass_it(tmp_path):
+    art = _tree_artifact(tmp_path)
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert b"pass --tree FILE" in err, err
+    # The advice works.
+    code, _, err = invoke(["validate", str(art), "--tree", str(TREE_FILE)])
+    assert code == 0, err
+    # Next to the artifact, under the name it records, it is found without --tree.
+    shutil.copy(TREE_FILE, tmp_path / TREE_FILE.name)
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 0, err
+
+
+def test_validate_tree_artifact_refuses_another_tree_file(tmp_path):
+    art = _tree_artifact(tmp_path)
+    other = tmp_path / "other.yaml"
+    other.write_text(TREE_FILE.read_text().replace("budget: 3", "budget: 2"))
+    code, _, err = invoke(["validate", str(art), "--tree", str(other)])
+    assert code == 3
+    assert b"tree.input_ref.sha256: " in err and b"is not the tree file" in err, err
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("latency", 70, b"tree.latency: recorded 70, but the recorded engines give 78.8088"),
+        ("cuts_used", 2, b"tree.cuts_used: recorded 2"),
+        ("engines", {"report": "duckdb"}, b"tree.engines: not a placement"),
+    ],
+)
+def test_validate_tree_artifact_finds_a_tampered_result(tmp_path, field, value, message):
+    import orjson
+
+    art = _tree_artifact(tmp_path, "--include-input")
+    doc = orjson.loads(art.read_bytes())
+    doc["tree"][field] = value
+    art.write_bytes(orjson.dumps(doc))
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert message in err, err
+
+
+def test_validate_tree_artifact_with_engines_that_do_not_give_its_cuts(
+    tmp_path,
+):
+    import orjson
+
+    art = _tree_artifact(tmp_path, "--include-input")
+    doc = orjson.loads(art.read_bytes())
+    doc["tree"]["engines"]["report"] = "postgres"  # a legal engine, a worse placement
+    art.write_bytes(orjson.dumps(doc))
+    code, _, err = invoke(["validate", str(art)])
+    assert code == 3
+    assert b"tree.cuts: recorded" in err, err
+
+
+def test_show_tree_artifact_draws_engines_cuts_and_the_critical_path(tmp_path):
+    art = _tree_artifact(tmp_path, "--include-input")
+    code, out, err = invoke(["show", str(art)])
+    assert code == 0, err
+    nodes, edges = read_dot(out.decode())
+    doc = yaml.safe_load(TREE_FILE.read_text())
+    engines = doc["engines"]
+    import orjson
+
+    sec = orjson.loads(art.read_bytes())["tree"]
+    ops = {a["id"]: a for a in nodes.values() if a["id"].startswith("op:")}
+    assert set(ops) == {f"op:{n['id']}" for n in doc["nodes"]}
+    for nid, a in ops.items():
+        e = sec["engines"][nid[3:]]
+        assert a["fillcolor"] == FILLS[engines.index(e)]
+        assert e in a["label"]
+    by_id = {nodes[s]["id"][3:] + "->" + nodes[d]["id"][3:]: a for s, d, a in edges}
+    cuts = {f"{c['parent']}->{c['child']}" for c in sec["cuts"]}
+    assert {k for k, a in by_id.items() if a.get("style") == "bold"} == cuts
+    for c in sec["cuts"]:
+        assert f"{c['cost']:g}" in by_id[f"{c['parent']}->{c['child']}"]["label"]
+    path = [s["node"] for s in sec["critical_path"] if s["kind"] == "node"]
+    red = {k for k, a in by_id.items() if a.get("color") == "#d62728"}
+    assert red == {f"{p}->{c}" for p, c in zip(path, path[1:], strict=False)}
+    legend = [a["label"] for a in nodes.values() if a["id"].startswith("legend:")]
+    assert legend == engines
+    code, text, _ = invoke(["show", str(art), "--format", "text"])
+    assert code == 0
+    assert b"join_tickets" in text and b"cut to parent postgres -> duckdb" in text
+    code, mmd, _ = invoke(["show", str(art), "--format", "mermaid"])
+    assert code == 0 and mmd.startswith(b"%% ") and b"==>" in mmd
+
+
+def test_show_tree_artifact_without_its_input_says_to_pass_it(tmp_path):
+    art = _tree_artifact(tmp_path)
+    code, _, err = invoke(["show", str(art)])
+    assert code == 3 and b"pass --tree FILE" in err, err
+    code, out, err = invoke(["show", str(art), "--tree", str(TREE_FILE)])
+    assert code == 0 and out.startswith(b"digraph"), err
+
+
+# --- readability -----------------------------------------------------------------------
+
+
+def _edges_by_id(text):
+    nodes, edges = read_dot(text)
+    return {a["id"]: a for _, _, a in edges if "id" in a}, nodes, edges
+
+
+def test_switch_arms_are_labelled_else_and_then(produced):
+    """A two-way switch: arm 0 is the else branch, arm 1 the then branch
+    (docs/body-format.md); three_targets' bb0 and bb2 switch."""
+    text = produced[ROOT / "examples" / "three_targets.yaml"]["show-cfg.dot"].decode()
+    by_id, _, _ = _edges_by_id(text)
+    assert by_id["edge:bb0[0]"]["label"].startswith("else")  # a cut: `else · 10`
+    assert by_id["edge:bb0[0]"]["label"] == "else · 10"
+    assert by_id["edge:bb0[1]"]["label"] == "then"
+    assert by_id["edge:bb2[0]"]["label"] == "else"
+    assert by_id["edge:bb2[1]"]["label"] == "then · 6"
+    assert "label" not in by_id["edge:bb3[0]"]  # a goto says nothing
+    mmd = produced[ROOT / "examples" / "three_targets.yaml"]["show-cfg.mmd"].decode()
+    assert '|"then"|' in mmd and '|"else · 10"|' in mmd
+
+
+def test_legend_is_in_target_order(produced):
+    """The legend's row is chained left to right in the plan's target order, so
+    Graphviz cannot lay it out reversed; with Graphviz, the SVG shows it so."""
+    for view in ("cfg", "islands", "graph"):
+        text = produced[ROOT / "examples" / "three_targets.yaml"][f"show-{view}.dot"].decode()
+        nodes, edges = read_dot(text)
+        legend = [n for n, a in nodes.items() if a["id"].startswith("legend:")]
+        labels = [nodes[n]["label"] for n in legend]
+        assert labels == ["interpreter", "postgres", "embedding"], labels
+        chain = [(s, d) for s, d, a in edges if s in legend and d in legend]
+        assert chain == list(zip(legend, legend[1:], strict=False)), chain
+    if shutil.which("dot") is None:
+        return
+    svg = subprocess.run(
+        ["dot", "-Tsvg"],
+        input=produced[ROOT / "examples" / "three_targets.yaml"]["show-cfg.dot"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    xs = []
+    for t in ("interpreter", "postgres", "embedding"):
+        m = re.search(rf'<g id="legend:{t}" class="node">.*?<text[^>]* x="([\d.]+)"', svg, re.S)
+        assert m, t
+        xs.append(float(m.group(1)))
+    assert xs == sorted(xs), xs
+
+
+def test_cluster_titles_are_nodes_that_edges_avoid(produced):
+    """Island titles are plaintext nodes at the top of their cluster (edges and their
+    labels are routed around nodes; over a cluster's own label they are not)."""
+    text = produced[ROOT / "examples" / "three_targets.yaml"]["show-cfg.dot"].decode()
+    assert 'id="island:i1"; label=""' in text
+    nodes, edges = read_dot(text.replace("  t", "  n9"))  # the reader knows n-names only
+    titles = {a["id"]: a for a in nodes.values() if a["id"].startswith("title:")}
+    assert titles["title:island:i1"]["label"] == "i1 · interpreter · cost 40"
+    assert titles["title:island:i1"]["shape"] == "plaintext"
+
+
+def test_an_island_cycle_without_a_loop_is_not_a_cycle_group(produced):
+    """three_targets has no loop: its i1 runs before and after i2 (an acyclic program),
+    which the schedule groups; loop_alternating's group is a loop across targets."""
+    tt = produced[ROOT / "examples" / "three_targets.yaml"]
+    assert "cycle group" not in tt["show-graph.dot"].decode()
+    assert "cycle group" not in tt["show-graph.txt"].decode()
+    assert "group g0 · no loop" in tt["show-graph.dot"].decode()
+    la = produced[ROOT / "examples" / "loop_alternating.yaml"]
+    assert "cycle group g0" in la["show-graph.dot"].decode()
+    assert "cycle group g0" in la["show-graph.txt"].decode()
+
+
+def test_a_view_too_large_to_read_says_so_and_offers_the_coarser_one(tmp_path):
+    import orjson
+
+    from benchmarks.generate import generate_plan
+
+    plan = tmp_path / "big.json"
+    plan.write_bytes(orjson.dumps(generate_plan(250)))
+    code, out, err = invoke(["show", str(plan)])
+    assert code == 0 and out.startswith(b"digraph")
+    assert b"warning: the cfg view has " in err and b"--view islands" in err, err
+    code, _, err = invoke(["show", str(plan), "--view", "islands"])
+    assert code == 0 and err == b"", err
+    code, _, err = invoke(["show", "examples/three_targets.yaml"])
+    assert code == 0 and err == b"", err

@@ -344,14 +344,23 @@ ARTIFACT = Arg(
 )
 VIEW_OUTPUT = Opt("output", ("-o", "--output"), "Write here (atomically) instead of stdout.")
 VIEW_QUIET = Opt("quiet", ("--quiet", "-q"), "No warnings on stderr.", kind="bool", default=False)
+TREE_FILE = Opt(
+    "tree",
+    ("--tree",),
+    "For a tree artifact written without --include-input: the tree file it was computed "
+    "from (default: the file its input_ref names, next to the artifact or in the current "
+    "directory).",
+    metavar="FILE",
+)
 
 
 def _validate() -> Command:
     return Command(
         "validate",
-        "Check a plan, or an artifact and every section in it; exit 3 listing every problem.",
+        "Check a plan, or an artifact and every section in it (a tree artifact against its tree "
+        "file); exit 3 listing every problem.",
         (INPUT,),
-        (QUIET, DEBUG, TIMINGS, *LOWER, JOBS),
+        (TREE_FILE, QUIET, DEBUG, TIMINGS, *LOWER, JOBS),
         "placement_cli.app.stagecmd:validate",
         phases=True,
     )
@@ -440,6 +449,7 @@ def _show() -> Command:
                 default=TIME_LIMIT.default,
                 minimum=0.0,
             ),
+            TREE_FILE,
             VIEW_QUIET,
             DEBUG,
         ),
@@ -488,6 +498,14 @@ def _diff() -> Command:
                 choices=("json", "text"),
             ),
             VIEW_OUTPUT,
+            Opt(
+                "quiet",
+                ("--quiet", "-q"),
+                "Print nothing; only the exit status tells (0 same, 7 different), "
+                "as `git diff --quiet`.",
+                kind="bool",
+                default=False,
+            ),
             DEBUG,
         ),
         "placement_cli.app.view_commands:diff",

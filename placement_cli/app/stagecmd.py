@@ -106,9 +106,14 @@ def validate(name: str, v: dict[str, Any]) -> int:
     path, quiet, timings = v["path"], v["quiet"], v["timings"]
     from placement_cli.pipeline.registry import STAGES
     from placement_cli.pipeline.run import Run, load
+    from placement_cli.views.tree import sniff
 
     t0 = time.perf_counter()
-    loaded = load(path, lower_settings(v))
+    tree_art, again = sniff(path)
+    if tree_art is not None:
+        return _validate_tree(tree_art, v)
+    with again:
+        loaded = load(path, lower_settings(v))
     run = Run(loaded)
     run.timings.append(("load", time.perf_counter() - t0))
     for name in STAGES:
@@ -122,6 +127,32 @@ def validate(name: str, v: dict[str, Any]) -> int:
     say(
         f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
         quiet,
+        always=True,
+    )
+    return EXIT_OK
+
+
+def _validate_tree(art: Any, v: dict[str, Any]) -> int:
+    """A tree artifact: its recorded result checked against its tree file."""
+    from placement_cli.core.errors import InputError
+    from placement_cli.views.tree import check
+
+    t0 = time.perf_counter()
+    problems, tree, _ = check(art, v.get("tree"))
+    print_timings([("check", time.perf_counter() - t0)], v["timings"])
+    if problems:
+        raise InputError(problems, art.source)
+    sec = art.section
+    ref = sec.get("input_ref") or {}
+    result = (
+        f"latency {sec.get('latency')}, {sec.get('cuts_used')} of {sec.get('budget')} cuts"
+        if art.doc.get("status") == "ok"
+        else f"status {art.doc.get('status')}"
+    )
+    say(
+        f"{art.source}: ok: tree artifact, {tree.n} operators on {len(tree.engines)} engines, "
+        f"{result}; consistent with its tree file {v.get('tree') or ref.get('name')}",
+        v["quiet"],
         always=True,
     )
     return EXIT_OK

@@ -32,9 +32,14 @@ def show(name: str, v: dict[str, Any]) -> int:
     from placement_cli.views.data import prepare
     from placement_cli.views.show import TABLES, render
     from placement_cli.views.text import plain, rich_print
+    from placement_cli.views.tree import sniff
 
     view, fmt, output = v["view"], v["format"], v["output"]
-    data = prepare(v["path"], _options(v["time_limit"]))
+    tree_art, again = sniff(v["path"])
+    if tree_art is not None:
+        return _show_tree(tree_art, v)
+    with again:
+        data = prepare(v["path"], _options(v["time_limit"]))
     warnings = []
     if data.status == "infeasible":
         warnings.append("the plan has no feasible placement: blocks are drawn without targets")
@@ -48,6 +53,40 @@ def show(name: str, v: dict[str, Any]) -> int:
         text, more = render(data, view, fmt)
         warnings += more
         _write(text, output)
+    _warn(warnings, v["quiet"])
+    return 0
+
+
+def _show_tree(art: Any, v: dict[str, Any]) -> int:
+    """A tree artifact: the operator tree (every --view draws it)."""
+    from placement_cli.views.dot import to_dot
+    from placement_cli.views.mermaid import to_mermaid
+    from placement_cli.views.text import plain, rich_print
+    from placement_cli.views.tree import built_tree, operators, tree_diagram, tree_input, tree_table
+
+    problem = tree_input(art, v.get("tree"))
+    tree = built_tree(art, problem)
+    ops = operators(problem, tree)
+    fmt, output = v["format"], v["output"]
+    warnings = []
+    if v["view"] != "cfg":
+        warnings.append(
+            f"a tree artifact has one view, the operator tree: --view {v['view']} is ignored"
+        )
+    if art.doc.get("status") != "ok":
+        warnings.append(
+            f"the tree artifact is {art.doc.get('status')}: operators are drawn without engines"
+        )
+    if fmt == "text":
+        table = tree_table(art, tree, ops)
+        if output is None and sys.stdout.isatty():
+            rich_print(table)
+        else:
+            _write(plain(table), output)
+    elif fmt == "dot":
+        _write(to_dot(tree_diagram(art, tree, ops)), output)
+    else:
+        _write(to_mermaid(tree_diagram(art, tree, ops))[0], output)
     _warn(warnings, v["quiet"])
     return 0
 
@@ -79,15 +118,44 @@ def explain(name: str, v: dict[str, Any]) -> int:
 
 def diff(name: str, v: dict[str, Any]) -> int:
     """Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input."""
-    from placement_cli.core.errors import EXIT_DIFFERS, UsageError
-    from placement_cli.core.io import dumps
+    from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
+    from placement_cli.core.io import dumps, source_name
     from placement_cli.pipeline.run import load
     from placement_cli.views.diff import diff as diff_artifacts
     from placement_cli.views.diff import to_text
+    from placement_cli.views.tree import sniff, tree_diff
 
     a, b = v["a"], v["b"]
     if a == "-" and b == "-":
         raise UsageError("only one of A and B can be standard input")
-    d = diff_artifacts(load(a), load(b))
-    _write(dumps(d).decode() if v["format"] == "json" else to_text(d), v["output"])
+    ta, again_a = sniff(a)
+    tb, again_b = sniff(b)
+    if ta is not None and tb is not None:
+        d = tree_diff(ta, tb)
+    elif ta is not None or tb is not None:
+        tree, other = (a, b) if ta is not None else (b, a)
+        raise InputError(
+            [
+                Problem(
+                    "kind",
+                    f"{source_name(tree)} is a tree artifact and this is not: "
+                    "diff compares two artifacts of the same stage",
+                )
+            ],
+            source_name(other),
+        )
+    else:
+        with again_a, again_b:  # standard input stays readable for the loader
+            d = diff_artifacts(load(a), load(b))
+    if v["quiet"]:
+        return 0 if d["same"] else EXIT_DIFFERS
+    if v["format"] == "json":
+        text = dumps(d).decode()
+    elif d["kind"] == "tree":
+        from placement_cli.views.tree import tree_diff_text
+
+        text = tree_diff_text(d)
+    else:
+        text = to_text(d)
+    _write(text, v["output"])
     return 0 if d["same"] else EXIT_DIFFERS

@@ -24,6 +24,8 @@ INHERITS = "inherits"  # dashed, hollow arrow
 DATA_FLOW = "data_flow"  # dotted, labelled with its paths
 DEAD_EDGE = "dead_edge"  # leaves an unreachable block: dotted grey
 INVISIBLE = "invisible"  # layout only (level chain)
+CRITICAL = "critical"  # on the critical path (operator trees): red
+CRITICAL_CUT = "critical_cut"  # a cut on the critical path: bold and red
 
 
 @dataclass(frozen=True)
@@ -59,3 +61,4 @@ class Diagram:
     clusters: list[Cluster] = field(default_factory=list)
     ranks: list[tuple[str, ...]] = field(default_factory=list)  # node keys sharing a rank
     direction: str = "TB"  # TB or LR
+    legend: str = "targets"  # the legend's title

@@ -69,6 +69,54 @@ def check_kinds(a: Loaded, b: Loaded) -> str:
     return str(ka)
 
 
+def changes(a: Any, b: Any, path: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Every changed leaf of two JSON values, with its path and both values: mappings
+    are walked key by key (b's order, then keys only a has; a missing key is None), lists
+    of mappings of one length item by item (`name[i]`), anything else is one value.
+
+    >>> changes({"cost": {"x": 4, "y": 1}}, {"cost": {"x": 30, "z": 2}})
+    [{'path': ['cost', 'x'], 'a': 4, 'b': 30}, {'path': ['cost', 'z'], 'a': None, 'b': 2}, \
+{'path': ['cost', 'y'], 'a': 1, 'b': None}]
+    >>> changes({"s": [{"c": 1}, {"c": 2}]}, {"s": [{"c": 1}, {"c": 3}]})
+    [{'path': ['s[1]', 'c'], 'a': 2, 'b': 3}]
+    """
+    if a == b:
+        return []
+    if isinstance(a, dict | None) and isinstance(b, dict | None):
+        a, b = a or {}, b or {}  # an absent mapping is an empty one: its entries changed
+        out = []
+        for k in [*b, *(k for k in a if k not in b)]:
+            out += changes(a.get(k), b.get(k), (*path, str(k)))
+        return out
+    if (
+        isinstance(a, list)
+        and isinstance(b, list)
+        and path
+        and len(a) == len(b)
+        and all(isinstance(x, dict) for x in (*a, *b))
+    ):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            out += changes(x, y, (*path[:-1], f"{path[-1]}[{i}]"))
+        return out
+    return [{"path": list(path), "a": _n(a), "b": _n(b)}]
+
+
+def value_text(x: Any) -> str:
+    """A value for a line of text: `-` for none, lists space-separated in brackets.
+
+    >>> value_text(None), value_text(["a", "b"]), value_text(4.0), value_text({"a": 1})
+    ('-', '[a b]', '4', '{a: 1}')
+    """
+    if x is None:
+        return "-"
+    if isinstance(x, list):
+        return "[" + " ".join(value_text(v) for v in x) + "]"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in x.items()) + "}"
+    return str(_n(x))
+
+
 # --- plan ------------------------------------------------------------------------
 
 _BLOCK_FIELDS = ("params", "statements", "domain", "cost", "paths", "premium")
@@ -105,6 +153,7 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     ]
     if top:
         out["fields_changed"] = top
+        out["field_changes"] = [c for k in top for c in changes(pa.get(k), pb.get(k), (k,))]
     added, removed = _ordered_diff(list(pa["targets"]), list(pb["targets"]))
     if added:
         out["targets_added"] = added
@@ -123,11 +172,14 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
         if old is None:
             continue
         fields = [f for f in _BLOCK_FIELDS if (old.get(f) or None) != (blk.get(f) or None)]
+        found = [c for f in fields for c in changes(old.get(f) or None, blk.get(f) or None, (f,))]
         ta, tb = old["terminator"], blk["terminator"]
         if ta.get("kind") != tb.get("kind") or ta.get("cost") != tb.get("cost"):
             fields.append("terminator")
+            for f in ("kind", "cost"):
+                found += changes(ta.get(f), tb.get(f), ("terminator", f))
         if fields:
-            changed.append({"block": bid, "fields": fields})
+            changed.append({"block": bid, "fields": fields, "changes": found})
     if changed:
         out["blocks_changed"] = changed
     ea, eb = _edges(pa), _edges(pb)
@@ -140,12 +192,12 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     for k, s in eb.items():
         old = ea.get(k)
         if old is not None and old != s:
+            fields = [f for f in ("block", "args", "transitions") if old.get(f) != s.get(f)]
             echanged.append(
                 {
                     "edge": k,
-                    "fields": [
-                        f for f in ("block", "args", "transitions") if old.get(f) != s.get(f)
-                    ],
+                    "fields": fields,
+                    "changes": [c for f in fields for c in changes(old.get(f), s.get(f), (f,))],
                 }
             )
     if echanged:
@@ -267,35 +319,54 @@ def fuse_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
 _ISLAND_FIELDS = ("target", "members", "blocks", "requires", "provides", "inherited")
 
 
-def _anchor(isl: dict[str, Any]) -> str:
-    members = isl.get("members") or [""]
-    return str(members[0])
+def entry_block(isl: dict[str, Any], g: Graph) -> str:
+    """An island's name that survives renumbering: its entry block, the first member
+    (in member order) that is the plan's entry or has a predecessor outside the island
+    (the first member when none has)."""
+    members = [str(m) for m in isl.get("members") or ()]
+    if not members:
+        return str(isl.get("id"))
+    inside = {g.index[m] for m in members if m in g.index}
+    entered = {
+        g.edge_dst[e]
+        for e in range(g.n_edges)
+        if g.edge_dst[e] in inside and g.edge_src[e] not in inside
+    }
+    for m in members:
+        b = g.index.get(m)
+        if b is not None and (b == g.entry or b in entered):
+            return m
+    return members[0]
 
 
-def _node_keys(s: dict[str, Any]) -> dict[str, str]:
-    """Island-graph node id -> an identity that survives renumbering."""
-    keys = {isl.get("id"): f"island@{_anchor(isl)}" for isl in s.get("islands", [])}
+def _node_keys(s: dict[str, Any], g: Graph) -> dict[str, str]:
+    """Island-graph node id -> a name that survives renumbering: an island's entry
+    block, `data@TARGET:PATHS` for a data island."""
+    keys = {isl.get("id"): entry_block(isl, g) for isl in s.get("islands", [])}
     for node in s.get("graph", {}).get("nodes", []):
         if node.get("kind") == "data":
             keys[node.get("id")] = f"data@{node.get('target')}:{','.join(node.get('provides', []))}"
     return keys
 
 
-def islands_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
-    """Islands added, removed, changed (matched by first block), graph edges, schedule."""
-    ia = {_anchor(i): i for i in sa.get("islands", [])}
-    ib = {_anchor(i): i for i in sb.get("islands", [])}
+def islands_diff(sa: dict[str, Any], sb: dict[str, Any], ga: Graph, gb: Graph) -> dict[str, Any]:
+    """Islands added, removed, changed (named and matched by their entry block, never by
+    position), graph edges, schedule (levels of names)."""
+    ka, kb = _node_keys(sa, ga), _node_keys(sb, gb)
+    ia = {ka[i.get("id")]: i for i in sa.get("islands", [])}
+    ib = {kb[i.get("id")]: i for i in sb.get("islands", [])}
     out: dict[str, Any] = {}
-    added = [
-        {"id": i.get("id"), "target": i.get("target"), "members": i.get("members")}
-        for k, i in ib.items()
-        if k not in ia
-    ]
-    removed = [
-        {"id": i.get("id"), "target": i.get("target"), "members": i.get("members")}
-        for k, i in ia.items()
-        if k not in ib
-    ]
+
+    def brief(k: str, i: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "island": k,
+            "id": i.get("id"),
+            "target": i.get("target"),
+            "members": i.get("members"),
+        }
+
+    added = [brief(k, i) for k, i in ib.items() if k not in ia]
+    removed = [brief(k, i) for k, i in ia.items() if k not in ib]
     changed = []
     for k, i in ib.items():
         old = ia.get(k)
@@ -305,14 +376,13 @@ def islands_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
             f: {"a": old.get(f), "b": i.get(f)} for f in _ISLAND_FIELDS if old.get(f) != i.get(f)
         }
         if fields:
-            changed.append({"a": old.get("id"), "b": i.get("id"), "fields": fields})
+            changed.append({"island": k, "a": old.get("id"), "b": i.get("id"), "fields": fields})
     if added:
         out["added"] = added
     if removed:
         out["removed"] = removed
     if changed:
         out["changed"] = changed
-    ka, kb = _node_keys(sa), _node_keys(sb)
 
     def edges(s: dict[str, Any], keys: dict[str, str]) -> list[str]:
         out = []
@@ -329,8 +399,9 @@ def islands_diff(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, Any]:
         out["graph_edges_added"] = gadd
     if grem:
         out["graph_edges_removed"] = grem
-    la = [[ka.get(n, n) for n in lv] for lv in sa.get("schedule", {}).get("levels", [])]
-    lb = [[kb.get(n, n) for n in lv] for lv in sb.get("schedule", {}).get("levels", [])]
+    # A level's islands run in parallel: its order is not a difference.
+    la = [sorted(ka.get(n, n) for n in lv) for lv in sa.get("schedule", {}).get("levels", [])]
+    lb = [sorted(kb.get(n, n) for n in lv) for lv in sb.get("schedule", {}).get("levels", [])]
     if la != lb:
         out["schedule"] = {"a": la, "b": lb}
     return out
@@ -375,7 +446,9 @@ def diff(a: Loaded, b: Loaded) -> dict[str, Any]:
     if "fuse" in sa or "fuse" in sb:
         parts["fuse"] = fuse_diff(sa.get("fuse", {}), sb.get("fuse", {}))
     if "islands" in sa or "islands" in sb:
-        parts["islands"] = islands_diff(sa.get("islands", {}), sb.get("islands", {}))
+        parts["islands"] = islands_diff(
+            sa.get("islands", {}), sb.get("islands", {}), a.graph, b.graph
+        )
     added, removed = _ordered_diff(
         [_diag_key(d) for d in a.diagnostics], [_diag_key(d) for d in b.diagnostics]
     )
@@ -383,6 +456,18 @@ def diff(a: Loaded, b: Loaded) -> dict[str, Any]:
         parts["diagnostics"] = {"added": added, "removed": removed}
     parts = {k: v for k, v in parts.items() if v}
     return {"kind": kind, "a": a.source, "b": b.source, "same": not parts, **parts}
+
+
+def _change(c: dict[str, Any]) -> str:
+    """`cost interpreter 4 -> 30`: a change's path and both values."""
+    return f"{' '.join(c['path'])} {value_text(c['a'])} -> {value_text(c['b'])}"
+
+
+def _items(x: Any) -> str:
+    """A list as its items, space-separated (`-` when empty); anything else as a value."""
+    if isinstance(x, list):
+        return " ".join(value_text(v) for v in x) or "-"
+    return value_text(x)
 
 
 def _delta(x: Any) -> str:
@@ -399,7 +484,6 @@ def to_text(d: dict[str, Any]) -> str:
         lines.append(f"status: {d['status']['a']} -> {d['status']['b']}")
     plan = d.get("plan", {})
     for key, what in (
-        ("fields_changed", "plan fields changed"),
         ("targets_added", "targets added"),
         ("targets_removed", "targets removed"),
         ("blocks_added", "blocks added"),
@@ -407,19 +491,20 @@ def to_text(d: dict[str, Any]) -> str:
     ):
         if key in plan:
             lines.append(f"{what}: {' '.join(plan[key])}")
+    if "field_changes" in plan:
+        lines.append("plan fields changed:")
+        lines += [f"  {_change(c)}" for c in plan["field_changes"]]
     if "blocks_changed" in plan:
-        lines.append(
-            "blocks changed: "
-            + "; ".join(f"{c['block']} ({', '.join(c['fields'])})" for c in plan["blocks_changed"])
-        )
+        lines.append("blocks changed:")
+        for c in plan["blocks_changed"]:
+            lines += [f"  {c['block']} {_change(x)}" for x in c.get("changes", [])]
     for key, what in (("edges_added", "edges added"), ("edges_removed", "edges removed")):
         if key in plan:
             lines.append(f"{what}: " + "; ".join(f"{e['edge']} -> {e['to']}" for e in plan[key]))
     if "edges_changed" in plan:
-        lines.append(
-            "edges changed: "
-            + "; ".join(f"{c['edge']} ({', '.join(c['fields'])})" for c in plan["edges_changed"])
-        )
+        lines.append("edges changed:")
+        for c in plan["edges_changed"]:
+            lines += [f"  {c['edge']} {_change(x)}" for x in c.get("changes", [])]
     for c in d.get("prune", {}).get("domains_changed", []):
         lines.append(f"domain of {c['block']}: {c['a']} -> {c['b']}")
     scc = d.get("scc", {})
@@ -470,12 +555,14 @@ def to_text(d: dict[str, Any]) -> str:
                 f"{what}: {f.get('id')} = {' '.join(f.get('members', []))} on {f.get('target')}"
             )
     isl = d.get("islands", {})
-    for key, what in (("added", "island added"), ("removed", "island removed")):
+    for key, what in (("added", "added"), ("removed", "removed")):
         for i in isl.get(key, []):
-            lines.append(f"{what}: {i['id']} on {i['target']}: {' '.join(i['members'] or [])}")
+            lines.append(
+                f"island {i['island']} {what}: {i['target']}: {' '.join(i['members'] or [])}"
+            )
     for c in isl.get("changed", []):
-        fields = "; ".join(f"{f} {v['a']} -> {v['b']}" for f, v in c["fields"].items())
-        lines.append(f"island changed: {c['a']} -> {c['b']}: {fields}")
+        for f, v in c["fields"].items():
+            lines.append(f"island {c['island']} changed: {f} {_items(v['a'])} -> {_items(v['b'])}")
     for key, what in (
         ("graph_edges_added", "island graph edge added"),
         ("graph_edges_removed", "island graph edge removed"),
@@ -483,7 +570,10 @@ def to_text(d: dict[str, Any]) -> str:
         for e in isl.get(key, []):
             lines.append(f"{what}: {e}")
     if "schedule" in isl:
-        lines.append(f"schedule: {isl['schedule']['a']} -> {isl['schedule']['b']}")
+        lines.append("schedule:")
+        for side in ("a", "b"):
+            levels = " ".join("[" + " ".join(lv) + "]" for lv in isl["schedule"][side])
+            lines.append(f"  {side}: {levels}")
     diags = d.get("diagnostics", {})
     lines += [f"diagnostic added: {x}" for x in diags.get("added", [])]
     lines += [f"diagnostic removed: {x}" for x in diags.get("removed", [])]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from placement_cli.views.data import border_of, fill_of
 from placement_cli.views.diagram import (
+    CRITICAL,
+    CRITICAL_CUT,
     CUT,
     DATA,
     DATA_FLOW,
@@ -57,7 +59,17 @@ _EDGE_STYLE = {
     DATA_FLOW: ["style=dotted", 'color="#1f78b4"', 'fontcolor="#1f78b4"'],
     DEAD_EDGE: ["style=dotted", 'color="#999999"'],
     INVISIBLE: ["style=invis"],
+    CRITICAL: ['color="#d62728"', "penwidth=2"],
+    CRITICAL_CUT: ["penwidth=2.5", "style=bold", 'color="#d62728"', 'fontcolor="#d62728"'],
 }
+
+
+def _heads(members: tuple[str, ...], d: Diagram) -> list[str]:
+    """The members of a cluster that no other member leads to (the first member when
+    every one is entered from inside): the title goes above them."""
+    inside = set(members)
+    entered = {e.dst for e in d.edges if e.src in inside and e.dst in inside and e.src != e.dst}
+    return [k for k in members if k not in entered] or list(members[:1])
 
 
 def to_dot(d: Diagram) -> str:
@@ -83,14 +95,22 @@ def to_dot(d: Diagram) -> str:
     ]
     in_cluster = {k for c in d.clusters for k in c.nodes}
     by_key = {n.key: n for n in d.nodes}
+    titles: list[str] = []
     for ci, c in enumerate(d.clusters):
+        # The title is a node at the top of its cluster, not the cluster's label: edges
+        # entering a cluster and their labels are routed around nodes, but drawn over
+        # a cluster's label.
         out.append(f"  subgraph cluster_{ci} {{")
         out.append(
-            f'    id={quote(c.key)}; label={quote(c.label)}; style="rounded"; color={quote(border_of(c.target))};'
+            f'    id={quote(c.key)}; label=""; tooltip={quote(c.label)}; style="rounded"; color={quote(border_of(c.target))};'
+        )
+        out.append(
+            f"    t{ci} [id={quote('title:' + c.key)}, label={quote(c.label)}, shape=plaintext, fontsize=12];"
         )
         for k in c.nodes:
             out.append(f"    {name[k]} [{_node_attrs(by_key[k])}];")
         out.append("  }")
+        titles += [f"  t{ci} -> {name[k]} [style=invis];" for k in _heads(c.nodes, d)]
     for n in d.nodes:
         if n.key not in in_cluster and n.shape != LEGEND:
             out.append(f"  {name[n.key]} [{_node_attrs(n)}];")
@@ -104,16 +124,22 @@ def to_dot(d: Diagram) -> str:
         out.append(
             f"  {name[e.src]} -> {name[e.dst]}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";"
         )
+    out += titles
     for r in d.ranks:
         out.append("  { rank=same; " + " ".join(f"{name[k]};" for k in r) + " }")
     legend_nodes = [n for n in d.nodes if n.shape == LEGEND]
     if legend_nodes:
         out.append("  subgraph cluster_legend {")
-        out.append('    id="legend"; label="targets"; style="rounded"; color="#999999";')
+        out.append(f'    id="legend"; label={quote(d.legend)}; style="rounded"; color="#999999";')
         for n in legend_nodes:
             out.append(f"    {name[n.key]} [{_node_attrs(n)}];")
-        # One row: a legend should not stretch the drawing's height.
+        # One row: a legend should not stretch the drawing's height; in the targets'
+        # order, left to right (a row without edges is laid out in any order).
         out.append("    { rank=same; " + " ".join(f"{name[n.key]};" for n in legend_nodes) + " }")
+        out += [
+            f"    {name[a.key]} -> {name[b.key]} [style=invis];"
+            for a, b in zip(legend_nodes, legend_nodes[1:], strict=False)
+        ]
         out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from placement_cli.views.data import border_of, fill_of
 from placement_cli.views.diagram import (
+    CRITICAL,
+    CRITICAL_CUT,
     CUT,
     DATA,
     DATA_FLOW,
@@ -48,7 +50,14 @@ def _shape(n: Node, name: str) -> str:
     return f"{name}[{label}]"
 
 
-_ARROW = {CUT: "==>", INHERITS: "-.->", DATA_FLOW: "-.->", DEAD_EDGE: "-.->", INVISIBLE: "~~~"}
+_ARROW = {
+    CUT: "==>",
+    CRITICAL_CUT: "==>",
+    INHERITS: "-.->",
+    DATA_FLOW: "-.->",
+    DEAD_EDGE: "-.->",
+    INVISIBLE: "~~~",
+}
 
 
 def to_mermaid(d: Diagram) -> tuple[str, int]:
@@ -83,7 +92,7 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
             out.append("  " + _shape(n, name[n.key]))
     legend = [n for n in d.nodes if n.shape == LEGEND]
     if legend:
-        out.append('  subgraph legend["targets"]')
+        out.append(f'  subgraph legend["{esc(d.legend)}"]')
         for n in legend:
             out.append("    " + _shape(n, name[n.key]))
         out.append("  end")
@@ -95,6 +104,10 @@ def to_mermaid(d: Diagram) -> tuple[str, int]:
         out.append(f"  {name[e.src]} {arrow}{label} {name[e.dst]}")
         if e.style == CUT:
             link_styles.append(f"  linkStyle {count} stroke-width:3px")
+        elif e.style == CRITICAL_CUT:
+            link_styles.append(f"  linkStyle {count} stroke-width:3px,stroke:#d62728,color:#d62728")
+        elif e.style == CRITICAL:
+            link_styles.append(f"  linkStyle {count} stroke:#d62728")
         elif e.style == DATA_FLOW:
             link_styles.append(f"  linkStyle {count} stroke:#1f78b4,color:#1f78b4")
         elif e.style == DEAD_EDGE:

@@ -31,8 +31,45 @@ TABLES: dict[str, Callable[[ViewData], TextTable]] = {
     "islands": islands_table,
     "graph": graph_table,
 }
+# Above this many nodes a drawing cannot be read: fitted to a screen its labels are
+# specks, at full size it is tens of thousands of pixels tall (a 1,000-block cfg is
+# clipped by Graphviz's 32,767-pixel PNG limit; 100 blocks are 6,700 pixels tall and
+# still read when scrolled).
+READABLE = {"cfg": 200, "islands": 100, "graph": 100}
+
 # What each view falls back to when its Mermaid text is too large.
 FALLBACK = {"cfg": "islands", "graph": "islands", "islands": "targets"}
+
+
+def size_warning(v: ViewData, view: str) -> str | None:
+    """Say that a view is too large to read, and offer the coarser one."""
+    limit = READABLE.get(view)
+    if limit is None:
+        return None
+    if view == "cfg":
+        n = v.g.n_blocks
+        if n <= limit:
+            return None
+        k = len(v.islands)
+        coarser = (
+            f"--view islands draws its {k} islands instead"
+            if k <= READABLE["islands"]
+            else f"its {k} islands are too many as well: --format text lists them as a table"
+        )
+        return f"the cfg view has {n} blocks, too many to read in one drawing (above {limit}); {coarser}"
+    n = len(v.islands) + len(
+        [
+            x
+            for x in v.sections.get("islands", {}).get("graph", {}).get("nodes", [])
+            if x.get("kind") == "data"
+        ]
+    )
+    if n <= limit:
+        return None
+    return (
+        f"the {view} view has {n} nodes, too many to read in one drawing (above {limit}); "
+        "--format text lists them as a table"
+    )
 
 
 def render(v: ViewData, view: str, fmt: str) -> tuple[str, list[str]]:
@@ -40,8 +77,9 @@ def render(v: ViewData, view: str, fmt: str) -> tuple[str, list[str]]:
 
     Text tables are rendered by the caller (`text.plain` or `text.rich_print`),
     since only the caller knows whether it writes to a terminal."""
+    too_big = size_warning(v, view)
     if fmt == "dot":
-        return to_dot(DIAGRAMS[view](v)), []
+        return to_dot(DIAGRAMS[view](v)), [too_big] if too_big else []
     warnings: list[str] = []
     current = view
     while True:
@@ -51,6 +89,8 @@ def render(v: ViewData, view: str, fmt: str) -> tuple[str, list[str]]:
                 warnings.append(
                     f"the {current} view still exceeds Mermaid's limits; use --format dot"
                 )
+            elif current == view and too_big:
+                warnings.append(too_big)
             return text, warnings
         nxt = FALLBACK[current]
         warnings.append(

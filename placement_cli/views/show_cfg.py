@@ -48,6 +48,22 @@ def edge_key(v: ViewData, e: int) -> str:
     return f"edge:{g.block_ids[g.edge_src[e]]}[{g.edge_pos[e]}]"
 
 
+def switch_arms(v: ViewData) -> dict[int, str]:
+    """Edge -> the name of its switch arm: a two-way switch's arm 0 is `else` and arm 1
+    `then` (docs/format.md); a switch of another width names its arms `arm k`."""
+    g = v.g
+    blocks = g.plan.blocks
+    out: dict[int, str] = {}
+    for e in range(g.n_edges):
+        u = g.edge_src[e]
+        term = blocks[u].terminator
+        if term.kind != "switch":
+            continue
+        k, n = g.edge_pos[e], len(term.successors)
+        out[e] = ("else", "then")[k] if n == 2 else f"arm {k}"
+    return out
+
+
 def _legend(v: ViewData, used: list[int]) -> list[Node]:
     out = [
         Node(f"legend:{v.g.targets[t]}", (v.g.targets[t],), t, LEGEND)
@@ -61,7 +77,8 @@ def _legend(v: ViewData, used: list[int]) -> list[Node]:
 
 def cfg_diagram(v: ViewData) -> Diagram:
     """Blocks coloured by target with their cost, islands as clusters, loops with a
-    double border, cut edges bold and labelled with their transition cost."""
+    double border, cut edges bold and labelled with their transition cost, switch arms
+    labelled (`else`, `then`)."""
     g, a = v.g, v.assignment
     d = Diagram(f"{plan_title(v)}: cfg, {cost_note(v)}")
     for b in range(g.n_blocks):
@@ -89,14 +106,16 @@ def cfg_diagram(v: ViewData) -> Diagram:
                 f"island:{isl.id}", label, isl.target, tuple(block_key(v, b) for b in isl.members)
             )
         )
+    arms = switch_arms(v)
     for e in range(g.n_edges):
         u = g.edge_src[e]
+        arm = arms.get(e, "")
         if not g.live[u]:
-            style, label = DEAD_EDGE, ""
+            style, label = DEAD_EDGE, arm
         elif v.is_cut(e):
-            style, label = CUT, fmt_num(v.edge_cost(e))
+            style, label = CUT, " · ".join(x for x in (arm, fmt_num(v.edge_cost(e))) if x)
         else:
-            style, label = PLAIN, ""
+            style, label = PLAIN, arm
         d.edges.append(
             Edge(block_key(v, u), block_key(v, g.edge_dst[e]), style, label, edge_key(v, e))
         )

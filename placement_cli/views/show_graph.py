@@ -29,6 +29,32 @@ def _target(v: ViewData, name: Any) -> int:
     return v.g.targets.index(name) if name in v.g.targets else -1
 
 
+def loop_groups(v: ViewData) -> dict[str, bool]:
+    """Each strongly connected group of the schedule -> whether a loop of the program
+    makes it one (a loop whose blocks lie in two or more of its islands). A group
+    without one is a cycle of the island graph only: an island that runs both before
+    and after another in a program without a loop there (`three_targets`); drawing it
+    as a cycle would say the program loops.
+    """
+    by_id = {isl.id: isl for isl in v.islands}
+    out = {}
+    for grp in v.sections.get("islands", {}).get("schedule", {}).get("groups", []):
+        seen: dict[str, set[str]] = {}
+        for n in grp.get("nodes", []):
+            isl = by_id.get(str(n))
+            for b in isl.members if isl is not None else ():
+                loop = v.loop_of[b]
+                if loop is not None:
+                    seen.setdefault(loop, set()).add(isl.id)  # type: ignore[union-attr]
+        out[str(grp.get("id"))] = any(len(x) > 1 for x in seen.values())
+    return out
+
+
+def group_note(gid: str, loop: bool) -> str:
+    """What a node of a group says: `cycle group gN` only for a loop across islands."""
+    return f"cycle group {gid}" if loop else f"group {gid} · no loop"
+
+
 def graph_diagram(v: ViewData) -> Diagram:
     """The dependency graph with levels as ranks."""
     section = v.sections.get("islands", {})
@@ -40,6 +66,7 @@ def graph_diagram(v: ViewData) -> Diagram:
         n: grp.get("id") for grp in schedule.get("groups", []) for n in grp.get("nodes", [])
     }
     entry = graph.get("entry")
+    loops = loop_groups(v)
     used = []
     for node in graph.get("nodes", []):
         nid = str(node.get("id"))
@@ -58,7 +85,8 @@ def graph_diagram(v: ViewData) -> Diagram:
                 )
             shape = BLOCK
         if nid in group_of:
-            lines.append(f"cycle group {group_of[nid]}")
+            gid = str(group_of[nid])
+            lines.append(group_note(gid, loops.get(gid, True)))
         d.nodes.append(Node(f"node:{nid}", tuple(lines), t, shape))
     for edge in graph.get("edges", []):
         kind = edge.get("kind")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from placement_cli.views.data import UNASSIGNED, ViewData, border_of, fmt_num
 from placement_cli.views.show_cfg import cost_note, plan_title
+from placement_cli.views.show_graph import group_note, loop_groups
 
 
 @dataclass
@@ -91,10 +92,17 @@ def graph_table(v: ViewData) -> TextTable:
     schedule = section.get("schedule", {})
     for k, level in enumerate(schedule.get("levels", [])):
         t.notes.append(f"level {k}: " + " ".join(level))
+    loops = loop_groups(v)
     for grp in schedule.get("groups", []):
+        gid = str(grp.get("id"))
+        why = (
+            "a loop crosses its islands"
+            if loops.get(gid, True)
+            else "no loop: an island runs both before and after another"
+        )
         t.notes.append(
-            f"cycle group {grp.get('id')} (scheduled as one unit): "
-            + " ".join(grp.get("nodes", []))
+            f"{group_note(gid, loops.get(gid, True)).replace(' · no loop', '')} "
+            f"(scheduled as one unit; {why}): " + " ".join(grp.get("nodes", []))
         )
     return t
 

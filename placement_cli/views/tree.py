@@ -1,0 +1,486 @@
+"""`tree` artifacts in the views: `show` draws the operator tree (engines, cuts, the
+critical path), `validate` checks the artifact against its tree file, `diff` compares
+two of them.
+
+A tree artifact records its result (engines, cuts, critical path, latency, frontier)
+and names its input (`input_ref`: file name and sha256); it carries the input itself
+only when written with `--include-input`. The input is found, in this order: the file
+given with `--tree`, the input inside the artifact, the named file next to the
+artifact, the named file in the current directory; a file found by name must have the
+recorded sha256.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from placement_cli.algorithms.tree import (
+    INF,
+    Tree,
+    TreeInput,
+    TreeLimits,
+    build_tree,
+    critical_path,
+    cut_edges,
+    evaluate,
+    load_tree,
+    parse_tree,
+    place,
+)
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.io import num, parse_document, read_bytes, source_name
+from placement_cli.views.data import fmt_num
+from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
+from placement_cli.views.text import TextTable
+
+# Only a document that may say `kind: tree` is parsed here; anything else goes to the
+# pipeline's loader untouched.
+_MAYBE_TREE = re.compile(rb"""["']?kind["']?\s*:\s*["']?tree\b""")
+
+
+@dataclass(frozen=True)
+class TreeArtifact:
+    source: str  # as messages name it
+    path: str  # as given ("-" for stdin)
+    doc: dict[str, Any]
+
+    @property
+    def section(self) -> dict[str, Any]:
+        sec = self.doc.get("tree")
+        return sec if isinstance(sec, dict) else {}
+
+
+@contextlib.contextmanager
+def _replayed_stdin(data: bytes) -> Iterator[None]:
+    """Standard input again, for a loader that reads it after we have."""
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
+    """The tree artifact at `path`, or None; and a context in which the pipeline's
+    loader can read `path` again (standard input is replayed)."""
+    source = source_name(path)
+    data = read_bytes(path)
+    again: contextlib.AbstractContextManager[None] = (
+        _replayed_stdin(data) if path == "-" else contextlib.nullcontext()
+    )
+    if not _MAYBE_TREE.search(data):
+        return None, again
+    try:
+        doc = parse_document(path, data)
+    except InputError:
+        return None, again  # the loader says what is wrong, in its words
+    if isinstance(doc, dict) and doc.get("kind") == "tree" and "format_version" in doc:
+        return TreeArtifact(source, path, doc), again
+    return None, again
+
+
+def _ref(art: TreeArtifact) -> dict[str, Any]:
+    r = art.section.get("input_ref")
+    return r if isinstance(r, dict) else {}
+
+
+def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
+    """The tree the artifact was computed from (see the module doc for where it is
+    looked for). Exit 3 naming what to pass when it cannot be found."""
+    ref = _ref(art)
+    name, sha = ref.get("name"), ref.get("sha256")
+    if tree_file is not None:
+        problem = load_tree(tree_file)
+        _same_file(art, tree_file, sha)
+        return problem
+    if "input" in art.section:
+        try:
+            return parse_tree(art.doc, art.source)
+        except InputError as exc:
+            raise exc.with_source(art.source) from None
+    tried = []
+    if isinstance(name, str) and name and name == Path(name).name:
+        near = [Path(art.path).parent / name] if art.path != "-" else []
+        for cand in [*near, Path(name)]:
+            if str(cand) in tried:
+                continue
+            tried.append(str(cand))
+            if cand.is_file():
+                _same_file(art, str(cand), sha)
+                return load_tree(str(cand))
+    where = f" (looked for {' and '.join(repr(t) for t in tried)})" if tried else ""
+    raise InputError(
+        [
+            Problem(
+                "tree.input",
+                f"this tree artifact does not include its input and its tree file "
+                f"{name!r:.200} was not found{where}: pass --tree FILE with the tree file it was "
+                "computed from",
+            )
+        ],
+        art.source,
+    )
+
+
+def _same_file(art: TreeArtifact, path: str, sha: Any) -> None:
+    if isinstance(sha, str) and sha:
+        got = hashlib.sha256(read_bytes(path)).hexdigest()
+        if got != sha:
+            raise InputError(
+                [
+                    Problem(
+                        "tree.input_ref.sha256",
+                        f"{path} is not the tree file this artifact was computed from "
+                        f"(its sha256 is {got[:12]}..., the artifact records {sha[:12]}...)",
+                    )
+                ],
+                art.source,
+            )
+
+
+def built_tree(art: TreeArtifact, problem: TreeInput) -> Tree:
+    """The tree as placed: shared sub-plans duplicated when the artifact's node count
+    says they were (`--expand-dag`)."""
+    tree, _ = build_tree(problem, False, TreeLimits())
+    n = art.section.get("nodes")
+    if isinstance(n, int) and n != tree.n:
+        tree, _ = build_tree(problem, True, TreeLimits())
+    return tree
+
+
+def operators(problem: TreeInput, tree: Tree) -> list[str]:
+    """Each tree node's `op` (empty when the file gives none)."""
+    nodes = problem.file.nodes
+    return [nodes[o].op or "" for o in tree.origin]
+
+
+def _assignment(art: TreeArtifact, tree: Tree) -> list[int] | None:
+    engines = art.section.get("engines") or {}
+    if not isinstance(engines, dict) or not engines:
+        return None
+    idx = {e: i for i, e in enumerate(tree.engines)}
+    try:
+        return [idx[engines[v]] for v in tree.ids]
+    except (KeyError, TypeError):
+        return None
+
+
+def check(art: TreeArtifact, tree_file: str | None = None) -> tuple[list[Problem], Tree, list[str]]:
+    """Every way the artifact disagrees with its tree file: the recorded placement must
+    be a placement of that tree (every operator, on an engine that runs it), its cuts,
+    latency and critical path must be what that placement gives, within the budget,
+    and the latency and frontier must be the optimum the tree file gives."""
+    if art.doc.get("format_version") != 1:
+        raise InputError(
+            [
+                Problem(
+                    "format_version",
+                    f"unsupported tree artifact version {art.doc.get('format_version')!r:.40}; "
+                    "this tool reads 1",
+                )
+            ],
+            art.source,
+        )
+    problem = tree_input(art, tree_file)
+    tree = built_tree(art, problem)
+    return _check(art, tree), tree, operators(problem, tree)
+
+
+def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
+    sec = art.section
+    out: list[Problem] = []
+
+    def differs(field: str, recorded: Any, want: Any, why: str) -> None:
+        if recorded != want:
+            out.append(
+                Problem(f"tree.{field}", f"recorded {_short(recorded)}, but {why} {_short(want)}")
+            )
+
+    differs("nodes", sec.get("nodes"), tree.n, "the tree file has")
+    differs("root", sec.get("root"), tree.ids[tree.root], "the tree file's root is")
+    budget = sec.get("budget")
+    if not isinstance(budget, int) or budget < 0:
+        out.append(Problem("tree.budget", f"expected a whole number >= 0, got {_short(budget)}"))
+        return out
+    res = place(tree, min(budget, tree.n - 1), float("inf"), TreeLimits())
+    frontier = [
+        {"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)
+    ]
+    differs("frontier", sec.get("frontier"), frontier, "the tree file gives")
+    status = art.doc.get("status")
+    want_status = "infeasible" if res.latency == INF else "ok"
+    if status == "unsolved":
+        return out  # stopped by a limit: nothing recorded to check against
+    differs("status", status, want_status, "the tree file gives")
+    if status != "ok" or want_status != "ok":
+        return out
+    a = _assignment(art, tree)
+    if a is None:
+        engines = sec.get("engines") or {}
+        missing = [v for v in tree.ids if v not in engines][:5]
+        out.append(
+            Problem(
+                "tree.engines",
+                "not a placement of the tree file's operators"
+                + (f": no engine for {', '.join(missing)}" if missing else ": unknown engine"),
+            )
+        )
+        return out
+    extra = sorted(set(sec.get("engines") or {}) - set(tree.ids))[:5]
+    if extra:
+        out.append(Problem("tree.engines", f"operators the tree file has not: {', '.join(extra)}"))
+    for v in range(tree.n):
+        if tree.time[v][a[v]] == INF:
+            out.append(
+                Problem(
+                    f"tree.engines.{tree.ids[v]}",
+                    f"engine '{tree.engines[a[v]]}' cannot run '{tree.ids[v]}' (no time for it)",
+                )
+            )
+    if out:
+        return out
+    lat = evaluate(tree, a)
+    cuts = cut_edges(tree, a)
+    differs("cuts", sec.get("cuts"), cuts, "the recorded engines give")
+    differs("cuts_used", sec.get("cuts_used"), len(cuts), "the recorded engines give")
+    if len(cuts) > budget:
+        out.append(Problem("tree.cuts", f"{len(cuts)} cuts, above the budget of {budget}"))
+    differs("latency", sec.get("latency"), num(lat[tree.root]), "the recorded engines give")
+    differs(
+        "critical_path", sec.get("critical_path"), critical_path(tree, a, lat), "the engines give"
+    )
+    if res.latency != INF and lat[tree.root] > res.latency * (1 + 1e-9):
+        out.append(
+            Problem(
+                "tree.latency",
+                f"{fmt_num(lat[tree.root])} is not the optimum: the tree file allows {fmt_num(res.latency)}",
+            )
+        )
+    return out
+
+
+def _short(x: Any) -> str:
+    s = repr(x)
+    return s if len(s) <= 120 else s[:117] + "..."
+
+
+# --- show ---------------------------------------------------------------------------
+
+
+def _critical(sec: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]]]:
+    """The critical path's operators, and its edges as (parent, child)."""
+    nodes = [s["node"] for s in sec.get("critical_path") or () if s.get("kind") == "node"]
+    return set(nodes), set(zip(nodes, nodes[1:], strict=False))
+
+
+def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
+    """The operator tree, root at the top: each operator in its engine's colour with its
+    time there, every cut bold and labelled with its transfer cost, the critical path
+    in red, a legend of the engines in their order."""
+    sec = art.section
+    engines = sec.get("engines") or {}
+    eidx = {e: i for i, e in enumerate(tree.engines)}
+    on_path, path_edges = _critical(sec)
+    cuts = {(c["parent"], c["child"]): c for c in sec.get("cuts") or ()}
+    title = tree_title(art)
+    d = Diagram(title, legend="engines")
+    for v in range(tree.n):
+        vid = tree.ids[v]
+        e = engines.get(vid)
+        t = eidx.get(e, -1) if isinstance(e, str) else -1
+        lines = [vid]
+        if ops[v]:
+            lines.append(ops[v])
+        lines.append(f"{e} {fmt_num(tree.time[v][t])}" if t >= 0 else "no engine")
+        if vid in on_path:
+            lines[-1] += " (critical)"
+        d.nodes.append(Node(f"op:{vid}", tuple(lines), t))
+    for v in range(tree.n):
+        for u in tree.children[v]:
+            p, c = tree.ids[v], tree.ids[u]
+            cut = cuts.get((p, c))
+            crit = (p, c) in path_edges
+            style = CUT if cut else (CRITICAL if crit else "plain")
+            label = (
+                f"cut {cut['from_engine']} -> {cut['to_engine']}: {fmt_num(cut['cost'])}"
+                if cut
+                else ""
+            )
+            if cut and crit:
+                style = CRITICAL_CUT
+            d.edges.append(Edge(f"op:{p}", f"op:{c}", style, label, f"edge:{p}->{c}"))
+    for i, e in enumerate(tree.engines):
+        d.nodes.append(Node(f"legend:{e}", (e,), i, LEGEND))
+    return d
+
+
+def tree_table(art: TreeArtifact, tree: Tree, ops: list[str]) -> TextTable:
+    """Per operator, indented under its parent: op, engine, time, subtree latency, and
+    whether its edge to the parent is a cut or it is on the critical path."""
+    sec = art.section
+    engines = sec.get("engines") or {}
+    eidx = {e: i for i, e in enumerate(tree.engines)}
+    a = [eidx.get(str(engines.get(v)), -1) for v in tree.ids]
+    lat: list[float | None] = [None] * tree.n
+    if all(x >= 0 for x in a):
+        lat = list(evaluate(tree, a))
+    on_path, _ = _critical(sec)
+    cuts = {c["child"]: c for c in sec.get("cuts") or ()}
+    t = TextTable(
+        tree_title(art),
+        ("operator", "op", "engine", "time", "subtree", "notes"),
+    )
+    stack = [(tree.root, 0)]
+    while stack:
+        v, depth = stack.pop()
+        vid = tree.ids[v]
+        notes = []
+        if vid in cuts:
+            c = cuts[vid]
+            notes.append(
+                f"cut to parent {c['from_engine']} -> {c['to_engine']} {fmt_num(c['cost'])}"
+            )
+        if vid in on_path:
+            notes.append("critical path")
+        e = a[v]
+        t.rows.append(
+            (
+                "  " * depth + vid,
+                ops[v],
+                tree.engines[e] if e >= 0 else "-",
+                fmt_num(tree.time[v][e]) if e >= 0 else "-",
+                fmt_num(lat[v]),
+                "; ".join(notes),
+            )
+        )
+        stack += [(u, depth + 1) for u in reversed(tree.children[v])]
+    path = sec.get("critical_path") or ()
+    if path:
+        t.notes.append("critical path: " + " <- ".join(_step(s) for s in path))
+    return t
+
+
+def _step(s: dict[str, Any]) -> str:
+    if s.get("kind") == "node":
+        return f"{s.get('node')} [{s.get('engine')} {fmt_num(s.get('time'))}]"
+    return f"transfer {s.get('from_engine')} -> {s.get('to_engine')} {fmt_num(s.get('cost'))}"
+
+
+def tree_title(art: TreeArtifact) -> str:
+    sec = art.section
+    name = sec.get("name") or Path(art.source).name
+    if art.doc.get("status") != "ok":
+        return f"{name}: {art.doc.get('status')}"
+    return (
+        f"{name}: latency {fmt_num(sec.get('latency'))}, "
+        f"{sec.get('cuts_used')} of {sec.get('budget')} cuts"
+    )
+
+
+# --- diff ---------------------------------------------------------------------------
+
+
+def tree_diff(a: TreeArtifact, b: TreeArtifact) -> dict[str, Any]:
+    """What changed between two tree artifacts: status, latency, budget and cuts used,
+    operators that moved engine, cuts added and removed, the critical path, the
+    frontier, the input (by its sha256), the diagnostics."""
+    from placement_cli.views.diff import changes
+
+    sa, sb = a.section, b.section
+    out: dict[str, Any] = {}
+    if a.doc.get("status") != b.doc.get("status"):
+        out["status"] = {"a": a.doc.get("status"), "b": b.doc.get("status")}
+    fields = [
+        c
+        for k in ("name", "root", "nodes", "budget", "cuts_used", "latency")
+        for c in changes(sa.get(k), sb.get(k), (k,))
+    ]
+    if fields:
+        out["fields"] = fields
+    ea, eb = sa.get("engines") or {}, sb.get("engines") or {}
+    moved = [
+        {"node": k, "from": ea.get(k), "to": eb.get(k)}
+        for k in [*eb, *(k for k in ea if k not in eb)]
+        if ea.get(k) != eb.get(k)
+    ]
+    if moved:
+        out["moved"] = moved
+
+    def cut_key(c: dict[str, Any]) -> str:
+        return f"{c.get('child')} -> {c.get('parent')} ({c.get('from_engine')} -> {c.get('to_engine')}, {fmt_num(c.get('cost'))})"
+
+    ca = [cut_key(c) for c in sa.get("cuts") or ()]
+    cb = [cut_key(c) for c in sb.get("cuts") or ()]
+    if [x for x in cb if x not in ca]:
+        out["cuts_added"] = [x for x in cb if x not in ca]
+    if [x for x in ca if x not in cb]:
+        out["cuts_removed"] = [x for x in ca if x not in cb]
+    pa = " <- ".join(_step(s) for s in sa.get("critical_path") or ())
+    pb = " <- ".join(_step(s) for s in sb.get("critical_path") or ())
+    if pa != pb:
+        out["critical_path"] = {"a": pa, "b": pb}
+    fa = {f.get("budget"): f.get("latency") for f in sa.get("frontier") or ()}
+    fb = {f.get("budget"): f.get("latency") for f in sb.get("frontier") or ()}
+    frontier = [
+        {"budget": k, "a": fa.get(k), "b": fb.get(k)}
+        for k in sorted({*fa, *fb}, key=lambda k: (not isinstance(k, int), str(k)))
+        if fa.get(k) != fb.get(k)
+    ]
+    if frontier:
+        out["frontier"] = frontier
+    ra, rb = _ref(a), _ref(b)
+    if ra.get("sha256") != rb.get("sha256") or sa.get("input") != sb.get("input"):
+        out["input"] = {"a": ra.get("name"), "b": rb.get("name")}
+    da = [
+        f"{d.get('severity')}: {d.get('code')}: {d.get('message')}"
+        for d in a.doc.get("diagnostics") or ()
+    ]
+    db = [
+        f"{d.get('severity')}: {d.get('code')}: {d.get('message')}"
+        for d in b.doc.get("diagnostics") or ()
+    ]
+    if da != db:
+        out["diagnostics"] = {
+            "added": [x for x in db if x not in da],
+            "removed": [x for x in da if x not in db],
+        }
+    return {"kind": "tree", "a": a.source, "b": b.source, "same": not out, **out}
+
+
+def tree_diff_text(d: dict[str, Any]) -> str:
+    """The differences for people, one per line."""
+    from placement_cli.views.diff import value_text
+
+    lines = [
+        f"{d['a']} -> {d['b']} (tree artifacts): " + ("no differences" if d["same"] else "differ")
+    ]
+    if "status" in d:
+        lines.append(f"status: {d['status']['a']} -> {d['status']['b']}")
+    for c in d.get("fields", []):
+        lines.append(f"{' '.join(c['path'])}: {value_text(c['a'])} -> {value_text(c['b'])}")
+    for m in d.get("moved", []):
+        lines.append(f"moved: {m['node']} {m['from'] or '-'} -> {m['to'] or '-'}")
+    lines += [f"cut added: {x}" for x in d.get("cuts_added", [])]
+    lines += [f"cut removed: {x}" for x in d.get("cuts_removed", [])]
+    if "critical_path" in d:
+        lines.append("critical path:")
+        lines.append(f"  a: {d['critical_path']['a'] or '-'}")
+        lines.append(f"  b: {d['critical_path']['b'] or '-'}")
+    for f in d.get("frontier", []):
+        lines.append(
+            f"frontier budget {f['budget']}: latency {value_text(f['a'])} -> {value_text(f['b'])}"
+        )
+    if "input" in d:
+        lines.append(f"input changed: {d['input']['a']} -> {d['input']['b']}")
+    for key, what in (("added", "diagnostic added"), ("removed", "diagnostic removed")):
+        lines += [f"{what}: {x}" for x in d.get("diagnostics", {}).get(key, [])]
+    return "\n".join(lines) + "\n"
