@@ -155,3 +155,62 @@ def test_explain_says_not_proven_when_the_limit_stops_the_proof():
         assert p["total"] is not None and p["lower_bound"] <= p["total"]
     assert "not proven: best found" in to_text(ex, "dense")
     assert "(proven)" not in to_text(ex, "dense")
+
+
+def _tie_plan() -> dict:
+    return {
+        "version": 1,
+        "targets": ["a", "b"],
+        "transitions": {"a": {"a": 0, "b": 4}, "b": {"b": 0, "a": 4}},
+        "blocks": [
+            {
+                "id": "x",
+                "statements": [{"cost": {"a": 2, "b": 1}}, {"cost": {"a": 1, "b": 1}}],
+                "terminator": {
+                    "kind": "goto",
+                    "successors": [{"block": "y"}],
+                    "cost": {"a": 1, "b": 2},
+                },
+                "premium": {"b": 0.5},
+            },
+            {"id": "y", "cost": {"a": 3, "b": 1}, "terminator": {"kind": "return"}},
+        ],
+    }
+
+
+def test_parts_add_up_ties_are_named_and_moves_are_listed():
+    from placement_cli.pipeline.run import Loaded, Run, parse_plan
+    from placement_cli.views.explain import explain as explain_block
+    from placement_cli.views.explain import to_text
+
+    g = parse_plan(_tie_plan())
+    ex = explain_block(Run(Loaded("<doc>", g)), "x")
+    for row in ex["targets"]:
+        assert sum(row["parts"].values()) == row["cost"], row
+    by = {r["target"]: r for r in ex["targets"]}
+    assert by["a"]["parts"] == {"statements": 3, "terminator": 1, "premium": 0}
+    assert by["b"]["parts"] == {"statements": 2, "terminator": 2, "premium": 0.5}
+    # x on a: 4 + y on a: 3 = 7; x on b: 4.5 + y on b: 1 = 5.5, the optimum
+    assert ex["chosen"] == "b" and ex["total"] == 5.5
+    assert by["a"]["pinned"]["total"] == 7 and by["a"]["pinned"]["moves"] == [
+        {"block": "y", "from": "b", "to": "a"}
+    ]
+    assert not any(r["tie"] for r in ex["targets"])
+    ey = explain_block(Run(Loaded("<doc>", g)), "y")
+    assert {r["target"]: r["parts"] for r in ey["targets"]}["a"] == {"given": 3, "premium": 0}
+    text = to_text(ex, "t")
+    assert "b: statements 2 + terminator 2 + premium 0.5" in text
+    assert "on a: y b -> a" in text
+
+
+def test_a_tie_is_said():
+    from placement_cli.pipeline.run import Loaded, Run, parse_plan
+    from placement_cli.views.explain import explain as explain_block
+    from placement_cli.views.explain import to_text
+
+    plan = _tie_plan()
+    plan["blocks"][1]["cost"] = {"a": 1.5, "b": 1}  # x and y on a: 4 + 1.5 = 5.5 too
+    ex = explain_block(Run(Loaded("<doc>", parse_plan(plan))), "x")
+    ties = [r["target"] for r in ex["targets"] if r["tie"]]
+    assert ex["total"] == 5.5 and len(ties) == 1 and {*ties, ex["chosen"]} == {"a", "b"}
+    assert f"tie: {ties[0]} give the same proven optimum as {ex['chosen']}" in to_text(ex, "t")

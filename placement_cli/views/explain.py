@@ -106,8 +106,30 @@ def impossible_reasons(
     return out
 
 
+def cost_parts(g: Graph, b: int, t: int) -> dict[str, Any]:
+    """Block `b`'s cost on target `t`, part by part, as the plan format adds it up: the
+    statements and the terminator (or the cost the block gives whole), plus the path
+    premium. The parts sum to the block's cost there."""
+    block = g.plan.blocks[b]
+    name = g.targets[t]
+    parts: dict[str, Any] = {}
+    if block.cost is not None:
+        parts["given"] = _n(block.cost.get(name, 0))
+    else:
+        parts["statements"] = _n(sum(st.cost.get(name) or 0 for st in block.statements))
+        term = block.terminator.cost
+        parts["terminator"] = _n((term or {}).get(name) or 0)
+    parts["premium"] = _n((block.premium or {}).get(name, 0))
+    return parts
+
+
 def _pinned(
-    run: Run, b: int, t: int, limit: float, incumbent: tuple[int, ...] | None
+    run: Run,
+    b: int,
+    t: int,
+    limit: float,
+    incumbent: tuple[int, ...] | None,
+    chosen: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     from placement_cli.algorithms.solve.exact import solve_exact
 
@@ -119,19 +141,47 @@ def _pinned(
         incumbent = None
     out = solve_exact(g, pinned, run.scc(), limit, incumbent)
     if out.infeasible:
-        return {"status": "infeasible", "proven": True, "total": None, "lower_bound": None}
+        return {
+            "status": "infeasible",
+            "proven": True,
+            "total": None,
+            "lower_bound": None,
+            "moves": [],
+        }
     total = None
     if out.assignment is not None:
         cost = evaluate(g, out.assignment)
         total = None if cost is None else cost.total
+    moves = _moves(g, b, chosen, out.assignment)
     if out.optimal and total is not None:
-        return {"status": "optimal", "proven": True, "total": _n(total), "lower_bound": _n(total)}
+        return {
+            "status": "optimal",
+            "proven": True,
+            "total": _n(total),
+            "lower_bound": _n(total),
+            "moves": moves,
+        }
     return {
         "status": "not proven",
         "proven": False,
         "total": _n(total),
         "lower_bound": _n(out.lower_bound),
+        "moves": moves,
     }
+
+
+def _moves(
+    g: Graph, b: int, chosen: tuple[int, ...] | None, pinned: tuple[int, ...] | None
+) -> list[dict[str, Any]]:
+    """The other blocks whose target differs between the chosen placement and the one
+    found with block `b` pinned, in input order."""
+    if chosen is None or pinned is None:
+        return []
+    return [
+        {"block": g.block_ids[x], "from": g.targets[chosen[x]], "to": g.targets[pinned[x]]}
+        for x in range(g.n_blocks)
+        if x != b and g.live[x] and chosen[x] != UNASSIGNED and pinned[x] != chosen[x]
+    ]
 
 
 def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict[str, Any]:
@@ -176,8 +226,10 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
             "possible": not reasons,
             "reasons": reasons,
             "cost": _n(g.cost[b][t]) if g.domain[b] >> t & 1 else None,
+            "parts": cost_parts(g, b, t) if g.domain[b] >> t & 1 else None,
             "pinned": None,
             "difference": None,
+            "tie": False,
         }
         if t in possible:
             left = possible[possible.index(t) :]
@@ -185,10 +237,17 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
             # A first incumbent: the chosen placement with only this block moved, when
             # that is feasible (a search stopped early still has an answer to give).
             start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1 :]
-            pinned = _pinned(run, b, t, share, start)
+            pinned = _pinned(run, b, t, share, start, assignment if feasible else None)
             row["pinned"] = pinned
             if pinned["total"] is not None and total is not None:
                 row["difference"] = _n(pinned["total"] - total)
+                # Another target as cheap as the chosen one, proven: a tie the solver
+                # broke (by target order), not a reason.
+                row["tie"] = (
+                    t != chosen
+                    and pinned["proven"]
+                    and abs(pinned["total"] - total) <= 1e-9 * (1 + abs(total))
+                )
         rows.append(row)
     edges = []
     seen: set[int] = set()
@@ -270,6 +329,30 @@ def to_text(ex: dict[str, Any], title: str) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    parts = [(r["target"], r["parts"]) for r in ex["targets"] if r.get("parts")]
+    if parts:
+        lines += ["", "cost on each target, part by part:"]
+        lines += [
+            f"  {tgt}: " + " + ".join(f"{k} {v}" for k, v in part.items()) for tgt, part in parts
+        ]
+    ties = [r["target"] for r in ex["targets"] if r.get("tie")]
+    if ties:
+        lines += [
+            "",
+            f"tie: {', '.join(ties)} give the same proven optimum as {ex['chosen']}; "
+            "the solver kept the first in target order",
+        ]
+    moves = [
+        (r["target"], r["pinned"]["moves"])
+        for r in ex["targets"]
+        if r["pinned"] and r["pinned"].get("moves") and not r["chosen"]
+    ]
+    if moves:
+        lines += ["", "pinned elsewhere, other blocks move with it:"]
+        for tgt, ms in moves:
+            shown = ", ".join(f"{m['block']} {m['from']} -> {m['to']}" for m in ms[:12])
+            more = f" and {len(ms) - 12} more" if len(ms) > 12 else ""
+            lines.append(f"  on {tgt}: {shown}{more}")
     why = [(r["target"], x["message"]) for r in ex["targets"] for x in r["reasons"]]
     if why:
         lines += ["", "why not:"]
