@@ -613,3 +613,42 @@ def test_call_size_is_the_callee_return_size_at_the_arguments():
     }
     _, sec, _ = lower(doc)
     assert sec["sizes"]["r"]["units"] == [5, 5]  # 2 * |x| + 1 at |x| = 2
+
+
+def test_premium_caps_each_unbounded_path_on_its_own():
+    """Reading one more unbounded path never lowers the premium: each unbounded size
+    counts as `size_cap` by itself (the cap is not applied to the summed range)."""
+
+    def prem(paths):
+        doc = one_block(
+            [assign(f"x{i}", load=p) for i, p in enumerate(paths)],
+            {f"x{i}": "unknown" for i in range(len(paths))},
+            size_cap=64,
+        )
+        plan, _, _ = lower(doc, split="intersection")
+        return plan["blocks"][0]["premium"][I]
+
+    one = prem(["vertex.properties"])  # [0, inf) -> [0, 64]
+    two = prem(["vertex.properties", "vertex.metadata.entity_type_ids"])  # + [1, inf) -> [1, 128]
+    assert one == 32
+    assert two == 64.5 and two > one
+
+
+def test_a_path_passed_only_to_a_successor_counts_for_the_block():
+    """The terminator's operands (goto/switch arguments, the discriminant) are uses of the
+    block: their paths go into its paths and premium."""
+    blocks = [
+        {
+            "id": "bb0",
+            "terminator": {
+                "kind": "goto",
+                "successors": [{"block": "bb1", "args": ["vertex.metadata.archived"]}],
+            },
+        },
+        {"id": "bb1", "params": ["p"], "terminator": {"kind": "return", "operand": "p"}},
+    ]
+    plan, _, _ = lower(body_doc(blocks, {"p": "bool"}), split="intersection")
+    b0 = plan["blocks"][0]
+    assert b0["paths"] == ["vertex.metadata.archived"]
+    assert b0["premium"] == {I: 1}  # postgres reads it natively; embedding cannot run the goto
+    assert "vertex.metadata.archived" in plan["paths"]

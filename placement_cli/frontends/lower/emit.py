@@ -118,8 +118,10 @@ def emit(
         costs = elig.stmt_cost[pc.orig][pc.start : pc.end]
         reads: set[int] = set()
         ops = [op for s in stmts for op in s.ops]
-        if pc.term and blk.term_op is not None:
-            ops.append(blk.term_op)
+        if pc.term:  # every use in the block counts, the terminator's included
+            if blk.term_op is not None:
+                ops.append(blk.term_op)
+            ops.extend(op for _, args in blk.succ for op in args)
         for op in ops:
             if op.kind == K_VERTEX:
                 if op.extra >= 0:
