@@ -251,14 +251,18 @@ class _Compiler:
                         return Op(K_VERTEX, li, ty, best, raw)
                 return Op(K_VERTEX, li, UNKNOWN, -1, raw)
             ty = tys[li]
-            for fld in proj:
+            field_ty = ty
+            for k, fld in enumerate(proj):
                 r = self.types.project(ty, fld)
                 if isinstance(r, str):
                     self.add(path, f"projection '{raw}' does not fit the type of '{head}': {r}")
                     return Op(K_LOCAL, li, UNKNOWN, 0, raw)
                 ty = r
+                if k == 0:
+                    field_ty = r
             if li == env and proj:
-                return Op(K_ENV, li, ty, int(self.types.env_field_ok(ty)), raw)
+                # the environment is read per field: field N decides, not the projected part
+                return Op(K_ENV, li, ty, int(self.types.env_field_ok(field_ty)), raw)
             return Op(K_ARG if li in args else K_LOCAL, li, ty, 0, raw)
 
         blocks: list[Blk] = []
