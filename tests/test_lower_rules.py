@@ -618,7 +618,8 @@ def test_path_premium_composite_swallows_children_and_unresolved_reads_all():
     assert b["premium"] == {I: 4 + 3072}
     doc = one_block([assign("a", load="vertex")], {"a": "unknown"})
     plan, _, diags = lower(doc)
-    names = load_profile("hashql").path_names
+    prof = load_profile("hashql")
+    names = [n for n, o in zip(prof.path_names, prof.path_origin, strict=True) if o]  # stored
     tops = [f"vertex.{n}" for n in names if not any(n.startswith(q + ".") for q in names)]
     assert plan["blocks"][0]["paths"] == tops
     assert [d["code"] for d in diags] == ["unpriceable-premium"]
@@ -712,3 +713,94 @@ def test_a_path_passed_only_to_a_successor_counts_for_the_block():
     assert b0["paths"] == ["vertex.metadata.archived"]
     assert b0["premium"] == {I: 1}  # postgres reads it natively; embedding cannot run the goto
     assert "vertex.metadata.archived" in plan["paths"]
+
+
+# -- the hashql profile's vertex paths are the compiler's entity paths ---------------------
+
+WEB_ID = {"opaque": "::graph::types::principal::actor_group::web::WebId"}
+ENTITY_UUID = {"opaque": "::graph::types::knowledge::entity::EntityUuid"}
+EDITION_ID = {"opaque": "::graph::types::knowledge::entity::EntityEditionId"}
+DRAFT_ID = {"opaque": "::graph::types::knowledge::entity::DraftId"}
+TYPE_IDS = {"list": {"opaque": "::graph::types::ontology::VersionedUrl"}}
+OPTION_DRAFT_ID = {
+    "union": [
+        {"opaque": {"name": "::core::option::Some", "of": DRAFT_ID}},
+        {"opaque": "::core::option::None"},
+    ]
+}
+ID = "vertex.metadata.record_id.entity_id."
+
+
+def test_identifier_paths_are_the_compilers_nominal_types():
+    """An id compared with a value of its own nominal type is equality-safe (postgres) and
+    its size is known (1 unit: the transfer is priceable without a cap)."""
+    cases = [
+        (ID + "web_id", WEB_ID),
+        (ID + "entity_uuid", ENTITY_UUID),
+        (ID + "draft_id", OPTION_DRAFT_ID),
+        ("vertex.metadata.record_id.edition_id", EDITION_ID),
+        ("vertex.metadata.entity_type_ids", TYPE_IDS),
+    ]
+    for path, ty in cases:
+        doc = one_block(
+            [
+                assign("r", binary={"op": "==", "left": path, "right": "env.0"}),
+                assign("s", binary={"op": "!=", "left": path, "right": "env.0"}),
+            ],
+            {"r": "bool", "s": "bool"},
+            env={"tuple": [ty]},
+            term={"kind": "return", "operand": "r"},
+        )
+        s = supports(doc)
+        assert P in s[0] and P in s[1], path
+        # a string is not an opaque id (opaque vs non-opaque); unknown is never safe
+        for other in ("unknown",) if "list" in ty else ("string", "unknown"):
+            doc["bodies"][0]["locals"]["env"] = {"tuple": [other]}
+            assert P not in supports(doc)[0], (path, other)
+    # an id loaded into a local of its type and carried over an edge is 1 unit
+    blocks = [
+        {
+            "id": "bb0",
+            "statements": [assign("w", load=ID + "web_id")],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("r", binary={"op": "==", "left": "w", "right": "env.0"})],
+            "terminator": {"kind": "return", "operand": "r"},
+        },
+    ]
+    plan, sec, diags = lower(body_doc(blocks, {"w": WEB_ID, "r": "bool"}, env={"tuple": [WEB_ID]}))
+    assert sec["edges"][0]["transfer"] == 1 and diags == []
+    assert P in sec["statements"]["bb1"][0]
+
+
+def test_property_metadata_link_data_and_jsonb_sub_paths_follow_the_compiler():
+    def block(load):
+        doc = one_block([assign("a", load=load)], {"a": "unknown"}, size_cap=64)
+        plan, sec, _ = lower(doc, split="intersection")
+        return plan["blocks"][0], set(sec["statements"]["bb0"][0])
+
+    # property metadata is `metadata.properties` (JSONB: any sub-path), not every path
+    b, s = block("vertex.metadata.properties.age")
+    assert b["paths"] == ["vertex.metadata.properties"] and P in s
+    assert b["premium"][I] == 32  # [0, unbounded) at cap 64
+    # link data: one path per stored field, each at its own size
+    b, s = block("vertex.link_data.left_entity_id.web_id")
+    assert b["paths"] == ["vertex.link_data.left_entity_id.web_id"] and P in s
+    assert b["premium"] == {I: 1}
+    b, s = block("vertex.link_data.right_entity_confidence")
+    assert b["paths"] == ["vertex.link_data.right_entity_confidence"] and P in s
+    b, s = block("vertex.link_data.left_entity_provenance.sources")  # JSONB sub-path
+    assert b["paths"] == ["vertex.link_data.left_entity_provenance"] and P in s
+    assert b["premium"] == {I: 5}  # [0, 10]
+    # a synthesized field (always none) has no storage: no target reads it natively,
+    # and there is nothing to fetch
+    b, s = block("vertex.link_data.left_entity_id.draft_id")
+    assert P not in s and E not in s and "paths" not in b and b.get("premium", {}).get(I, 0) == 0
+    # only JSONB paths take sub-paths: below another path the access is unresolvable
+    b, s = block("vertex.encodings.vectors.0")
+    assert E not in s and P not in s
+    assert len(b["paths"]) > 1  # it reads every path
+    b, s = block("vertex.encodings.vectors")
+    assert E in s and b["paths"] == ["vertex.encodings.vectors"]

@@ -275,6 +275,22 @@ def test_types():
             {"opaque": {"name": "Entity", "of": {"struct": {"id": "string"}}}},
         ),
         ("::a::B<Integer>", {"opaque": "::a::B"}),
+        # `newtype Some<T> = T`: the argument is Some's representation (an optional id
+        # keeps its id type, so comparing it stays equality-safe)
+        (
+            "::core::option::Some<::graph::types::knowledge::entity::DraftId> | ::core::option::None",
+            {
+                "union": [
+                    {
+                        "opaque": {
+                            "name": "::core::option::Some",
+                            "of": {"opaque": "::graph::types::knowledge::entity::DraftId"},
+                        }
+                    },
+                    {"opaque": "::core::option::None"},
+                ]
+            },
+        ),
         ("<T?0>(T?0) -> T?0", "closure"),
         ("[T?0 = Integer] (a: T?0)", {"struct": {"a": "unknown"}}),
         ("_4", "unknown"),

@@ -143,12 +143,21 @@ class _Compiler:
         self.prof = prof
         self.prefix = prefix
         self.raw_problems: list[tuple[str, str]] = []
-        self.types = Types(f.types, self.raw_problems, f"{prefix}types")
+        self.types = Types(
+            f.types, self.raw_problems, f"{prefix}types", nominal=prof.profile.nominal
+        )
         self.path_types = [
             self.types.parse(prof.profile.paths[p].type, f"profile.paths.{p}.type")
             for p in prof.path_names
         ]
         self.path_index = {p: i for i, p in enumerate(prof.path_names)}
+        # composites the table reaches through (`metadata`, `link_data.left_entity_id`),
+        # and the whole vertex: valid accesses without storage of their own
+        self.path_prefixes = {""}
+        for p in prof.path_names:
+            parts = p.split(".")
+            self.path_prefixes.update(".".join(parts[:k]) for k in range(1, len(parts)))
+        self.warnings: list[tuple[str, str]] = []
         self.body_args = {b.name: len(self._args_of(b)) for b in f.bodies}
 
     @staticmethod
@@ -159,6 +168,36 @@ class _Compiler:
 
     def add(self, path: str, msg: str) -> None:
         self.raw_problems.append((path, msg))
+
+    def vertex_path(self, li: int, proj: list[str], raw: str, path: str) -> Op:
+        """A vertex access resolved as the compiler resolves entity paths: a declared path;
+        a sub-path below a JSONB path is that path; a composite the table reaches through,
+        the whole vertex, or a sub-path of a non-JSONB path that fits its type is
+        unresolvable (it reads every path), and so is anything else."""
+        pi = self.path_index.get(".".join(proj))
+        if pi is not None:
+            return Op(K_VERTEX, li, self.path_types[pi], pi, raw)
+        for k in range(len(proj) - 1, 0, -1):
+            pi = self.path_index.get(".".join(proj[:k]))
+            if pi is None:
+                continue
+            ty: Ty = self.path_types[pi]
+            fits = True
+            for fld in proj[k:]:
+                r = self.types.project(ty, fld)
+                if isinstance(r, str):
+                    fits = False
+                    break
+                ty = r
+            if self.prof.path_jsonb[pi]:
+                return Op(K_VERTEX, li, ty if fits else UNKNOWN, pi, raw)
+            if fits:
+                return Op(K_VERTEX, li, ty, -1, raw)
+            break
+        else:
+            if ".".join(proj) in self.path_prefixes:
+                return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+        return Op(K_VERTEX, li, UNKNOWN, -1, raw)
 
     def body(self, bi: int, b: Body) -> BodyIR:
         bp = f"{self.prefix}bodies[{bi}]"
@@ -239,17 +278,7 @@ class _Compiler:
                 return Op(K_LOCAL, -1, UNKNOWN, 0, raw)
             uses.append((li, blk, pos, path))
             if li == vertex:
-                best = -1
-                for k in range(len(proj), 0, -1):
-                    pi = self.path_index.get(".".join(proj[:k]))
-                    if pi is not None:
-                        best = pi
-                        ty: Ty = self.path_types[pi]
-                        for fld in proj[k:]:
-                            r = self.types.project(ty, fld)
-                            ty = UNKNOWN if isinstance(r, str) else r
-                        return Op(K_VERTEX, li, ty, best, raw)
-                return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+                return self.vertex_path(li, proj, raw, path)
             ty = tys[li]
             field_ty = ty
             for k, fld in enumerate(proj):

@@ -43,9 +43,17 @@ class Types:
     """
 
     def __init__(
-        self, raw: dict[str, Any], problems: list[tuple[str, str]], prefix: str = "types"
+        self,
+        raw: dict[str, Any],
+        problems: list[tuple[str, str]],
+        prefix: str = "types",
+        nominal: dict[str, Any] | None = None,
     ) -> None:
         self.problems = problems
+        # the profile's nominal types: opaque name -> representation (parsed on first use)
+        self.nominal_raw = nominal or {}
+        self._nominal: dict[str, Ty] = {}
+        self._nominal_active: set[str] = set()
         self.raw_names = set(raw)
         self.named: dict[str, Ty] = {}
         self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
@@ -67,6 +75,22 @@ class Types:
                 return
             seen.add(t.name)
             t = self.named.get(t.name)
+
+    def nominal(self, name: str) -> Ty:
+        """The opaque type `name` with the profile's representation (a recursive
+        representation is cut where it refers to itself: an opaque without one)."""
+        got = self._nominal.get(name)
+        if got is not None:
+            return got
+        if name in self._nominal_active:
+            return Ty("opaque", name=name)
+        self._nominal_active.add(name)
+        try:
+            inner = self.parse(self.nominal_raw[name], f"profile.nominal.{name}")
+        finally:
+            self._nominal_active.discard(name)
+        got = self._nominal[name] = Ty("opaque", name=name, items=(inner,))
+        return got
 
     def parse_cached(self, raw: Any, path: str) -> Ty:
         """`parse`, memoised on the expression (only when it parsed without a problem)."""
@@ -135,6 +159,8 @@ class Types:
             return Ty("dict", items=(self.parse(val[0], f"{p}[0]"), self.parse(val[1], f"{p}[1]")))
         if key == "opaque":
             if isinstance(val, str):
+                if val in self.nominal_raw:
+                    return self.nominal(val)
                 return Ty("opaque", name=val)
             if (
                 isinstance(val, dict)
