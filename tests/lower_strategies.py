@@ -143,8 +143,8 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
         defined_end[b] = list(params[b]) + [s["assign"] for s in stmts if "assign" in s]
         stmts_of[b] = stmts
         term: dict[str, Any] = {"kind": kinds[b]}
-        if kinds[b] in ("switch", "return") and draw(st.booleans()):
-            term["operand"] = operand()
+        if kinds[b] == "switch" or (kinds[b] == "return" and draw(st.booleans())):
+            term["operand"] = operand()  # a switch needs its discriminant
         term["successors"] = [
             {
                 "block": ids[v],
@@ -160,6 +160,15 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
         "version": 1,
         "size_cap": 50,
         "bodies": [
-            {"name": "f", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks}
+            {"name": "f", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks},
+            G,  # the callee of `apply {fn: g}(x)`
         ],
     }
+
+
+G = {
+    "name": "g",
+    "args": ["x"],
+    "locals": {"x": "unknown"},
+    "blocks": [{"id": "bb0", "terminator": {"kind": "return", "operand": "x"}}],
+}

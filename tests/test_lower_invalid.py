@@ -92,6 +92,25 @@ CASES = {
         mutate(B + ["locals", "b"], "widget"),
         "bodies[0].locals.b: unknown type 'widget'",
     ),
+    # mistakes are not accepted silently
+    "unknown vertex path": (
+        mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "vertex.propertys.age"}),
+        "bodies[0].blocks[1].statements[0].load: unknown vertex path 'vertex.propertys.age'",
+    ),
+    "unknown callee": (
+        mutate(
+            BLK + [1, "statements", 0],
+            {"assign": "b", "apply": {"func": {"fn": "nope"}, "args": []}},
+        ),
+        "bodies[0].blocks[1].statements[0].apply.func: unknown body 'nope'",
+    ),
+    "switch without an operand": (
+        mutate(
+            BLK + [0, "terminator"],
+            {"kind": "switch", "successors": [{"block": "bb1"}, {"block": "bb2"}]},
+        ),
+        "bodies[0].blocks[0].terminator: a 'switch' terminator needs an operand (its discriminant)",
+    ),
     "argument count": (
         mutate(BLK + [1, "terminator", "successors", 0], {"block": "bb2", "args": ["a"]}),
         "bodies[0].blocks[1].terminator.successors[0].args: block 'bb2' takes 0 argument(s), got 1",
@@ -143,3 +162,18 @@ def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):
     r = cli("lower", str(f), "--targets", str(prof))
     err = r.stderr.decode()
     assert r.returncode == 3 and err.startswith(f"{prof}: targets[0].arguments:"), err
+
+
+def test_an_open_vertex_makes_an_unknown_path_a_warning_naming_it():
+    from placement_cli.frontends.lower.profile import HASHQL
+    from tests.lower_helpers import lower
+
+    doc = mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "vertex.propertys.age"})
+    doc["profile"] = HASHQL | {"open_vertex": True}
+    doc["bodies"][0]["locals"]["b"] = "unknown"
+    plan, _, diags = lower(doc)
+    warn = [d for d in diags if d["code"] == "unknown-vertex-path"]
+    assert len(warn) == 1 and warn[0]["severity"] == "warning" and warn[0]["blocks"] == ["bb1"]
+    assert "'vertex.propertys.age'" in warn[0]["message"]
+    assert "bodies[0].blocks[1].statements[0].load" in warn[0]["message"]
+    assert len(next(b for b in plan["blocks"] if b["id"] == "bb1")["paths"]) > 1  # every path

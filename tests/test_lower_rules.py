@@ -162,6 +162,21 @@ def test_equality_with_a_constant_is_always_safe():
     assert P in supports(doc)[1]
 
 
+# a callee taking no argument
+G = {
+    "name": "g",
+    "args": [],
+    "locals": {"r": "int"},
+    "blocks": [
+        {
+            "id": "bb0",
+            "statements": [{"assign": "r", "load": {"const": 1}}],
+            "terminator": {"kind": "return", "operand": "r"},
+        }
+    ],
+}
+
+
 def test_postgres_aggregates_except_closures_input_always_apply_never():
     doc = one_block(
         [
@@ -172,6 +187,7 @@ def test_postgres_aggregates_except_closures_input_always_apply_never():
         ],
         {"a": {"tuple": ["int", "int"]}, "b": "closure", "c": "int", "d": "int"},
     )
+    doc["bodies"].append(G)
     s = supports(doc)
     assert P in s[0] and P not in s[1] and P in s[2] and P not in s[3]
     assert all(I in x for x in s)
@@ -260,7 +276,7 @@ def test_vertex_paths_by_origin():
             assign("b", load="vertex.encodings.vectors"),
             assign("c", load="vertex.metadata.archived"),
             assign("d", load="vertex"),
-            assign("e", load="vertex.no_such_path"),
+            assign("e", load="vertex.metadata"),  # a composite without storage of its own
         ],
         {
             "a": "string",

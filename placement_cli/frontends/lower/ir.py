@@ -80,6 +80,7 @@ class FileIR:
     place: int
     types: Types
     path_types: list[Ty]
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (block id, message)
 
 
 def op_text(raw: object) -> str:
@@ -157,7 +158,10 @@ class _Compiler:
         for p in prof.path_names:
             parts = p.split(".")
             self.path_prefixes.update(".".join(parts[:k]) for k in range(1, len(parts)))
-        self.warnings: list[tuple[str, str]] = []
+        self.warnings: list[tuple[str, str]] = []  # (block id, message)
+        ov = prof.profile.open_vertex
+        # a profile that declares no paths says nothing about the vertex: open
+        self.open_vertex = (not prof.path_names) if ov is None else ov
         self.body_args = {b.name: len(self._args_of(b)) for b in f.bodies}
 
     @staticmethod
@@ -169,11 +173,12 @@ class _Compiler:
     def add(self, path: str, msg: str) -> None:
         self.raw_problems.append((path, msg))
 
-    def vertex_path(self, li: int, proj: list[str], raw: str, path: str) -> Op:
+    def vertex_path(self, li: int, proj: list[str], raw: str, path: str, block: str) -> Op:
         """A vertex access resolved as the compiler resolves entity paths: a declared path;
         a sub-path below a JSONB path is that path; a composite the table reaches through,
         the whole vertex, or a sub-path of a non-JSONB path that fits its type is
-        unresolvable (it reads every path), and so is anything else."""
+        unresolvable (it reads every path). Anything else is an unknown path: an error, or
+        a warning when the profile declares the vertex open (it then reads every path)."""
         pi = self.path_index.get(".".join(proj))
         if pi is not None:
             return Op(K_VERTEX, li, self.path_types[pi], pi, raw)
@@ -197,6 +202,14 @@ class _Compiler:
         else:
             if ".".join(proj) in self.path_prefixes:
                 return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+        known = [p for p in self.prof.path_names if p.split(".")[0] == proj[0]] or list(
+            self.prof.path_names
+        )
+        msg = f"unknown vertex path '{raw}' (the profile's paths{' there' if known != list(self.prof.path_names) else ''}: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})"
+        if self.open_vertex:
+            self.warnings.append((block, f"{path}: {msg}; it reads every path"))
+        else:
+            self.add(path, msg)
         return Op(K_VERTEX, li, UNKNOWN, -1, raw)
 
     def body(self, bi: int, b: Body) -> BodyIR:
@@ -278,7 +291,7 @@ class _Compiler:
                 return Op(K_LOCAL, -1, UNKNOWN, 0, raw)
             uses.append((li, blk, pos, path))
             if li == vertex:
-                return self.vertex_path(li, proj, raw, path)
+                return self.vertex_path(li, proj, raw, path, b.blocks[blk].id)
             ty = tys[li]
             field_ty = ty
             for k, fld in enumerate(proj):
@@ -358,7 +371,12 @@ class _Compiler:
                     s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
                         operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args)
                     )
-                    if isinstance(ap.func, FnRef) and ap.func.fn in self.body_args:
+                    if isinstance(ap.func, FnRef) and ap.func.fn not in self.body_args:
+                        self.add(
+                            f"{sp}.apply.func",
+                            f"unknown body '{ap.func.fn}' (the file's bodies: {', '.join(self.body_args)})",
+                        )
+                    elif isinstance(ap.func, FnRef):
                         s.callee = ap.func.fn
                         want = self.body_args[ap.func.fn]
                         if want != len(ap.args):
@@ -383,6 +401,8 @@ class _Compiler:
             top = operand(t.operand, f"{tp}.operand", i, pos) if t.operand is not None else None
             if t.operand is not None and t.kind not in ("switch", "return"):
                 self.add(f"{tp}.operand", f"a '{t.kind}' terminator takes no operand")
+            if t.operand is None and t.kind == "switch":
+                self.add(tp, "a 'switch' terminator needs an operand (its discriminant)")
             succ = []
             for m, e in enumerate(t.successors):
                 ep = f"{tp}.successors[{m}]"
@@ -545,4 +565,4 @@ def compile_file(f: BodyFile, prof: Compiled, body: str | None = None, prefix: s
             c.add(f"{prefix}place" if body is None else "", f"unknown body '{want}'")
     if c.raw_problems:
         raise InputError([Problem(p, m) for p, m in c.raw_problems])
-    return FileIR(f.name, bodies, place, c.types, c.path_types)
+    return FileIR(f.name, bodies, place, c.types, c.path_types, c.warnings)

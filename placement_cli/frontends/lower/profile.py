@@ -69,8 +69,9 @@ class Profile(_Strict):
     # nominal types: an opaque type of this name whose representation the body does not
     # give (`{opaque: NAME}`) has this one
     nominal: dict[str, Any] = Field(default_factory=dict)
-    # a vertex path the table does not know is a warning (it reads every path), not an error
-    open_vertex: bool = False
+    # a vertex path the table does not know is a warning (it reads every path), not an
+    # error; unset: open exactly when the profile declares no paths
+    open_vertex: bool | None = None
 
 
 _ALL_STMT = {
