@@ -56,9 +56,14 @@ CASES = {
         mutate(BLK + [2, "terminator", "operand"], "b"),
         "bodies[0].blocks[2].terminator.operand: local 'b' is used before it is defined on every path",
     ),
-    "assigned twice": (
-        mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}]),
-        "bodies[0].blocks[1].statements[0].assign: local 'a' is assigned twice (SSA: one definition per local)",
+    # not SSA (a local assigned in two blocks is fine), but a use some path reaches
+    # without a definition is an error, reported once
+    "defined on one path only": (
+        mutate(
+            BLK + [2, "statements"],
+            [{"assign": "b", "unary": {"op": "-", "operand": "b"}}],
+        ),
+        "bodies[0].blocks[2].statements[0].unary.operand: local 'b' is used before it is defined on every path",
     ),
     "unknown local": (
         mutate(BLK + [1, "statements", 0, "unary", "operand"], "zz"),
@@ -146,12 +151,29 @@ def test_the_good_body_is_fine(cli, tmp_path):
 
 
 def test_every_problem_is_listed(cli, tmp_path):
-    doc = mutate(BLK + [1, "statements"], [{"assign": "a", "load": "zz"}])
+    doc = mutate(BLK + [1, "statements"], [{"assign": "b", "load": "zz"}])
+    doc["bodies"][0]["blocks"][2]["terminator"]["operand"] = "yy"
     f = tmp_path / "bad.body.json"
     f.write_bytes(orjson.dumps(doc))
     r = cli("lower", str(f))
     lines = r.stderr.decode().splitlines()
-    assert r.returncode == 3 and len(lines) == 2, lines
+    assert r.returncode == 3 and len(lines) == 2, lines  # zz and yy, nothing else
+
+
+def test_a_body_that_is_not_ssa_is_lowered_with_one_error_at_most(cli, tmp_path):
+    # `a` assigned again in bb1 (the compiler's MIR does this): fine
+    ok = mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}])
+    f = tmp_path / "ok.body.json"
+    f.write_bytes(orjson.dumps(ok))
+    r = cli("lower", str(f), "-q")
+    assert r.returncode == 0, r.stderr.decode()
+    # an unknown local in the reassignment: that error alone, no misleading second one
+    bad = mutate(BLK + [1, "statements"], [{"assign": "a", "load": "zz"}])
+    f.write_bytes(orjson.dumps(bad))
+    r = cli("lower", str(f))
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 3 and len(lines) == 1, lines
+    assert lines[0].endswith("statements[0].load: unknown local 'zz'"), lines
 
 
 def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):

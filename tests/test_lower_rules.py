@@ -820,3 +820,54 @@ def test_property_metadata_link_data_and_jsonb_sub_paths_follow_the_compiler():
     assert len(b["paths"]) > 1  # it reads every path
     b, s = block("vertex.encodings.vectors")
     assert E in s and b["paths"] == ["vertex.encodings.vectors"]
+
+
+# -- bodies that are not SSA (the compiler's MIR assigns a local in several blocks) -------
+
+
+def test_a_local_assigned_in_two_blocks_follows_the_literal_must_analysis():
+    """x = env.0 on one branch (postgres can), x = a closure call on the other (it
+    cannot): after the merge x is not dispatchable (intersection), so r = x + 1 is not
+    either; each assignment is judged on its own right-hand side (the compiler's cost
+    visitor is flow-insensitive). A reassignment later in one block wins."""
+    blocks = [
+        {
+            "id": "bb0",
+            "statements": [assign("c", load="env.0")],
+            "terminator": {
+                "kind": "switch",
+                "operand": "c",
+                "successors": [{"block": "bb1"}, {"block": "bb2"}],
+            },
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("x", load="env.0")],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb3"}]},
+        },
+        {
+            "id": "bb2",
+            "statements": [assign("x", apply={"func": "env.1", "args": []})],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb3"}]},
+        },
+        {
+            "id": "bb3",
+            "statements": [
+                assign("r", binary={"op": "+", "left": "x", "right": C1}),
+                assign("y", apply={"func": "env.1", "args": []}),
+                assign("y", load="env.0"),
+            ],
+            "terminator": {"kind": "return", "operand": "y"},
+        },
+    ]
+    doc = body_doc(
+        blocks,
+        {"c": "int", "x": "int", "r": "int", "y": "int"},
+        env={"tuple": ["int", "closure"]},
+    )
+    _, sec, _ = lower(doc)
+    st = {b: [set(x) for x in v] for b, v in sec["statements"].items()}
+    assert st["bb1"] == [{I, P}] and st["bb2"] == [{I}]
+    assert st["bb3"] == [{I}, {I}, {I, P}]
+    assert set(sec["terminators"]["bb3"]) == {I, P}  # y is supported at the return
+    assert set(sec["ineligible"][P]) >= {"x", "r"} and "y" not in sec["ineligible"][P]

@@ -82,3 +82,15 @@ def test_an_id_comparison_of_our_filter_goes_to_postgres_as_in_hashql():
     decisions = _hashql_decisions(FILTER)
     assert decisions == {"bb0": "postgres", "bb1": "postgres"}
     assert {b: assignment[b] for b in decisions} == decisions
+
+
+def test_mir_that_is_not_ssa_is_lowered():
+    """%3 is assigned on both arms: accepted; after the merge it is not dispatchable on
+    postgres (one arm calls a closure), so the comparison reading it is not either."""
+    r = run_cli("lower", str(MIR / "not_ssa.mir"), "-q")
+    assert r.returncode == 0, r.stderr
+    plan = orjson.loads(r.stdout)
+    texts = {s["text"]: set(s["cost"]) for b in plan["blocks"] for s in b["statements"]}
+    assert "postgres" in texts["_3 = env.0"]
+    assert texts["_4 = _3 > 10"] == {"interpreter"}
+    assert "_3" in plan["lower"]["ineligible"]["postgres"]

@@ -533,7 +533,7 @@ def test_lowers_end_to_end(path: Path, tmp_path: Path):
         [sys.executable, "-m", "placement_cli", "lower", str(out)],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=Path(__file__).resolve().parents[1],  # this checkout's placement_cli, not the venv's
         timeout=120,
     )
     assert run.returncode == 0, run.stderr

@@ -1,8 +1,9 @@
 """A checked body in indexed form: locals and blocks are indices, operands are
 classified once (local, env field, vertex path, argument, constant, function).
 
-`compile_file` checks every semantic rule of the body format (SSA: each local defined
-once and before every use, on every path; known locals and blocks; projections that fit
+`compile_file` checks every semantic rule of the body format (each local defined
+before every use, on every path: by dominance when the body is SSA, by a must-analysis
+when a local is assigned more than once; known locals and blocks; projections that fit
 the type; argument counts) and raises one `InputError` listing every problem.
 """
 
@@ -71,6 +72,7 @@ class BodyIR:
     blocks: list[Blk]
     index: dict[str, int] = field(default_factory=dict)
     ser_safe: list[bool] = field(default_factory=list)
+    multi: frozenset[int] = frozenset()  # locals defined more than once: the body is not SSA
 
 
 @dataclass(slots=True)
@@ -244,15 +246,15 @@ class _Compiler:
             else:
                 self.add(f"{bp}.entry", f"unknown block '{b.entry}'")
         # def sites: (block, position); args at the entry before everything (-2), params at -1
-        defsite: dict[int, tuple[int, int]] = {}
+        defsite: dict[int, tuple[int, int]] = {}  # the first definition of each local
+        multi: set[int] = set()  # locals defined more than once (the body is then not SSA)
+        more: list[tuple[int, int, int]] = []  # (local, block, pos) of the later definitions
         uses: list[tuple[int, int, int, str]] = []  # local, block, pos, path
 
         def define(local: int, blk: int, pos: int, path: str) -> None:
             if local in defsite:
-                self.add(
-                    path,
-                    f"local '{names[local]}' is assigned twice (SSA: one definition per local)",
-                )
+                multi.add(local)
+                more.append((local, blk, pos))
             else:
                 defsite[local] = (blk, pos)
 
@@ -429,8 +431,12 @@ class _Compiler:
                     )
                 )
             blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
-        self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
+        if multi:
+            self._check_defined(blocks, entry, defsite, more, uses, names)
+        else:
+            self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
         ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
+        ir.multi = frozenset(multi)
         ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
         return ir
 
@@ -461,6 +467,59 @@ class _Compiler:
                     continue
             elif rpo_num[db] >= 0 and pre[db] <= pre[ub] and post[ub] <= post[db]:
                 continue  # db strictly dominates ub
+            self.add(path, f"local '{names[li]}' is used before it is defined on every path")
+
+    def _check_defined(
+        self,
+        blocks: list[Blk],
+        entry: int,
+        defsite: dict[int, tuple[int, int]],
+        more: list[tuple[int, int, int]],
+        uses: list[tuple[int, int, int, str]],
+        names: list[str],
+    ) -> None:
+        """A body that is not SSA: every use must be reached by a definition on every
+        path (a forward must-analysis over the defined locals; merges intersect)."""
+        if any(d < 0 for blk in blocks for d, _ in blk.succ):
+            return  # unknown blocks already reported
+        n = len(blocks)
+        order = reverse_postorder(blocks, entry)
+        sites = [(li, db, dp) for li, (db, dp) in defsite.items()] + more
+        gen = [0] * n  # defined somewhere in the block (params included)
+        first_def: dict[tuple[int, int], int] = {}  # (block, local) -> earliest position
+        for li, db, dp in sites:
+            gen[db] |= 1 << li
+            key = (db, li)
+            if dp < first_def.get(key, 1 << 60):
+                first_def[key] = dp
+        args = 0
+        for li, (_, dp) in defsite.items():
+            if dp == -2:
+                args |= 1 << li
+        full = (1 << len(names)) - 1
+        state_in = [full] * n
+        state_in[entry] = args
+        reach = [False] * n
+        for b in order:
+            reach[b] = True
+        changed = True
+        while changed:
+            changed = False
+            for u in order:
+                out = state_in[u] | gen[u]
+                for v, _ in blocks[u].succ:
+                    new = state_in[v] & out
+                    if new != state_in[v]:
+                        state_in[v] = new
+                        changed = True
+        for li, ub, upos, path in uses:
+            if li not in defsite:
+                self.add(path, f"local '{names[li]}' is used but never defined")
+                continue
+            if not reach[ub] or state_in[ub] >> li & 1:
+                continue
+            if first_def.get((ub, li), upos) < upos:
+                continue  # defined earlier in the block
             self.add(path, f"local '{names[li]}' is used before it is defined on every path")
 
 
