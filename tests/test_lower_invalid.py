@@ -7,6 +7,7 @@ import copy
 import orjson
 import pytest
 
+from placement_cli.frontends.lower.profile import HASHQL
 from tests.lower_helpers import body_doc
 
 GOOD = body_doc(
@@ -88,6 +89,10 @@ CASES = {
     "unknown built-in profile": (
         mutate(["profile"], "nope"),
         "profile: unknown built-in profile 'nope' (known: hashql)",
+    ),
+    "unknown type in the profile's nominal table": (
+        mutate(["profile"], HASHQL | {"nominal": HASHQL["nominal"] | {"::a::Id": "widget"}}),
+        "profile.nominal.::a::Id: unknown type 'widget'",
     ),
     "two rvalues": (
         mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "a", "input": "x"}),
@@ -187,7 +192,6 @@ def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):
 
 
 def test_an_open_vertex_makes_an_unknown_path_a_warning_naming_it():
-    from placement_cli.frontends.lower.profile import HASHQL
     from tests.lower_helpers import lower
 
     doc = mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "vertex.propertys.age"})

@@ -437,9 +437,7 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
     checker = Types({}, raw_probs, nominal=prof.nominal)
     for name, spec in prof.nominal.items():
         checker.parse(spec, f"{prefix}.nominal.{name}")
-    for name, spec in prof.paths.items():
-        checker.parse(spec.type, f"{prefix}.paths.{name}.type")
-    if raw_probs:
+    if raw_probs:  # (path types may name the body file's types: checked with the body)
         raise InputError([Problem(p.lstrip("."), m) for p, m in raw_probs])
     return Compiled(
         prof,
