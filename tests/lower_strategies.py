@@ -1,4 +1,4 @@
-"""Hypothesis strategy: random valid SSA bodies (any CFG shape, dominance-respecting uses)."""
+"""Hypothesis strategy: random valid bodies (any CFG shape, dominance-respecting uses; SSA unless `reassign`)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,11 @@ PATHS = [
 
 
 @st.composite
-def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str, Any]:
+def bodies(
+    draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5, reassign: bool = False
+) -> dict[str, Any]:
+    """`reassign`: a statement may assign a local again (one defined earlier on every
+    path, of any type: the body is then not SSA)."""
     n = draw(st.integers(1, max_blocks))
     ids = [f"bb{i}" for i in range(n)]
     succ: list[list[int]] = []
@@ -114,7 +118,12 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
             if kind == "storage":
                 stmts.append({"nop": True})
                 continue
-            lhs = new_local()
+            again = [x for x in avail if x not in params[b]]
+            lhs = (
+                draw(st.sampled_from(again))
+                if reassign and again and draw(st.booleans())
+                else new_local()
+            )
             if kind == "load":
                 st_ = {"load": operand()}
             elif kind == "unary":
@@ -139,12 +148,13 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
             else:
                 st_ = {"input": "x"}
             stmts.append({"assign": lhs, **st_})
-            avail.append(lhs)
+            if lhs not in avail:
+                avail.append(lhs)
         defined_end[b] = list(params[b]) + [s["assign"] for s in stmts if "assign" in s]
         stmts_of[b] = stmts
         term: dict[str, Any] = {"kind": kinds[b]}
-        if kinds[b] in ("switch", "return") and draw(st.booleans()):
-            term["operand"] = operand()
+        if kinds[b] == "switch" or (kinds[b] == "return" and draw(st.booleans())):
+            term["operand"] = operand()  # a switch needs its discriminant
         term["successors"] = [
             {
                 "block": ids[v],
@@ -160,6 +170,15 @@ def bodies(draw: st.DrawFn, max_blocks: int = 6, max_stmts: int = 5) -> dict[str
         "version": 1,
         "size_cap": 50,
         "bodies": [
-            {"name": "f", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks}
+            {"name": "f", "env": "env", "vertex": "vertex", "locals": locals_, "blocks": blocks},
+            G,  # the callee of `apply {fn: g}(x)`
         ],
     }
+
+
+G = {
+    "name": "g",
+    "args": ["x"],
+    "locals": {"x": "unknown"},
+    "blocks": [{"id": "bb0", "terminator": {"kind": "return", "operand": "x"}}],
+}

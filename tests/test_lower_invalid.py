@@ -7,6 +7,7 @@ import copy
 import orjson
 import pytest
 
+from placement_cli.frontends.lower.profile import HASHQL
 from tests.lower_helpers import body_doc
 
 GOOD = body_doc(
@@ -56,9 +57,14 @@ CASES = {
         mutate(BLK + [2, "terminator", "operand"], "b"),
         "bodies[0].blocks[2].terminator.operand: local 'b' is used before it is defined on every path",
     ),
-    "assigned twice": (
-        mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}]),
-        "bodies[0].blocks[1].statements[0].assign: local 'a' is assigned twice (SSA: one definition per local)",
+    # not SSA (a local assigned in two blocks is fine), but a use some path reaches
+    # without a definition is an error, reported once
+    "defined on one path only": (
+        mutate(
+            BLK + [2, "statements"],
+            [{"assign": "b", "unary": {"op": "-", "operand": "b"}}],
+        ),
+        "bodies[0].blocks[2].statements[0].unary.operand: local 'b' is used before it is defined on every path",
     ),
     "unknown local": (
         mutate(BLK + [1, "statements", 0, "unary", "operand"], "zz"),
@@ -84,6 +90,10 @@ CASES = {
         mutate(["profile"], "nope"),
         "profile: unknown built-in profile 'nope' (known: hashql)",
     ),
+    "unknown type in the profile's nominal table": (
+        mutate(["profile"], HASHQL | {"nominal": HASHQL["nominal"] | {"::a::Id": "widget"}}),
+        "profile.nominal.::a::Id: unknown type 'widget'",
+    ),
     "two rvalues": (
         mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "a", "input": "x"}),
         "bodies[0].blocks[1].statements[0]: Value error, an assignment needs exactly one rvalue",
@@ -91,6 +101,25 @@ CASES = {
     "unknown type": (
         mutate(B + ["locals", "b"], "widget"),
         "bodies[0].locals.b: unknown type 'widget'",
+    ),
+    # mistakes are not accepted silently
+    "unknown vertex path": (
+        mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "vertex.propertys.age"}),
+        "bodies[0].blocks[1].statements[0].load: unknown vertex path 'vertex.propertys.age'",
+    ),
+    "unknown callee": (
+        mutate(
+            BLK + [1, "statements", 0],
+            {"assign": "b", "apply": {"func": {"fn": "nope"}, "args": []}},
+        ),
+        "bodies[0].blocks[1].statements[0].apply.func: unknown body 'nope'",
+    ),
+    "switch without an operand": (
+        mutate(
+            BLK + [0, "terminator"],
+            {"kind": "switch", "successors": [{"block": "bb1"}, {"block": "bb2"}]},
+        ),
+        "bodies[0].blocks[0].terminator: a 'switch' terminator needs an operand (its discriminant)",
     ),
     "argument count": (
         mutate(BLK + [1, "terminator", "successors", 0], {"block": "bb2", "args": ["a"]}),
@@ -127,12 +156,29 @@ def test_the_good_body_is_fine(cli, tmp_path):
 
 
 def test_every_problem_is_listed(cli, tmp_path):
-    doc = mutate(BLK + [1, "statements"], [{"assign": "a", "load": "zz"}])
+    doc = mutate(BLK + [1, "statements"], [{"assign": "b", "load": "zz"}])
+    doc["bodies"][0]["blocks"][2]["terminator"]["operand"] = "yy"
     f = tmp_path / "bad.body.json"
     f.write_bytes(orjson.dumps(doc))
     r = cli("lower", str(f))
     lines = r.stderr.decode().splitlines()
-    assert r.returncode == 3 and len(lines) == 2, lines
+    assert r.returncode == 3 and len(lines) == 2, lines  # zz and yy, nothing else
+
+
+def test_a_body_that_is_not_ssa_is_lowered_with_one_error_at_most(cli, tmp_path):
+    # `a` assigned again in bb1 (the compiler's MIR does this): fine
+    ok = mutate(BLK + [1, "statements"], [{"assign": "a", "load": {"const": 1}}])
+    f = tmp_path / "ok.body.json"
+    f.write_bytes(orjson.dumps(ok))
+    r = cli("lower", str(f), "-q")
+    assert r.returncode == 0, r.stderr.decode()
+    # an unknown local in the reassignment: that error alone, no misleading second one
+    bad = mutate(BLK + [1, "statements"], [{"assign": "a", "load": "zz"}])
+    f.write_bytes(orjson.dumps(bad))
+    r = cli("lower", str(f))
+    lines = r.stderr.decode().splitlines()
+    assert r.returncode == 3 and len(lines) == 1, lines
+    assert lines[0].endswith("statements[0].load: unknown local 'zz'"), lines
 
 
 def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):
@@ -143,3 +189,17 @@ def test_invalid_profile_file_names_the_profile_file(cli, tmp_path):
     r = cli("lower", str(f), "--targets", str(prof))
     err = r.stderr.decode()
     assert r.returncode == 3 and err.startswith(f"{prof}: targets[0].arguments:"), err
+
+
+def test_an_open_vertex_makes_an_unknown_path_a_warning_naming_it():
+    from tests.lower_helpers import lower
+
+    doc = mutate(BLK + [1, "statements", 0], {"assign": "b", "load": "vertex.propertys.age"})
+    doc["profile"] = HASHQL | {"open_vertex": True}
+    doc["bodies"][0]["locals"]["b"] = "unknown"
+    plan, _, diags = lower(doc)
+    warn = [d for d in diags if d["code"] == "unknown-vertex-path"]
+    assert len(warn) == 1 and warn[0]["severity"] == "warning" and warn[0]["blocks"] == ["bb1"]
+    assert "'vertex.propertys.age'" in warn[0]["message"]
+    assert "bodies[0].blocks[1].statements[0].load" in warn[0]["message"]
+    assert len(next(b for b in plan["blocks"] if b["id"] == "bb1")["paths"]) > 1  # every path

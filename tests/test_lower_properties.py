@@ -1,4 +1,4 @@
-"""Property tests of `lower` on random SSA bodies."""
+"""Property tests of `lower` on random bodies (SSA, and not)."""
 
 from __future__ import annotations
 
@@ -152,6 +152,15 @@ def literal_eligibility(doc):
 def test_eligibility_matches_the_literal_dataflow(doc):
     _, sec, _ = _lower(doc)
     assert {t: set(v) for t, v in sec["ineligible"].items()} == literal_eligibility(doc)
+
+
+@settings(max_examples=examples(150))
+@given(bodies(reassign=True))
+def test_eligibility_of_bodies_that_are_not_ssa_matches_the_literal_dataflow(doc):
+    """Locals assigned again (in the same or another block), as the compiler's MIR does."""
+    plan, sec, _ = _lower(doc)
+    assert {t: set(v) for t, v in sec["ineligible"].items()} == literal_eligibility(doc)
+    assert plan["blocks"]
 
 
 @settings(max_examples=examples(100))

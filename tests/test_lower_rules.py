@@ -52,6 +52,12 @@ def test_postgres_binary_needs_both_operands():
     assert P in s[2] and P not in s[3]
 
 
+OPTION_X = {
+    "union": [
+        {"opaque": {"name": "::core::option::Some", "of": {"struct": {"k": {"list": "int"}}}}},
+        {"opaque": {"name": "::core::option::None", "of": "unit"}},
+    ]
+}
 EQ_CASES = [
     ({"struct": {"k": "int"}}, {"dict": ["string", "int"]}, False),  # dict vs struct
     ({"list": "int"}, {"tuple": ["int"]}, False),  # list vs tuple
@@ -67,25 +73,45 @@ EQ_CASES = [
     ({"union": ["int", "string"]}, "int", True),
     ({"struct": {"k": {"list": "int"}}}, {"struct": {"k": {"tuple": ["int"]}}}, False),  # nested
     ("int", "string", True),
+    # the compiler's shortcuts: identical types are safe at once
+    ("unknown", "unknown", True),  # `? == ?`
+    (OPTION_X, OPTION_X, True),  # Option<X> == Option<X>: a union of opaques, on both sides
+    # tuples of different lengths and structs with different field names never compare equal
+    ({"tuple": [{"list": "int"}]}, {"tuple": [{"tuple": ["int"]}, "int"]}, True),
+    (
+        {"struct": {"a": {"list": "int"}, "b": "int"}},
+        {"struct": {"a": {"tuple": ["int"]}, "c": "int"}},
+        True,
+    ),
+    (
+        {"struct": {"a": {"list": "int"}}},
+        {"struct": {"a": {"tuple": ["int"]}}},
+        False,
+    ),  # same names
+    # opaque types compare their inner types, not only their names
+    (
+        {"opaque": {"name": "A", "of": {"list": "int"}}},
+        {"opaque": {"name": "A", "of": {"tuple": ["int"]}}},
+        False,
+    ),
+    ({"opaque": {"name": "A", "of": "string"}}, {"opaque": {"name": "A", "of": "string"}}, True),
 ]
 
 
 @pytest.mark.parametrize("ta,tb,safe", EQ_CASES)
 @pytest.mark.parametrize("op", ["==", "!="])
 def test_postgres_equality_safety(ta, tb, safe, op):
+    # the operands straight from the environment: serialization safety of a loaded local
+    # (a union of opaques is not serialization-safe) does not get in the way
     doc = one_block(
-        [
-            assign("a", load="env.0"),
-            assign("b", load="env.1"),
-            assign("r", binary={"op": op, "left": "a", "right": "b"}),
-        ],
-        {"a": ta, "b": tb, "r": "bool"},
+        [assign("r", binary={"op": op, "left": "env.0", "right": "env.1"})],
+        {"r": "bool"},
         env={"tuple": [ta, tb]},
         term={"kind": "return", "operand": "r"},
     )
     s = supports(doc)
-    assert (P in s[2]) is safe
-    assert I in s[2]
+    assert (P in s[0]) is safe
+    assert I in s[0]
 
 
 def test_equality_safety_only_for_eq_and_ne():
@@ -136,6 +162,21 @@ def test_equality_with_a_constant_is_always_safe():
     assert P in supports(doc)[1]
 
 
+# a callee taking no argument
+G = {
+    "name": "g",
+    "args": [],
+    "locals": {"r": "int"},
+    "blocks": [
+        {
+            "id": "bb0",
+            "statements": [{"assign": "r", "load": {"const": 1}}],
+            "terminator": {"kind": "return", "operand": "r"},
+        }
+    ],
+}
+
+
 def test_postgres_aggregates_except_closures_input_always_apply_never():
     doc = one_block(
         [
@@ -146,6 +187,7 @@ def test_postgres_aggregates_except_closures_input_always_apply_never():
         ],
         {"a": {"tuple": ["int", "int"]}, "b": "closure", "c": "int", "d": "int"},
     )
+    doc["bodies"].append(G)
     s = supports(doc)
     assert P in s[0] and P not in s[1] and P in s[2] and P not in s[3]
     assert all(I in x for x in s)
@@ -193,6 +235,40 @@ def test_env_is_checked_per_field():
     ]  # the whole env: never
 
 
+def test_env_field_is_judged_by_field_n_not_by_the_projected_type():
+    """`env.N.x` reads field N: it is representable only when the whole field N is (no
+    closure, no dict with a non-string key); a key that is an opaque over a string counts
+    as a string key (the compiler strips opaques from dict keys)."""
+    env = {
+        "tuple": [
+            {"struct": {"n": "int", "f": "closure"}},
+            {"tuple": ["int", {"dict": ["int", "int"]}]},
+            {"tuple": ["int", {"dict": [{"opaque": {"name": "K", "of": "string"}}, "int"]}]},
+            {"dict": [{"opaque": {"name": "K", "of": "string"}}, "int"]},
+            {"dict": [{"opaque": "K2"}, "int"]},  # representation unknown: not a string key
+        ]
+    }
+    doc = one_block(
+        [
+            assign("a", load="env.0.n"),
+            assign("b", load="env.1.0"),
+            assign("c", load="env.2.0"),
+            assign("d", load="env.3"),
+            assign("e", load="env.4"),
+        ],
+        {
+            "a": "int",
+            "b": "int",
+            "c": "int",
+            "d": {"dict": [{"opaque": {"name": "K", "of": "string"}}, "int"]},
+            "e": {"dict": [{"opaque": "K2"}, "int"]},
+        },
+        env=env,
+    )
+    s = supports(doc)
+    assert [P in x for x in s[:5]] == [False, False, True, True, False]
+
+
 def test_vertex_paths_by_origin():
     doc = one_block(
         [
@@ -200,7 +276,7 @@ def test_vertex_paths_by_origin():
             assign("b", load="vertex.encodings.vectors"),
             assign("c", load="vertex.metadata.archived"),
             assign("d", load="vertex"),
-            assign("e", load="vertex.no_such_path"),
+            assign("e", load="vertex.metadata"),  # a composite without storage of its own
         ],
         {
             "a": "string",
@@ -558,7 +634,8 @@ def test_path_premium_composite_swallows_children_and_unresolved_reads_all():
     assert b["premium"] == {I: 4 + 3072}
     doc = one_block([assign("a", load="vertex")], {"a": "unknown"})
     plan, _, diags = lower(doc)
-    names = load_profile("hashql").path_names
+    prof = load_profile("hashql")
+    names = [n for n, o in zip(prof.path_names, prof.path_origin, strict=True) if o]  # stored
     tops = [f"vertex.{n}" for n in names if not any(n.startswith(q + ".") for q in names)]
     assert plan["blocks"][0]["paths"] == tops
     assert [d["code"] for d in diags] == ["unpriceable-premium"]
@@ -613,3 +690,184 @@ def test_call_size_is_the_callee_return_size_at_the_arguments():
     }
     _, sec, _ = lower(doc)
     assert sec["sizes"]["r"]["units"] == [5, 5]  # 2 * |x| + 1 at |x| = 2
+
+
+def test_premium_caps_each_unbounded_path_on_its_own():
+    """Reading one more unbounded path never lowers the premium: each unbounded size
+    counts as `size_cap` by itself (the cap is not applied to the summed range)."""
+
+    def prem(paths):
+        doc = one_block(
+            [assign(f"x{i}", load=p) for i, p in enumerate(paths)],
+            {f"x{i}": "unknown" for i in range(len(paths))},
+            size_cap=64,
+        )
+        plan, _, _ = lower(doc, split="intersection")
+        return plan["blocks"][0]["premium"][I]
+
+    one = prem(["vertex.properties"])  # [0, inf) -> [0, 64]
+    two = prem(["vertex.properties", "vertex.metadata.entity_type_ids"])  # + [1, inf) -> [1, 128]
+    assert one == 32
+    assert two == 64.5 and two > one
+
+
+def test_a_path_passed_only_to_a_successor_counts_for_the_block():
+    """The terminator's operands (goto/switch arguments, the discriminant) are uses of the
+    block: their paths go into its paths and premium."""
+    blocks = [
+        {
+            "id": "bb0",
+            "terminator": {
+                "kind": "goto",
+                "successors": [{"block": "bb1", "args": ["vertex.metadata.archived"]}],
+            },
+        },
+        {"id": "bb1", "params": ["p"], "terminator": {"kind": "return", "operand": "p"}},
+    ]
+    plan, _, _ = lower(body_doc(blocks, {"p": "bool"}), split="intersection")
+    b0 = plan["blocks"][0]
+    assert b0["paths"] == ["vertex.metadata.archived"]
+    assert b0["premium"] == {I: 1}  # postgres reads it natively; embedding cannot run the goto
+    assert "vertex.metadata.archived" in plan["paths"]
+
+
+# -- the hashql profile's vertex paths are the compiler's entity paths ---------------------
+
+WEB_ID = {"opaque": "::graph::types::principal::actor_group::web::WebId"}
+ENTITY_UUID = {"opaque": "::graph::types::knowledge::entity::EntityUuid"}
+EDITION_ID = {"opaque": "::graph::types::knowledge::entity::EntityEditionId"}
+DRAFT_ID = {"opaque": "::graph::types::knowledge::entity::DraftId"}
+TYPE_IDS = {"list": {"opaque": "::graph::types::ontology::VersionedUrl"}}
+OPTION_DRAFT_ID = {
+    "union": [
+        {"opaque": {"name": "::core::option::Some", "of": DRAFT_ID}},
+        {"opaque": "::core::option::None"},
+    ]
+}
+ID = "vertex.metadata.record_id.entity_id."
+
+
+def test_identifier_paths_are_the_compilers_nominal_types():
+    """An id compared with a value of its own nominal type is equality-safe (postgres) and
+    its size is known (1 unit: the transfer is priceable without a cap)."""
+    cases = [
+        (ID + "web_id", WEB_ID),
+        (ID + "entity_uuid", ENTITY_UUID),
+        (ID + "draft_id", OPTION_DRAFT_ID),
+        ("vertex.metadata.record_id.edition_id", EDITION_ID),
+        ("vertex.metadata.entity_type_ids", TYPE_IDS),
+    ]
+    for path, ty in cases:
+        doc = one_block(
+            [
+                assign("r", binary={"op": "==", "left": path, "right": "env.0"}),
+                assign("s", binary={"op": "!=", "left": path, "right": "env.0"}),
+            ],
+            {"r": "bool", "s": "bool"},
+            env={"tuple": [ty]},
+            term={"kind": "return", "operand": "r"},
+        )
+        s = supports(doc)
+        assert P in s[0] and P in s[1], path
+        # a string is not an opaque id (opaque vs non-opaque); unknown is never safe
+        for other in ("unknown",) if "list" in ty else ("string", "unknown"):
+            doc["bodies"][0]["locals"]["env"] = {"tuple": [other]}
+            assert P not in supports(doc)[0], (path, other)
+    # an id loaded into a local of its type and carried over an edge is 1 unit
+    blocks = [
+        {
+            "id": "bb0",
+            "statements": [assign("w", load=ID + "web_id")],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb1"}]},
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("r", binary={"op": "==", "left": "w", "right": "env.0"})],
+            "terminator": {"kind": "return", "operand": "r"},
+        },
+    ]
+    plan, sec, diags = lower(body_doc(blocks, {"w": WEB_ID, "r": "bool"}, env={"tuple": [WEB_ID]}))
+    assert sec["edges"][0]["transfer"] == 1 and diags == []
+    assert P in sec["statements"]["bb1"][0]
+
+
+def test_property_metadata_link_data_and_jsonb_sub_paths_follow_the_compiler():
+    def block(load):
+        doc = one_block([assign("a", load=load)], {"a": "unknown"}, size_cap=64)
+        plan, sec, _ = lower(doc, split="intersection")
+        return plan["blocks"][0], set(sec["statements"]["bb0"][0])
+
+    # property metadata is `metadata.properties` (JSONB: any sub-path), not every path
+    b, s = block("vertex.metadata.properties.age")
+    assert b["paths"] == ["vertex.metadata.properties"] and P in s
+    assert b["premium"][I] == 32  # [0, unbounded) at cap 64
+    # link data: one path per stored field, each at its own size
+    b, s = block("vertex.link_data.left_entity_id.web_id")
+    assert b["paths"] == ["vertex.link_data.left_entity_id.web_id"] and P in s
+    assert b["premium"] == {I: 1}
+    b, s = block("vertex.link_data.right_entity_confidence")
+    assert b["paths"] == ["vertex.link_data.right_entity_confidence"] and P in s
+    b, s = block("vertex.link_data.left_entity_provenance.sources")  # JSONB sub-path
+    assert b["paths"] == ["vertex.link_data.left_entity_provenance"] and P in s
+    assert b["premium"] == {I: 5}  # [0, 10]
+    # a synthesized field (always none) has no storage: no target reads it natively,
+    # and there is nothing to fetch
+    b, s = block("vertex.link_data.left_entity_id.draft_id")
+    assert P not in s and E not in s and "paths" not in b and b.get("premium", {}).get(I, 0) == 0
+    # only JSONB paths take sub-paths: below another path the access is unresolvable
+    b, s = block("vertex.encodings.vectors.0")
+    assert E not in s and P not in s
+    assert len(b["paths"]) > 1  # it reads every path
+    b, s = block("vertex.encodings.vectors")
+    assert E in s and b["paths"] == ["vertex.encodings.vectors"]
+
+
+# -- bodies that are not SSA (the compiler's MIR assigns a local in several blocks) -------
+
+
+def test_a_local_assigned_in_two_blocks_follows_the_literal_must_analysis():
+    """x = env.0 on one branch (postgres can), x = a closure call on the other (it
+    cannot): after the merge x is not dispatchable (intersection), so r = x + 1 is not
+    either; each assignment is judged on its own right-hand side (the compiler's cost
+    visitor is flow-insensitive). A reassignment later in one block wins."""
+    blocks = [
+        {
+            "id": "bb0",
+            "statements": [assign("c", load="env.0")],
+            "terminator": {
+                "kind": "switch",
+                "operand": "c",
+                "successors": [{"block": "bb1"}, {"block": "bb2"}],
+            },
+        },
+        {
+            "id": "bb1",
+            "statements": [assign("x", load="env.0")],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb3"}]},
+        },
+        {
+            "id": "bb2",
+            "statements": [assign("x", apply={"func": "env.1", "args": []})],
+            "terminator": {"kind": "goto", "successors": [{"block": "bb3"}]},
+        },
+        {
+            "id": "bb3",
+            "statements": [
+                assign("r", binary={"op": "+", "left": "x", "right": C1}),
+                assign("y", apply={"func": "env.1", "args": []}),
+                assign("y", load="env.0"),
+            ],
+            "terminator": {"kind": "return", "operand": "y"},
+        },
+    ]
+    doc = body_doc(
+        blocks,
+        {"c": "int", "x": "int", "r": "int", "y": "int"},
+        env={"tuple": ["int", "closure"]},
+    )
+    _, sec, _ = lower(doc)
+    st = {b: [set(x) for x in v] for b, v in sec["statements"].items()}
+    assert st["bb1"] == [{I, P}] and st["bb2"] == [{I}]
+    assert st["bb3"] == [{I}, {I}, {I, P}]
+    assert set(sec["terminators"]["bb3"]) == {I, P}  # y is supported at the return
+    assert set(sec["ineligible"][P]) >= {"x", "r"} and "y" not in sec["ineligible"][P]

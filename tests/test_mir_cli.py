@@ -52,3 +52,45 @@ def test_bad_mir_is_exit_3_with_a_position(tmp_path, text, where):
         line = r.stderr.decode().strip().splitlines()[0]
         assert line.startswith(f"{path}{where}") or line.startswith(f"bad.mir{where}"), line
         assert "Traceback" not in r.stderr.decode()
+
+
+def _hashql_decisions(path):
+    """The `// target` comments of the placed filter's blocks (HashQL's own decisions, as
+    its UI outputs print them)."""
+    import re
+
+    text = path.read_text()
+    filt = text[text.index("fn {graph::read::filter") :]
+    filt = filt[: filt.index("\n}\n") + 2]
+    return dict(re.findall(r"^\s*(bb\d+)\(.*\):\s*\{\s*//\s*(\w+)\s*$", filt, re.M))
+
+
+def test_an_id_comparison_of_our_filter_goes_to_postgres_as_in_hashql():
+    """filter_web_and_uuid.mir compares the web id with a WebId input and the entity uuid
+    with a captured EntityUuid: with the compiler's entity path types both comparisons are
+    equality-safe and the whole filter runs on postgres, as HashQL decides."""
+    lowered = run_cli("lower", str(FILTER), "-q")
+    assert lowered.returncode == 0, lowered.stderr
+    plan = orjson.loads(lowered.stdout)
+    assert plan["lower"]["diagnostics"] == []  # every transfer is priceable: ids are 1 unit
+    texts = {s["text"]: set(s["cost"]) for b in plan["blocks"] for s in b["statements"]}
+    assert "postgres" in texts["_3 = vertex.metadata.record_id.entity_id.web_id == _2"]
+    assert "postgres" in texts["_4 = vertex.metadata.record_id.entity_id.entity_uuid != env.0"]
+    solved = run_cli("solve", str(FILTER), "-q")
+    assert solved.returncode == 0, solved.stderr
+    assignment = orjson.loads(solved.stdout)["solve"]["assignment"]
+    decisions = _hashql_decisions(FILTER)
+    assert decisions == {"bb0": "postgres", "bb1": "postgres"}
+    assert {b: assignment[b] for b in decisions} == decisions
+
+
+def test_mir_that_is_not_ssa_is_lowered():
+    """%3 is assigned on both arms: accepted; after the merge it is not dispatchable on
+    postgres (one arm calls a closure), so the comparison reading it is not either."""
+    r = run_cli("lower", str(MIR / "not_ssa.mir"), "-q")
+    assert r.returncode == 0, r.stderr
+    plan = orjson.loads(r.stdout)
+    texts = {s["text"]: set(s["cost"]) for b in plan["blocks"] for s in b["statements"]}
+    assert "postgres" in texts["_3 = env.0"]
+    assert texts["_4 = _3 > 10"] == {"interpreter"}
+    assert "_3" in plan["lower"]["ineligible"]["postgres"]

@@ -275,6 +275,22 @@ def test_types():
             {"opaque": {"name": "Entity", "of": {"struct": {"id": "string"}}}},
         ),
         ("::a::B<Integer>", {"opaque": "::a::B"}),
+        # `newtype Some<T> = T`: the argument is Some's representation (an optional id
+        # keeps its id type, so comparing it stays equality-safe)
+        (
+            "::core::option::Some<::graph::types::knowledge::entity::DraftId> | ::core::option::None",
+            {
+                "union": [
+                    {
+                        "opaque": {
+                            "name": "::core::option::Some",
+                            "of": {"opaque": "::graph::types::knowledge::entity::DraftId"},
+                        }
+                    },
+                    {"opaque": "::core::option::None"},
+                ]
+            },
+        ),
         ("<T?0>(T?0) -> T?0", "closure"),
         ("[T?0 = Integer] (a: T?0)", {"struct": {"a": "unknown"}}),
         ("_4", "unknown"),
@@ -517,7 +533,7 @@ def test_lowers_end_to_end(path: Path, tmp_path: Path):
         [sys.executable, "-m", "placement_cli", "lower", str(out)],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=Path(__file__).resolve().parents[1],  # this checkout's placement_cli, not the venv's
         timeout=120,
     )
     assert run.returncode == 0, run.stderr

@@ -1,7 +1,7 @@
 """The body file format (MIR input of `placement lower`): strict, frozen models.
 
 A body file is a plan whose analyses are not done yet: blocks with params, statements
-and terminators as in a plan, but statements say *what they compute* (an SSA
+and terminators as in a plan, but statements say *what they compute* (an
 assignment of an rvalue) instead of what they cost, and terminators name their
 operands. Everything the plan needs (costs, domains, matrices, premiums) is derived.
 Types are parsed by `types.Types` (they are recursive, so they are plain data here).

@@ -8,7 +8,9 @@ iff the rvalue is supported under the current state (and, where the target requi
 arguments (a `graph_read` edge clears them), merge points intersect, and the result is
 the intersection of the exit states of every `return` block (empty when there is none).
 
-Because the body is SSA and every use is dominated by its definition, a local's bit is
+A body that is not SSA (a local assigned in several places, as the compiler's MIR may
+be) runs that dataflow literally (`_literal`). When the body is SSA and every use is
+dominated by its definition, a local's bit is
 the same on every path after its definition. So the analysis is computed here as a
 greatest fixpoint over locals (params are the AND of their incoming arguments), and the
 return-block intersection becomes: a local whose definition reaches a `return` keeps
@@ -120,6 +122,74 @@ class _Rules:
         return all(self.op_ok(op, bits) for _, args in blk.succ for op in args)
 
 
+class _Bits:
+    """A bitset (an int) read as `bits[local]`, as the rules read the state."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+    def __getitem__(self, i: int) -> bool:
+        return bool(self.v >> i & 1)
+
+
+def _literal(
+    body: BodyIR,
+    R: _Rules,
+    full_args: bool,
+    order: list[int],
+) -> tuple[bool, ...]:
+    """The must-analysis as the reference states it, for a body that is not SSA (a local
+    assigned in several places): per block an entry state (a bitset of locals, all set
+    at first), `lhs = rvalue` sets or clears lhs's bit, an edge sets the successor's
+    parameters from its arguments (a graph read clears them), merges intersect, and the
+    result is the intersection of the exit states of every `return` block."""
+    blocks = body.blocks
+    n_loc = len(body.locals)
+    full = (1 << n_loc) - 1
+    ser = body.ser_safe
+    state_in = [full] * len(blocks)
+    boundary = full
+    if not full_args:
+        for a in body.args:
+            boundary &= ~(1 << a)
+    state_in[body.entry] = boundary
+    state_out = [full] * len(blocks)
+    bits = _Bits(0)
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            v = state_in[b]
+            for st in blocks[b].stmts:
+                if st.lhs >= 0:
+                    bits.v = v
+                    if R.stmt_ok(st, bits, ser):  # type: ignore[arg-type]
+                        v |= 1 << st.lhs
+                    else:
+                        v &= ~(1 << st.lhs)
+            state_out[b] = v
+            bits.v = v
+            gr = blocks[b].term == "graph_read"
+            for dst, args in blocks[b].succ:
+                em = v
+                for k, p in enumerate(blocks[dst].params):
+                    ok = not gr and R.op_ok(args[k], bits) and not (R.ser and not ser[p])  # type: ignore[arg-type]
+                    em = em | (1 << p) if ok else em & ~(1 << p)
+                new = state_in[dst] & em
+                if new != state_in[dst]:
+                    state_in[dst] = new
+                    changed = True
+    rets = [b for b, blk in enumerate(blocks) if blk.term == "return"]
+    if not rets:
+        return tuple([False] * n_loc)
+    final = full
+    for b in rets:
+        final &= state_out[b]
+    return tuple(bool(final >> x & 1) for x in range(n_loc))
+
+
 def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     """Eligibility of every local, statement and terminator on every target.
 
@@ -180,6 +250,10 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     for t, r in enumerate(prof.rules):
         if universal(r):
             finals.append(tuple([True] * n_loc))
+            fixpoints.append(None)
+            continue
+        if body.multi:  # not SSA: the reference's dataflow, literally
+            finals.append(_literal(body, _Rules(prof, t), r.arguments == "full", order))
             fixpoints.append(None)
             continue
         R = _Rules(prof, t)

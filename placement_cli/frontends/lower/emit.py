@@ -83,6 +83,7 @@ def emit(
     unpriced_blocks: list[str] = []
     vname = body.locals[body.vertex] if body.vertex >= 0 else "vertex"
     used_paths: set[int] = set()
+    stored = [q for q in range(len(prof.path_names)) if prof.path_origin[q]]
 
     out_blocks: list[dict[str, Any]] = []
     sec_blocks: dict[str, Any] = {}
@@ -118,14 +119,16 @@ def emit(
         costs = elig.stmt_cost[pc.orig][pc.start : pc.end]
         reads: set[int] = set()
         ops = [op for s in stmts for op in s.ops]
-        if pc.term and blk.term_op is not None:
-            ops.append(blk.term_op)
+        if pc.term:  # every use in the block counts, the terminator's included
+            if blk.term_op is not None:
+                ops.append(blk.term_op)
+            ops.extend(op for _, args in blk.succ for op in args)
         for op in ops:
             if op.kind == K_VERTEX:
-                if op.extra >= 0:
-                    reads.add(op.extra)
-                else:
-                    reads.update(range(len(prof.path_names)))  # unresolvable: every path
+                if op.extra < 0:
+                    reads.update(stored)  # unresolvable: every path
+                elif prof.path_origin[op.extra]:
+                    reads.add(op.extra)  # (a path without storage has nothing to fetch)
         bpaths = block_paths(reads, prof.path_names)
         used_paths.update(bpaths)
         prem, bad = premium(prof, bpaths, cap) if bpaths else ([0.0] * n, False)

@@ -1,8 +1,9 @@
 """A checked body in indexed form: locals and blocks are indices, operands are
 classified once (local, env field, vertex path, argument, constant, function).
 
-`compile_file` checks every semantic rule of the body format (SSA: each local defined
-once and before every use, on every path; known locals and blocks; projections that fit
+`compile_file` checks every semantic rule of the body format (each local defined
+before every use, on every path: by dominance when the body is SSA, by a must-analysis
+when a local is assigned more than once; known locals and blocks; projections that fit
 the type; argument counts) and raises one `InputError` listing every problem.
 """
 
@@ -71,6 +72,7 @@ class BodyIR:
     blocks: list[Blk]
     index: dict[str, int] = field(default_factory=dict)
     ser_safe: list[bool] = field(default_factory=list)
+    multi: frozenset[int] = frozenset()  # locals defined more than once: the body is not SSA
 
 
 @dataclass(slots=True)
@@ -80,6 +82,7 @@ class FileIR:
     place: int
     types: Types
     path_types: list[Ty]
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (block id, message)
 
 
 def op_text(raw: object) -> str:
@@ -143,12 +146,24 @@ class _Compiler:
         self.prof = prof
         self.prefix = prefix
         self.raw_problems: list[tuple[str, str]] = []
-        self.types = Types(f.types, self.raw_problems, f"{prefix}types")
+        self.types = Types(
+            f.types, self.raw_problems, f"{prefix}types", nominal=prof.profile.nominal
+        )
         self.path_types = [
             self.types.parse(prof.profile.paths[p].type, f"profile.paths.{p}.type")
             for p in prof.path_names
         ]
         self.path_index = {p: i for i, p in enumerate(prof.path_names)}
+        # composites the table reaches through (`metadata`, `link_data.left_entity_id`),
+        # and the whole vertex: valid accesses without storage of their own
+        self.path_prefixes = {""}
+        for p in prof.path_names:
+            parts = p.split(".")
+            self.path_prefixes.update(".".join(parts[:k]) for k in range(1, len(parts)))
+        self.warnings: list[tuple[str, str]] = []  # (block id, message)
+        ov = prof.profile.open_vertex
+        # a profile that declares no paths says nothing about the vertex: open
+        self.open_vertex = (not prof.path_names) if ov is None else ov
         self.body_args = {b.name: len(self._args_of(b)) for b in f.bodies}
 
     @staticmethod
@@ -159,6 +174,45 @@ class _Compiler:
 
     def add(self, path: str, msg: str) -> None:
         self.raw_problems.append((path, msg))
+
+    def vertex_path(self, li: int, proj: list[str], raw: str, path: str, block: str) -> Op:
+        """A vertex access resolved as the compiler resolves entity paths: a declared path;
+        a sub-path below a JSONB path is that path; a composite the table reaches through,
+        the whole vertex, or a sub-path of a non-JSONB path that fits its type is
+        unresolvable (it reads every path). Anything else is an unknown path: an error, or
+        a warning when the profile declares the vertex open (it then reads every path)."""
+        pi = self.path_index.get(".".join(proj))
+        if pi is not None:
+            return Op(K_VERTEX, li, self.path_types[pi], pi, raw)
+        for k in range(len(proj) - 1, 0, -1):
+            pi = self.path_index.get(".".join(proj[:k]))
+            if pi is None:
+                continue
+            ty: Ty = self.path_types[pi]
+            fits = True
+            for fld in proj[k:]:
+                r = self.types.project(ty, fld)
+                if isinstance(r, str):
+                    fits = False
+                    break
+                ty = r
+            if self.prof.path_jsonb[pi]:
+                return Op(K_VERTEX, li, ty if fits else UNKNOWN, pi, raw)
+            if fits:
+                return Op(K_VERTEX, li, ty, -1, raw)
+            break
+        else:
+            if ".".join(proj) in self.path_prefixes:
+                return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+        known = [p for p in self.prof.path_names if p.split(".")[0] == proj[0]] or list(
+            self.prof.path_names
+        )
+        msg = f"unknown vertex path '{raw}' (the profile's paths{' there' if known != list(self.prof.path_names) else ''}: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})"
+        if self.open_vertex:
+            self.warnings.append((block, f"{path}: {msg}; it reads every path"))
+        else:
+            self.add(path, msg)
+        return Op(K_VERTEX, li, UNKNOWN, -1, raw)
 
     def body(self, bi: int, b: Body) -> BodyIR:
         bp = f"{self.prefix}bodies[{bi}]"
@@ -192,15 +246,15 @@ class _Compiler:
             else:
                 self.add(f"{bp}.entry", f"unknown block '{b.entry}'")
         # def sites: (block, position); args at the entry before everything (-2), params at -1
-        defsite: dict[int, tuple[int, int]] = {}
+        defsite: dict[int, tuple[int, int]] = {}  # the first definition of each local
+        multi: set[int] = set()  # locals defined more than once (the body is then not SSA)
+        more: list[tuple[int, int, int]] = []  # (local, block, pos) of the later definitions
         uses: list[tuple[int, int, int, str]] = []  # local, block, pos, path
 
         def define(local: int, blk: int, pos: int, path: str) -> None:
             if local in defsite:
-                self.add(
-                    path,
-                    f"local '{names[local]}' is assigned twice (SSA: one definition per local)",
-                )
+                multi.add(local)
+                more.append((local, blk, pos))
             else:
                 defsite[local] = (blk, pos)
 
@@ -239,26 +293,20 @@ class _Compiler:
                 return Op(K_LOCAL, -1, UNKNOWN, 0, raw)
             uses.append((li, blk, pos, path))
             if li == vertex:
-                best = -1
-                for k in range(len(proj), 0, -1):
-                    pi = self.path_index.get(".".join(proj[:k]))
-                    if pi is not None:
-                        best = pi
-                        ty: Ty = self.path_types[pi]
-                        for fld in proj[k:]:
-                            r = self.types.project(ty, fld)
-                            ty = UNKNOWN if isinstance(r, str) else r
-                        return Op(K_VERTEX, li, ty, best, raw)
-                return Op(K_VERTEX, li, UNKNOWN, -1, raw)
+                return self.vertex_path(li, proj, raw, path, b.blocks[blk].id)
             ty = tys[li]
-            for fld in proj:
+            field_ty = ty
+            for k, fld in enumerate(proj):
                 r = self.types.project(ty, fld)
                 if isinstance(r, str):
                     self.add(path, f"projection '{raw}' does not fit the type of '{head}': {r}")
                     return Op(K_LOCAL, li, UNKNOWN, 0, raw)
                 ty = r
+                if k == 0:
+                    field_ty = r
             if li == env and proj:
-                return Op(K_ENV, li, ty, int(self.types.env_field_ok(ty)), raw)
+                # the environment is read per field: field N decides, not the projected part
+                return Op(K_ENV, li, ty, int(self.types.env_field_ok(field_ty)), raw)
             return Op(K_ARG if li in args else K_LOCAL, li, ty, 0, raw)
 
         blocks: list[Blk] = []
@@ -325,7 +373,12 @@ class _Compiler:
                     s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
                         operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args)
                     )
-                    if isinstance(ap.func, FnRef) and ap.func.fn in self.body_args:
+                    if isinstance(ap.func, FnRef) and ap.func.fn not in self.body_args:
+                        self.add(
+                            f"{sp}.apply.func",
+                            f"unknown body '{ap.func.fn}' (the file's bodies: {', '.join(self.body_args)})",
+                        )
+                    elif isinstance(ap.func, FnRef):
                         s.callee = ap.func.fn
                         want = self.body_args[ap.func.fn]
                         if want != len(ap.args):
@@ -350,6 +403,8 @@ class _Compiler:
             top = operand(t.operand, f"{tp}.operand", i, pos) if t.operand is not None else None
             if t.operand is not None and t.kind not in ("switch", "return"):
                 self.add(f"{tp}.operand", f"a '{t.kind}' terminator takes no operand")
+            if t.operand is None and t.kind == "switch":
+                self.add(tp, "a 'switch' terminator needs an operand (its discriminant)")
             succ = []
             for m, e in enumerate(t.successors):
                 ep = f"{tp}.successors[{m}]"
@@ -376,8 +431,12 @@ class _Compiler:
                     )
                 )
             blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
-        self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
+        if multi:
+            self._check_defined(blocks, entry, defsite, more, uses, names)
+        else:
+            self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
         ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
+        ir.multi = frozenset(multi)
         ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
         return ir
 
@@ -408,6 +467,59 @@ class _Compiler:
                     continue
             elif rpo_num[db] >= 0 and pre[db] <= pre[ub] and post[ub] <= post[db]:
                 continue  # db strictly dominates ub
+            self.add(path, f"local '{names[li]}' is used before it is defined on every path")
+
+    def _check_defined(
+        self,
+        blocks: list[Blk],
+        entry: int,
+        defsite: dict[int, tuple[int, int]],
+        more: list[tuple[int, int, int]],
+        uses: list[tuple[int, int, int, str]],
+        names: list[str],
+    ) -> None:
+        """A body that is not SSA: every use must be reached by a definition on every
+        path (a forward must-analysis over the defined locals; merges intersect)."""
+        if any(d < 0 for blk in blocks for d, _ in blk.succ):
+            return  # unknown blocks already reported
+        n = len(blocks)
+        order = reverse_postorder(blocks, entry)
+        sites = [(li, db, dp) for li, (db, dp) in defsite.items()] + more
+        gen = [0] * n  # defined somewhere in the block (params included)
+        first_def: dict[tuple[int, int], int] = {}  # (block, local) -> earliest position
+        for li, db, dp in sites:
+            gen[db] |= 1 << li
+            key = (db, li)
+            if dp < first_def.get(key, 1 << 60):
+                first_def[key] = dp
+        args = 0
+        for li, (_, dp) in defsite.items():
+            if dp == -2:
+                args |= 1 << li
+        full = (1 << len(names)) - 1
+        state_in = [full] * n
+        state_in[entry] = args
+        reach = [False] * n
+        for b in order:
+            reach[b] = True
+        changed = True
+        while changed:
+            changed = False
+            for u in order:
+                out = state_in[u] | gen[u]
+                for v, _ in blocks[u].succ:
+                    new = state_in[v] & out
+                    if new != state_in[v]:
+                        state_in[v] = new
+                        changed = True
+        for li, ub, upos, path in uses:
+            if li not in defsite:
+                self.add(path, f"local '{names[li]}' is used but never defined")
+                continue
+            if not reach[ub] or state_in[ub] >> li & 1:
+                continue
+            if first_def.get((ub, li), upos) < upos:
+                continue  # defined earlier in the block
             self.add(path, f"local '{names[li]}' is used before it is defined on every path")
 
 
@@ -512,4 +624,4 @@ def compile_file(f: BodyFile, prof: Compiled, body: str | None = None, prefix: s
             c.add(f"{prefix}place" if body is None else "", f"unknown body '{want}'")
     if c.raw_problems:
         raise InputError([Problem(p, m) for p, m in c.raw_problems])
-    return FileIR(f.name, bodies, place, c.types, c.path_types)
+    return FileIR(f.name, bodies, place, c.types, c.path_types, c.warnings)

@@ -25,21 +25,38 @@ def block_paths(reads: set[int], names: tuple[str, ...]) -> list[int]:
 
 def premium(prof: Compiled, paths: list[int], cap: float | None) -> tuple[list[float], bool]:
     """Per target: the estimated size of every read path whose origin is elsewhere
-    (summed as a range, times the target's multiplier, then estimated).
-    Returns (premium per target, unpriceable?)."""
+    (summed as a range, times the target's multiplier, then estimated). An unbounded
+    path counts as `cap` on its own (at least its lower bound), so reading one more path
+    never lowers the premium. Returns (premium per target, unpriceable?).
+
+    >>> from placement_cli.frontends.lower.profile import load_profile
+    >>> p = load_profile("hashql")
+    >>> props, types = p.path_names.index("properties"), p.path_names.index("metadata.entity_type_ids")
+    >>> premium(p, [props], 64)[0][0], premium(p, [props, types], 64)[0][0]
+    (32.0, 64.5)
+    """
     out = []
     bad = False
     for t, r in enumerate(prof.rules):
         lo = hi = 0.0
+        unbounded = False
         for p in paths:
             if not prof.path_origin[p] >> t & 1:
-                lo += prof.path_size[p][0]
-                hi += prof.path_size[p][1]
+                plo, phi = prof.path_size[p]
+                if phi == math.inf:
+                    if cap is None:
+                        unbounded = True
+                    else:
+                        phi = max(plo, cap)
+                lo += plo
+                hi += phi
         m = r.premium_multiplier
+        if unbounded:
+            hi = math.inf
         if hi == 0:
             out.append(0.0)
             continue
-        est = estimate(lo * m, hi * m if hi != math.inf else hi, prof.profile.estimate, cap)
+        est = estimate(lo * m, hi * m if hi != math.inf else hi, prof.profile.estimate, None)
         if est is None:
             bad = True
             out.append(UNPRICEABLE)

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from placement_cli.core.errors import InputError, Problem
+from placement_cli.frontends.lower.types import Types
 
 Cost = Annotated[float, Field(ge=0)]
 StatementKind = Literal["load", "unary", "binary", "aggregate", "apply", "input", "storage", "nop"]
@@ -45,10 +46,12 @@ class TargetRules(_Strict):
 
 
 class PathSpec(_Strict):
-    origin: list[str] = Field(min_length=1)
+    # the targets that serve the path natively; empty: no storage (a synthesized field)
+    origin: list[str]
     # information units [lower, upper]; a null upper bound is unbounded
     size: list[Cost | None] = Field(default_factory=lambda: [1.0, 1.0], min_length=2, max_length=2)  # type: ignore[arg-type]
     type: Any = "unknown"
+    jsonb: bool = False  # any sub-path below it is this path (else a sub-path is unresolvable)
 
 
 class Profile(_Strict):
@@ -63,6 +66,12 @@ class Profile(_Strict):
     paths: dict[str, PathSpec] = Field(
         default_factory=dict
     )  # vertex paths (relative to the vertex)
+    # nominal types: an opaque type of this name whose representation the body does not
+    # give (`{opaque: NAME}`) has this one
+    nominal: dict[str, Any] = Field(default_factory=dict)
+    # a vertex path the table does not know is a warning (it reads every path), not an
+    # error; unset: open exactly when the profile declares no paths
+    open_vertex: bool | None = None
 
 
 _ALL_STMT = {
@@ -78,6 +87,108 @@ _ALL_STMT = {
 _ALL_TERM = {"goto": 8, "switch": 8, "return": 8, "graph_read": 8, "unreachable": 8}
 _P, _E = ["postgres"], ["embedding"]
 INF = None
+
+# The compiler's nominal types (newtypes) as its MIR printer names them, with their
+# representations: libs/@local/hashql/core/src/module/std_lib/ in hashintel/hash.
+_ENTITY = "::graph::types::knowledge::entity::"
+_ONTOLOGY = "::graph::types::ontology::"
+_UUID = {"opaque": "::core::uuid::Uuid"}
+_WEB_ID = {"opaque": "::graph::types::principal::actor_group::web::WebId"}
+
+
+def _op(name: str) -> dict[str, str]:
+    return {"opaque": _ENTITY + name}
+
+
+def _option(t: Any) -> dict[str, Any]:
+    """`Option<T> = Some<T> | None` (core/option.rs: `newtype Some<T> = T`, `None = Null`)."""
+    return {
+        "union": [
+            {"opaque": {"name": "::core::option::Some", "of": t}},
+            {"opaque": "::core::option::None"},
+        ]
+    }
+
+
+_NOMINAL: dict[str, Any] = {
+    "::core::uuid::Uuid": "string",
+    "::core::url::Url": "string",
+    "::core::option::None": "unit",
+    "::graph::types::principal::actor_group::ActorGroupEntityUuid": _UUID,
+    "::graph::types::principal::actor_group::web::WebId": {
+        "opaque": "::graph::types::principal::actor_group::ActorGroupEntityUuid"
+    },
+    "::graph::ontology::OntologyTypeVersion": "string",
+    _ONTOLOGY + "BaseUrl": {"opaque": "::core::url::Url"},
+    _ONTOLOGY + "VersionedUrl": {
+        "struct": {
+            "base_url": {"opaque": _ONTOLOGY + "BaseUrl"},
+            "version": {"opaque": "::graph::ontology::OntologyTypeVersion"},
+        }
+    },
+    _ENTITY + "EntityUuid": _UUID,
+    _ENTITY + "DraftId": _UUID,
+    _ENTITY + "EntityEditionId": _UUID,
+    _ENTITY + "EntityId": {
+        "struct": {
+            "web_id": _WEB_ID,
+            "entity_uuid": _op("EntityUuid"),
+            "draft_id": _option(_op("DraftId")),
+        }
+    },
+    _ENTITY + "EntityRecordId": {
+        "struct": {"entity_id": _op("EntityId"), "edition_id": _op("EntityEditionId")}
+    },
+    _ENTITY + "TemporalInterval": "unknown",
+    _ENTITY + "EntityTemporalMetadata": {
+        "struct": {
+            "decision_time": _op("TemporalInterval"),
+            "transaction_time": _op("TemporalInterval"),
+        }
+    },
+    _ENTITY + "Confidence": "float",
+    _ENTITY + "InferredEntityProvenance": "unknown",
+    _ENTITY + "EntityEditionProvenance": "unknown",
+    _ENTITY + "EntityProvenance": {
+        "struct": {
+            "inferred": _op("InferredEntityProvenance"),
+            "edition": _op("EntityEditionProvenance"),
+        }
+    },
+    _ENTITY + "PropertyProvenance": "unknown",
+    _ENTITY + "PropertyObjectMetadata": "unknown",
+    _ENTITY + "EntityMetadata": {
+        "struct": {
+            "record_id": _op("EntityRecordId"),
+            "temporal_versioning": _op("EntityTemporalMetadata"),
+            "entity_type_ids": {"list": {"opaque": _ONTOLOGY + "VersionedUrl"}},
+            "archived": "bool",
+            "provenance": _op("EntityProvenance"),
+            "confidence": _option(_op("Confidence")),
+            "properties": _op("PropertyObjectMetadata"),
+        }
+    },
+    _ENTITY + "LinkData": {
+        "struct": {
+            "left_entity_id": _op("EntityId"),
+            "right_entity_id": _op("EntityId"),
+            "left_entity_confidence": _option(_op("Confidence")),
+            "left_entity_provenance": _op("PropertyProvenance"),
+            "right_entity_confidence": _option(_op("Confidence")),
+            "right_entity_provenance": _op("PropertyProvenance"),
+        }
+    },
+    _ENTITY + "EntityEncodings": {"struct": {"vectors": "unknown"}},
+    # Entity<T>: the properties are the type parameter T (unknown here)
+    _ENTITY + "Entity": {
+        "struct": {
+            "properties": "unknown",
+            "link_data": _option(_op("LinkData")),
+            "metadata": _op("EntityMetadata"),
+            "encodings": _op("EntityEncodings"),
+        }
+    },
+}
 
 HASHQL: dict[str, Any] = {
     "name": "hashql",
@@ -128,30 +239,104 @@ HASHQL: dict[str, Any] = {
         "interpreter": {"embedding": 4},
         "embedding": {"interpreter": 4},
     },
+    # The compiler's entity paths (`EntityPath`, resolve, origin, estimate_size, is_jsonb in
+    # hashintel/hash libs/@local/hashql/mir/src/pass/execution/traversal/entity.rs) with
+    # the types of its standard library (libs/@local/hashql/core/src/module/std_lib/graph/
+    # types/knowledge/entity.rs, .../principal/actor_group/{mod,web}.rs, .../ontology/mod.rs,
+    # core/{uuid,url,option}.rs). Composites (record_id, entity_id, temporal_versioning)
+    # swallow their children; `link_data.*_entity_id.draft_id` is synthesized (always
+    # none): no storage, no origin, nothing to fetch. Any other access (the whole vertex,
+    # `metadata`, `link_data`, a sub-path below a non-JSONB path) is unresolvable and
+    # reads every path, as in the compiler.
     "paths": {
-        "properties": {"origin": _P, "size": [0, INF]},
-        "metadata.record_id": {"origin": _P, "size": [4, 4]},
-        "metadata.record_id.entity_id": {"origin": _P, "size": [3, 3]},
-        "metadata.record_id.entity_id.web_id": {"origin": _P, "size": [1, 1], "type": "string"},
+        "properties": {"origin": _P, "size": [0, INF], "jsonb": True},
+        "metadata.record_id": {"origin": _P, "size": [4, 4], "type": _op("EntityRecordId")},
+        "metadata.record_id.entity_id": {"origin": _P, "size": [3, 3], "type": _op("EntityId")},
+        "metadata.record_id.entity_id.web_id": {"origin": _P, "size": [1, 1], "type": _WEB_ID},
         "metadata.record_id.entity_id.entity_uuid": {
             "origin": _P,
             "size": [1, 1],
-            "type": "string",
+            "type": _op("EntityUuid"),
         },
-        "metadata.record_id.entity_id.draft_id": {"origin": _P, "size": [1, 1], "type": "string"},
-        "metadata.record_id.edition_id": {"origin": _P, "size": [1, 1], "type": "string"},
-        "metadata.temporal_versioning": {"origin": _P, "size": [4, 4]},
-        "metadata.temporal_versioning.decision_time": {"origin": _P, "size": [2, 2]},
-        "metadata.temporal_versioning.transaction_time": {"origin": _P, "size": [2, 2]},
-        "metadata.entity_type_ids": {"origin": _P, "size": [1, INF]},
+        "metadata.record_id.entity_id.draft_id": {
+            "origin": _P,
+            "size": [1, 1],
+            "type": _option(_op("DraftId")),
+        },
+        "metadata.record_id.edition_id": {
+            "origin": _P,
+            "size": [1, 1],
+            "type": _op("EntityEditionId"),
+        },
+        "metadata.temporal_versioning": {
+            "origin": _P,
+            "size": [4, 4],
+            "type": _op("EntityTemporalMetadata"),
+        },
+        "metadata.temporal_versioning.decision_time": {
+            "origin": _P,
+            "size": [2, 2],
+            "type": _op("TemporalInterval"),
+        },
+        "metadata.temporal_versioning.transaction_time": {
+            "origin": _P,
+            "size": [2, 2],
+            "type": _op("TemporalInterval"),
+        },
+        "metadata.entity_type_ids": {
+            "origin": _P,
+            "size": [1, INF],
+            "type": {"list": {"opaque": _ONTOLOGY + "VersionedUrl"}},
+        },
         "metadata.archived": {"origin": _P, "size": [1, 1], "type": "bool"},
-        "metadata.confidence": {"origin": _P, "size": [1, 1], "type": "float"},
-        "metadata.provenance.inferred": {"origin": _P, "size": [3, 5]},
-        "metadata.provenance.edition": {"origin": _P, "size": [3, 20]},
-        "metadata.property_metadata": {"origin": _P, "size": [0, INF]},
-        "link_data": {"origin": _P, "size": [0, 10]},
+        "metadata.confidence": {"origin": _P, "size": [1, 1], "type": _option(_op("Confidence"))},
+        "metadata.provenance.inferred": {
+            "origin": _P,
+            "size": [3, 5],
+            "type": _op("InferredEntityProvenance"),
+            "jsonb": True,
+        },
+        "metadata.provenance.edition": {
+            "origin": _P,
+            "size": [3, 20],
+            "type": _op("EntityEditionProvenance"),
+            "jsonb": True,
+        },
+        # PropertyMetadata: properties / 4, so unbounded with the full properties range
+        "metadata.properties": {
+            "origin": _P,
+            "size": [0, INF],
+            "type": _op("PropertyObjectMetadata"),
+            "jsonb": True,
+        },
+        **{
+            f"link_data.{side}_entity_id.{leaf}": spec
+            for side in ("left", "right")
+            for leaf, spec in (
+                ("web_id", {"origin": _P, "size": [1, 1], "type": _WEB_ID}),
+                ("entity_uuid", {"origin": _P, "size": [1, 1], "type": _op("EntityUuid")}),
+                ("draft_id", {"origin": [], "size": [0, 0], "type": _option(_op("DraftId"))}),
+            )
+        },
+        **{
+            f"link_data.{side}_entity_{leaf}": spec
+            for side in ("left", "right")
+            for leaf, spec in (
+                ("confidence", {"origin": _P, "size": [1, 1], "type": _option(_op("Confidence"))}),
+                (
+                    "provenance",
+                    {
+                        "origin": _P,
+                        "size": [0, 10],
+                        "type": _op("PropertyProvenance"),
+                        "jsonb": True,
+                    },
+                ),
+            )
+        },
         "encodings.vectors": {"origin": _E, "size": [3072, 3072]},
     },
+    "nominal": _NOMINAL,
 }
 
 BUILTIN = {"hashql": HASHQL}
@@ -169,6 +354,7 @@ class Compiled:
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]
     path_size: tuple[tuple[float, float], ...]  # upper inf when unbounded
+    path_jsonb: tuple[bool, ...] = ()  # sub-paths below it are the path itself
 
     @property
     def n(self) -> int:
@@ -247,6 +433,20 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
         psize.append((float(lo), math.inf if hi is None else float(hi)))
     if probs:
         raise InputError(probs)
+    raw_probs: list[tuple[str, str]] = []
+    checker = Types({}, raw_probs, nominal=prof.nominal)
+    for name, spec in prof.nominal.items():
+        checker.parse(spec, f"{prefix}.nominal.{name}")
+    if raw_probs:  # (path types may name the body file's types: checked with the body)
+        raise InputError([Problem(p.lstrip("."), m) for p, m in raw_probs])
     return Compiled(
-        prof, names, tuple(prof.targets), fb, tuple(over), tuple(pnames), tuple(porig), tuple(psize)
+        prof,
+        names,
+        tuple(prof.targets),
+        fb,
+        tuple(over),
+        tuple(pnames),
+        tuple(porig),
+        tuple(psize),
+        tuple(spec.jsonb for spec in prof.paths.values()),
     )

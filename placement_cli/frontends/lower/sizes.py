@@ -89,6 +89,16 @@ def hull(sizes: list[Size]) -> Size:
     )
 
 
+def _widen(old: Size, new: Size) -> Size:
+    """Every bound that moved jumps to its limit (0 below, unbounded above)."""
+    return (
+        0.0 if new[0] < old[0] else new[0],
+        INF if new[1] > old[1] else new[1],
+        0.0 if new[2] < old[2] else new[2],
+        INF if new[3] > old[3] else new[3],
+    )
+
+
 class SizeAnalysis:
     """Dynamic sizes of every local of every body, evaluated on demand."""
 
@@ -130,6 +140,7 @@ class SizeAnalysis:
             for v, args in blocks[u].succ:
                 incoming[v].append((u, args, gr))
         rounds = [0] * n
+        multi = body.multi
 
         def opsize(op: Op) -> Size | None:
             k = op.kind
@@ -171,12 +182,7 @@ class SizeAnalysis:
                     if new != old:
                         rounds[p] += 1
                         if rounds[p] > WIDEN_AFTER:
-                            new = (
-                                0.0 if new[0] < old[0] else new[0],
-                                INF if new[1] > old[1] else new[1],
-                                0.0 if new[2] < old[2] else new[2],
-                                INF if new[3] > old[3] else new[3],
-                            )
+                            new = _widen(old, new)
                 if new != old:
                     size[p] = new
                     moved.append(p)
@@ -198,6 +204,16 @@ class SizeAnalysis:
                     new2 = self._stmt_size(
                         st.kind, st.agg, st.callee, st.ops, opsize, static[st.lhs]
                     )
+                if new2 is not None and st.lhs in multi:
+                    # assigned in several places (not SSA): the hull of every definition,
+                    # widened like a growing parameter so the worklist ends
+                    old2 = size[st.lhs]
+                    if old2 is not None:
+                        new2 = hull([old2, new2])
+                        if new2 != old2:
+                            rounds[st.lhs] += 1
+                            if rounds[st.lhs] > WIDEN_AFTER:
+                                new2 = _widen(old2, new2)
                 if new2 is not None and new2 != size[st.lhs]:
                     size[st.lhs] = new2
                     moved.append(st.lhs)

@@ -77,6 +77,14 @@ def lower_body(f: BodyFile, options: LowerOptions) -> Result:
     low = emit(
         fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap)
     )
+    if fir.warnings:
+        # only the placed body's (a callee's unknown paths are its own business)
+        prefix = f"bodies[{fir.place}]."
+        mine = [(b, m) for b, m in fir.warnings if m.startswith(prefix)]
+        low.diagnostics[:0] = [
+            {"severity": "warning", "code": "unknown-vertex-path", "message": m, "blocks": [b]}
+            for b, m in mine
+        ]
     low.section["diagnostics"] = low.diagnostics
     return low.plan, low.section, low.diagnostics
 

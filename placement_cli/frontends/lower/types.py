@@ -43,9 +43,17 @@ class Types:
     """
 
     def __init__(
-        self, raw: dict[str, Any], problems: list[tuple[str, str]], prefix: str = "types"
+        self,
+        raw: dict[str, Any],
+        problems: list[tuple[str, str]],
+        prefix: str = "types",
+        nominal: dict[str, Any] | None = None,
     ) -> None:
         self.problems = problems
+        # the profile's nominal types: opaque name -> representation (parsed on first use)
+        self.nominal_raw = nominal or {}
+        self._nominal: dict[str, Ty] = {}
+        self._nominal_active: set[str] = set()
         self.raw_names = set(raw)
         self.named: dict[str, Ty] = {}
         self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
@@ -67,6 +75,22 @@ class Types:
                 return
             seen.add(t.name)
             t = self.named.get(t.name)
+
+    def nominal(self, name: str) -> Ty:
+        """The opaque type `name` with the profile's representation (a recursive
+        representation is cut where it refers to itself: an opaque without one)."""
+        got = self._nominal.get(name)
+        if got is not None:
+            return got
+        if name in self._nominal_active:
+            return Ty("opaque", name=name)
+        self._nominal_active.add(name)
+        try:
+            inner = self.parse(self.nominal_raw[name], f"profile.nominal.{name}")
+        finally:
+            self._nominal_active.discard(name)
+        got = self._nominal[name] = Ty("opaque", name=name, items=(inner,))
+        return got
 
     def parse_cached(self, raw: Any, path: str) -> Ty:
         """`parse`, memoised on the expression (only when it parsed without a problem)."""
@@ -135,6 +159,8 @@ class Types:
             return Ty("dict", items=(self.parse(val[0], f"{p}[0]"), self.parse(val[1], f"{p}[1]")))
         if key == "opaque":
             if isinstance(val, str):
+                if val in self.nominal_raw:
+                    return self.nominal(val)
                 return Ty("opaque", name=val)
             if (
                 isinstance(val, dict)
@@ -200,8 +226,19 @@ class Types:
 
     def eq_safe(self, a: Ty, b: Ty, seen: set[tuple[Ty, Ty]] | None = None) -> bool:
         """Can `a == b` be evaluated on jsonb without two distinct values colliding?
-        Rejects dict vs struct, list vs tuple, opaque vs non-opaque or different opaque
-        names, and unknown types; unions variant-wise; recursion assumed safe on revisit."""
+        As the compiler: identical types are safe at once (`? == ?`, `Option<X> ==
+        Option<X>`); unknown is unsafe; unions variant-wise; dict vs struct and list vs
+        tuple unsafe; tuples of different lengths and structs with different field names
+        safe (they are never equal); opaques need the same name and equality-safe inner
+        types (an unknown representation is unknown); recursion assumed safe on revisit.
+
+        >>> ts = Types({}, [])
+        >>> opq = lambda of: ts.parse({"opaque": {"name": "A", "of": of}}, "t")
+        >>> ts.eq_safe(opq({"list": "int"}), opq({"tuple": ["int"]})), ts.eq_safe(ts.parse("unknown", "t"), UNKNOWN)
+        (False, True)
+        """
+        if a == b:
+            return True
         seen = set() if seen is None else seen
         if (a, b) in seen:
             return True
@@ -214,23 +251,34 @@ class Types:
         return True
 
     def _eq_pair(self, x: Ty, y: Ty, seen: set[tuple[Ty, Ty]]) -> bool:
+        if x == y:
+            return True
         kx, ky = x.kind, y.kind
         if kx == "unknown" or ky == "unknown":
             return False
-        if kx == "opaque" or ky == "opaque":
-            return kx == ky and x.name == y.name
         if {kx, ky} in ({"dict", "struct"}, {"list", "tuple"}):
             return False
+        if kx == "opaque" or ky == "opaque":
+            if kx != ky or x.name != y.name:
+                return False
+            return self.eq_safe(
+                x.items[0] if x.items else UNKNOWN, y.items[0] if y.items else UNKNOWN, seen
+            )
         if kx != ky:
             return True
-        if kx in ("struct",):
-            common = [f for f in x.fields if f in y.fields]
+        if kx == "tuple":
+            if len(x.items) != len(y.items):
+                return True  # never equal
+            return all(self.eq_safe(p, q, seen) for p, q in zip(x.items, y.items, strict=True))
+        if kx == "struct":
+            if sorted(x.fields) != sorted(y.fields):
+                return True  # different key sets: never equal
             return all(
-                self.eq_safe(x.items[x.fields.index(f)], y.items[y.fields.index(f)], seen)
-                for f in common
+                self.eq_safe(x.items[i], y.items[y.fields.index(f)], seen)
+                for i, f in enumerate(x.fields)
             )
-        if kx in ("tuple", "list", "dict"):
-            return all(self.eq_safe(p, q, seen) for p, q in zip(x.items, y.items, strict=False))
+        if kx in ("list", "dict"):
+            return all(self.eq_safe(p, q, seen) for p, q in zip(x.items, y.items, strict=True))
         return True
 
     def ser_safe(self, t: Ty, seen: set[str] | None = None) -> bool:
@@ -248,6 +296,15 @@ class Types:
                 return False
         return all(self.ser_safe(i, seen) for i in t.items)
 
+    def strip_opaque(self, t: Ty) -> Ty:
+        """The representation under any opaque wrappers (unknown when not given)."""
+        t = self.resolve(t)
+        depth = 0
+        while t.kind == "opaque" and depth < 64:
+            t = self.resolve(t.items[0]) if t.items else UNKNOWN
+            depth += 1
+        return t
+
     def env_field_ok(self, t: Ty, seen: set[str] | None = None) -> bool:
         """An environment field is representable: no closure, no dict with a non-string key."""
         seen = set() if seen is None else seen
@@ -259,7 +316,7 @@ class Types:
         if t.kind == "closure":
             return False
         if t.kind == "dict":
-            keys = self.variants(t.items[0])
+            keys = [self.strip_opaque(k) for k in self.variants(t.items[0])]
             if any(not (k.kind == "prim" and k.name == "string") for k in keys):
                 return False
         return all(self.env_field_ok(i, seen) for i in t.items)

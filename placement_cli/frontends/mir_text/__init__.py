@@ -74,7 +74,7 @@ def read_body(data: bytes, source: str) -> dict[str, Any]:
     >>> read_body(b"fn", "t.mir")
     Traceback (most recent call last):
     ...
-    placement_cli.core.errors.InputError: t.mir:1:3: expected a body name
+    placement_cli.core.errors.InputError: t.mir:1:3: expected a body name, found end of input
     """
     try:
         text = data.decode("utf-8")

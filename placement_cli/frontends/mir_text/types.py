@@ -11,6 +11,7 @@
 | `(A, B) -> R` | `closure` |
 | a nominal name `::graph::types::knowledge::entity::EntityUuid` (with or without `<generics>`) | `{opaque: NAME}` |
 | the same with its representation printed, `Name(repr)` | `{opaque: {name: NAME, of: repr}}` |
+| `::core::option::Some<T>` (`newtype Some<T> = T`) | `{opaque: {name: ::core::option::Some, of: T}}` |
 | `<T>base`, `[T = X] base` (generic binders and applications) | the base |
 
 Never and intersections have no body-format counterpart: `unknown` is the conservative
@@ -32,6 +33,8 @@ PRIMITIVES = {
     "String": "string",
     "Null": "unit",
 }
+# `newtype Some<T> = T` (the compiler's core/option.rs): its argument is its representation
+SOME = "::core::option::Some"
 # Nested types recurse through two frames per level; this keeps far below Python's limit.
 MAX_DEPTH = 200
 
@@ -119,19 +122,26 @@ def _named(cur: Cursor, depth: int) -> BodyType:
     if "?" in name or (name.startswith("_") and name[1:].isdigit()):
         return "unknown"  # a generic parameter (`T?19`, `?19`) or an inference hole (`_3`)
     end = tok.end
+    args: list[BodyType] = []
     if cur.at("<") and cur.peek().start == end:
-        end = _generic_args(cur, depth)  # `Entity<T?19>`: the arguments do not change the name
+        # `Entity<T?19>`: the arguments do not change the name
+        end = _generic_args(cur, depth, args)
     if cur.at("(") and cur.peek().start == end:
         # The representation, printed right after the name when opaque types are expanded.
         return {"opaque": {"name": name, "of": _parens(cur, depth)}}
+    if name == SOME and len(args) == 1:
+        return {"opaque": {"name": name, "of": args[0]}}  # `newtype Some<T> = T`
     return {"opaque": name}
 
 
-def _generic_args(cur: Cursor, depth: int) -> int:
-    """Skip `<A, B: Bound>`; returns the end offset of the `>`."""
+def _generic_args(cur: Cursor, depth: int, into: list[BodyType] | None = None) -> int:
+    """Skip `<A, B: Bound>` (collecting the argument types into `into`); returns the
+    end offset of the `>`."""
     cur.expect("<")
     while not cur.at(">"):
-        parse_type(cur, depth + 1)
+        arg = parse_type(cur, depth + 1)
+        if into is not None:
+            into.append(arg)
         if cur.at(":"):
             cur.next()
             parse_type(cur, depth + 1)
