@@ -88,6 +88,19 @@ CODES: dict[str, Code] = _codes(
         "computed either way.",
     ),
     Code(
+        "unknown-vertex-path",
+        ("warning",),
+        ("lower",),
+        "a statement reads a vertex path the profile does not declare",
+        "The body reads a path of the vertex (`vertex.propertys.age`, say) that the "
+        "target profile's path table does not have. With a profile that declares the "
+        "vertex open (`open_vertex: true`, or a profile without a path table) this is a "
+        "warning and the statement counts as reading every path, which charges the "
+        "whole vertex's premium. With a closed profile, such as the built-in hashql one, "
+        "the same read is an invalid input (exit 3) naming the path. Check the spelling "
+        "against `placement profile show`, or declare the path in your profile.",
+    ),
+    Code(
         "unpriceable-premium",
         ("warning",),
         ("lower",),
