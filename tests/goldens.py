@@ -20,7 +20,9 @@ STAGES = ("prune", "scc", "solve", "fuse", "islands")
 
 
 def plan_examples() -> list[Path]:
-    return sorted(p for p in (ROOT / "examples").glob("*.yaml") if not p.name.endswith("tree.yaml"))
+    """The plan, body and MIR-text examples (not the operator tree), in name order."""
+    found = [*(ROOT / "examples").glob("*.yaml"), *(ROOT / "examples").glob("*.mir")]
+    return sorted(p for p in found if not p.name.endswith("tree.yaml"))
 
 
 def tree_examples() -> list[Path]:
