@@ -425,6 +425,25 @@ CODES: dict[str, Code] = _codes(
         "no longer left at the edge's other end. `edge` is null when the prune section "
         "read from the input does not say which edge.",
     ),
+    Code(
+        "pinned",
+        ("reason",),
+        ("explain",),
+        "the solve pinned the block to another target",
+        "The solve section records `--pin BLOCK=TARGET` (its `constraints.pins`): the "
+        "block had to run on the pinned target, so `explain` counts every other target "
+        "as impossible for it, and its `optimal` means optimal under the pins. Solve "
+        "again without the pin to see whether another target would be cheaper.",
+    ),
+    Code(
+        "forbidden",
+        ("reason",),
+        ("explain",),
+        "the solve forbade the block this target",
+        "The solve section records `--forbid BLOCK=TARGET` (its `constraints.forbids`): "
+        "the block was not allowed on that target, and the proven optimum is the optimum "
+        "without it. Solve again without the forbid to compare.",
+    ),
 )
 
 

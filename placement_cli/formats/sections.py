@@ -126,6 +126,15 @@ class CostModel(_Strict):
     edges: NonNeg
 
 
+class SolveConstraints(_Strict):
+    """What a solve was constrained by (`--pin`, `--forbid`, `--pins`, `--warm-start`):
+    `optimal` in its section means optimal under these."""
+
+    pins: dict[str, str] = Field(default_factory=dict)
+    forbids: list[tuple[str, str]] = Field(default_factory=list)
+    warm_start: str | None = None
+
+
 class SolveSection(_Open):
     status: Status
     assignment: dict[str, str]
@@ -138,6 +147,7 @@ class SolveSection(_Open):
     method_used: str | None = None
     proved_by: str | None = None
     lower_bound_by: str | None = None
+    constraints: SolveConstraints | None = None
     stats: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("stats")

@@ -268,7 +268,16 @@ def solve_diff(ra: Run, rb: Run) -> dict[str, Any]:
         out["edge_costs"] = edges
     proof = {
         k: {"a": sa.get(k), "b": sb.get(k)}
-        for k in ("status", "optimal", "lower_bound", "gap", "method", "method_used", "proved_by")
+        for k in (
+            "status",
+            "optimal",
+            "lower_bound",
+            "gap",
+            "method",
+            "method_used",
+            "proved_by",
+            "constraints",  # the pins, forbids and warm start `optimal` is under
+        )
         if sa.get(k) != sb.get(k)
     }
     if proof:

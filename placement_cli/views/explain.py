@@ -123,6 +123,46 @@ def cost_parts(g: Graph, b: int, t: int) -> dict[str, Any]:
     return parts
 
 
+def constrained_domains(g: Graph, domains: tuple[int, ...], con: dict[str, Any]) -> tuple[int, ...]:
+    """The pruned domains narrowed by the pins and forbids a solve section records
+    (`solve.constraints`): the placement explained was optimal only under them.
+
+    >>> from placement_cli.pipeline.run import parse_plan
+    >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [
+    ...     {"id": "x", "terminator": {"kind": "return"}}]})
+    >>> constrained_domains(g, (3,), {"pins": {"x": "b"}}), constrained_domains(g, (3,), {"forbids": [["x", "b"]]})
+    ((2,), (1,))
+    """
+    doms = list(domains)
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    for bid, t in (con.get("pins") or {}).items():
+        if bid in g.index and t in tindex:
+            doms[g.index[bid]] &= 1 << tindex[t]
+    for bid, t in con.get("forbids") or ():
+        if bid in g.index and t in tindex:
+            doms[g.index[bid]] &= ~(1 << tindex[t])
+    return tuple(doms)
+
+
+def _constraint_reasons(g: Graph, b: int, t: int, con: dict[str, Any]) -> list[dict[str, Any]]:
+    """Why the recorded pins or forbids keep block `b` off target `t`."""
+    bid, name = g.block_ids[b], g.targets[t]
+    pinned_to = (con.get("pins") or {}).get(bid)
+    out = []
+    if pinned_to is not None and pinned_to != name:
+        out.append(
+            {
+                "code": "pinned",
+                "message": f"the solve pinned the block to '{pinned_to}' (--pin {bid}={pinned_to})",
+            }
+        )
+    if [bid, name] in [list(f) for f in con.get("forbids") or ()]:
+        out.append(
+            {"code": "forbidden", "message": f"the solve forbade it (--forbid {bid}={name})"}
+        )
+    return out
+
+
 def _pinned(
     run: Run,
     b: int,
@@ -130,11 +170,12 @@ def _pinned(
     limit: float,
     incumbent: tuple[int, ...] | None,
     chosen: tuple[int, ...] | None = None,
+    domains: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     from placement_cli.algorithms.solve.exact import solve_exact
 
     g = run.g
-    doms = list(run.domains())
+    doms = list(run.domains() if domains is None else domains)
     doms[b] = 1 << t
     pinned = tuple(doms)
     if incumbent is not None and not feasible_for(g, pinned, incumbent):
@@ -215,11 +256,15 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
     chosen = assignment[b] if feasible and g.live[b] else UNASSIGNED
     chosen_cost = evaluate(g, assignment) if feasible else None
     total = None if chosen_cost is None else chosen_cost.total
+    con = solve.get("constraints") or {}
+    domains = constrained_domains(g, domains, con)  # optimal was under these: so is each pin
     possible = [t for t in range(g.n_targets) if g.live[b] and domains[b] >> t & 1]
     deadline = time.monotonic() + opts.time_limit
     rows = []
     for t in range(g.n_targets):
-        reasons = impossible_reasons(g, b, t, domains, removed)
+        reasons = impossible_reasons(g, b, t, run.domains(), removed) + _constraint_reasons(
+            g, b, t, con
+        )
         row: dict[str, Any] = {
             "target": g.targets[t],
             "chosen": t == chosen,
@@ -237,7 +282,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
             # A first incumbent: the chosen placement with only this block moved, when
             # that is feasible (a search stopped early still has an answer to give).
             start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1 :]
-            pinned = _pinned(run, b, t, share, start, assignment if feasible else None)
+            pinned = _pinned(run, b, t, share, start, assignment if feasible else None, domains)
             row["pinned"] = pinned
             if pinned["total"] is not None and total is not None:
                 row["difference"] = _n(pinned["total"] - total)
@@ -279,6 +324,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         "chosen_cost": _n(g.cost[b][chosen]) if chosen != UNASSIGNED else None,
         "total": _n(total),
         "optimal": bool(solve.get("optimal")) and feasible,
+        "constraints": con or None,
         "status": run.status,
         "targets": rows,
         "edges": edges,
@@ -300,6 +346,11 @@ def to_text(ex: dict[str, Any], title: str) -> str:
         head += "the plan has no feasible placement"
     else:
         proof = "proven optimal" if ex["optimal"] else "not proven optimal"
+        con = ex.get("constraints") or {}
+        under = [f"--pin {b}={t}" for b, t in (con.get("pins") or {}).items()]
+        under += [f"--forbid {b}={t}" for b, t in con.get("forbids") or ()]
+        if under:
+            proof += " under " + " ".join(under)
         head += (
             f"chosen {ex['chosen']} (cost {ex['chosen_cost']}); plan total {ex['total']}, {proof}"
         )

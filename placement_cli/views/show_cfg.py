@@ -36,6 +36,10 @@ def cost_note(v: ViewData) -> str:
         if solve.get("optimal")
         else f"not proven optimal, lower bound {fmt_num(solve.get('lower_bound'))}"
     )
+    con = solve.get("constraints") or {}
+    n = len(con.get("pins") or {}) + len(con.get("forbids") or ())
+    if n:  # optimal only under the pins and forbids the solve was given
+        proven += f" under {n} pin{'s' if n > 1 else ''}/forbid{'s' if n > 1 else ''}"
     return f"total {fmt_num(v.total)} ({proven})"
 
 

@@ -4,7 +4,7 @@ construction, so that running the stage does not import pydantic."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Pair = tuple[str, str]
 
@@ -35,9 +35,9 @@ class SolveOptions:
     prove_node_limit: int = 200_000  # nodes of that proof attempt
     pins: tuple[Pair, ...] = ()  # (block id, target): the block must run there
     forbids: tuple[Pair, ...] = ()  # (block id, target): the block must not run there
-    warm_start: tuple[Pair, ...] | None = (
-        None  # (block id, target) of an earlier solve: the first incumbent
-    )
+    # (block id, target) of an earlier solve: the first incumbent
+    warm_start: tuple[Pair, ...] | None = None
+    warm_start_source: str | None = None  # the artifact the warm start was read from (recorded)
 
     def __post_init__(self) -> None:
         bad: list[str] = []
@@ -61,6 +61,8 @@ class SolveOptions:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 bad.append(f"{name}: expected an integer >= {low}, got {v!r:.40}")
+        if self.warm_start_source is not None and not isinstance(self.warm_start_source, str):
+            bad.append("warm_start_source: expected a string or None")
         for name in ("pins", "forbids", "warm_start"):
             v = getattr(self, name)
             if v is None and name == "warm_start":
@@ -76,3 +78,22 @@ class SolveOptions:
                 object.__setattr__(self, name, pairs)
         if bad:
             raise ValueError("invalid solve options: " + "; ".join(bad))
+
+
+def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:
+    """What a solve section records of the constraints it was solved under: the pins
+    (block -> target, in the order given), the forbids, and the warm start's source;
+    None when there are none. `optimal` in that section means optimal under them.
+
+    >>> constraints_json(SolveOptions(pins=(("x", "a"),), forbids=(("y", "b"),)))
+    {'pins': {'x': 'a'}, 'forbids': [['y', 'b']], 'warm_start': None}
+    >>> constraints_json(SolveOptions()) is None
+    True
+    """
+    if opts is None or not (opts.pins or opts.forbids or opts.warm_start is not None):
+        return None
+    return {
+        "pins": dict(opts.pins),
+        "forbids": [list(p) for p in opts.forbids],
+        "warm_start": opts.warm_start_source,
+    }

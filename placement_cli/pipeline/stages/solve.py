@@ -17,6 +17,7 @@ from typing import Any
 
 from placement_cli.algorithms.solve.driver import SolveOptions, solve
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate
+from placement_cli.algorithms.solve.options import constraints_json
 from placement_cli.pipeline.stage import Output, Problems, Stage, dump
 
 
@@ -24,6 +25,9 @@ def compute(run: Any, options: SolveOptions | None) -> Output:
     g = run.g
     res = solve(g, run.value("prune"), run.value("scc"), options)
     js = res.to_json(g, blocks=False)
+    constraints = constraints_json(options)
+    if constraints is not None:  # `optimal` is then optimal under them: say so
+        js["constraints"] = constraints
     return Output(
         res.assignment if res.status == "ok" else None, js, res.diagnostics, res.status, res
     )
@@ -42,6 +46,7 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         cost = evaluate(g, fast)
         if cost is not None:  # every live edge allowed: the loop naming each is not needed
             _check_cost(pr, sec, cost)
+            _check_constraints(pr, g, sec, fast)
             pr.raise_if_any()
             return Output(fast, dump(sec), (), "ok")
     tindex = {t: i for i, t in enumerate(g.targets)}
@@ -92,6 +97,7 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
         cost = evaluate(g, a)
         assert cost is not None  # feasible: checked just above
         _check_cost(pr, sec, cost)
+        _check_constraints(pr, g, sec, tuple(a))
     else:
         if sec["cost"] is not None:
             pr.add("cost", f"status is '{status}', so cost is null")
@@ -99,6 +105,30 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
             pr.add("optimal", "status is 'unsolved', so nothing is proven optimal")
     pr.raise_if_any()
     return Output(tuple(a) if ok else None, dump(sec), (), status)
+
+
+def _check_constraints(
+    pr: Problems, g: Any, sec: dict[str, Any], a: tuple[int, ...] | None
+) -> None:
+    """The recorded pins and forbids name the plan's blocks and targets, and an `ok`
+    assignment `a` keeps them (then `optimal` means optimal under them)."""
+    con = sec.get("constraints")
+    if not isinstance(con, dict):
+        return
+    tindex = {t: i for i, t in enumerate(g.targets)}
+    pairs = [("pins", b, t, True) for b, t in (con.get("pins") or {}).items()]
+    pairs += [("forbids", f[0], f[1], False) for f in con.get("forbids") or () if len(f) == 2]
+    for field, bid, t, pinned in pairs:
+        b, ti = g.index.get(bid), tindex.get(t)
+        if b is None or ti is None:
+            what = f"unknown block '{bid}'" if b is None else f"unknown target '{t}'"
+            pr.add(f"constraints.{field}", what)
+        elif a is not None and g.live[b] and (a[b] == ti) != pinned:
+            verb = "pins" if pinned else "forbids"
+            pr.add(
+                f"constraints.{field}",
+                f"the section {verb} {bid}={t}, but its assignment puts {bid} on {g.targets[a[b]]}",
+            )
 
 
 def _check_cost(pr: Problems, sec: dict[str, Any], cost: Cost) -> None:
