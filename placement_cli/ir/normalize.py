@@ -137,6 +137,9 @@ def _top(g: Graph, blocks: Any, matrices: dict[str, Any]) -> dict[str, Any]:
         normalized["paths"] = {k: list(v) for k, v in plan.paths.items()}
     if plan.name is not None:
         normalized["name"] = plan.name
+    provenance = getattr(plan, "provenance", None)
+    if provenance:  # a lowered plan: each block's origin in the MIR travels with it
+        normalized["provenance"] = provenance
     return normalized
 
 

@@ -179,11 +179,11 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                         loaded = _artifact_doc(doc, source)
                         loaded.raw_plan = raw_plan
                         return loaded
-                    return Loaded(source, checked_graph(doc))
+                    return _plan(source, checked_graph(doc))
                 except Reject:
                     pass
             if not artifact:
-                return Loaded(source, _plan_from_json(data))
+                return _plan(source, _plan_from_json(data))
             return _artifact_from_json(data, source)
         with gc_paused():
             doc = parse_document(path, data)
@@ -202,9 +202,17 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                     ),
                     source,
                 )
-        return Loaded(source, _plan_from_doc(doc))
+        return _plan(source, _plan_from_doc(doc))
     except InputError as exc:
         raise exc.with_source(source) from None
+
+
+def _plan(source: str, g: Graph) -> Loaded:
+    """A plan read from a file. A plan `placement lower` wrote carries the front end's
+    section: it travels on into every artifact, as when the stage lowers the body itself
+    (`lower body | islands -` writes what `islands body` writes)."""
+    lower = getattr(g.plan, "lower", None)
+    return Loaded(source, g, extra={"lower": lower} if isinstance(lower, dict) else None)
 
 
 def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = None) -> Loaded:

@@ -325,6 +325,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         "total": _n(total),
         "optimal": bool(solve.get("optimal")) and feasible,
         "constraints": con or None,
+        "origin": (getattr(g.plan, "provenance", None) or {}).get(block),
         "status": run.status,
         "targets": rows,
         "edges": edges,
@@ -339,7 +340,15 @@ def _signed(x: Any) -> str:
 
 def to_text(ex: dict[str, Any], title: str) -> str:
     """The explanation for people: one line per target, the reasons under it, the edges."""
-    head = f"block {ex['block']} in {title}: "
+    origin = ex.get("origin")
+    where = ""
+    if isinstance(origin, dict) and origin.get("block") is not None:
+        first, end = (origin.get("statements") or [0, 0])[:2]
+        part = f"statements {first}..{end - 1}" if end > first else "no statements"
+        if origin.get("terminator"):
+            part += " and the terminator"
+        where = f" (lowered from {origin['block']}: {part})"
+    head = f"block {ex['block']}{where} in {title}: "
     if not ex["reachable"]:
         head += "unreachable from the entry, so it runs nowhere and costs nothing"
     elif ex["status"] == "infeasible":
