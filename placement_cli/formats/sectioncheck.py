@@ -23,7 +23,7 @@ from placement_cli.formats.plancheck import (
     INT_MIN,
     MAX_FREE_DEPTH,
     Reject,
-    check_plan_part,
+    check_plan,
 )
 
 
@@ -410,7 +410,7 @@ def check_section(name: str, value: Any) -> None:
     ...                        "cost_before": None, "cost_after": None})
     Traceback (most recent call last):
     ...
-    placement_cli.formats.plancheck.Reject: int
+    placement_cli.formats.checking.Reject: int
     """
     SECTIONS[name](value)
 
@@ -444,4 +444,4 @@ def check_artifact(doc: Any, *, plan: bool = True) -> None:
     if "plan" not in doc:
         raise Reject("plan")
     if plan:
-        check_plan_part(doc["plan"])
+        check_plan(doc["plan"])

@@ -19,8 +19,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from pydantic_core import PydanticCustomError
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
+from placement_cli.formats.checking import writable
 from placement_cli.formats.plan import Plan
-from placement_cli.formats.plancheck import writable
 
 STATUSES = ("ok", "infeasible", "unsolved")
 Status = Literal["ok", "infeasible", "unsolved"]

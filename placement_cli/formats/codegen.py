@@ -1,0 +1,664 @@
+"""Generate the fast checks from the models: `python -m placement_cli.formats.codegen`
+(`make schemas`). The pydantic models (`placement_cli.formats.plan`) are the one
+definition of the plan format; this walks them (field names and aliases, types,
+`Literal` values, `Field` constraints, required fields and defaults, `extra="forbid"`)
+and writes `placement_cli/formats/generated/plan_check.py`: plain Python, no pydantic,
+one specialised accept-or-`Reject` function per *part* below, and the models' field and
+default tables (`FIELDS`, read by `planview`). `tests/test_codegen.py` regenerates it
+and fails when the committed file differs.
+
+The parts are the one thing written here by hand: which fields of which model each
+generated function checks, so that the graph builder can check a block's parts where
+it reads them and a repeated part (a statement list, a block's other costs, a matrix)
+once per distinct serialisation (docs/load.md). `_coverage` proves at generation time
+that the parts together check every field of every model exactly once, and every
+model's mapping (type, unknown and required fields).
+
+What "certainly accepted" means for each type (the models' strict mode, read through
+orjson or `yaml_core`): `str`, `list`, `dict` with `str` keys are their exact types;
+`float` is an exact `float`, finite and below `BIG_FLOAT`, or an exact `int` a float
+holds exactly (never `bool`); `int` an exact `int` within 64 bits; `Literal` values
+by exact type and value; `Any` nested no deeper than `MAX_FREE_DEPTH`
+(`placement_cli.formats.checking`). A model with a custom validator is refused here:
+its rule would have to be written as data this generator reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import annotated_types as at
+from pydantic import BaseModel
+
+from placement_cli.formats.plan import Block, Edge, Plan, Statement, TransMatrix
+
+EXACT = 2**53
+OUT = Path(__file__).resolve().parent / "generated" / "plan_check.py"
+
+# --- the type IR ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class T:
+    """A type: `kind` in str, float, int, bool, none, lit, list, dict, model, any, union."""
+
+    kind: str
+    args: tuple[Any, ...] = ()
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    min_len: int | None = None
+    max_len: int | None = None
+
+    def nullable(self) -> bool:
+        return self.kind == "none" or (
+            self.kind == "union" and any(a.kind == "none" for a in self.args)
+        )
+
+    def without_none(self) -> T:
+        if self.kind != "union":
+            return self
+        rest = tuple(a for a in self.args if a.kind != "none")
+        return rest[0] if len(rest) == 1 else T("union", rest)
+
+
+def to_t(ann: Any, metadata: list[Any] = ()) -> T:  # type: ignore[assignment]
+    """The type IR of an annotation and its constraints."""
+    cons: dict[str, Any] = {}
+    for m in metadata:
+        for name in ("ge", "gt", "le", "lt"):
+            if isinstance(m, getattr(at, name.capitalize())):
+                cons[name] = getattr(m, name)
+        if isinstance(m, at.MinLen):
+            cons["min_len"] = m.min_length
+        elif isinstance(m, at.MaxLen):
+            cons["max_len"] = m.max_length
+        elif type(m).__name__ not in ("Ge", "Gt", "Le", "Lt"):
+            raise TypeError(f"constraint {m!r} not supported by the generator")
+    origin = typing.get_origin(ann)
+    if origin is typing.Annotated:
+        base, *extra = typing.get_args(ann)
+        more = [x for fi in extra for x in getattr(fi, "metadata", [fi])]
+        return to_t(base, [*metadata, *more])
+    if ann is str:
+        return T("str", **cons)
+    if ann is float:
+        return T("float", **cons)
+    if ann is int:
+        return T("int", **cons)
+    if ann is bool:
+        return T("bool")
+    if ann is type(None) or ann is None:
+        return T("none")
+    if ann is Any:
+        return T("any")
+    if origin is Literal:
+        return T("lit", typing.get_args(ann))
+    if origin is list:
+        (item,) = typing.get_args(ann)
+        return T("list", (to_t(item),), **cons)
+    if origin is dict:
+        key, value = typing.get_args(ann)
+        if key is not str:
+            raise TypeError(f"dict keys must be str: {ann!r}")
+        return T("dict", (to_t(value),), **cons)
+    if origin in (Union, types.UnionType):
+        alts: list[T] = []
+        for a in typing.get_args(ann):
+            got = to_t(a)
+            alts.extend(got.args if got.kind == "union" else (got,))
+        return T("union", tuple(alts))
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return T("model", (ann,))
+    raise TypeError(f"annotation {ann!r} not supported by the generator")
+
+
+def field_t(model: type[BaseModel], name: str) -> T:
+    f = model.model_fields[name]
+    return to_t(f.annotation, list(f.metadata))
+
+
+def key_of(model: type[BaseModel], name: str) -> str:
+    return model.model_fields[name].alias or name
+
+
+def _check_model(model: type[BaseModel]) -> None:
+    cfg = model.model_config
+    want = {"extra": "forbid", "strict": True, "allow_inf_nan": False}
+    for k, v in want.items():
+        if cfg.get(k) != v:
+            raise TypeError(f"{model.__name__}: the generator needs {k}={v!r}")
+    dec = model.__pydantic_decorators__
+    if dec.field_validators or dec.model_validators or dec.validators or dec.root_validators:
+        raise TypeError(f"{model.__name__} has a custom validator: not generated")
+
+
+def models_of(t: T) -> list[type[BaseModel]]:
+    if t.kind == "model":
+        m = t.args[0]
+        out = [m]
+        for name in m.model_fields:
+            out += models_of(field_t(m, name))
+        return out
+    if t.kind in ("list", "dict", "union"):
+        return [m for a in t.args for m in models_of(a)]
+    return []
+
+
+# --- the parts ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """A generated function. On a model: checks its mapping (`keys`: a dict, no unknown
+    field) and the listed fields: `"f"` the whole value, `"f:shell"` only its outer
+    type (a list or a dict, with lengths; the contents are another part's),
+    `"f{g, h:shell}"` the mapping of model-typed `f` and those of its fields, `"f.g"`
+    field `g` of model-typed `f` (whose mapping another part checks). Without a model:
+    the whole of type `ann`."""
+
+    name: str
+    doc: str
+    model: type[BaseModel] | None = None
+    fields: tuple[str, ...] = ()
+    keys: bool = False
+    ann: Any = None
+
+
+PLAN_PARTS = (
+    Part(
+        "check_head",
+        "Everything of a plan but its blocks' contents (`blocks` a non-empty list).",
+        Plan,
+        (
+            "version",
+            "name",
+            "targets",
+            "entry",
+            "transitions",
+            "matrices",
+            "paths",
+            "blocks:shell",
+            "provenance",
+            "lower",
+        ),
+        keys=True,
+    ),
+    Part(
+        "check_block_head",
+        "A block's mapping, id and parameters (what another block's edge reads of it).",
+        Block,
+        ("id", "params"),
+        keys=True,
+    ),
+    Part(
+        "check_block",
+        "The rest of a block but three parts that repeat: its statements' contents\n"
+        "(`check_statements`), what else costs (`check_costs`) and its edges\n"
+        "(`check_edge`, one by one where they are read).",
+        Block,
+        ("statements:shell", "paths", "terminator{kind, successors:shell}"),
+    ),
+    Part(
+        "check_edge",
+        "One successor edge, but for an explicit matrix's contents (`check_matrix`).",
+        Edge,
+        ("block", "args", "transitions:shell"),
+        keys=True,
+    ),
+    Part(
+        "check_costs",
+        "What else of a block costs: its domain, cost, premium and terminator cost.",
+        Block,
+        ("domain", "cost", "premium", "terminator.cost"),
+    ),
+    Part("check_statements", "The contents of a block's statement list.", ann=list[Statement]),
+    Part("check_matrix", "An edge's explicit transition matrix.", ann=TransMatrix),
+)
+
+
+def _split(spec: str) -> tuple[str, str, str]:
+    """`"f{...}"` -> (f, "{", inner); `"f.g"` -> (f, ".", g); `"f:shell"` -> (f, ":", "shell")."""
+    if "{" in spec:
+        name, inner = spec.split("{", 1)
+        return name, "{", inner.rstrip("}")
+    if "." in spec:
+        name, sub = spec.split(".", 1)
+        return name, ".", sub
+    if ":" in spec:
+        name, mark = spec.split(":", 1)
+        return name, ":", mark
+    return spec, "", ""
+
+
+def _inner(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in text.split(",") if s.strip())
+
+
+def _coverage(parts: tuple[Part, ...], root: type[BaseModel]) -> None:
+    """Every field of every model reachable from `root` checked by exactly one part
+    (whole, or its outer type with the contents another part's), every model's mapping
+    by one part."""
+    seen: dict[tuple[str, str], str] = {}
+
+    def mark(model: type[BaseModel], what: str, by: str) -> None:
+        key = (model.__name__, what)
+        if key in seen:
+            raise TypeError(f"{key} checked twice: {seen[key]} and {by}")
+        seen[key] = by
+
+    def whole(t: T, by: str) -> None:
+        for m in set(models_of(t)):
+            mark(m, ":keys", by)
+            for name in m.model_fields:
+                mark(m, name, by)
+
+    contents: list[T] = []  # the contents of shells: each must be some part's
+
+    def fields(model: type[BaseModel], specs: tuple[str, ...], by: str) -> None:
+        for spec in specs:
+            name, how, rest = _split(spec)
+            t = field_t(model, name)
+            if how == "":
+                mark(model, name, by)
+                whole(t.without_none(), by) if t.kind != "model" else whole(t, by)
+            elif how == ":":
+                mark(model, name, by)
+                for a in t.without_none().args if t.without_none().kind == "union" else (t,):
+                    if a.kind in ("list", "dict"):
+                        contents.append(a.args[0] if a.kind == "list" else a)
+            elif how == "{":
+                mark(model, name, by)
+                sub = t.without_none().args[0]
+                mark(sub, ":keys", by)
+                fields(sub, _inner(rest), by)
+            else:
+                fields(t.without_none().args[0], (rest,), by)
+
+    for p in parts:
+        if p.model is None:
+            whole(to_t(p.ann), p.name)
+            continue
+        if p.keys:
+            mark(p.model, ":keys", p.name)
+        fields(p.model, p.fields, p.name)
+    for t in contents:
+        for m in set(models_of(t)):
+            if (m.__name__, ":keys") not in seen:
+                raise TypeError(f"the contents {t} of a shell are no part's")
+        if t.kind == "dict" and not any(p.ann is not None and to_t(p.ann) == t for p in parts):
+            raise TypeError(f"the contents {t} of a shell are no part's")
+    for m in set(models_of(T("model", (root,)))):
+        _check_model(m)
+        for what in (":keys", *m.model_fields):
+            if (m.__name__, what) not in seen:
+                raise TypeError(f"{m.__name__}.{what} is checked by no part")
+
+
+# --- emitting code --------------------------------------------------------------------
+
+
+class Emitter:
+    def __init__(self) -> None:
+        self.consts: dict[str, str] = {}  # name -> expression
+        self.n = 0
+
+    def var(self) -> str:
+        self.n += 1
+        return f"v{self.n}"
+
+    def const(self, prefix: str, expr: str) -> str:
+        for name, e in self.consts.items():
+            if e == expr:
+                return name
+        name = f"_{prefix}{len(self.consts)}"
+        self.consts[name] = expr
+        return name
+
+    # A value `v` of type `t`; `where` is the Reject message.
+    def check(self, t: T, v: str, where: str, ind: str) -> list[str]:
+        fail = f"raise Reject({q(where)})"
+        k = t.kind
+        if k == "any":
+            return [f"{ind}free_value({v}, {q(where)})"]
+        if k == "str":
+            cond = [f"type({v}) is not str"]
+            if t.min_len == 1:
+                cond.append(f"not {v}")
+            elif t.min_len:
+                cond.append(f"len({v}) < {t.min_len}")
+            if t.max_len is not None:
+                cond.append(f"len({v}) > {t.max_len}")
+            return [f"{ind}if {' or '.join(cond)}:", f"{ind}    {fail}"]
+        if k == "bool":
+            return [f"{ind}if type({v}) is not bool:", f"{ind}    {fail}"]
+        if k == "none":
+            return [f"{ind}if {v} is not None:", f"{ind}    {fail}"]
+        if k == "int":
+            test = f"type({v}) is not int or not {self._bounds(t, v, 'INT_MIN', 'INT_MAX', True)}"
+            return [f"{ind}if {test}:", f"{ind}    {fail}"]
+        if k == "float":
+            return self._float(t, v, where, ind, nullable=False)
+        if k == "lit":
+            vals = t.args
+            types_ = {type(x) for x in vals}
+            if len(types_) != 1 or types_ - {str, int}:
+                raise TypeError(f"Literal{vals!r} not supported by the generator")
+            (ty,) = types_
+            if len(vals) == 1:
+                test = f"type({v}) is not {ty.__name__} or {v} != {q(vals[0])}"
+            else:
+                name = self.const("LIT", _tuple(map(q, vals)))
+                test = f"type({v}) is not {ty.__name__} or {v} not in {name}"
+            return [f"{ind}if {test}:", f"{ind}    {fail}"]
+        if k == "list":
+            out = [f"{ind}if type({v}) is not list{self._len(t, v)}:", f"{ind}    {fail}"]
+            item = t.args[0]
+            if item.kind != "any":
+                x = self.var()
+                out += [f"{ind}for {x} in {v}:", *self.check(item, x, where, ind + "    ")]
+            return out
+        if k == "dict":
+            value = t.args[0]
+            if value.kind == "any" and not t.min_len and t.max_len is None:
+                return [f"{ind}free_map({v}, {q(where)})"]
+            out = [f"{ind}if type({v}) is not dict{self._len(t, v)}:", f"{ind}    {fail}"]
+            kv, x = self.var(), self.var()
+            out += [
+                f"{ind}for {kv}, {x} in {v}.items():",
+                f"{ind}    if type({kv}) is not str:",
+                f"{ind}        {fail}",
+                *self.check(value, x, where, ind + "    "),
+            ]
+            return out
+        if k == "model":
+            m = t.args[0]
+            return self.model(m, tuple(m.model_fields), True, v, where, ind)
+        if k == "union":
+            return self._union(t, v, where, ind)
+        raise TypeError(k)
+
+    def _len(self, t: T, v: str) -> str:
+        out = ""
+        if t.min_len == 1:
+            out += f" or not {v}"
+        elif t.min_len:
+            out += f" or len({v}) < {t.min_len}"
+        if t.max_len is not None:
+            out += f" or len({v}) > {t.max_len}"
+        return out
+
+    def _bounds(self, t: T, v: str, lo: str, hi: str, is_int: bool) -> str:
+        """`lo <= v <= hi` (floats: `lo < v < hi`, which NaN fails), a limit replaced by
+        the constraint where one is given (constraints lie inside the limits)."""
+        op = "<=" if is_int else "<"
+
+        def lit(x: float) -> str:
+            if not abs(x) <= EXACT:
+                raise TypeError(f"constraint {x!r} outside the exact range")
+            return repr(x) if is_int else repr(float(x))
+
+        low = f"{lo} {op} "
+        if t.ge is not None:
+            low = f"{lit(t.ge)} <= "
+        elif t.gt is not None:
+            low = f"{lit(t.gt)} < "
+        high = f" {op} {hi}"
+        if t.le is not None:
+            high = f" <= {lit(t.le)}"
+        elif t.lt is not None:
+            high = f" < {lit(t.lt)}"
+        return f"{low}{v}{high}"
+
+    def _float(self, t: T, v: str, where: str, ind: str, nullable: bool) -> list[str]:
+        fail = f"raise Reject({q(where)})"
+        tv = self.var()
+        ints = T("int", ge=t.ge, gt=t.gt, le=t.le, lt=t.lt)
+        return [
+            f"{ind}{tv} = type({v})",
+            f"{ind}if {tv} is float:",
+            f"{ind}    if not {self._bounds(t, v, '-BIG_FLOAT', 'BIG_FLOAT', False)}:",
+            f"{ind}        {fail}",
+            f"{ind}elif {tv} is int:",
+            f"{ind}    if not {self._bounds(ints, v, '-EXACT_INT', 'EXACT_INT', True)}:",
+            f"{ind}        {fail}",
+            f"{ind}elif {v} is not None:" if nullable else f"{ind}else:",
+            f"{ind}    {fail}",
+        ]
+
+    def _union(self, t: T, v: str, where: str, ind: str) -> list[str]:
+        fail = f"raise Reject({q(where)})"
+        alts = [a for a in t.args if a.kind != "none"]
+        nullable = len(alts) != len(t.args)
+        if len(alts) == 1 and alts[0].kind == "float":
+            return self._float(alts[0], v, where, ind, nullable)
+        if len(alts) == 1:
+            return [f"{ind}if {v} is not None:", *self.check(alts[0], v, where, ind + "    ")]
+        tags = {"str": "str", "list": "list", "dict": "dict", "model": "dict", "bool": "bool"}
+        seen: set[str] = set()
+        out: list[str] = []
+        for a in alts:
+            tag = tags.get(a.kind)
+            if tag is None or tag in seen:
+                raise TypeError(f"union {t} not supported by the generator")
+            seen.add(tag)
+            out.append(f"{ind}{'el' if out else ''}if type({v}) is {tag}:")
+            body = self.check(a, v, where, ind + "    ")
+            # The alternative's own type test is implied: keep only what follows it.
+            out += body if body else [f"{ind}    pass"]
+        out += [f"{ind}elif {v} is not None:" if nullable else f"{ind}else:", f"{ind}    {fail}"]
+        return out
+
+    def shell(self, t: T, v: str, where: str, ind: str) -> list[str]:
+        """Only the outer type of `v` (a list or dict, with its lengths)."""
+        fail = f"raise Reject({q(where)})"
+        base = t.without_none()
+        if base.kind in ("list", "dict"):
+            cond = f"type({v}) is not {base.kind}{self._len(base, v)}"
+            if t.nullable():
+                return [f"{ind}if {v} is not None and ({cond}):", f"{ind}    {fail}"]
+            return [f"{ind}if {cond}:", f"{ind}    {fail}"]
+        if base.kind == "union":
+            conds = []
+            for a in base.args:
+                if a.kind in ("list", "dict"):
+                    conds.append(f"type({v}) is not {a.kind}")
+                elif a.kind == "str" and not a.min_len and a.max_len is None:
+                    conds.append(f"type({v}) is not str")
+                else:
+                    raise TypeError(f"shell of {t} not supported")
+            if t.nullable():
+                conds.append(f"{v} is not None")
+            return [f"{ind}if {' and '.join(conds)}:", f"{ind}    {fail}"]
+        raise TypeError(f"shell of {t} not supported")
+
+    def field(self, model: type[BaseModel], spec: str, v: str, where: str, ind: str) -> list[str]:
+        name, how, rest = _split(spec)
+        key = key_of(model, name)
+        t = field_t(model, name)
+        f = model.model_fields[name]
+        here = f"{where}.{key}"
+        x = self.var()
+        if how == ".":
+            sub = t.without_none().args[0]
+            return [f"{ind}{x} = {v}[{q(key)}]", *self.field(sub, rest, x, here, ind)]
+        if how == ":":
+            body = self.shell(t, x, here, ind)
+        elif how == "{":
+            sub = t.without_none().args[0]
+            body = self.model(sub, _inner(rest), True, x, here, ind)
+        else:
+            body = self.check(t, x, here, ind)
+        if f.is_required():
+            if t.nullable():
+                return [
+                    f"{ind}if {q(key)} not in {v}:",
+                    f"{ind}    raise Reject({q(here)})",
+                    f"{ind}{x} = {v}[{q(key)}]",
+                    *body,
+                ]
+            return [f"{ind}{x} = {v}.get({q(key)})", *body]
+        if t.nullable() and f.default is None:
+            # Absent reads as None, which the type allows.
+            return [f"{ind}{x} = {v}.get({q(key)})", *body]
+        return [
+            f"{ind}if {q(key)} in {v}:",
+            f"{ind}    {x} = {v}[{q(key)}]",
+            *["    " + line for line in body],
+        ]
+
+    def model(
+        self,
+        model: type[BaseModel],
+        specs: tuple[str, ...],
+        keys: bool,
+        v: str,
+        where: str,
+        ind: str,
+    ) -> list[str]:
+        out = []
+        if keys:
+            names = self.const(
+                "FIELDS",
+                _tuple(q(key_of(model, n)) for n in model.model_fields),
+            )
+            out += [
+                f"{ind}if type({v}) is not dict or not {v}.keys() <= {names}:",
+                f"{ind}    raise Reject({q(where)})",
+            ]
+        for spec in specs:
+            out += self.field(model, spec, v, where, ind)
+        return out
+
+
+def _defaults(model: type[BaseModel]) -> str:
+    items = []
+    for name, f in model.model_fields.items():
+        if f.is_required():
+            d = "REQUIRED"
+        elif f.default_factory is list:
+            d = "LIST"
+        elif f.default_factory is dict:
+            d = "DICT"
+        elif f.default_factory is None and f.default is None:
+            d = "None"
+        else:
+            raise TypeError(f"{model.__name__}.{name}: default not supported")
+        items.append(f"    {q(key_of(model, name))}: {d},")
+    return "{\n" + "\n".join(items) + "\n}"
+
+
+def generate() -> str:
+    _coverage(PLAN_PARTS, Plan)
+    em = Emitter()
+    funcs = []
+    for p in PLAN_PARTS:
+        if p.model is not None:
+            where = p.model.__name__
+            body = em.model(p.model, p.fields, p.keys, "v", where, "    ")
+        else:
+            where = p.name.removeprefix("check_")
+            body = em.check(to_t(p.ann), "v", where, "    ")
+        doc = p.doc.replace("\n", "\n    ")
+        funcs.append(f'def {p.name}(v: Any) -> None:\n    """{doc}"""\n' + "\n".join(body))
+    consts = "\n".join(f"{k} = {e}" for k, e in em.consts.items())
+    models = sorted(set(models_of(T("model", (Plan,)))), key=lambda m: m.__name__)
+    tables = "\n".join(f"    {q(m.__name__)}: {_indent(_defaults(m))}," for m in models)
+    code = "\n".join(funcs)
+    used = [n for n in RUNTIME if re.search(rf"\b{n}\b", code)]
+    imports = "".join(f"    {n},\n" for n in used)
+    return (
+        HEADER.replace("IMPORTS\n", imports)
+        + consts
+        + "\n\n# Each model's fields (by their keys) and defaults, in declaration order: REQUIRED,\n"
+        + "# LIST or DICT (a fresh empty one), or the value.\n"
+        + "FIELDS: dict[str, dict[str, Any]] = {\n"
+        + tables
+        + "\n}\n\n\n"
+        + "\n\n\n".join(funcs)
+        + "\n"
+    )
+
+
+RUNTIME = ("BIG_FLOAT", "EXACT_INT", "INT_MAX", "INT_MIN", "Reject", "free_map", "free_value")
+
+
+def q(x: Any) -> str:
+    """A literal as ruff writes it (strings in double quotes)."""
+    return json.dumps(x) if type(x) is str else repr(x)
+
+
+def _tuple(items: Any) -> str:
+    """A frozenset of literals, one a line (as ruff formats it)."""
+    lines = "".join(f"        {x},\n" for x in items)
+    return f"frozenset(\n    (\n{lines}    )\n)"
+
+
+def _indent(text: str) -> str:
+    return text.replace("\n", "\n    ")
+
+
+HEADER = '''"""GENERATED by `python -m placement_cli.formats.codegen` (`make schemas`) from the models
+of `placement_cli.formats.plan`: do not edit. `tests/test_codegen.py` fails when it is
+stale.
+
+Accept-or-`Reject` checks of the parts of a plan (docs/load.md): each accepts a parsed
+value only when the models certainly would, with the same values.
+"""
+
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+from typing import Any
+
+from placement_cli.formats.checking import (
+IMPORTS
+)
+
+__all__ = [
+    "FIELDS",
+    "LIST",
+    "DICT",
+    "REQUIRED",
+    "Reject",
+    "check_block",
+    "check_block_head",
+    "check_costs",
+    "check_edge",
+    "check_head",
+    "check_matrix",
+    "check_statements",
+]
+
+REQUIRED = object()  # marks a required field in FIELDS
+LIST = object()  # default: a fresh empty list
+DICT = object()  # default: a fresh empty dict
+
+'''
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    text = generate()
+    if args == ["--check"]:
+        if OUT.read_text() != text:
+            print(f"{OUT} is stale: run `make schemas`", file=sys.stderr)
+            return 1
+        return 0
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(text)
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""The generated fast checks are the models' (`placement_cli.formats.codegen`): the
+committed module is what the generator writes from the models today, and the parts
+check every field of every model exactly once."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from placement_cli.formats import codegen
+from placement_cli.formats.plan import Block, Edge, Plan, Statement
+
+
+def test_generated_plan_check_is_current():
+    assert codegen.OUT.read_text() == codegen.generate(), (
+        f"{codegen.OUT.name} is stale: run `make schemas`"
+    )
+
+
+def test_parts_cover_every_field_once():
+    codegen._coverage(codegen.PLAN_PARTS, Plan)
+    # A field left out, or checked twice, is refused at generation time.
+    head, *rest = codegen.PLAN_PARTS
+    dropped = codegen.Part(head.name, head.doc, Plan, head.fields[1:], keys=True)
+    with pytest.raises(TypeError, match="checked by no part"):
+        codegen._coverage((dropped, *rest), Plan)
+    twice = codegen.Part("again", "", Block, ("paths",))
+    with pytest.raises(TypeError, match="checked twice"):
+        codegen._coverage((*codegen.PLAN_PARTS, twice), Plan)
+    no_edges = tuple(p for p in codegen.PLAN_PARTS if p.model is not Edge)
+    with pytest.raises(TypeError):
+        codegen._coverage(no_edges, Plan)
+    no_statements = tuple(p for p in codegen.PLAN_PARTS if p.ann != list[Statement])
+    with pytest.raises(TypeError):
+        codegen._coverage(no_statements, Plan)
+
+
+def test_what_cannot_be_generated_is_refused():
+    class Validated(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+        x: str
+
+        @field_validator("x")
+        @classmethod
+        def _x(cls, v: str) -> str:
+            return v
+
+    class Loose(BaseModel):
+        x: str
+
+    class Pattern(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+        x: str = Field(pattern="a+")
+
+    for model in (Validated, Loose):
+        with pytest.raises(TypeError):
+            codegen._check_model(model)
+    with pytest.raises(TypeError):
+        codegen.field_t(Pattern, "x")
+    with pytest.raises(TypeError):
+        codegen.to_t(Literal[1, "a"]).kind and codegen.Emitter().check(
+            codegen.to_t(Literal[1, "a"]), "v", "x", ""
+        )
