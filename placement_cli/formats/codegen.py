@@ -4,7 +4,9 @@ definition of the plan format; this walks them (field names and aliases, types,
 `Literal` values, `Field` constraints, required fields and defaults, `extra="forbid"`)
 and writes `placement_cli/formats/generated/plan_check.py`: plain Python, no pydantic,
 one specialised accept-or-`Reject` function per *part* below, and the models' field and
-default tables (`FIELDS`, read by `planview`). `tests/test_codegen.py` regenerates it
+default tables. It also writes `placement_cli/formats/generated/plan_view.py`: the
+read-only views over a checked document (`planview`), one class per model with its
+fields, types and defaults. `tests/test_codegen.py` regenerates it
 and fails when the committed file differs.
 
 The parts are the one thing written here by hand: which fields of which model each
@@ -41,6 +43,7 @@ from placement_cli.formats.plan import Block, Edge, Plan, Statement, TransMatrix
 
 EXACT = 2**53
 OUT = Path(__file__).resolve().parent / "generated" / "plan_check.py"
+VIEW_OUT = OUT.parent / "plan_view.py"
 
 # --- the type IR ----------------------------------------------------------------------
 
@@ -539,21 +542,122 @@ class Emitter:
         return out
 
 
-def _defaults(model: type[BaseModel]) -> str:
-    items = []
-    for name, f in model.model_fields.items():
-        if f.is_required():
-            d = "REQUIRED"
-        elif f.default_factory is list:
-            d = "LIST"
-        elif f.default_factory is dict:
-            d = "DICT"
-        elif f.default_factory is None and f.default is None:
-            d = "None"
+def _default(model: type[BaseModel], name: str) -> str:
+    f = model.model_fields[name]
+    if f.is_required():
+        return "REQUIRED"
+    if f.default_factory is list:
+        return "LIST"
+    if f.default_factory is dict:
+        return "DICT"
+    if f.default_factory is None and f.default is None:
+        return "None"
+    raise TypeError(f"{model.__name__}.{name}: default not supported by the generator")
+
+
+def annotation(t: T) -> str:
+    """The type a view's property returns (a nested model: its view)."""
+    k = t.kind
+    if k in ("str", "float", "int", "bool"):
+        return k
+    if k == "none":
+        return "None"
+    if k == "any":
+        return "Any"
+    if k == "lit":
+        return type(t.args[0]).__name__
+    if k == "list":
+        return f"list[{annotation(t.args[0])}]"
+    if k == "dict":
+        return f"dict[str, {annotation(t.args[0])}]"
+    if k == "model":
+        return t.args[0].__name__
+    return " | ".join(annotation(a) for a in t.args)
+
+
+def _view(model: type[BaseModel]) -> str:
+    """A view class: a property per field, nested models wrapped once (cached)."""
+    cached = []
+    props = []
+    for name in model.model_fields:
+        key = key_of(model, name)
+        t = field_t(model, name)
+        ann = annotation(t)
+        default = _default(model, name)
+        read = f"self._d[{q(key)}]" if default == "REQUIRED" else f"self._d.get({q(key)})"
+        if default == "LIST":
+            read += " or []"
+        elif default == "DICT":
+            read += " or {}"
+        base = t.without_none()
+        inner = base.args[0] if base.kind == "list" else None
+        if base.kind == "model" or (inner is not None and inner.kind == "model"):
+            slot = f"_c_{name}"
+            cached.append(slot)
+            sub = base.args[0].__name__ if base.kind == "model" else inner.args[0].__name__  # type: ignore[union-attr]
+            if base.kind == "model":
+                make = f"wrap({sub}, {read})"
+                if t.nullable():
+                    raise TypeError(f"{model.__name__}.{name}: optional model not supported")
+            else:
+                make = f"[wrap({sub}, x) for x in {read}]"
+            body = [
+                f"        got = self.{slot}",
+                "        if got is None:  # built once: fusion and normalising read them by index",
+                f"            got = self.{slot} = {make}",
+                "        return got",
+            ]
         else:
-            raise TypeError(f"{model.__name__}.{name}: default not supported")
-        items.append(f"    {q(key_of(model, name))}: {d},")
-    return "{\n" + "\n".join(items) + "\n}"
+            body = [f"        return {read}  # type: ignore[no-any-return]"]
+        props.append(f"    @property\n    def {name}(self) -> {ann}:\n" + "\n".join(body))
+    fields = "".join(
+        f"        {q(key_of(model, n))}: {_default(model, n)},\n" for n in model.model_fields
+    )
+    if len(cached) > 1:
+        slots = "(\n" + "".join(f"        {q(c)},\n" for c in cached) + "    )"
+    else:
+        slots = f"({q(cached[0])},)" if cached else "()"
+    head = [f"class {model.__name__}(View):", f"    __slots__ = {slots}"]
+    head.append(f"    _fields: ClassVar[dict[str, Any]] = {{\n{fields}    }}")
+    if cached:
+        init = [
+            "",
+            "    def __init__(self, data: dict[str, Any]) -> None:",
+            "        self._d = data",
+        ]
+        init += [f"        self.{c}: Any = None" for c in cached]
+        head += init
+    return "\n".join(head) + "\n\n" + "\n\n".join(props) + "\n"
+
+
+def generate_views() -> str:
+    models = []
+    for m in models_of(T("model", (Plan,))):
+        if m not in models:
+            models.append(m)
+    return VIEW_HEADER + "\n\n".join(_view(m) for m in reversed(models))
+
+
+VIEW_HEADER = '''"""GENERATED by `python -m placement_cli.formats.codegen` (`make schemas`) from the models
+of `placement_cli.formats.plan`: do not edit. `tests/test_codegen.py` fails when it is
+stale.
+
+Read-only views of a checked plan document, shaped like the models (the same classes,
+field names, types and defaults), without pydantic (`placement_cli.formats.planview`).
+A field absent from the document reads as the model's default; values are what the
+document holds (a cost may be an `int` where the model would hold the equal `float`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from placement_cli.formats.view import DICT, LIST, REQUIRED, View, wrap
+
+_ = (DICT, LIST, REQUIRED)  # the markers of `_fields`
+
+
+'''
 
 
 def generate() -> str:
@@ -570,22 +674,10 @@ def generate() -> str:
         doc = p.doc.replace("\n", "\n    ")
         funcs.append(f'def {p.name}(v: Any) -> None:\n    """{doc}"""\n' + "\n".join(body))
     consts = "\n".join(f"{k} = {e}" for k, e in em.consts.items())
-    models = sorted(set(models_of(T("model", (Plan,)))), key=lambda m: m.__name__)
-    tables = "\n".join(f"    {q(m.__name__)}: {_indent(_defaults(m))}," for m in models)
     code = "\n".join(funcs)
     used = [n for n in RUNTIME if re.search(rf"\b{n}\b", code)]
     imports = "".join(f"    {n},\n" for n in used)
-    return (
-        HEADER.replace("IMPORTS\n", imports)
-        + consts
-        + "\n\n# Each model's fields (by their keys) and defaults, in declaration order: REQUIRED,\n"
-        + "# LIST or DICT (a fresh empty one), or the value.\n"
-        + "FIELDS: dict[str, dict[str, Any]] = {\n"
-        + tables
-        + "\n}\n\n\n"
-        + "\n\n\n".join(funcs)
-        + "\n"
-    )
+    return HEADER.replace("IMPORTS\n", imports) + consts + "\n\n\n" + "\n\n\n".join(funcs) + "\n"
 
 
 RUNTIME = ("BIG_FLOAT", "EXACT_INT", "INT_MAX", "INT_MIN", "Reject", "free_map", "free_value")
@@ -625,10 +717,6 @@ IMPORTS
 )
 
 __all__ = [
-    "FIELDS",
-    "LIST",
-    "DICT",
-    "REQUIRED",
     "Reject",
     "check_block",
     "check_block_head",
@@ -639,24 +727,20 @@ __all__ = [
     "check_statements",
 ]
 
-REQUIRED = object()  # marks a required field in FIELDS
-LIST = object()  # default: a fresh empty list
-DICT = object()  # default: a fresh empty dict
-
 '''
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    text = generate()
+    outputs = {OUT: generate(), VIEW_OUT: generate_views()}
+    stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
     if args == ["--check"]:
-        if OUT.read_text() != text:
-            print(f"{OUT} is stale: run `make schemas`", file=sys.stderr)
-            return 1
-        return 0
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
+        for path in stale:
+            print(f"{path} is stale: run `make schemas`", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text)
+        print(f"wrote {path}")
     return 0
 
 

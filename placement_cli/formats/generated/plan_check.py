@@ -20,10 +20,6 @@ from placement_cli.formats.checking import (
 )
 
 __all__ = [
-    "FIELDS",
-    "LIST",
-    "DICT",
-    "REQUIRED",
     "Reject",
     "check_block",
     "check_block_head",
@@ -33,10 +29,6 @@ __all__ = [
     "check_matrix",
     "check_statements",
 ]
-
-REQUIRED = object()  # marks a required field in FIELDS
-LIST = object()  # default: a fresh empty list
-DICT = object()  # default: a fresh empty dict
 
 _FIELDS0 = frozenset(
     (
@@ -93,47 +85,6 @@ _FIELDS5 = frozenset(
         "cost",
     )
 )
-
-# Each model's fields (by their keys) and defaults, in declaration order: REQUIRED,
-# LIST or DICT (a fresh empty one), or the value.
-FIELDS: dict[str, dict[str, Any]] = {
-    "Block": {
-        "id": REQUIRED,
-        "params": LIST,
-        "statements": LIST,
-        "domain": None,
-        "cost": None,
-        "paths": LIST,
-        "premium": None,
-        "terminator": REQUIRED,
-    },
-    "Edge": {
-        "block": REQUIRED,
-        "args": LIST,
-        "transitions": None,
-    },
-    "Plan": {
-        "version": REQUIRED,
-        "name": None,
-        "targets": REQUIRED,
-        "entry": None,
-        "transitions": None,
-        "matrices": DICT,
-        "paths": DICT,
-        "blocks": REQUIRED,
-        "provenance": None,
-        "lower": None,
-    },
-    "Statement": {
-        "text": None,
-        "cost": REQUIRED,
-    },
-    "Terminator": {
-        "kind": REQUIRED,
-        "successors": LIST,
-        "cost": None,
-    },
-}
 
 
 def check_head(v: Any) -> None:
