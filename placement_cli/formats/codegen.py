@@ -228,6 +228,19 @@ PLAN_PARTS = (
 )
 
 
+# Whole models, checked in one function each (not parts: what the parts check, again).
+# `check_plan` serves library callers and the artifact check with its plan; the load
+# path builds the graph with the parts (`graph.build_graph(doc, check=True)`), and
+# `tests/test_plancheck_fuzz.py` holds the two to refusing the same documents.
+WHOLE = (
+    Part(
+        "check_plan",
+        "Accept a plan exactly when `plan.Plan` certainly would; raise `Reject` otherwise.",
+        ann=Plan,
+    ),
+)
+
+
 def _split(spec: str) -> tuple[str, str, str]:
     """`"f{...}"` -> (f, "{", inner); `"f.g"` -> (f, ".", g); `"f:shell"` -> (f, ":", "shell")."""
     if "{" in spec:
@@ -456,6 +469,8 @@ class Emitter:
             out.append(f"{ind}{'el' if out else ''}if type({v}) is {tag}:")
             body = self.check(a, v, where, ind + "    ")
             # The alternative's own type test is implied: keep only what follows it.
+            if body[0] == f"{ind}    if type({v}) is not {tag}:":
+                body = body[2:]
             out += body if body else [f"{ind}    pass"]
         out += [f"{ind}elif {v} is not None:" if nullable else f"{ind}else:", f"{ind}    {fail}"]
         return out
@@ -664,7 +679,7 @@ def generate() -> str:
     _coverage(PLAN_PARTS, Plan)
     em = Emitter()
     funcs = []
-    for p in PLAN_PARTS:
+    for p in (*PLAN_PARTS, *WHOLE):
         if p.model is not None:
             where = p.model.__name__
             body = em.model(p.model, p.fields, p.keys, "v", where, "    ")
@@ -724,6 +739,7 @@ __all__ = [
     "check_edge",
     "check_head",
     "check_matrix",
+    "check_plan",
     "check_statements",
 ]
 

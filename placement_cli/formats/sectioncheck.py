@@ -17,14 +17,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from placement_cli.formats.plancheck import (
-    BIG_FLOAT,
-    INT_MAX,
-    INT_MIN,
-    MAX_FREE_DEPTH,
-    Reject,
-    check_plan,
-)
+from placement_cli.formats.checking import BIG_FLOAT, INT_MAX, INT_MIN, MAX_FREE_DEPTH, Reject
+from placement_cli.formats.plancheck import check_plan
 
 
 def _plain_writable(value: Any) -> None:

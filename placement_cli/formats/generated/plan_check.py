@@ -27,6 +27,7 @@ __all__ = [
     "check_edge",
     "check_head",
     "check_matrix",
+    "check_plan",
     "check_statements",
 ]
 
@@ -349,3 +350,241 @@ def check_matrix(v: Any) -> None:
                     raise Reject("matrix")
             else:
                 raise Reject("matrix")
+
+
+def check_plan(v: Any) -> None:
+    """Accept a plan exactly when `plan.Plan` certainly would; raise `Reject` otherwise."""
+    if type(v) is not dict or not v.keys() <= _FIELDS0:
+        raise Reject("plan")
+    v66 = v.get("version")
+    if type(v66) is not int or v66 != 1:
+        raise Reject("plan.version")
+    v67 = v.get("name")
+    if v67 is not None:
+        if type(v67) is not str:
+            raise Reject("plan.name")
+    v68 = v.get("targets")
+    if type(v68) is not list or not v68 or len(v68) > 64:
+        raise Reject("plan.targets")
+    for v69 in v68:
+        if type(v69) is not str or not v69:
+            raise Reject("plan.targets")
+    v70 = v.get("entry")
+    if v70 is not None:
+        if type(v70) is not str:
+            raise Reject("plan.entry")
+    v71 = v.get("transitions")
+    if v71 is not None:
+        if type(v71) is not dict:
+            raise Reject("plan.transitions")
+        for v72, v73 in v71.items():
+            if type(v72) is not str:
+                raise Reject("plan.transitions")
+            if type(v73) is not dict:
+                raise Reject("plan.transitions")
+            for v74, v75 in v73.items():
+                if type(v74) is not str:
+                    raise Reject("plan.transitions")
+                v76 = type(v75)
+                if v76 is float:
+                    if not 0.0 <= v75 < BIG_FLOAT:
+                        raise Reject("plan.transitions")
+                elif v76 is int:
+                    if not 0 <= v75 <= EXACT_INT:
+                        raise Reject("plan.transitions")
+                else:
+                    raise Reject("plan.transitions")
+    if "matrices" in v:
+        v77 = v["matrices"]
+        if type(v77) is not dict:
+            raise Reject("plan.matrices")
+        for v78, v79 in v77.items():
+            if type(v78) is not str:
+                raise Reject("plan.matrices")
+            if type(v79) is not dict:
+                raise Reject("plan.matrices")
+            for v80, v81 in v79.items():
+                if type(v80) is not str:
+                    raise Reject("plan.matrices")
+                if type(v81) is not dict:
+                    raise Reject("plan.matrices")
+                for v82, v83 in v81.items():
+                    if type(v82) is not str:
+                        raise Reject("plan.matrices")
+                    v84 = type(v83)
+                    if v84 is float:
+                        if not 0.0 <= v83 < BIG_FLOAT:
+                            raise Reject("plan.matrices")
+                    elif v84 is int:
+                        if not 0 <= v83 <= EXACT_INT:
+                            raise Reject("plan.matrices")
+                    else:
+                        raise Reject("plan.matrices")
+    if "paths" in v:
+        v85 = v["paths"]
+        if type(v85) is not dict:
+            raise Reject("plan.paths")
+        for v86, v87 in v85.items():
+            if type(v86) is not str:
+                raise Reject("plan.paths")
+            if type(v87) is not list:
+                raise Reject("plan.paths")
+            for v88 in v87:
+                if type(v88) is not str:
+                    raise Reject("plan.paths")
+    v89 = v.get("blocks")
+    if type(v89) is not list or not v89:
+        raise Reject("plan.blocks")
+    for v90 in v89:
+        if type(v90) is not dict or not v90.keys() <= _FIELDS1:
+            raise Reject("plan.blocks")
+        v91 = v90.get("id")
+        if type(v91) is not str or not v91:
+            raise Reject("plan.blocks.id")
+        if "params" in v90:
+            v92 = v90["params"]
+            if type(v92) is not list:
+                raise Reject("plan.blocks.params")
+            for v93 in v92:
+                if type(v93) is not str:
+                    raise Reject("plan.blocks.params")
+        if "statements" in v90:
+            v94 = v90["statements"]
+            if type(v94) is not list:
+                raise Reject("plan.blocks.statements")
+            for v95 in v94:
+                if type(v95) is not dict or not v95.keys() <= _FIELDS5:
+                    raise Reject("plan.blocks.statements")
+                v96 = v95.get("text")
+                if v96 is not None:
+                    if type(v96) is not str:
+                        raise Reject("plan.blocks.statements.text")
+                v97 = v95.get("cost")
+                if type(v97) is not dict:
+                    raise Reject("plan.blocks.statements.cost")
+                for v98, v99 in v97.items():
+                    if type(v98) is not str:
+                        raise Reject("plan.blocks.statements.cost")
+                    v100 = type(v99)
+                    if v100 is float:
+                        if not 0.0 <= v99 < BIG_FLOAT:
+                            raise Reject("plan.blocks.statements.cost")
+                    elif v100 is int:
+                        if not 0 <= v99 <= EXACT_INT:
+                            raise Reject("plan.blocks.statements.cost")
+                    elif v99 is not None:
+                        raise Reject("plan.blocks.statements.cost")
+        v101 = v90.get("domain")
+        if v101 is not None:
+            if type(v101) is not list:
+                raise Reject("plan.blocks.domain")
+            for v102 in v101:
+                if type(v102) is not str:
+                    raise Reject("plan.blocks.domain")
+        v103 = v90.get("cost")
+        if v103 is not None:
+            if type(v103) is not dict:
+                raise Reject("plan.blocks.cost")
+            for v104, v105 in v103.items():
+                if type(v104) is not str:
+                    raise Reject("plan.blocks.cost")
+                v106 = type(v105)
+                if v106 is float:
+                    if not 0.0 <= v105 < BIG_FLOAT:
+                        raise Reject("plan.blocks.cost")
+                elif v106 is int:
+                    if not 0 <= v105 <= EXACT_INT:
+                        raise Reject("plan.blocks.cost")
+                else:
+                    raise Reject("plan.blocks.cost")
+        if "paths" in v90:
+            v107 = v90["paths"]
+            if type(v107) is not list:
+                raise Reject("plan.blocks.paths")
+            for v108 in v107:
+                if type(v108) is not str:
+                    raise Reject("plan.blocks.paths")
+        v109 = v90.get("premium")
+        if v109 is not None:
+            if type(v109) is not dict:
+                raise Reject("plan.blocks.premium")
+            for v110, v111 in v109.items():
+                if type(v110) is not str:
+                    raise Reject("plan.blocks.premium")
+                v112 = type(v111)
+                if v112 is float:
+                    if not 0.0 <= v111 < BIG_FLOAT:
+                        raise Reject("plan.blocks.premium")
+                elif v112 is int:
+                    if not 0 <= v111 <= EXACT_INT:
+                        raise Reject("plan.blocks.premium")
+                else:
+                    raise Reject("plan.blocks.premium")
+        v113 = v90.get("terminator")
+        if type(v113) is not dict or not v113.keys() <= _FIELDS2:
+            raise Reject("plan.blocks.terminator")
+        v114 = v113.get("kind")
+        if type(v114) is not str or v114 not in _LIT3:
+            raise Reject("plan.blocks.terminator.kind")
+        if "successors" in v113:
+            v115 = v113["successors"]
+            if type(v115) is not list:
+                raise Reject("plan.blocks.terminator.successors")
+            for v116 in v115:
+                if type(v116) is not dict or not v116.keys() <= _FIELDS4:
+                    raise Reject("plan.blocks.terminator.successors")
+                v117 = v116.get("block")
+                if type(v117) is not str:
+                    raise Reject("plan.blocks.terminator.successors.block")
+                if "args" in v116:
+                    v118 = v116["args"]
+                    if type(v118) is not list:
+                        raise Reject("plan.blocks.terminator.successors.args")
+                    for v119 in v118:
+                        if type(v119) is not str:
+                            raise Reject("plan.blocks.terminator.successors.args")
+                v120 = v116.get("transitions")
+                if type(v120) is dict:
+                    for v121, v122 in v120.items():
+                        if type(v121) is not str:
+                            raise Reject("plan.blocks.terminator.successors.transitions")
+                        if type(v122) is not dict:
+                            raise Reject("plan.blocks.terminator.successors.transitions")
+                        for v123, v124 in v122.items():
+                            if type(v123) is not str:
+                                raise Reject("plan.blocks.terminator.successors.transitions")
+                            v125 = type(v124)
+                            if v125 is float:
+                                if not 0.0 <= v124 < BIG_FLOAT:
+                                    raise Reject("plan.blocks.terminator.successors.transitions")
+                            elif v125 is int:
+                                if not 0 <= v124 <= EXACT_INT:
+                                    raise Reject("plan.blocks.terminator.successors.transitions")
+                            else:
+                                raise Reject("plan.blocks.terminator.successors.transitions")
+                elif type(v120) is str:
+                    pass
+                elif v120 is not None:
+                    raise Reject("plan.blocks.terminator.successors.transitions")
+        v126 = v113.get("cost")
+        if v126 is not None:
+            if type(v126) is not dict:
+                raise Reject("plan.blocks.terminator.cost")
+            for v127, v128 in v126.items():
+                if type(v127) is not str:
+                    raise Reject("plan.blocks.terminator.cost")
+                v129 = type(v128)
+                if v129 is float:
+                    if not 0.0 <= v128 < BIG_FLOAT:
+                        raise Reject("plan.blocks.terminator.cost")
+                elif v129 is int:
+                    if not 0 <= v128 <= EXACT_INT:
+                        raise Reject("plan.blocks.terminator.cost")
+                elif v128 is not None:
+                    raise Reject("plan.blocks.terminator.cost")
+    v130 = v.get("provenance")
+    if v130 is not None:
+        free_map(v130, "plan.provenance")
+    v131 = v.get("lower")
+    if v131 is not None:
+        free_map(v131, "plan.lower")
