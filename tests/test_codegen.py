@@ -17,6 +17,7 @@ def test_generated_modules_are_current():
     for path, text in (
         (codegen.OUT, codegen.generate()),
         (codegen.VIEW_OUT, codegen.generate_views()),
+        (codegen.SECTION_OUT, codegen.generate_sections()),
     ):
         assert path.read_text() == text, f"{path.name} is stale: run `make schemas`"
 
@@ -65,3 +66,34 @@ def test_what_cannot_be_generated_is_refused():
         codegen.to_t(Literal[1, "a"]).kind and codegen.Emitter().check(
             codegen.to_t(Literal[1, "a"]), "v", "x", ""
         )
+
+
+def test_section_validators_must_be_known():
+    """A section model's own validator is generated only when `codegen.VALIDATORS` says
+    what it means; extra fields are allowed only when checked writable."""
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow", strict=True)
+        x: str
+
+    class Checked(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        x: str
+
+        @field_validator("x")
+        @classmethod
+        def _x(cls, v: str) -> str:
+            return v
+
+    class Plain(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        x: str
+        n: int = Field(ge=0)
+        c: float | None = None
+
+    for model in (Open, Checked):
+        with pytest.raises(TypeError):
+            codegen.Columns({}).model(model)
+    cols = codegen.Columns({})
+    cols.model(Plain)
+    assert "nonneg_int" in cols.defs[Plain] and "opt(num)" in cols.defs[Plain]

@@ -37,13 +37,28 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 import annotated_types as at
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
+from pydantic.types import AllowInfNan
 
 from placement_cli.formats.plan import Block, Edge, Plan, Statement, TransMatrix
 
 EXACT = 2**53
 OUT = Path(__file__).resolve().parent / "generated" / "plan_check.py"
 VIEW_OUT = OUT.parent / "plan_view.py"
+SECTION_OUT = OUT.parent / "section_check.py"
+
+# What the models' own validators mean for the fast checks: the one hand-written part of
+# the formats' definition beside the models (a validator not listed here fails the
+# generation). `int64`: an integer within 64 bits, the range every fast check of an
+# integer keeps to anyway; `extra`: a model's extra fields (`extra="allow"`) must be
+# writable again; `writable`: a free-form value must be writable again (what the
+# section checks require of every free-form value, `columns.writable_map`).
+VALIDATORS = {
+    "_writable_number": "int64",
+    "_extras_writable": "extra",
+    "_stats_writable": "writable",
+    "_lower_writable": "writable",
+}
 
 # --- the type IR ----------------------------------------------------------------------
 
@@ -84,6 +99,11 @@ def to_t(ann: Any, metadata: list[Any] = ()) -> T:  # type: ignore[assignment]
             cons["min_len"] = m.min_length
         elif isinstance(m, at.MaxLen):
             cons["max_len"] = m.max_length
+        elif isinstance(m, AllowInfNan):
+            pass  # the fast checks refuse NaN and infinities everywhere
+        elif isinstance(m, BeforeValidator):
+            if VALIDATORS.get(m.func.__name__) != "int64":  # type: ignore[union-attr]
+                raise TypeError(f"validator {m.func!r} not known to the generator")
         elif type(m).__name__ not in ("Ge", "Gt", "Le", "Lt"):
             raise TypeError(f"constraint {m!r} not supported by the generator")
     origin = typing.get_origin(ann)
@@ -118,6 +138,10 @@ def to_t(ann: Any, metadata: list[Any] = ()) -> T:  # type: ignore[assignment]
         for a in typing.get_args(ann):
             got = to_t(a)
             alts.extend(got.args if got.kind == "union" else (got,))
+        if {a.kind for a in alts} == {"int", "float"} and len(alts) == 2:
+            return T("num", **cons)  # `int | float`: a number, either kept as it is
+        if cons:
+            raise TypeError(f"constraints on a union {ann!r} not supported by the generator")
         return T("union", tuple(alts))
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return T("model", (ann,))
@@ -675,6 +699,147 @@ _ = (DICT, LIST, REQUIRED)  # the markers of `_fields`
 '''
 
 
+# --- sections: tables of column checks -------------------------------------------------
+
+
+def _section_model(model: type[BaseModel]) -> bool:
+    """Whether the model carries extra fields (checked writable); refuses what the
+    column checks cannot state."""
+    cfg = model.model_config
+    if cfg.get("strict") is not True or cfg.get("extra") not in ("forbid", "allow"):
+        raise TypeError(f"{model.__name__}: the generator needs strict=True and extra set")
+    dec = model.__pydantic_decorators__
+    if dec.validators or dec.root_validators:
+        raise TypeError(f"{model.__name__} has an old-style validator: not generated")
+    extra = cfg["extra"] == "allow"
+    for name in dec.model_validators:
+        if VALIDATORS.get(name) != "extra" or not extra:
+            raise TypeError(f"{model.__name__}.{name}: validator not known to the generator")
+    if extra and not dec.model_validators:
+        raise TypeError(f"{model.__name__}: extra fields allowed but not checked writable")
+    for name, d in dec.field_validators.items():
+        if VALIDATORS.get(name) != "writable":
+            raise TypeError(f"{model.__name__}.{name}: validator not known to the generator")
+        for f in d.info.fields:
+            t = field_t(model, f).without_none()
+            if t != T("dict", (T("any"),)):
+                raise TypeError(f"{model.__name__}.{f}: `writable` on a {t}")
+    return extra
+
+
+class Columns:
+    """A model as an expression over `placement_cli.formats.columns`, one constant per
+    model (in the order they are needed)."""
+
+    def __init__(self, skip: dict[type[BaseModel], str]) -> None:
+        self.skip = skip
+        self.defs: dict[type[BaseModel], str] = {}
+
+    def name(self, model: type[BaseModel]) -> str:
+        return f"_{model.__name__}"
+
+    def expr(self, t: T) -> str:
+        k = t.kind
+        if k == "str" and not t.min_len and t.max_len is None:
+            return "str_"
+        if k == "bool":
+            return "bool_"
+        if k == "int" and t.ge == 0 and t.gt is None and t.le is None and t.lt is None:
+            return "nonneg_int"
+        if k in ("num", "float") and t.gt is None and t.le is None and t.lt is None:
+            if t.ge is None:
+                return "num"
+            if t.ge == 0:
+                return "nonneg"
+        if k == "lit":
+            return f"lit({', '.join(map(q, t.args))})"
+        if k == "union":
+            alts = [a for a in t.args if a.kind != "none"]
+            if len(alts) == 1 and len(t.args) == 2:
+                return f"opt({self.expr(alts[0])})"
+        if k == "list" and not t.min_len and t.max_len is None:
+            item = t.args[0]
+            if item == T("str"):
+                return "strlist"
+            return f"list_of({self.expr(item)})"
+        if k == "dict" and not t.min_len and t.max_len is None:
+            if t.args[0].kind == "any":
+                return "writable_map"
+            return f"map_of({self.expr(t.args[0])})"
+        if k == "model":
+            return self.model(t.args[0])
+        raise TypeError(f"{t} has no column check")
+
+    def model(self, model: type[BaseModel]) -> str:
+        if model in self.skip:
+            return "skip"
+        if model not in self.defs:
+            extra = _section_model(model)
+            req: list[str] = []
+            opt: list[str] = []
+            for name, f in model.model_fields.items():
+                item = f"        {q(key_of(model, name))}: {self.expr(field_t(model, name))},\n"
+                (req if f.is_required() else opt).append(item)
+            # One field a line (as ruff formats it: the trailing commas keep it so).
+            args = ["    {\n" + "".join(req) + "    },\n"]
+            if opt:
+                args.append("    {\n" + "".join(opt) + "    },\n")
+            if extra:
+                args.append("    extra=True,\n")
+            self.defs[model] = "obj(\n" + "".join(args) + ")"
+        return self.name(model)
+
+
+def generate_sections() -> str:
+    from placement_cli.formats.sections import SECTION_MODELS, Artifact, DiagnosticModel
+
+    cols = Columns({Plan: "the plan: `plancheck`"})
+    artifact = cols.model(Artifact)
+    diagnostic = cols.model(DiagnosticModel)
+    sections = "".join(f"    {q(k)}: {cols.model(m)},\n" for k, m in SECTION_MODELS.items())
+    defs = "\n".join(f"{cols.name(m)} = {e}" for m, e in cols.defs.items())
+    return (
+        SECTION_HEADER
+        + defs
+        + "\n\n# What `check_artifact` and `check_section` read (an artifact's plan: `skip`, the\n"
+        + "# plan's own checks are `plancheck`'s).\n"
+        + f"ARTIFACT = {artifact}\nDIAGNOSTIC = {diagnostic}\n"
+        + "SECTIONS: dict[str, Check] = {\n"
+        + sections
+        + "}\n"
+    )
+
+
+SECTION_HEADER = '''"""GENERATED by `python -m placement_cli.formats.codegen` (`make schemas`) from the models
+of `placement_cli.formats.sections`: do not edit. `tests/test_codegen.py` fails when it
+is stale.
+
+The artifact's and its sections' types as column checks (`placement_cli.formats.columns`):
+each accepts a value only when its model certainly would, with the same values.
+"""
+
+from __future__ import annotations
+
+from placement_cli.formats.columns import (
+    Check,
+    bool_,
+    list_of,
+    lit,
+    map_of,
+    nonneg,
+    nonneg_int,
+    num,
+    obj,
+    opt,
+    skip,
+    str_,
+    strlist,
+    writable_map,
+)
+
+'''
+
+
 def generate() -> str:
     _coverage(PLAN_PARTS, Plan)
     em = Emitter()
@@ -748,7 +913,7 @@ __all__ = [
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    outputs = {OUT: generate(), VIEW_OUT: generate_views()}
+    outputs = {OUT: generate(), VIEW_OUT: generate_views(), SECTION_OUT: generate_sections()}
     stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
     if args == ["--check"]:
         for path in stale:

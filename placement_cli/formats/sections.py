@@ -58,7 +58,8 @@ class _Strict(BaseModel):
 
 
 # What the artifact writer can write back (`writable`) is defined with the fast checks
-# that accept exactly what these models accept (`placement_cli.formats.plancheck`).
+# that accept exactly what these models accept (`placement_cli.formats.checking`; the
+# generator, `placement_cli.formats.codegen`, reads what each validator here means).
 
 
 class _Open(BaseModel):
