@@ -32,6 +32,18 @@ def test_parts_cover_every_field_once():
     twice = codegen.Part("again", "", Block, ("paths",))
     with pytest.raises(TypeError, match="checked twice"):
         codegen._coverage((*codegen.PLAN_PARTS, twice), Plan)
+    # A list's items left to no part.
+    shell = tuple(
+        codegen.Part(p.name, p.doc, Block, ("id", "params:shell"), keys=True)
+        if p.name == "check_block_head"
+        else p
+        for p in codegen.PLAN_PARTS
+    )
+    with pytest.raises(TypeError, match="no part's"):
+        codegen._coverage(shell, Plan)
+    no_matrix = tuple(p for p in codegen.PLAN_PARTS if p.name != "check_matrix")
+    with pytest.raises(TypeError, match="no part's"):
+        codegen._coverage(no_matrix, Plan)
     no_edges = tuple(p for p in codegen.PLAN_PARTS if p.model is not Edge)
     with pytest.raises(TypeError):
         codegen._coverage(no_edges, Plan)

@@ -323,12 +323,16 @@ def _coverage(parts: tuple[Part, ...], root: type[BaseModel]) -> None:
             t = field_t(model, name)
             if how == "":
                 mark(model, name, by)
-                whole(t.without_none(), by) if t.kind != "model" else whole(t, by)
+                whole(t, by)
             elif how == ":":
                 mark(model, name, by)
-                for a in t.without_none().args if t.without_none().kind == "union" else (t,):
-                    if a.kind in ("list", "dict"):
-                        contents.append(a.args[0] if a.kind == "list" else a)
+                base = t.without_none()
+                for a in base.args if base.kind == "union" else (base,):
+                    # A list's items, a dict as a whole (a matrix): another part's.
+                    if a.kind == "list":
+                        contents.append(a.args[0])
+                    elif a.kind == "dict":
+                        contents.append(a)
             elif how == "{":
                 mark(model, name, by)
                 sub = t.without_none().args[0]
@@ -344,11 +348,13 @@ def _coverage(parts: tuple[Part, ...], root: type[BaseModel]) -> None:
         if p.keys:
             mark(p.model, ":keys", p.name)
         fields(p.model, p.fields, p.name)
+    typed = {to_t(p.ann) for p in parts if p.model is None}
     for t in contents:
-        for m in set(models_of(t)):
-            if (m.__name__, ":keys") not in seen:
-                raise TypeError(f"the contents {t} of a shell are no part's")
-        if t.kind == "dict" and not any(p.ann is not None and to_t(p.ann) == t for p in parts):
+        if t.kind == "model":
+            covered = (t.args[0].__name__, ":keys") in seen
+        else:
+            covered = t in typed or T("list", (t,)) in typed
+        if not covered:
             raise TypeError(f"the contents {t} of a shell are no part's")
     for m in set(models_of(T("model", (root,)))):
         _check_model(m)
