@@ -4,7 +4,7 @@ check every field of every model exactly once."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -109,3 +109,168 @@ def test_section_validators_must_be_known():
     cols = codegen.Columns({})
     cols.model(Plain)
     assert "nonneg_int" in cols.defs[Plain] and "opt(num)" in cols.defs[Plain]
+
+
+class _Inner(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+    tag: Literal["a", "b"]
+    n: int = Field(default=0, ge=0, le=10)
+
+
+class _Synthetic(BaseModel):
+    """Every kind of type and constraint the code generator emits."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+    version: Literal[3]
+    name: str = Field(min_length=2, max_length=4)
+    ratio: float = Field(gt=0, lt=1)
+    count: int | None = None
+    items: list[_Inner] = Field(default_factory=list, max_length=3)
+    table: dict[str, float | None] = Field(default_factory=dict)
+    either: dict[str, int] | str | None = None
+    free: Any
+    inner: _Inner | None = None
+
+
+def _compiled(model: type[BaseModel]) -> Any:
+    em = codegen.Emitter()
+    body = em.check(codegen.T("model", (model,)), "v", "x", "    ")
+    consts = "\n".join(f"{k} = {e}" for k, e in em.consts.items())
+    src = consts + "\ndef check(v):\n" + "\n".join(body) + "\n"
+    from placement_cli.formats import checking
+
+    scope = {n: getattr(checking, n) for n in codegen.RUNTIME}
+    exec(compile(src, "<generated>", "exec"), scope)
+    return scope["check"]
+
+
+def test_generated_code_accepts_only_what_the_model_accepts():
+    """The emitter on a synthetic model with every type and constraint it knows: random
+    documents near the valid ones, and whatever the generated check accepts the model
+    accepts with equal values."""
+    import random
+
+    from placement_cli.formats.checking import Reject
+
+    check = _compiled(_Synthetic)
+    r = random.Random(5)
+    values = [
+        None,
+        True,
+        0,
+        1,
+        3,
+        11,
+        -1,
+        0.5,
+        1.0,
+        2**53 + 1,
+        float("nan"),
+        "",
+        "a",
+        "ab",
+        "abcde",
+        [],
+        {},
+        [{"tag": "a"}],
+        {"k": 1},
+        {"k": None},
+        {1: 2},
+        ("a",),
+    ]
+    fields = list(_Synthetic.model_fields) + ["extra"]
+
+    def valid() -> dict[str, Any]:
+        return {
+            "version": 3,
+            "name": "abc",
+            "ratio": 0.5,
+            "free": [1, {"x": 2}],
+            "items": [{"tag": "b", "n": 2}],
+            "table": {"t": None, "u": 2},
+            "either": r.choice(["s", {"k": 1}, None]),
+            "inner": {"tag": "a"},
+        }
+
+    accepted = refused = 0
+    for _ in range(4000):
+        doc = valid()
+        for _ in range(r.randint(0, 2)):
+            key = r.choice(fields)
+            if r.random() < 0.2:
+                doc.pop(key, None)
+            else:
+                target = doc
+                if key in ("items", "inner") and r.random() < 0.5:
+                    target = {"tag": r.choice(["a", "b", "c", 1])}
+                    key = r.choice(["n", "tag", "x"])
+                    doc["inner"] = target
+                target[key] = r.choice(values)
+        try:
+            check(doc)
+        except Reject:
+            refused += 1
+            continue
+        accepted += 1
+        model = _Synthetic.model_validate(doc)  # raises if the check accepted too much
+        assert model.model_dump(exclude_unset=True) == doc, doc
+    assert accepted > 100 and refused > 100, (accepted, refused)
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    from_: str = Field(alias="from")
+    kind: Literal["x", "y"]
+    level: int = Field(ge=0)
+    flag: bool | None = None
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    rows: list[_Row]
+    names: dict[str, list[str]]
+    total: float | None = Field(ge=0, allow_inf_nan=False)
+    version: Literal[2]
+
+
+def test_generated_columns_accept_only_what_the_model_accepts():
+    """The section generator's tables on a synthetic model: whatever they accept, the
+    model accepts with equal values."""
+    import random
+
+    from placement_cli.formats import columns
+    from placement_cli.formats.checking import Reject
+
+    cols = codegen.Columns({})
+    top = cols.model(_Section)
+    scope = vars(columns).copy()
+    for m, e in cols.defs.items():
+        scope[cols.name(m)] = eval(e, scope)
+    check = scope[top]
+    r = random.Random(9)
+    values = [None, True, 0, 2, -1, 1.5, float("inf"), "x", "z", [], ["a"], [1], {}, {"a": ["b"]}]
+
+    def valid() -> dict[str, Any]:
+        rows = [{"from": "a", "kind": "x", "level": 1}, {"from": "b", "kind": "y", "level": 0}]
+        return {"rows": rows, "names": {"n": ["a"]}, "total": 2.5, "version": 2}
+
+    accepted = refused = 0
+    for _ in range(3000):
+        doc = valid()
+        places = [doc, *doc["rows"]]
+        for _ in range(r.randint(0, 2)):
+            target = r.choice(places)
+            key = r.choice([*target, "flag", "from_", "other"])
+            if r.random() < 0.2:
+                target.pop(key, None)
+            else:
+                target[key] = r.choice(values)
+        try:
+            check(doc)
+        except Reject:
+            refused += 1
+            continue
+        accepted += 1
+        model = _Section.model_validate(doc)
+        assert model.model_dump(by_alias=True, exclude_unset=True) == doc, doc
+    assert accepted > 100 and refused > 100, (accepted, refused)

@@ -41,7 +41,7 @@ import re
 import sys
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -149,7 +149,10 @@ def to_t(ann: Any, metadata: list[Any] = ()) -> T:  # type: ignore[assignment]
             alts.extend(got.args if got.kind == "union" else (got,))
         if {a.kind for a in alts} == {"int", "float"} and len(alts) == 2:
             return T("num", **cons)  # `int | float`: a number, either kept as it is
-        if cons:
+        rest = [a for a in alts if a.kind != "none"]
+        if cons and len(rest) == 1:  # `X | None`: the constraints are X's
+            alts = [replace(a, **cons) if a is rest[0] else a for a in alts]
+        elif cons:
             raise TypeError(f"constraints on a union {ann!r} not supported by the generator")
         return T("union", tuple(alts))
     if isinstance(ann, type) and issubclass(ann, BaseModel):
@@ -560,7 +563,7 @@ class Emitter:
         else:
             body = self.check(t, x, here, ind)
         if f.is_required():
-            if t.nullable():
+            if t.nullable() or t.kind == "any":  # an absent field would read as None
                 return [
                     f"{ind}if {q(key)} not in {v}:",
                     f"{ind}    raise Reject({q(here)})",
