@@ -1,8 +1,11 @@
-"""Checking a plan and building its indexed form (`build_graph`; the form itself:
-`placement_cli.ir.indexed`, whose names are re-exported here).
+"""Building a plan's indexed form and checking its semantic rules (`build_graph`; the
+form itself: `placement_cli.ir.indexed`, whose names are re-exported here).
 
-The public models are parsed and checked once; afterwards blocks are indices in input
-order, targets bit positions, domains int bitsets (`placement_cli.ir.indexed.Graph`).
+A plan's types are the models' (`placement_cli.formats.plan`) or the checks generated
+from them (`placement_cli.formats.plancheck`); its meaning (references, duplicates,
+argument counts, matrices' targets and diagonals, the objective's range) is checked here
+and nowhere else. Afterwards blocks are indices in input order, targets bit positions,
+domains int bitsets (`placement_cli.ir.indexed.Graph`).
 """
 
 from __future__ import annotations
@@ -92,12 +95,15 @@ def _matrix(
 def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    `plan` is a validated `model.Plan`, or a document `plancheck.check_plan` accepted
+    `plan` is a validated `plan.Plan`, or a document `plancheck.check_plan` accepted
     (or its `planview.Plan`). All problems are collected and raised together as one
-    `InputError`. With `check`, `plan` is a parsed document not yet checked: the checks
-    of `check_plan` are made along the way (one traversal of a large document instead
-    of two), and `plancheck.Reject` is raised before any `InputError` when they refuse
-    it (the caller then asks the models).
+    `InputError`. With `check`, `plan` is a parsed document not yet checked: the
+    generated check of each part of it (`plancheck`: `check_head`, `check_block_head`,
+    `check_block`, `check_edge`, `check_statements`, `check_costs`, `check_matrix`) is
+    made just before that part is read (one traversal of a large document instead of
+    two; a repeated part once per distinct serialisation), and `Reject` is raised
+    before any `InputError` when one refuses it (the caller then asks the models).
+    The builder makes no type check of its own.
 
     >>> from placement_cli.formats.plan import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -560,8 +566,8 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
 
 
 def checked_graph(doc: Any, prefix: str = "") -> Graph:
-    """The graph of a parsed plan document, its types checked as `plancheck.check_plan`
-    checks them in the same traversal (`build_graph(..., check=True)`): raises `Reject`
+    """The graph of a parsed plan document, its types checked by the generated checks of
+    its parts in the same traversal (`build_graph(..., check=True)`): raises `Reject`
     when they are not certainly what the models accept, else `InputError` for the
     plan's problems."""
     with gc_paused():
