@@ -18,6 +18,7 @@ def test_generated_modules_are_current():
         (codegen.OUT, codegen.generate()),
         (codegen.VIEW_OUT, codegen.generate_views()),
         (codegen.SECTION_OUT, codegen.generate_sections()),
+        (codegen.TREE_OUT, codegen.generate_tree()),
     ):
         assert path.read_text() == text, f"{path.name} is stale: run `make schemas`"
 
@@ -108,7 +109,7 @@ def test_section_validators_must_be_known():
             codegen.Columns({}).model(model)
     cols = codegen.Columns({})
     cols.model(Plain)
-    assert "nonneg_int" in cols.defs[Plain] and "opt(num)" in cols.defs[Plain]
+    assert "nonneg_int" in cols.defs[Plain] and "opt(float_)" in cols.defs[Plain]
 
 
 class _Inner(BaseModel):
@@ -223,6 +224,9 @@ class _Row(BaseModel):
     kind: Literal["x", "y"]
     level: int = Field(ge=0)
     flag: bool | None = None
+    label: str = Field(default="l", min_length=1)
+    weight: float = Field(default=1.0, ge=0)
+    shift: float | None = None
 
 
 class _Section(BaseModel):
@@ -248,7 +252,8 @@ def test_generated_columns_accept_only_what_the_model_accepts():
         scope[cols.name(m)] = eval(e, scope)
     check = scope[top]
     r = random.Random(9)
-    values = [None, True, 0, 2, -1, 1.5, float("inf"), "x", "z", [], ["a"], [1], {}, {"a": ["b"]}]
+    values = [None, True, 0, 2, -1, 1.5, -2.5, float("inf"), float("nan"), 2**53 + 1, 1e300]
+    values += ["", "x", "z", [], ["a"], [1], {}, {"a": ["b"]}]
 
     def valid() -> dict[str, Any]:
         rows = [{"from": "a", "kind": "x", "level": 1}, {"from": "b", "kind": "y", "level": 0}]
@@ -260,7 +265,7 @@ def test_generated_columns_accept_only_what_the_model_accepts():
         places = [doc, *doc["rows"]]
         for _ in range(r.randint(0, 2)):
             target = r.choice(places)
-            key = r.choice([*target, "flag", "from_", "other"])
+            key = r.choice([*target, "flag", "from_", "other", "label", "weight", "shift"])
             if r.random() < 0.2:
                 target.pop(key, None)
             else:
@@ -273,4 +278,43 @@ def test_generated_columns_accept_only_what_the_model_accepts():
         accepted += 1
         model = _Section.model_validate(doc)
         assert model.model_dump(by_alias=True, exclude_unset=True) == doc, doc
+    assert accepted > 100 and refused > 100, (accepted, refused)
+
+
+def test_tree_explicit_columns_accept_only_what_the_model_accepts():
+    """The tree loader's column check of explicit transfers (generated from
+    `ExplicitTransfer`): what it accepts the model accepts, with the same values, and
+    it hands over each field's column."""
+    import random
+
+    from placement_cli.formats.checking import Reject
+    from placement_cli.formats.generated.tree_check import EXPLICIT
+    from placement_cli.formats.tree import ExplicitTransfer
+
+    r = random.Random(11)
+    values = [None, True, 0, 3, -1, 0.5, -0.0, float("nan"), float("inf"), 2**53, 2**53 + 1]
+    values += [1e300, "", "a", "pg", [], {}]
+    accepted = refused = 0
+    for _ in range(3000):
+        items = [
+            {"child": f"n{i}", "from": "pg", "to": "duck", "cost": r.choice([1, 2.5, 0])}
+            for i in range(r.randint(1, 4))
+        ]
+        for _ in range(r.randint(0, 2)):
+            item = r.choice(items)
+            key = r.choice(["child", "from", "to", "cost", "from_", "other"])
+            if r.random() < 0.2:
+                item.pop(key, None)
+            else:
+                item[key] = r.choice(values)
+        try:
+            cols = EXPLICIT.columns(items)
+        except Reject:
+            refused += 1
+            continue
+        accepted += 1
+        models = [ExplicitTransfer.model_validate(x) for x in items]
+        assert cols["child"] == [m.child for m in models]
+        assert cols["from"] == [m.from_ for m in models] and cols["to"] == [m.to for m in models]
+        assert [float(c) for c in cols["cost"]] == [m.cost for m in models]
     assert accepted > 100 and refused > 100, (accepted, refused)

@@ -23,7 +23,14 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from placement_cli.formats.checking import BIG_FLOAT, INT_MAX, INT_MIN, MAX_FREE_DEPTH, Reject
+from placement_cli.formats.checking import (
+    BIG_FLOAT,
+    EXACT_INT,
+    INT_MAX,
+    INT_MIN,
+    MAX_FREE_DEPTH,
+    Reject,
+)
 
 
 def _plain_writable(value: Any) -> None:
@@ -60,6 +67,8 @@ def _plain_writable(value: Any) -> None:
 _LIST = frozenset((list,))
 _DICT = frozenset((dict,))
 _STR = frozenset((str,))
+_NUMS = frozenset((int, float))
+_INTS = frozenset((int,))
 
 
 def _types(values: Any, allowed: frozenset[type], why: str) -> None:
@@ -126,6 +135,50 @@ class _Num(_Check):
                 or (lo_float is not None and not v >= lo_float)
             ):
                 raise Reject("num")
+
+
+class _Name(_Check):
+    """A non-empty string."""
+
+    __slots__ = ()
+
+    def column(self, values: Iterable[Any]) -> None:
+        values = values if type(values) is list else list(values)
+        _types(values, _STR, "str")
+        if "" in values:
+            raise Reject("str")
+
+
+class _Float(_Check):
+    """A `float` field: a finite float below `BIG_FLOAT`, or an int a float holds exactly
+    (read as the equal float); with `nonneg`, >= 0. In C: a finite sum means no NaN and
+    no infinity among the values, and then their minimum and maximum are exact."""
+
+    __slots__ = ("lo",)
+
+    def __init__(self, nonneg: bool) -> None:
+        self.lo = 0.0 if nonneg else -BIG_FLOAT
+
+    def column(self, values: Iterable[Any]) -> None:
+        values = values if type(values) is list else list(values)
+        if not values:
+            return
+        ts = set(map(type, values))
+        if not ts <= _NUMS:
+            raise Reject("float")
+        try:
+            total = sum(values)
+        except OverflowError:  # an int past float's range among floats
+            raise Reject("float") from None
+        if not total - total == 0.0:  # NaN or an infinity (or a sum past float's range)
+            raise Reject("float")
+        low, high = min(values), max(values)
+        if not (self.lo <= low and high < BIG_FLOAT and -BIG_FLOAT < low):
+            raise Reject("float")
+        if int in ts:
+            ints = values if ts == _INTS else [v for v in values if type(v) is int]
+            if max(ints) > EXACT_INT or min(ints) < -EXACT_INT:
+                raise Reject("float")
 
 
 class _StrList(_Check):
@@ -222,13 +275,14 @@ class _Obj(_Check):
     """A strict model: `required` fields must be present, `optional` ones may be; with
     `extra`, other string keys are carried (and must be writable), else refused."""
 
-    __slots__ = ("names", "required", "optional", "extra")
+    __slots__ = ("names", "keys", "required", "optional", "extra")
 
     def __init__(
         self, required: dict[str, _Check], optional: dict[str, _Check] | None, extra: bool
     ) -> None:
         opt = optional or {}
         self.names = frozenset({**required, **opt})
+        self.keys = tuple(required)
         self.required = tuple((itemgetter(k), f) for k, f in required.items())
         self.optional = tuple(opt.items())
         self.extra = extra
@@ -258,6 +312,24 @@ class _Obj(_Check):
         """Check every item of `items` (one call for a whole list)."""
         self.column(items)
 
+    def columns(self, items: list[Any]) -> dict[str, list[Any]]:
+        """`column` of a model of required fields only, giving each field's values over
+        `items` as one list (a reader that takes the values by column reads them once)."""
+        if self.optional or self.extra:
+            raise TypeError("columns: a model of required fields only")
+        _types(items, _DICT, "object")
+        # As many keys as fields, and every field's key present (below): no other key.
+        if set(map(len, items)) != {len(self.keys)}:
+            raise Reject("object")
+        out: dict[str, list[Any]] = {}
+        try:
+            for key, (get, f) in zip(self.keys, self.required, strict=True):
+                col = out[key] = list(map(get, items))  # KeyError: a required field is missing
+                f.column(col)
+        except KeyError:
+            raise Reject("missing") from None
+        return out
+
 
 def obj(
     required: dict[str, _Check], optional: dict[str, _Check] | None = None, extra: bool = False
@@ -271,6 +343,9 @@ bool_ = _Type(bool)
 nonneg_int = _NonnegInt()
 num = _Num(nonneg=False)
 nonneg = _Num(nonneg=True)
+name = _Name()
+float_ = _Float(nonneg=False)
+nonneg_float = _Float(nonneg=True)
 strlist = _StrList()
 writable_map = _WritableMap()
 skip = _Skip()
