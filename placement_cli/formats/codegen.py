@@ -2,9 +2,10 @@
 (`make schemas`; `--check` only says whether the committed files are current).
 
 The pydantic models (`placement_cli.formats.plan`, `placement_cli.formats.sections`,
-`placement_cli.formats.tree`) are the one definition of the input formats and the source of every error
-message. This walks them (field names and aliases, types, `Literal` values, `Field`
-constraints, required fields and defaults, `extra`) and writes, into
+`placement_cli.formats.tree`) are the one definition of the input formats and the
+source of every error message. This walks them (field names and aliases, types,
+`Literal` values, `Field` constraints, required fields and defaults, `extra`) and
+writes, into
 `placement_cli/formats/generated/` (committed; `tests/test_codegen.py` fails when a file
 differs from what this writes today):
 
