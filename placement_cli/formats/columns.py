@@ -176,8 +176,10 @@ class _Float(_Check):
         if not (self.lo <= low and high < BIG_FLOAT and -BIG_FLOAT < low):
             raise Reject("float")
         if int in ts:
-            ints = values if ts == _INTS else [v for v in values if type(v) is int]
-            if max(ints) > EXACT_INT or min(ints) < -EXACT_INT:
+            if ts != _INTS:
+                ints = [v for v in values if type(v) is int]
+                low, high = min(ints), max(ints)
+            if high > EXACT_INT or low < -EXACT_INT:
                 raise Reject("float")
 
 
