@@ -293,7 +293,12 @@ class _Obj(_Check):
         items = list(items)
         _types(items, _DICT, "object")
         names = self.names
-        if not all(map(names.issuperset, items)):  # a key of no field
+        if self.optional or self.extra:
+            unknown = not all(map(names.issuperset, items))  # a key of no field
+        else:
+            # As many keys as fields, every field's key present (below): no other key.
+            unknown = not set(map(len, items)) <= {len(names)}
+        if unknown:
             if not self.extra:
                 raise Reject("object")
             for v in items:
