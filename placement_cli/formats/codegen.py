@@ -932,7 +932,11 @@ def generate() -> str:
     code = "\n".join(funcs)
     used = [n for n in RUNTIME if re.search(rf"\b{n}\b", code)]
     imports = "".join(f"    {n},\n" for n in used)
-    return HEADER.replace("IMPORTS\n", imports) + consts + "\n\n\n" + "\n\n\n".join(funcs) + "\n"
+    names = sorted(["Reject", *(p.name for p in (*PLAN_PARTS, *WHOLE))])
+    header = HEADER.replace("IMPORTS\n", imports).replace(
+        "ALL]", "".join(f"    {q(n)},\n" for n in names) + "]"
+    )
+    return header + consts + "\n\n\n" + "\n\n\n".join(funcs) + "\n"
 
 
 RUNTIME = ("BIG_FLOAT", "EXACT_INT", "INT_MAX", "INT_MIN", "Reject", "free_map", "free_value")
@@ -957,8 +961,6 @@ Accept-or-`Reject` checks of the parts of a plan (docs/load.md): each accepts a 
 value only when the models certainly would, with the same values.
 """
 
-# ruff: noqa: E501
-
 from __future__ import annotations
 
 from typing import Any
@@ -968,16 +970,7 @@ IMPORTS
 )
 
 __all__ = [
-    "Reject",
-    "check_block",
-    "check_block_head",
-    "check_costs",
-    "check_edge",
-    "check_head",
-    "check_matrix",
-    "check_plan",
-    "check_statements",
-]
+ALL]
 
 '''
 

@@ -6,8 +6,6 @@ Accept-or-`Reject` checks of the parts of a plan (docs/load.md): each accepts a 
 value only when the models certainly would, with the same values.
 """
 
-# ruff: noqa: E501
-
 from __future__ import annotations
 
 from typing import Any
