@@ -19,8 +19,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from pydantic_core import PydanticCustomError
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
+from placement_cli.formats.checking import writable
 from placement_cli.formats.plan import Plan
-from placement_cli.formats.plancheck import writable
 
 STATUSES = ("ok", "infeasible", "unsolved")
 Status = Literal["ok", "infeasible", "unsolved"]
@@ -58,7 +58,8 @@ class _Strict(BaseModel):
 
 
 # What the artifact writer can write back (`writable`) is defined with the fast checks
-# that accept exactly what these models accept (`placement_cli.formats.plancheck`).
+# that accept exactly what these models accept (`placement_cli.formats.checking`; the
+# generator, `placement_cli.formats.codegen`, reads what each validator here means).
 
 
 class _Open(BaseModel):
@@ -126,12 +127,19 @@ class CostModel(_Strict):
     edges: NonNeg
 
 
+class Forbid(_Strict):
+    """`--forbid BLOCK=TARGET`: the block must not run on the target."""
+
+    block: str
+    target: str
+
+
 class SolveConstraints(_Strict):
     """What a solve was constrained by (`--pin`, `--forbid`, `--pins`, `--warm-start`):
     `optimal` in its section means optimal under these."""
 
     pins: dict[str, str] = Field(default_factory=dict)
-    forbids: list[tuple[str, str]] = Field(default_factory=list)
+    forbids: list[Forbid] = Field(default_factory=list)
     warm_start: str | None = None
 
 

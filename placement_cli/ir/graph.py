@@ -1,8 +1,11 @@
-"""Checking a plan and building its indexed form (`build_graph`; the form itself:
-`placement_cli.ir.indexed`, whose names are re-exported here).
+"""Building a plan's indexed form and checking its semantic rules (`build_graph`; the
+form itself: `placement_cli.ir.indexed`, whose names are re-exported here).
 
-The public models are parsed and checked once; afterwards blocks are indices in input
-order, targets bit positions, domains int bitsets (`placement_cli.ir.indexed.Graph`).
+A plan's types are the models' (`placement_cli.formats.plan`) or the checks generated
+from them (`placement_cli.formats.plancheck`); its meaning (references, duplicates,
+argument counts, matrices' targets and diagonals, the objective's range) is checked here
+and nowhere else. Afterwards blocks are indices in input order, targets bit positions,
+domains int bitsets (`placement_cli.ir.indexed.Graph`).
 """
 
 from __future__ import annotations
@@ -16,16 +19,13 @@ from placement_cli.core.io import gc_paused
 from placement_cli.core.limits import objective_problems
 from placement_cli.core.problems import validation_problems
 from placement_cli.formats.plancheck import (
-    BLOCK_FIELDS,
-    EDGE_FIELDS,
-    TERM_FIELDS,
-    TERM_KINDS,
-    Reject,
+    check_block,
+    check_block_head,
     check_costs,
+    check_edge,
     check_head,
     check_matrix,
     check_statements,
-    check_strs,
 )
 from placement_cli.formats.planview import Plan as PlanView
 from placement_cli.formats.planview import plan_document
@@ -95,12 +95,15 @@ def _matrix(
 def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    `plan` is a validated `model.Plan`, or a document `plancheck.check_plan` accepted
+    `plan` is a validated `plan.Plan`, or a document `plancheck.check_plan` accepted
     (or its `planview.Plan`). All problems are collected and raised together as one
-    `InputError`. With `check`, `plan` is a parsed document not yet checked: the checks
-    of `check_plan` are made along the way (one traversal of a large document instead
-    of two), and `plancheck.Reject` is raised before any `InputError` when they refuse
-    it (the caller then asks the models).
+    `InputError`. With `check`, `plan` is a parsed document not yet checked: the
+    generated check of each part of it (`plancheck`: `check_head`, `check_block_head`,
+    `check_block`, `check_edge`, `check_statements`, `check_costs`, `check_matrix`) is
+    made just before that part is read (one traversal of a large document instead of
+    two; a repeated part once per distinct serialisation), and `Reject` is raised
+    before any `InputError` when one refuses it (the caller then asks the models).
+    The builder makes no type check of its own.
 
     >>> from placement_cli.formats.plan import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -125,28 +128,16 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     blocks = doc["blocks"]
 
     # Ids and parameter counts are read across blocks (an edge's destination): their
-    # types are checked first.
-    if check:
-        # `check_block_head` inline, collecting what is read across blocks in the same
-        # pass (each pass over 100k block dicts costs a cache miss per block).
-        ids = []
-        nparams = []
-        for b in blocks:
-            if type(b) is not dict or not b.keys() <= BLOCK_FIELDS:
-                raise Reject("blocks[]")
-            v = b.get("id")
-            if type(v) is not str or not v:
-                raise Reject("blocks[].id")
-            ids.append(v)
-            if "params" in b:
-                v = b["params"]
-                check_strs(v, "blocks[].params")
-                nparams.append(len(v))
-            else:
-                nparams.append(0)
-    else:
-        ids = [b["id"] for b in blocks]
-        nparams = [len(b.get("params") or ()) for b in blocks]
+    # types are checked first, in the one pass that collects them (each pass over 100k
+    # block dicts costs a cache miss per block).
+    ids = []
+    nparams = []
+    for b in blocks:
+        if check:
+            check_block_head(b)
+        ids.append(b["id"])
+        v = b.get("params")
+        nparams.append(len(v) if v else 0)
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         index = {}
@@ -382,27 +373,14 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     # (A hit has the stored key's bytes, so the same count of `null`s: the stored block's
     # count of absent fields, which the new block's must equal.)
     whole: dict[bytes, tuple[int, list[float], tuple[float, ...], int]] = {}
-    term_fields, edge_fields, term_kinds = TERM_FIELDS, EDGE_FIELDS, TERM_KINDS
 
     for i, b in enumerate(blocks):
         if check:
-            # `check_block`, inline (its successors' part in the edge loop below, each
-            # edge checked before it is read).
-            if "statements" in b and type(b["statements"]) is not list:
-                raise Reject("blocks[].statements")
-            if "paths" in b:
-                check_strs(b["paths"], "blocks[].paths")
-            term = b.get("terminator")
-            if type(term) is not dict or not term.keys() <= term_fields:
-                raise Reject("blocks[].terminator")
-            kind = term.get("kind")
-            if type(kind) is not str or kind not in term_kinds:
-                raise Reject("blocks[].terminator.kind")
-            if "successors" in term and type(term["successors"]) is not list:
-                raise Reject("blocks[].terminator.successors")
-        else:
-            term = b["terminator"]
-            kind = term["kind"]
+            # The block's parts as they are read: its edges one by one below, each before
+            # it is read; its statements, other costs and matrices once per serialisation.
+            check_block(b)
+        term = b["terminator"]
+        kind = term["kind"]
         at_block = len(chk.problems)
         stmts = b.get("statements")
         tcost = term.get("cost")
@@ -501,19 +479,8 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
             if check:
-                if (
-                    type(e) is not dict
-                    or not e.keys() <= edge_fields
-                    or type(e.get("block")) is not str
-                ):
-                    raise Reject("blocks[].terminator.successors[]")
-                if "args" in e:
-                    check_strs(e["args"], "blocks[].terminator.successors[].args")
-                tr = e.get("transitions")
-                if tr is not None and type(tr) is not str and type(tr) is not dict:
-                    raise Reject("blocks[].terminator.successors[].transitions")
-            else:
-                tr = e.get("transitions")
+                check_edge(e)
+            tr = e.get("transitions")
             dst = index.get(e["block"])
             if dst is None:
                 chk.add(
@@ -599,8 +566,8 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
 
 
 def checked_graph(doc: Any, prefix: str = "") -> Graph:
-    """The graph of a parsed plan document, its types checked as `plancheck.check_plan`
-    checks them in the same traversal (`build_graph(..., check=True)`): raises `Reject`
+    """The graph of a parsed plan document, its types checked by the generated checks of
+    its parts in the same traversal (`build_graph(..., check=True)`): raises `Reject`
     when they are not certainly what the models accept, else `InputError` for the
     plan's problems."""
     with gc_paused():

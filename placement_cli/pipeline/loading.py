@@ -1,6 +1,7 @@
 """Reading a plan, a body file or an artifact once (`load`): parsed once with orjson (or
-`yaml_core`), its types checked by the fast checks (`placement_cli.formats.plancheck`,
-`placement_cli.formats.sectioncheck`), which accept exactly what the strict models
+`yaml_core`), its types checked by the fast checks generated from the models
+(`placement_cli.formats.plancheck`, `placement_cli.formats.sectioncheck`; docs/load.md),
+which accept exactly what the strict models
 (`placement_cli.formats.plan`, `placement_cli.formats.sections`) accept; anything else goes to those
 models for its messages (docs/load.md). The result, `Loaded`, holds the checked plan's
 graph and the artifact's sections, not yet checked against the plan: the driver

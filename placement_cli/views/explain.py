@@ -130,7 +130,8 @@ def constrained_domains(g: Graph, domains: tuple[int, ...], con: dict[str, Any])
     >>> from placement_cli.pipeline.run import parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["a", "b"], "blocks": [
     ...     {"id": "x", "terminator": {"kind": "return"}}]})
-    >>> constrained_domains(g, (3,), {"pins": {"x": "b"}}), constrained_domains(g, (3,), {"forbids": [["x", "b"]]})
+    >>> forbid = {"forbids": [{"block": "x", "target": "b"}]}
+    >>> constrained_domains(g, (3,), {"pins": {"x": "b"}}), constrained_domains(g, (3,), forbid)
     ((2,), (1,))
     """
     doms = list(domains)
@@ -138,7 +139,8 @@ def constrained_domains(g: Graph, domains: tuple[int, ...], con: dict[str, Any])
     for bid, t in (con.get("pins") or {}).items():
         if bid in g.index and t in tindex:
             doms[g.index[bid]] &= 1 << tindex[t]
-    for bid, t in con.get("forbids") or ():
+    for f in con.get("forbids") or ():
+        bid, t = f["block"], f["target"]
         if bid in g.index and t in tindex:
             doms[g.index[bid]] &= ~(1 << tindex[t])
     return tuple(doms)
@@ -156,7 +158,7 @@ def _constraint_reasons(g: Graph, b: int, t: int, con: dict[str, Any]) -> list[d
                 "message": f"the solve pinned the block to '{pinned_to}' (--pin {bid}={pinned_to})",
             }
         )
-    if [bid, name] in [list(f) for f in con.get("forbids") or ()]:
+    if {"block": bid, "target": name} in (con.get("forbids") or []):
         out.append(
             {"code": "forbidden", "message": f"the solve forbade it (--forbid {bid}={name})"}
         )
@@ -357,7 +359,7 @@ def to_text(ex: dict[str, Any], title: str) -> str:
         proof = "proven optimal" if ex["optimal"] else "not proven optimal"
         con = ex.get("constraints") or {}
         under = [f"--pin {b}={t}" for b, t in (con.get("pins") or {}).items()]
-        under += [f"--forbid {b}={t}" for b, t in con.get("forbids") or ()]
+        under += [f"--forbid {f['block']}={f['target']}" for f in con.get("forbids") or ()]
         if under:
             proof += " under " + " ".join(under)
         head += (

@@ -86,7 +86,7 @@ def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:
     None when there are none. `optimal` in that section means optimal under them.
 
     >>> constraints_json(SolveOptions(pins=(("x", "a"),), forbids=(("y", "b"),)))
-    {'pins': {'x': 'a'}, 'forbids': [['y', 'b']], 'warm_start': None}
+    {'pins': {'x': 'a'}, 'forbids': [{'block': 'y', 'target': 'b'}], 'warm_start': None}
     >>> constraints_json(SolveOptions()) is None
     True
     """
@@ -94,6 +94,6 @@ def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:
         return None
     return {
         "pins": dict(opts.pins),
-        "forbids": [list(p) for p in opts.forbids],
+        "forbids": [{"block": b, "target": t} for b, t in opts.forbids],
         "warm_start": opts.warm_start_source,
     }

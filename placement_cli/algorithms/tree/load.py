@@ -1,9 +1,11 @@
 """Reading and checking a tree file: every problem at once, each with its field path.
 
 Explicit transfers are the bulk of a large file (one entry per edge and engine pair).
-They skip pydantic: a plain loop checks each raw entry's shape and types and the
-entries go straight into arrays; only when some entry is malformed does the whole
-file go through the model, for its precise messages.
+They skip pydantic: the column check generated from their model
+(`formats.generated.tree_check`, docs/load.md) checks the raw entries a field at a
+time and hands over the columns, which go straight into arrays; only when some entry
+is not certainly accepted does the whole file go through the model, which accepts it
+or gives its precise messages.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,8 @@ from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.core.limits import Limits
 from placement_cli.core.problems import validation_problems
+from placement_cli.formats.checking import Reject
+from placement_cli.formats.generated.tree_check import EXPLICIT
 from placement_cli.formats.tree import LinearTransfer, TreeFile
 
 _BIG = float(2**64)  # orjson reads a larger integer literal as a float
@@ -171,32 +175,23 @@ def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str,
 def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], _Raw | None]:
     """Take well-formed explicit transfers out of the document before the model sees it.
     Returns the document to validate and the entries as columns (None: the model
-    checks them). Each check runs over a whole column at C speed (map, set, numpy)."""
+    checks them). The check is the model's, generated (`formats.generated.tree_check`),
+    and runs over a whole column at a time in C."""
     tr = doc.get("transfer")
     if not isinstance(tr, dict):
         return doc, None
     items = tr.get("explicit")
     if not isinstance(items, list) or not items:
         return doc, None
-    if set(map(type, items)) != {dict} or set(map(len, items)) != {4}:
-        return doc, None
     try:
-        cols = [list(map(itemgetter(k), items)) for k in ("child", "from", "to")]
-        costs = list(map(itemgetter("cost"), items))
-    except KeyError:
+        cols = EXPLICIT.columns(items)
+    except Reject:
         return doc, None
-    for col in cols:
-        if set(map(type, col)) != {str} or "" in col:
-            return doc, None
-    if not set(map(type, costs)) <= {int, float}:
-        return doc, None
-    try:
-        cost = np.array(costs, dtype=np.float64)
-    except OverflowError:
-        return doc, None
-    if not bool(((cost >= 0) & (cost <= _FLOAT_MAX)).all()):  # nan fails both
-        return doc, None
-    return {**doc, "transfer": {**tr, "explicit": []}}, _Raw(cols[0], cols[1], cols[2], cost)
+    # Finite costs a float holds exactly: the model would read the same floats.
+    cost = np.array(cols["cost"], dtype=np.float64)
+    return {**doc, "transfer": {**tr, "explicit": []}}, _Raw(
+        cols["child"], cols["from"], cols["to"], cost
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,7 +117,7 @@ def _check_constraints(
         return
     tindex = {t: i for i, t in enumerate(g.targets)}
     pairs = [("pins", b, t, True) for b, t in (con.get("pins") or {}).items()]
-    pairs += [("forbids", f[0], f[1], False) for f in con.get("forbids") or () if len(f) == 2]
+    pairs += [("forbids", f["block"], f["target"], False) for f in con.get("forbids") or ()]
     for field, bid, t, pinned in pairs:
         b, ti = g.index.get(bid), tindex.get(t)
         if b is None or ti is None:
