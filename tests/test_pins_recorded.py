@@ -27,7 +27,7 @@ def test_the_section_records_what_it_was_solved_under(tmp_path):
     con = art["solve"]["constraints"]
     assert con == {
         "pins": {"bb0": "interpreter"},
-        "forbids": [["bb3", "embedding"]],
+        "forbids": [{"block": "bb3", "target": "embedding"}],
         "warm_start": None,
     }
     assert art["solve"]["optimal"] and art["solve"]["assignment"]["bb0"] == "interpreter"

@@ -106,7 +106,7 @@ def validate(name: str, v: dict[str, Any]) -> int:
     path, quiet, timings = v["path"], v["quiet"], v["timings"]
     from placement_cli.pipeline.registry import STAGES
     from placement_cli.pipeline.run import Run, load
-    from placement_cli.views.tree import sniff
+    from placement_cli.views.tree_sniff import sniff
 
     t0 = time.perf_counter()
     tree_art, again = sniff(path)

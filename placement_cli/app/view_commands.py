@@ -32,7 +32,7 @@ def show(name: str, v: dict[str, Any]) -> int:
     from placement_cli.views.data import prepare
     from placement_cli.views.show import TABLES, render
     from placement_cli.views.text import plain, rich_print
-    from placement_cli.views.tree import sniff
+    from placement_cli.views.tree_sniff import sniff
 
     view, fmt, output = v["view"], v["format"], v["output"]
     tree_art, again = sniff(v["path"])
@@ -123,7 +123,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
     from placement_cli.pipeline.run import load
     from placement_cli.views.diff import diff as diff_artifacts
     from placement_cli.views.diff import to_text
-    from placement_cli.views.tree import sniff, tree_diff
+    from placement_cli.views.tree_sniff import sniff
 
     a, b = v["a"], v["b"]
     if a == "-" and b == "-":
@@ -131,6 +131,8 @@ def diff(name: str, v: dict[str, Any]) -> int:
     ta, again_a = sniff(a)
     tb, again_b = sniff(b)
     if ta is not None and tb is not None:
+        from placement_cli.views.tree import tree_diff  # the tree's modules: only for trees
+
         d = tree_diff(ta, tb)
     elif ta is not None or tb is not None:
         tree, other = (a, b) if ta is not None else (b, a)

@@ -12,13 +12,7 @@ recorded sha256.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
-import re
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,56 +30,11 @@ from placement_cli.algorithms.tree import (
     place,
 )
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.core.io import num, parse_document, read_bytes, source_name
+from placement_cli.core.io import num, read_bytes
 from placement_cli.views.data import fmt_num
 from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
 from placement_cli.views.text import TextTable
-
-# Only a document that may say `kind: tree` is parsed here; anything else goes to the
-# pipeline's loader untouched.
-_MAYBE_TREE = re.compile(rb"""["']?kind["']?\s*:\s*["']?tree\b""")
-
-
-@dataclass(frozen=True)
-class TreeArtifact:
-    source: str  # as messages name it
-    path: str  # as given ("-" for stdin)
-    doc: dict[str, Any]
-
-    @property
-    def section(self) -> dict[str, Any]:
-        sec = self.doc.get("tree")
-        return sec if isinstance(sec, dict) else {}
-
-
-@contextlib.contextmanager
-def _replayed_stdin(data: bytes) -> Iterator[None]:
-    """Standard input again, for a loader that reads it after we have."""
-    saved = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
-    try:
-        yield
-    finally:
-        sys.stdin = saved
-
-
-def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
-    """The tree artifact at `path`, or None; and a context in which the pipeline's
-    loader can read `path` again (standard input is replayed)."""
-    source = source_name(path)
-    data = read_bytes(path)
-    again: contextlib.AbstractContextManager[None] = (
-        _replayed_stdin(data) if path == "-" else contextlib.nullcontext()
-    )
-    if not _MAYBE_TREE.search(data):
-        return None, again
-    try:
-        doc = parse_document(path, data)
-    except InputError:
-        return None, again  # the loader says what is wrong, in its words
-    if isinstance(doc, dict) and doc.get("kind") == "tree" and "format_version" in doc:
-        return TreeArtifact(source, path, doc), again
-    return None, again
+from placement_cli.views.tree_sniff import TreeArtifact
 
 
 def _ref(art: TreeArtifact) -> dict[str, Any]:

@@ -95,7 +95,8 @@ _Forbid = obj(
     },
 )
 _SolveConstraints = obj(
-    {},
+    {
+    },
     {
         "pins": map_of(str_),
         "forbids": list_of(_Forbid),

@@ -1,0 +1,62 @@
+"""Is this input a tree artifact? Answered without importing the tree DP or pydantic:
+`validate`, `show` and `diff` ask it of every input before the pipeline's loader reads
+it, and a plan or a pipeline artifact must not pay for the tree's modules."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from placement_cli.core.errors import InputError
+from placement_cli.core.io import parse_document, read_bytes, source_name
+
+# Only a document that may say `kind: tree` is parsed here; anything else goes to the
+# pipeline's loader untouched.
+_MAYBE_TREE = re.compile(rb"""["']?kind["']?\s*:\s*["']?tree\b""")
+
+
+@dataclass(frozen=True)
+class TreeArtifact:
+    source: str  # as messages name it
+    path: str  # as given ("-" for stdin)
+    doc: dict[str, Any]
+
+    @property
+    def section(self) -> dict[str, Any]:
+        sec = self.doc.get("tree")
+        return sec if isinstance(sec, dict) else {}
+
+
+@contextlib.contextmanager
+def _replayed_stdin(data: bytes) -> Iterator[None]:
+    """Standard input again, for a loader that reads it after we have."""
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
+    """The tree artifact at `path`, or None; and a context in which the pipeline's
+    loader can read `path` again (standard input is replayed)."""
+    source = source_name(path)
+    data = read_bytes(path)
+    again: contextlib.AbstractContextManager[None] = (
+        _replayed_stdin(data) if path == "-" else contextlib.nullcontext()
+    )
+    if not _MAYBE_TREE.search(data):
+        return None, again
+    try:
+        doc = parse_document(path, data)
+    except InputError:
+        return None, again  # the loader says what is wrong, in its words
+    if isinstance(doc, dict) and doc.get("kind") == "tree" and "format_version" in doc:
+        return TreeArtifact(source, path, doc), again
+    return None, again
