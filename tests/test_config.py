@@ -70,3 +70,21 @@ def test_a_setting_another_command_has_is_ignored(tmp_path):
     plan = _project(tmp_path, 'split = "per-statement"\n')  # lower's, not prune's
     r = run_cli("prune", str(plan), "-q")
     assert r.returncode == 0, r.stderr
+
+
+def test_the_artifact_records_the_configuration_it_was_made_under(tmp_path):
+    plan = _project(tmp_path, 'method = "heuristic"\ntime-limit = 2\n')
+    r, art = _solve(plan, "--time-limit", "3")
+    assert art["config"] == {
+        "file": str(tmp_path / "placement.toml"),
+        "settings": {"method": "heuristic"},
+    }
+    out = tmp_path / "solve.json"
+    out.write_bytes(r.stdout)
+    assert run_cli("validate", str(out)).returncode == 0  # the record reads back
+    _, plain = _solve(plan, "--no-config")
+    assert "config" not in plain
+    run_cli("run", str(plan), "-q", "--out-dir", str(tmp_path / "out"))
+    for stage in ("prune", "islands"):
+        rec = orjson.loads((tmp_path / "out" / f"{stage}.json").read_bytes())["config"]
+        assert rec["settings"] == {"method": "heuristic", "time_limit": 2.0}

@@ -21,7 +21,7 @@ has, or a value an option does not accept, is a usage error (exit 2) naming the 
 >>> from placement_cli.app.options import command
 >>> apply_config(command("solve"), {"method": "auto", "time_limit": 5.0}, {"method"},
 ...              {"method": "heuristic", "time-limit": 2}, "placement.toml")
-{'method': 'auto', 'time_limit': 2.0}
+{'method': 'auto', 'time_limit': 2.0, 'config': {'file': 'placement.toml', 'settings': {'time_limit': 2.0}}}
 """
 
 from __future__ import annotations
@@ -92,9 +92,11 @@ def _value(o: Opt, raw: Any, where: str) -> Any:
 def apply_config(
     cmd: Command, values: dict[str, Any], given: set[str], table: dict[str, Any], source: str
 ) -> dict[str, Any]:
-    """`values` with every option the command line did not give taken from `table`."""
+    """`values` with every option the command line did not give taken from `table`, and
+    under `config` what was taken and from where (the artifacts record it)."""
     known = {f.lstrip("-") for c in commands() for o in c.options for f in o.flags}
     out = dict(values)
+    applied: dict[str, Any] = {}
     by_name = {f.lstrip("-"): o for o in cmd.options for f in o.flags if f.startswith("--")}
     for key, raw in table.items():
         where = f"{source}: {key}"
@@ -107,7 +109,9 @@ def apply_config(
         value = _value(o, raw, where)
         if key in _PATHS:
             value = str(Path(source).parent / value)
-        out[o.key] = value
+        out[o.key] = applied[o.key] = value
+    if applied:
+        out["config"] = {"file": source, "settings": applied}
     return out
 
 

@@ -86,6 +86,8 @@ def stage(name: str, v: dict[str, Any]) -> int:
         run.run(name)
         with run.timed("build artifact"):
             art = run.artifact(name, raw_plan=fmt == "json")
+            if v.get("config"):  # the project configuration this artifact was made under
+                art["config"] = v["config"]
         keep(run)
         with run.timed("write"):
             emit(art, output, fmt)
@@ -185,6 +187,8 @@ def run_all(name: str, v: dict[str, Any]) -> int:
             pipeline.run(name)
             with pipeline.timed(f"artifact {name}"):
                 art = pipeline.artifact(name, raw_plan=fmt == "json")
+                if v.get("config"):
+                    art["config"] = v["config"]
                 files.append((str(Path(out_dir) / f"{name}.{fmt}"), render_parts(art, fmt)))
         keep(pipeline)
         # All or nothing: a failure while writing leaves no new file behind.

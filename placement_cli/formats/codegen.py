@@ -71,6 +71,7 @@ VALIDATORS = {
     "_extras_writable": "extra",
     "_stats_writable": "writable",
     "_lower_writable": "writable",
+    "_settings_writable": "writable",
 }
 
 # --- the type IR ----------------------------------------------------------------------

@@ -236,6 +236,19 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
+class ConfigRecord(_Strict):
+    """The project configuration a command applied (`placement.toml` or
+    `[tool.placement]`): its file and the settings it gave that the command line did not."""
+
+    file: str
+    settings: dict[str, Any]  # option key -> value, as `app/config.py` checked it
+
+    @field_validator("settings")
+    @classmethod
+    def _settings_writable(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return writable(v)  # type: ignore[no-any-return]
+
+
 class Artifact(_Strict):
     """Any stage's artifact: the compact normalised plan, the diagnostics so far, and
     the sections of the stages up to `kind` (each checked against the plan on reading)."""
@@ -255,6 +268,10 @@ class Artifact(_Strict):
     @classmethod
     def _lower_writable(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         return writable(v)  # type: ignore[no-any-return]
+
+    config: ConfigRecord | None = Field(
+        default=None, description="the project configuration the command applied, if any"
+    )
 
     prune: PruneSection | None = None
     scc: SccSection | None = None

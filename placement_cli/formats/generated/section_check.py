@@ -35,6 +35,12 @@ _DiagnosticModel = obj(
     },
     extra=True,
 )
+_ConfigRecord = obj(
+    {
+        "file": str_,
+        "settings": writable_map,
+    },
+)
 _EdgeRef = obj(
     {
         "from": str_,
@@ -209,6 +215,7 @@ _Artifact = obj(
     },
     {
         "lower": opt(writable_map),
+        "config": opt(_ConfigRecord),
         "prune": opt(_PruneSection),
         "scc": opt(_SccSection),
         "solve": opt(_SolveSection),
