@@ -103,14 +103,6 @@ def expand(paths: list[str]) -> list[Item]:
     return expand_names(files)
 
 
-def wants_batch(paths: list[str], values: dict[str, Any], batch_option: str | None) -> bool:
-    """Whether a command line is a batch: several inputs, a directory, or the batch
-    output option (`--out-dir` of a stage) given."""
-    if len(paths) != 1 or (paths[0] != STDIN and os.path.isdir(paths[0])):
-        return True
-    return batch_option is not None and values.get(batch_option) is not None
-
-
 def _single_values(name: str, v: dict[str, Any], item: Item, key: str) -> dict[str, Any]:
     """The one-input command's values for `item`: its path, and its output inside the
     item's folder."""

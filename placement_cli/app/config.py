@@ -26,7 +26,6 @@ has, or a value an option does not accept, is a usage error (exit 2) naming the 
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,8 @@ def find(start: Path) -> tuple[dict[str, Any], str] | None:
             f = d / name
             if not f.is_file():
                 continue
+            import tomllib  # only when there is a file to read (start-up)
+
             try:
                 doc = tomllib.loads(f.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -8,14 +8,15 @@ or the fast launcher's) to the command's handler (`Command.handler`, `app/option
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-from placement_cli.app.batch import run_batch, wants_batch
 from placement_cli.app.config import configured
 from placement_cli.app.console import guarded, print_timings
 from placement_cli.app.options import command
+from placement_cli.core.io import STDIN
 
 Handler = Callable[[str, dict[str, Any]], int]
 
@@ -48,6 +49,9 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
         paths = v[many.key]
         batch_option = "out_dir" if "output" in v else None
         if wants_batch(paths, v, batch_option):
+            # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
+            from placement_cli.app.batch import run_batch
+
             return run_batch(name, v, many.key, run)
         v[many.key] = paths[0]
         v.pop("jobs", None)
@@ -58,6 +62,18 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
         return run(name, v)
     timings = bool(v.pop("timings", False))
     return _timed(run, name, v) if timings else run(name, v)
+
+
+def wants_batch(paths: list[str], values: dict[str, Any], batch_option: str | None) -> bool:
+    """Whether a command line is a batch (`app/batch.py`): several inputs, a directory,
+    or the batch output option (`--out-dir` of a stage) given.
+
+    >>> wants_batch(["a.yaml"], {}, "out_dir"), wants_batch(["a.yaml", "b.yaml"], {}, None)
+    (False, True)
+    """
+    if len(paths) != 1 or (paths[0] != STDIN and os.path.isdir(paths[0])):
+        return True
+    return batch_option is not None and values.get(batch_option) is not None
 
 
 def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:

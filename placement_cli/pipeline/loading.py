@@ -22,7 +22,6 @@ from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, rea
 from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
-from placement_cli.frontends.mir_text import is_mir, read_body
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.registry import STAGES, get, upto
 
@@ -160,7 +159,9 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
             # In a pipe, an empty input is what a failed earlier stage leaves behind.
             why = "empty input (the previous command failed?)" if path == STDIN else "empty file"
             raise InputError([Problem("", why)])
-        if is_mir(path):
+        if path.endswith(".mir"):  # MIR text (frontends/mir_text.is_mir)
+            from placement_cli.frontends.mir_text import read_body  # only for MIR text
+
             return _lower(read_body(data, source), source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
