@@ -44,3 +44,17 @@ def test_explain_names_the_original_block_and_statements():
         ).stdout
     )
     assert ex["origin"] == {"block": "bb0", "statements": [0, 2], "terminator": False}
+
+
+def test_show_names_where_each_lowered_block_came_from():
+    text = run_cli(
+        "show", str(EXAMPLES / "seed_split.body.yaml"), "--format", "text"
+    ).stdout.decode()
+    head, *rows = [line.split() for line in text.splitlines()[2:] if line.strip()]
+    assert head[-2:] == ["from", "MIR"]
+    assert rows[0][0] == "bb0" and rows[0][-2:] == ["bb0", "0..1"]
+    assert rows[1][0] == "bb0.1" and rows[1][-2:] == ["bb0", "2..3+t"]
+    plain = run_cli(
+        "show", str(EXAMPLES / "three_targets.yaml"), "--format", "text"
+    ).stdout.decode()
+    assert "from MIR" not in plain  # a hand-written plan has no provenance

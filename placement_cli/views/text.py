@@ -48,12 +48,29 @@ def islands_table(v: ViewData) -> TextTable:
     return t
 
 
+def origin_text(origin: object) -> str:
+    """Where a lowered block came from: `bb0 2..3+t` (original block, statements, and
+    whether it ends with the original terminator).
+
+    >>> origin_text({"block": "bb0", "statements": [2, 4], "terminator": True})
+    'bb0 2..3+t'
+    """
+    if not isinstance(origin, dict) or origin.get("block") is None:
+        return "-"
+    first, end = (origin.get("statements") or [0, 0])[:2]
+    span = f" {first}..{end - 1}" if end > first else ""
+    return f"{origin['block']}{span}{'+t' if origin.get('terminator') else ''}"
+
+
 def cfg_table(v: ViewData) -> TextTable:
-    """Per block: target, cost, island, loop, and the cut edges leaving it."""
+    """Per block: target, cost, island, loop, and the cut edges leaving it; for a
+    lowered plan, also where in the MIR each block came from."""
     g, a = v.g, v.assignment
+    provenance = getattr(g.plan, "provenance", None) or {}
+    head = ("block", "target", "cost", "island", "loop", "cut edges out")
     t = TextTable(
         f"{plan_title(v)}: cfg, {cost_note(v)}",
-        ("block", "target", "cost", "island", "loop", "cut edges out"),
+        (*head, "from MIR") if provenance else head,
     )
     t.colours = _colours(v)
     for b in range(g.n_blocks):
@@ -63,16 +80,15 @@ def cfg_table(v: ViewData) -> TextTable:
             for e in g.succ[b]
             if g.live[b] and v.is_cut(e)
         ]
-        t.rows.append(
-            (
-                g.block_ids[b],
-                "unreachable" if not g.live[b] else ("-" if tb == UNASSIGNED else g.targets[tb]),
-                "-" if tb == UNASSIGNED else fmt_num(g.cost[b][tb]),
-                v.islands[v.island_of[b]].id if v.island_of[b] >= 0 else "-",
-                v.loop_of[b] or "-",
-                ", ".join(cuts) or "-",
-            )
+        row = (
+            g.block_ids[b],
+            "unreachable" if not g.live[b] else ("-" if tb == UNASSIGNED else g.targets[tb]),
+            "-" if tb == UNASSIGNED else fmt_num(g.cost[b][tb]),
+            v.islands[v.island_of[b]].id if v.island_of[b] >= 0 else "-",
+            v.loop_of[b] or "-",
+            ", ".join(cuts) or "-",
         )
+        t.rows.append((*row, origin_text(provenance.get(g.block_ids[b]))) if provenance else row)
     return t
 
 
