@@ -214,3 +214,20 @@ def test_a_tie_is_said():
     ties = [r["target"] for r in ex["targets"] if r["tie"]]
     assert ex["total"] == 5.5 and len(ties) == 1 and {*ties, ex["chosen"]} == {"a", "b"}
     assert f"tie: {ties[0]} give the same proven optimum as {ex['chosen']}" in to_text(ex, "t")
+
+
+def test_a_target_banned_by_a_loop_names_the_loop():
+    from tests.conftest import EXAMPLES, run_cli
+
+    r = run_cli("explain", str(EXAMPLES / "loop_read.body.yaml"), "bb3", "--format", "json")
+    ex = orjson.loads(r.stdout)
+    (pg,) = [row for row in ex["targets"] if row["target"] == "postgres"]
+    (pruned,) = [x for x in pg["reasons"] if x["code"] == "pruned"]
+    assert pruned["loop"] == ["bb1", "bb2", "bb3"]
+    assert "inside the loop {bb1, bb2, bb3}" in pruned["message"]
+    # an edge leaving the loop bans nothing by being in it: no loop named
+    ex1 = orjson.loads(
+        run_cli("explain", str(EXAMPLES / "loop_read.body.yaml"), "bb1", "--format", "json").stdout
+    )
+    reasons = [x for row in ex1["targets"] for x in row["reasons"] if x["code"] == "pruned"]
+    assert reasons and all("loop" not in x for x in reasons)

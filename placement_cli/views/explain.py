@@ -146,6 +146,25 @@ def constrained_domains(g: Graph, domains: tuple[int, ...], con: dict[str, Any])
     return tuple(doms)
 
 
+def _name_loops(g: Graph, sccr: Any, reasons: list[dict[str, Any]]) -> None:
+    """A target pruned across an edge inside a loop is banned by that loop (a target
+    that cannot stay inside it, or cannot be entered again): say which loop."""
+    for r in reasons:
+        e = r.get("edge") if r.get("code") == "pruned" else None
+        if not isinstance(e, dict):
+            continue
+        u, v = g.index.get(str(e.get("from"))), g.index.get(str(e.get("to")))
+        if u is None or v is None or sccr.comp_of[u] != sccr.comp_of[v]:
+            continue
+        comp = sccr.components[sccr.comp_of[u]]
+        if comp.cyclic:
+            blocks = [g.block_ids[x] for x in comp.blocks]
+            r["loop"] = blocks
+            r["message"] += (
+                f"; the edge is inside the loop {{{', '.join(blocks)}}}, which bans it there"
+            )
+
+
 def _constraint_reasons(g: Graph, b: int, t: int, con: dict[str, Any]) -> list[dict[str, Any]]:
     """Why the recorded pins or forbids keep block `b` off target `t`."""
     bid, name = g.block_ids[b], g.targets[t]
@@ -267,6 +286,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         reasons = impossible_reasons(g, b, t, run.domains(), removed) + _constraint_reasons(
             g, b, t, con
         )
+        _name_loops(g, run.scc(), reasons)
         row: dict[str, Any] = {
             "target": g.targets[t],
             "chosen": t == chosen,
