@@ -165,3 +165,210 @@ def test_unprintable_constructs_raise(patch: Any, message: str) -> None:
     patch(doc["bodies"][0])
     with pytest.raises(Unprintable, match=message):
         print_mir(doc)
+
+
+# -- the reader's line tokens read exactly as the token-by-token scanner -------------------
+
+MIR_DATA = sorted((ROOT / "tests" / "data" / "mir").glob("*.mir")) + [
+    ROOT / "examples" / "web_filter.mir"
+]
+
+
+def read_plain(text: str) -> Any:
+    """`parse_mir` without line tokens: the dict, or the error's text."""
+    from placement_cli.frontends.mir_text import MirSyntaxError
+    from placement_cli.frontends.mir_text.convert import to_body_file
+    from placement_cli.frontends.mir_text.lexer import Cursor, tokenize
+    from placement_cli.frontends.mir_text.parser import parse_bodies
+
+    try:
+        return to_body_file(parse_bodies(Cursor(tokenize(text, "m.mir"), "m.mir")), "m.mir")
+    except MirSyntaxError as exc:
+        return str(exc)
+
+
+def read_lines(text: str) -> Any:
+    from placement_cli.frontends.mir_text import MirSyntaxError
+
+    try:
+        return parse_mir(text, "m.mir")
+    except MirSyntaxError as exc:
+        return str(exc)
+
+
+def test_line_tokens_are_taken() -> None:
+    """The fast path is used (else the equivalence below would be vacuous)."""
+    from placement_cli.frontends.mir_text.lexer import tokenize
+
+    kinds = {t.kind for t in tokenize(print_mir(generate(100, 2)), lines=True)}
+    assert {"LET", "STMT", "TERM", "HEAD"} <= kinds
+
+
+@pytest.mark.parametrize("path", MIR_DATA, ids=lambda p: p.name)
+def test_line_tokens_read_as_tokens_data(path: Path) -> None:
+    text = path.read_text()
+    assert read_lines(text) == read_plain(text)
+
+
+def test_line_tokens_read_as_tokens_generated() -> None:
+    text = print_mir(generate(400, 9))
+    assert read_lines(text) == read_plain(text)
+
+
+# Pieces of statement and terminator lines, many of them near the edges of the line
+# patterns: a `%` that is an operator or a place, `-` as a sign or an operator, comments,
+# projections, numbers too long, words that are almost keywords.
+PIECES = [
+    "%2",
+    "%3",
+    "%1",
+    "%0",
+    "%0.1",
+    "%0.01",
+    "%2.x",
+    "%2.0.y",
+    "%9",
+    "%2.",
+    "%3x",
+    "%007",
+    " ",
+    " ",
+    " ",
+    "\t",
+    "=",
+    "==",
+    "!=",
+    "<=",
+    "<",
+    "-",
+    "--",
+    "+",
+    "*",
+    "/",
+    "%",
+    "%%",
+    "&&",
+    "&",
+    "||",
+    "|",
+    "^",
+    "!",
+    "~",
+    "(",
+    ")",
+    ",",
+    "3",
+    "-3",
+    "- 3",
+    "1.5",
+    "1e3",
+    "9" * 41,
+    "true",
+    "false",
+    "null",
+    "truex",
+    "apply",
+    "input",
+    "LOAD",
+    "EXISTS",
+    "x",
+    "a::b",
+    "//c",
+    "// postgres",
+    '"s"',
+    "[",
+    "]",
+    ":",
+    "->",
+    "bb1",
+    "bb2",
+    "bb1()",
+    "bb2(%2)",
+    "bb1(-1, true)",
+    "otherwise",
+    "0",
+    "{",
+    "}",
+    "let",
+    "é",
+]
+LINE = st.lists(st.sampled_from(PIECES), max_size=9).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    stmts=st.lists(
+        st.tuples(st.sampled_from(["%2 = ", "%3 = ", "%9 = ", "%2=", ""]), LINE), max_size=3
+    ),
+    lets=st.lists(LINE, max_size=2),
+    head=st.sampled_from(
+        ["bb0(): {", "bb0(%3): {", "bb0(%3, %4): {", "bb0(){", "bb0(): {//x", "bb0(%2.x): {"]
+    ),
+    term=st.sampled_from(["return ", "goto -> ", "switchInt(%2) -> [", "switchInt(", ""]).flatmap(
+        lambda k: LINE.map(lambda rest: k + rest)
+    ),
+)
+def test_line_tokens_read_as_tokens_fuzz(
+    stmts: list[tuple[str, str]], lets: list[str], head: str, term: str
+) -> None:
+    body = "\n".join(
+        [
+            "fn {f}(%0: (Integer, (Integer) -> Integer), %1: Entity) -> ? {",
+            "    let %2: Integer",
+            "    let %3: (a: Integer, b: List<Integer>)",
+            *[f"    let %4: {t}" for t in lets],
+            "",
+            f"    {head}",
+            *[f"        {lhs}{rv}" for lhs, rv in stmts],
+            f"        {term}",
+            "    }",
+            "",
+            "    bb1(): {",
+            "        return %2",
+            "    }",
+            "",
+            "    bb2(%4): {",
+            "        return %4",
+            "    }",
+            "}",
+        ]
+    )
+    assert read_lines(body) == read_plain(body), body
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "%2 = %3 %4",  # two places: an error, not a remainder
+        "%2 = %3 %%4",
+        "%2 = %3 % 4",
+        "%2 = %3 -5",
+        "%2 = %3 - -5",
+        "%2 = -5 - %3",
+        "%2 = - 5",
+        "%2 = -%3",
+        "%2 = %3 //x",
+        "%2 = %3 /// x",
+        "%2 = (%3)",
+        "%2 = (%3,)",
+        "%2 = (true: %3)",
+        "%2 = apply %0.1.0 %0.1.1 %3",
+        "%2 = apply %0.1 -3 true",
+        "%2 = input LOAD x",
+        "%2 = input EXISTS a::b",
+        "%2 = %0.01",
+        "%2 = %3.x",  # %3 is a struct: no field x is no error of the reader
+        "%2 = %9",  # not declared
+        "%02 = %3",
+        "%2 = " + "9" * 41,
+        "%2 = truex",
+        "%2 = %3 -> 4",
+    ],
+)
+def test_line_tokens_read_as_tokens_edges(line: str) -> None:
+    body = (
+        "fn {f}(%0: (Integer, (Integer) -> Integer), %1: Entity) -> ? {\n"
+        "    let %2: Integer\n    let %3: (a: Integer, b: List<Integer>)\n\n"
+        f"    bb0(): {{\n        {line}\n        return %2\n    }}\n}}\n"
+    )
+    assert read_lines(body) == read_plain(body)
