@@ -8,7 +8,8 @@ because the printed MIR is line oriented (an `apply` runs to the end of its line
 Whole lines in the common shapes (`let %N: TYPE`, and a statement `%N = ...` of plain
 operands: places, integers, `true`/`false`/`null`) can be read as one token each
 (`tokenize(..., lines=True)`): kind `LET`, `STMT`, `TERM` (return, goto, switchInt) or
-`HEAD` (a block's first line), newline included, its value the line's match of
+`HEAD` (a block's first line) or `CLOSE` (a lone `}`), its newline and the blank lines
+after it included, its value the line's match of
 `LINE`, which the parser takes apart without a token per operand. The
 patterns only accept what the scanner reads the same way (ASCII names, at most
 `_MAX_DIGITS` digits, an end of line or a comment after the line), and are linear (no
@@ -69,7 +70,7 @@ OPERAND_RE = f"(?:{PLACE_RE}|-?{_N}|(?:true|false|null)(?![A-Za-z0-9_]))"
 _BINOP = "(?:==|!=|<=|>=|&&|\\|\\||%(?![0-9])|[-+*/<>&|^])"
 _END = "[ \\t\\r\\f\\v]*(?://[^\\n]*)?(?=\\n|\\Z)"
 _STMT = (
-    f"[ \\t]*(?P<lhs>%{_N})[ \\t]*=[ \\t]*(?:"
+    f"(?P<lhs>%{_N})[ \\t]*=[ \\t]*(?:"
     f"(?P<a>{OPERAND_RE})(?:[ \\t]*(?P<op>{_BINOP})[ \\t]*(?P<b>{OPERAND_RE}))?"
     f"|(?P<un>[!~-])[ \\t]*(?P<u>{PLACE_RE})"
     f"|\\((?P<tup>[ \\t]*{OPERAND_RE}(?:[ \\t]*,[ \\t]*{OPERAND_RE})*)[ \\t]*\\)"
@@ -79,7 +80,7 @@ _STMT = (
 )
 _TARGET = f"bb{_N}\\((?:[ \\t]*{OPERAND_RE}(?:[ \\t]*,[ \\t]*{OPERAND_RE})*)?[ \\t]*\\)"
 _TERM = (
-    f"[ \\t]*(?:return[ \\t]+(?P<ret>{OPERAND_RE})"
+    f"(?:return[ \\t]+(?P<ret>{OPERAND_RE})"
     f"|goto[ \\t]*->[ \\t]*(?P<goto>{_TARGET})"
     f"|switchInt[ \\t]*\\([ \\t]*(?P<disc>{OPERAND_RE})[ \\t]*\\)[ \\t]*->[ \\t]*"
     f"\\[(?P<arms>[ \\t]*(?:{_N}|otherwise)[ \\t]*:[ \\t]*{_TARGET}"
@@ -88,7 +89,7 @@ _TERM = (
 )
 # `{` then a space or the line's end: a block's brace (`{x` would be a body name)
 _HEAD = (
-    f"[ \\t]*(?P<bb>bb{_N})\\((?P<params>[ \\t]*%{_N}(?:[ \\t]*,[ \\t]*%{_N})*)?[ \\t]*\\)"
+    f"(?P<bb>bb{_N})\\((?P<params>[ \\t]*%{_N}(?:[ \\t]*,[ \\t]*%{_N})*)?[ \\t]*\\)"
     f"[ \\t]*:[ \\t]*\\{{(?=[ \\t\\r\\n]|\\Z){_END}"
 )
 ARM = re.compile(f"(?P<value>{_N}|otherwise)[ \\t]*:[ \\t]*(?P<target>{_TARGET})")
@@ -96,12 +97,18 @@ LOCAL = re.compile(f"%{_N}")
 # A type's characters, each of which the scanner reads without an error wherever it stands
 # (so a `let` line token never hides an error the scanner would report first).
 _TYPE = f"(?:[A-Za-z_:<>,()|&?!.\\[\\]= \\t-]|{_N}(?![0-9]))*"
-_LET = f"[ \\t]*let[ \\t]+%(?P<local>{_N})[ \\t]*:(?P<type>{_TYPE})(?://[^\\n]*)?(?=\\n|\\Z)"
-# one pattern for the four kinds of line: `lastgroup` names the kind (the outer group closes last)
-LINE = re.compile(f"(?P<STMT>{_STMT})|(?P<LET>{_LET})|(?P<TERM>{_TERM})|(?P<HEAD>{_HEAD})")
+_LET = f"let[ \\t]+%(?P<local>{_N})[ \\t]*:(?P<type>{_TYPE})(?://[^\\n]*)?(?=\\n|\\Z)"
+# One pattern for every kind of line (`lastgroup` names the kind: its group closes last):
+# after the indentation (matched once, never given back), the line, its newline and the
+# blank lines after it (they go with the line's token; a line at the end of the text
+# without a newline is left to the scanner).
+LINE = re.compile(
+    f"[ \\t]*+(?:(?P<STMT>{_STMT})|(?P<LET>{_LET})|(?P<TERM>{_TERM})|(?P<HEAD>{_HEAD})"
+    f"|(?P<CLOSE>\\}}{_END}))\n(?:[ \t]*\n)*"
+)
 OPERAND = re.compile(OPERAND_RE)
 PLACE = re.compile(PLACE_RE)
-LINE_KINDS = frozenset(("LET", "STMT", "TERM", "HEAD"))
+LINE_KINDS = frozenset(("LET", "STMT", "TERM", "HEAD", "CLOSE"))
 
 
 def tokenize(text: str, source: str = "<mir>", lines: bool = False) -> list[Token]:
@@ -163,15 +170,14 @@ class _Scanner:
         text, n, toks, line = self.text, self.n, self.toks, self.line
         match = LINE.match
         while True:
-            m = match(text, i)
+            m = match(text, i, n)
             if m is None:
                 break
-            e = m.end()
-            if e >= n:
-                break
-            toks.append(Token(m.lastgroup or "", text[i:e], line, 1, i, e + 1, m))
-            i = e + 1
-            line += 1
+            kind = m.lastgroup or ""
+            e, j = m.end(kind), m.end()
+            toks.append(Token(kind, text[i:e], line, 1, i, j, m))
+            line += 1 if j == e + 1 else text.count("\n", e, j)
+            i = j
         self.line, self.line_start = line, i
         return i
 

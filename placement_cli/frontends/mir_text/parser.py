@@ -180,20 +180,22 @@ def _body(cur: Cursor) -> MirBody:
     cur.skip_newlines()
     lets: list[tuple[Place, BodyType]] = []
     types: dict[str, tuple[bool, BodyType]] = {}  # a let line's type text -> its type
+    toks = cur.toks
     while True:
-        line = cur.line("LET")
-        if line is not None and (let := _let_line(line, types, cur.source)) is not None:
+        line = toks[cur.i]
+        if line.kind == "LET" and (let := _let_line(line, types, cur.source)) is not None:
             cur.i += 1  # a line token ends with its newline
             lets.append(let)
-        elif cur.at("IDENT", "let"):
+            continue
+        if cur.at("IDENT", "let"):
             cur.next()
             p = _local(cur)
             cur.expect(":", what="':' and the local's type")
             lets.append((p, parse_type(cur)))
             cur.expect("NL", what="the end of line after a local's type")
+            cur.skip_newlines()
         else:
             break
-        cur.skip_newlines()
     blocks = []
     while cur.line("HEAD") is not None or not cur.at("}"):
         blocks.append(_block(cur))
@@ -222,31 +224,35 @@ def _block(cur: Cursor) -> Block:
         cur.expect("{", what="'{' opening the block")
         cur.expect("NL", what="the end of line after '{'")
     cur.skip_newlines()
-    stmts = []
+    stmts: list[Stmt] = []
     memo = cur.memo
+    toks = cur.toks
     while True:
-        line = cur.line("STMT")
-        if line is not None:
-            cur.i += 1  # a line token ends with its newline
+        line = toks[cur.i]
+        kind = line.kind
+        if kind == "STMT":  # a line token ends with its newline (and blank lines)
+            cur.i += 1
             # kept as the line (converted from it in one step) unless it is a call
             app = line.value.start("app") >= 0  # type: ignore[attr-defined]
             stmts.append(stmt_line(line, memo) if app else Stmt("line", None, (line,)))
-        else:
-            line = cur.line("TERM")
-            if line is not None:
-                cur.i += 1
-                term = _term_line(line, memo)
-                break
-            tok = cur.peek()
-            if tok.kind == "IDENT" and tok.text in TERMINATORS:
-                term = _terminator(cur)
-                cur.expect("NL", what="the end of line after the terminator")
-                break
-            stmts.append(_statement(cur))
-            cur.expect("NL", what="the end of line after a statement")
+            continue
+        if kind == "TERM":
+            cur.i += 1
+            term = _term_line(line, memo)
+            break
+        tok = cur.peek()
+        if tok.kind == "IDENT" and tok.text in TERMINATORS:
+            term = _terminator(cur)
+            cur.expect("NL", what="the end of line after the terminator")
+            break
+        stmts.append(_statement(cur))
+        cur.expect("NL", what="the end of line after a statement")
         cur.skip_newlines()
     cur.skip_newlines()
-    cur.expect("}", what="'}' closing the block (the terminator ends it)")
+    if toks[cur.i].kind == "CLOSE":
+        cur.i += 1
+    else:
+        cur.expect("}", what="'}' closing the block (the terminator ends it)")
     return Block(btok.text, btok, params, stmts, term)
 
 
