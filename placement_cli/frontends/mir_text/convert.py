@@ -99,8 +99,13 @@ class _Body:
             if pos < len(roles):
                 self.role[roles[pos]] = name
             self.declare(p, t, name)
-        for p, t in body.lets:
-            self.declare(p, t, f"_{p.local}")
+        names, types, locals_ = self.names, self.types, self.locals
+        for p, t in body.lets:  # `declare`, for the many
+            if p.local in names:
+                self.declare(p, t, "")  # raises
+            name = names[p.local] = f"_{p.local}"
+            types[p.local] = t
+            locals_[name] = t
 
     def declare(self, p: Place, t: BodyType, name: str) -> None:
         if p.local in self.names:
@@ -185,27 +190,29 @@ class _Body:
         """A statement line (not a call), as `statement` converts it, in one step."""
         m = tok.value
         assert isinstance(m, re.Match)
-        lhs = self.line_operand(m.group("lhs"))
+        lhs_t, a_t, op, b_t, un, u_t, tup = m.group("lhs", "a", "op", "b", "un", "u", "tup")
+        get, conv = self.memo.get, self.line_operand  # a declared local or a seen place: get
+        lhs = get(lhs_t) or conv(lhs_t)
         out: dict[str, Any] | None = None
         if lhs is None:
             pass
-        elif m.start("a") >= 0:
-            a = self.line_operand(m.group("a"))
-            if m.start("op") < 0:
+        elif a_t is not None:
+            a = get(a_t) or conv(a_t)
+            if op is None:
                 out = None if a is None else {"assign": lhs, "load": a}
             else:
-                b = self.line_operand(m.group("b"))
+                b = get(b_t) or conv(b_t)
                 if a is not None and b is not None:
-                    out = {"assign": lhs, "binary": {"op": m.group("op"), "left": a, "right": b}}
-        elif m.start("un") >= 0:
-            u = self.line_operand(m.group("u"))
+                    out = {"assign": lhs, "binary": {"op": op, "left": a, "right": b}}
+        elif un is not None:
+            u = get(u_t) or conv(u_t)
             if u is not None:
-                out = {"assign": lhs, "unary": {"op": m.group("un"), "operand": u}}
-        elif m.start("tup") >= 0:
-            ops = [self.line_operand(o.group()) for o in OPERAND.finditer(m.string, *m.span("tup"))]
+                out = {"assign": lhs, "unary": {"op": un, "operand": u}}
+        elif tup is not None:
+            ops = [conv(o.group()) for o in OPERAND.finditer(tup)]
             if None not in ops:
                 out = {"assign": lhs, "aggregate": {"kind": "tuple", "operands": ops}}
-        elif m.start("inp") >= 0:
+        else:
             name = m.group("inp")
             out = {"assign": lhs, "input": name if m.group("mode") == "LOAD" else f"exists({name})"}
         return self.statement(stmt_line(tok, {})) if out is None else out
@@ -271,11 +278,12 @@ class _Body:
         out: dict[str, Any] = {"name": b.name, **self.role}
         out["args"] = [self.names[p.local] for p, _ in b.params]
         out["locals"] = self.locals
+        line, stmt = self.line_statement, self.statement
         out["blocks"] = [
             {
                 "id": blk.id,
                 "params": [self.local(p) for p in blk.params],
-                "statements": [self.statement(s) for s in blk.stmts],
+                "statements": [line(s.rv[0]) if s.kind == "line" else stmt(s) for s in blk.stmts],
                 "terminator": self.terminator(blk.term, blocks),
             }
             for blk in b.blocks

@@ -269,18 +269,19 @@ def _let_line(
 ) -> tuple[Place, BodyType] | None:
     """A `let %N: TYPE` line token; None when its type does not read on its own (the
     line is then scanned token by token, for the error's position)."""
-    m = tok.value
-    assert isinstance(m, re.Match)
-    text = m.group("type")
+    m: re.Match[str] = tok.value  # type: ignore[assignment]
+    local, text = m.group("local", "type")
     hit = types.get(text)
     if hit is None:
         try:
             hit = types[text] = (True, type_of(text, source))
         except MirSyntaxError:
             hit = types[text] = (False, None)
-    if not hit[0]:
+    ok, t = hit
+    if not ok:
         return None
-    return Place(int(m.group("local")), (), tok, m.start("local") - 1), _copy(hit[1])
+    # the place starts at its `%`; a mapping type is the local's own copy
+    return Place(int(local), (), tok, m.start("local") - 1), t if t.__class__ is str else _copy(t)
 
 
 _CONSTS: dict[str, Any] = {"true": True, "false": False, "null": None}
