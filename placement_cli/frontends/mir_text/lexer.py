@@ -96,7 +96,7 @@ ARM = re.compile(f"(?P<value>{_N}|otherwise)[ \\t]*:[ \\t]*(?P<target>{_TARGET})
 LOCAL = re.compile(f"%{_N}")
 # A type's characters, each of which the scanner reads without an error wherever it stands
 # (so a `let` line token never hides an error the scanner would report first).
-_TYPE = f"(?:[A-Za-z_:<>,()|&?!.\\[\\]= \\t-]|{_N}(?![0-9]))*"
+_TYPE = f"(?:[A-Za-z_:<>,()|&?!.\\[\\]= \\t-]++|{_N}(?![0-9]))*+"
 _LET = f"let[ \\t]+%(?P<local>{_N})[ \\t]*:(?P<type>{_TYPE})(?://[^\\n]*)?(?=\\n|\\Z)"
 # One pattern for every kind of line (`lastgroup` names the kind: its group closes last):
 # after the indentation (matched once, never given back), the line, its newline and the
@@ -173,10 +173,10 @@ class _Scanner:
             m = match(text, i, n)
             if m is None:
                 break
-            kind = m.lastgroup or ""
-            e, j = m.end(kind), m.end()
-            toks.append(Token(kind, text[i:e], line, 1, i, j, m))
-            line += 1 if j == e + 1 else text.count("\n", e, j)
+            j = m.end()
+            # no text: a line token is read from its match, or scanned again (`rescan`)
+            toks.append(Token(m.lastgroup or "", "", line, 1, i, j, m))
+            line += text.count("\n", i, j)
             i = j
         self.line, self.line_start = line, i
         return i
