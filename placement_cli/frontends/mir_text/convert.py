@@ -217,9 +217,9 @@ class _Body:
             out = {"assign": lhs, "input": name if m.group("mode") == "LOAD" else f"exists({name})"}
         return self.statement(stmt_line(tok, {})) if out is None else out
 
-    def statement(self, s: Stmt) -> dict[str, Any]:
-        if s.kind == "line":
-            return self.line_statement(s.rv[0])
+    def statement(self, s: Stmt | Token) -> dict[str, Any]:
+        if isinstance(s, Token):
+            return self.line_statement(s)
         if s.lhs is None:
             return {"nop": True}
         lhs = self.local(s.lhs)
@@ -283,7 +283,7 @@ class _Body:
             {
                 "id": blk.id,
                 "params": [self.local(p) for p in blk.params],
-                "statements": [line(s.rv[0]) if s.kind == "line" else stmt(s) for s in blk.stmts],
+                "statements": [line(s) if isinstance(s, Token) else stmt(s) for s in blk.stmts],
                 "terminator": self.terminator(blk.term, blocks),
             }
             for blk in b.blocks

@@ -58,7 +58,7 @@ class Target:
 
 @dataclass(slots=True)
 class Stmt:
-    kind: str  # assign | live | dead | nop | line (rv: the line token; `stmt_line` reads it)
+    kind: str  # assign | live | dead | nop
     lhs: Place | None = None  # the assigned local, or the local of live / dead
     rv: tuple[Any, ...] = ()  # (kind, ...): see `_rvalue`
 
@@ -76,7 +76,7 @@ class Block:
     id: str
     tok: Token
     params: list[Place]
-    stmts: list[Stmt]
+    stmts: list[Stmt | Token]  # a statement line token (kind STMT) stands for itself
     term: Term
 
 
@@ -224,7 +224,7 @@ def _block(cur: Cursor) -> Block:
         cur.expect("{", what="'{' opening the block")
         cur.expect("NL", what="the end of line after '{'")
     cur.skip_newlines()
-    stmts: list[Stmt] = []
+    stmts: list[Stmt | Token] = []
     memo = cur.memo
     toks = cur.toks
     while True:
@@ -234,7 +234,7 @@ def _block(cur: Cursor) -> Block:
             cur.i += 1
             # kept as the line (converted from it in one step) unless it is a call
             app = line.value.start("app") >= 0  # type: ignore[attr-defined]
-            stmts.append(stmt_line(line, memo) if app else Stmt("line", None, (line,)))
+            stmts.append(stmt_line(line, memo) if app else line)
             continue
         if kind == "TERM":
             cur.i += 1
