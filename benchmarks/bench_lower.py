@@ -10,10 +10,13 @@ carried from the previous segment, calls a closure one time in five (interpreter
 so splitting cuts there), compares, and branches; one segment in eight loops back
 (postgres is banned on those edges). About 100k statements make 20k blocks.
 
-Both measurements are whole processes, as users run them: `lower` alone (read, check,
-analyse, split, write the plan JSON) and `run` on the body file (lower, then prune,
-scc, solve, fuse, islands, writing five artifacts). Wall-clock seconds, best of
-`--repeat` runs, wall clock and CPU (user + system) seconds of the process.
+Every measurement is a whole process, as users run them: `lower` alone (read, check,
+analyse, split, write the plan JSON), `run` on the body file (lower, then prune, scc,
+solve, fuse, islands, writing five artifacts), and `lower` on the same program printed
+as the compiler's MIR text (`benchmarks/mir_print.py`; `--size-cap` given, which MIR
+text cannot carry), with the ratio MIR / body file of the CPU seconds (goal: at most
+1.30, the MIR reader adding at most 30%). Best of `--repeat` runs, wall clock and CPU
+(user + system) seconds of the process.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks.mir_print import print_mir
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lower.json"
 PATHS = [
@@ -189,11 +194,23 @@ def main(argv: list[str] | None = None) -> None:
             f.write_text(json.dumps(doc))
             n_st = sum(len(b.get("statements", [])) for b in doc["bodies"][0]["blocks"])
             n_bl = len(doc["bodies"][0]["blocks"])
+            m = Path(tmp) / f"body{n}.mir"
+            m.write_text(print_mir(doc))
             exe = [sys.executable, "-m", "placement_cli"]
             t_lower = _time(
                 exe + ["lower", str(f), "-o", str(Path(tmp) / "plan.json"), "--quiet"], a.repeat
             )
             plan = json.loads((Path(tmp) / "plan.json").read_text())
+            t_mir = _time(
+                exe
+                + ["lower", str(m), "--size-cap", str(doc["size_cap"])]
+                + ["-o", str(Path(tmp) / "plan_mir.json"), "--quiet"],
+                a.repeat,
+            )
+            mir_plan = json.loads((Path(tmp) / "plan_mir.json").read_text())
+            if len(mir_plan["blocks"]) != len(plan["blocks"]):
+                raise SystemExit(f"{m}: the MIR text lowers to another plan")
+            ratio = t_mir[1] / t_lower[1] if t_lower[1] else float("nan")
             t_all = _time(
                 exe + ["run", str(f), "--out-dir", str(Path(tmp) / "out"), "--quiet"], a.repeat
             )
@@ -205,12 +222,16 @@ def main(argv: list[str] | None = None) -> None:
                 "lower_cpu_s": round(t_lower[1], 2),
                 "lower_and_five_stages_wall_s": round(t_all[0], 2),
                 "lower_and_five_stages_cpu_s": round(t_all[1], 2),
+                "mir_lower_wall_s": round(t_mir[0], 2),
+                "mir_lower_cpu_s": round(t_mir[1], 2),
+                "mir_over_body_cpu": round(ratio, 2),
             }
             rows.append(row)
             print(
                 f"{n_st:>7} statements {n_bl:>6} blocks -> {row['blocks_after_split']:>6} after splitting: "
                 f"lower {t_lower[0]:6.2f} s wall {t_lower[1]:6.2f} s cpu; "
-                f"lower + five stages {t_all[0]:6.2f} s wall {t_all[1]:6.2f} s cpu",
+                f"lower + five stages {t_all[0]:6.2f} s wall {t_all[1]:6.2f} s cpu; "
+                f"MIR lower {t_mir[0]:6.2f} s wall {t_mir[1]:6.2f} s cpu (x{ratio:.2f})",
                 flush=True,
             )
     RESULTS.parent.mkdir(exist_ok=True)

@@ -32,9 +32,7 @@ from placement_cli.frontends.lower.ir import (
     BodyIR,
     Op,
     Stmt,
-    local_users,
-    reverse_postorder,
-    rpo_numbers,
+    body_flow,
 )
 from placement_cli.frontends.lower.profile import Compiled, TargetRules
 
@@ -205,15 +203,9 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     """
     n_loc = len(body.locals)
     blocks = body.blocks
-    order = reverse_postorder(blocks, body.entry)
-    reach = [False] * len(blocks)
-    for b in order:
-        reach[b] = True
-    preds: list[list[tuple[int, tuple[Op, ...], bool]]] = [[] for _ in blocks]
-    for u in order:
-        gr = blocks[u].term == "graph_read"
-        for v, args in blocks[u].succ:
-            preds[v].append((u, args, gr))
+    flow = body_flow(body)
+    order = flow.order
+    preds = flow.incoming
     has_return = any(blk.term == "return" for blk in blocks)
     # blocks from which a reachable `return` can be reached
     to_ret = [False] * len(blocks)
@@ -241,8 +233,8 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     for x in range(n_loc):
         counts[x] = to_ret[defblock[x]]
 
-    rpo_num = rpo_numbers(order, len(blocks))
-    users = local_users(blocks, order, n_loc)  # blocks to revisit when a local loses its bit
+    rpo_num = flow.rpo_num
+    users = flow.users  # blocks to revisit when a local loses its bit
     exact = has_return and all(counts)  # the final set is the fixpoint itself
 
     finals = []
@@ -302,11 +294,12 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     rules = [_Rules(prof, t) for t in range(prof.n)]
     stmt_support, stmt_cost, term_support, term_cost = [], [], [], []
     fl = [list(f) for f in finals]
+    # a statement's costs follow from its kind and where it is supported: one tuple each
+    cost_of: dict[tuple[str, int], tuple[float | None, ...]] = {}
     for b, blk in enumerate(blocks):
         sup_row, cost_row = [], []
         for s in blk.stmts:
             m = 0
-            costs: list[float | None] = []
             for t, R in enumerate(rules):
                 fx = fixpoints[t]
                 if fx is not None and s.lhs >= 0:
@@ -315,11 +308,14 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
                     ok = s.kind in R.kinds and R.stmt_ok(s, fl[t], body.ser_safe)
                 if ok:
                     m |= 1 << t
-                    costs.append(float(R.kinds[s.kind]))  # type: ignore[index]
-                else:
-                    costs.append(None)
             sup_row.append(m)
-            cost_row.append(tuple(costs))
+            costs = cost_of.get((s.kind, m))
+            if costs is None:
+                costs = cost_of[s.kind, m] = tuple(
+                    float(R.kinds[s.kind]) if m >> t & 1 else None  # type: ignore[index]
+                    for t, R in enumerate(rules)
+                )
+            cost_row.append(costs)
         stmt_support.append(tuple(sup_row))
         stmt_cost.append(tuple(cost_row))
         m = 0

@@ -64,11 +64,14 @@ def emit(
     sizes: list[Size],
     mode: str,
     cap: float | None,
+    edges: list[list[tuple[int, str, list[str]]]] | None = None,
 ) -> Lowered:
+    """The plan and the `lower` section; `edges`: `piece_edges` when the caller has them."""
     names = prof.names
     n = prof.n
     blocks = body.blocks
-    edges = piece_edges(body, pieces, first)
+    if edges is None:
+        edges = piece_edges(body, pieces, first)
     succ_idx = [[d for d, _, _ in row] for row in edges]
     big = sccs_in_loop(len(pieces), succ_idx)
     how = prof.profile.estimate

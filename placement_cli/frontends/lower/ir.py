@@ -61,6 +61,17 @@ class Blk:
 
 
 @dataclass(slots=True)
+class Flow:
+    """A body's control flow, computed once (`body_flow`) and shared by the dominance
+    check, the eligibility and the size analyses."""
+
+    order: list[int]  # reverse postorder of the reachable blocks
+    rpo_num: list[int]  # each block's position in `order`; -1: unreachable
+    incoming: list[list[tuple[int, tuple[Op, ...], bool]]]  # per block: (pred, args, graph read)
+    users: list[list[int]]  # per local: see `local_users`
+
+
+@dataclass(slots=True)
 class BodyIR:
     name: str
     locals: list[str]
@@ -73,6 +84,7 @@ class BodyIR:
     index: dict[str, int] = field(default_factory=dict)
     ser_safe: list[bool] = field(default_factory=list)
     multi: frozenset[int] = frozenset()  # locals defined more than once: the body is not SSA
+    flow: Flow | None = None  # see `body_flow`
 
 
 @dataclass(slots=True)
@@ -431,28 +443,28 @@ class _Compiler:
                     )
                 )
             blocks.append(Blk(blk.id, params, stmts, t.kind, top, succ, t.text or t.kind))
+        ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
         if multi:
             self._check_defined(blocks, entry, defsite, more, uses, names)
         else:
-            self._check_dominance(bp, b, blocks, entry, defsite, uses, names)
-        ir = BodyIR(b.name, names, tys, args, env, vertex, entry, blocks, bindex)
+            self._check_dominance(ir, defsite, uses)
         ir.multi = frozenset(multi)
         ir.ser_safe = [self.types.ser_safe_cached(t) for t in tys]
         return ir
 
     def _check_dominance(
         self,
-        bp: str,
-        b: Body,
-        blocks: list[Blk],
-        entry: int,
+        body: BodyIR,
         defsite: dict[int, tuple[int, int]],
         uses: list[tuple[int, int, int, str]],
-        names: list[str],
     ) -> None:
+        blocks, entry, names = body.blocks, body.entry, body.locals
         if any(d < 0 for blk in blocks for d, _ in blk.succ):
             return  # unknown blocks already reported; dominance is meaningless
-        idom, rpo_num = dominators(blocks, entry)
+        f = body_flow(body)
+        preds = [[u for u, _, _ in inc] for inc in f.incoming]
+        rpo_num = f.rpo_num
+        idom = cfg.dominators(entry, f.order, preds, len(blocks))
         pre, post = dom_intervals(idom, rpo_num, entry)
         for li, ub, upos, path in uses:
             site = defsite.get(li)
@@ -599,6 +611,24 @@ def local_users(blocks: list[Blk], order: list[int], n_loc: int) -> list[list[in
                 if op.local >= 0:
                     users[op.local].append(v)
     return users
+
+
+def body_flow(body: BodyIR) -> Flow:
+    """The body's `Flow`, computed on first use (a body's blocks do not change after
+    `compile_file`)."""
+    f = body.flow
+    if f is None:
+        blocks = body.blocks
+        order = reverse_postorder(blocks, body.entry)
+        incoming: list[list[tuple[int, tuple[Op, ...], bool]]] = [[] for _ in blocks]
+        for u in order:
+            gr = blocks[u].term == "graph_read"
+            for v, args in blocks[u].succ:
+                if v >= 0:
+                    incoming[v].append((u, args, gr))
+        users = local_users(blocks, order, len(body.locals))
+        f = body.flow = Flow(order, rpo_numbers(order, len(blocks)), incoming, users)
+    return f
 
 
 def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:

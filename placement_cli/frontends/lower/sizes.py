@@ -25,9 +25,7 @@ from placement_cli.frontends.lower.ir import (
     BodyIR,
     FileIR,
     Op,
-    local_users,
-    reverse_postorder,
-    rpo_numbers,
+    body_flow,
 )
 from placement_cli.frontends.lower.types import UNKNOWN as UNKNOWN_TY
 from placement_cli.frontends.lower.types import Ty, Types
@@ -133,12 +131,8 @@ class SizeAnalysis:
             if size[a] is None:
                 size[a] = static[a]
         blocks = body.blocks
-        order = reverse_postorder(blocks, body.entry)
-        incoming: list[list[tuple[int, tuple[Op, ...], bool]]] = [[] for _ in blocks]
-        for u in order:
-            gr = blocks[u].term == "graph_read"
-            for v, args in blocks[u].succ:
-                incoming[v].append((u, args, gr))
+        flow = body_flow(body)
+        order, incoming = flow.order, flow.incoming
         rounds = [0] * n
         multi = body.multi
 
@@ -158,8 +152,8 @@ class SizeAnalysis:
                 return static_of(op.ty) if op.ty is not None else ONE
             return size[op.local]
 
-        rpo_num = rpo_numbers(order, len(blocks))
-        users = local_users(blocks, order, n)  # blocks to revisit when a local's size changes
+        rpo_num = flow.rpo_num
+        users = flow.users  # blocks to revisit when a local's size changes
         dirty = [True] * len(blocks)
         heap = list(range(len(order)))
         while heap:

@@ -69,13 +69,24 @@ def lower_body(f: BodyFile, options: LowerOptions) -> Result:
     pieces, first, _ = split(
         [b.id for b in body.blocks], elig.stmt_support, elig.term_support, mode
     )
-    succ = [[d for d, _, _ in row] for row in piece_edges(body, pieces, first)]
+    edges = piece_edges(body, pieces, first)
+    succ = [[d for d, _, _ in row] for row in edges]
     live = liveness(body, pieces, succ)
     sizes = SizeAnalysis(fir, prof.path_size, prof.path_names).body_sizes(
         body, [ZERO] * len(body.args)
     )
     low = emit(
-        fir, body, prof, elig, pieces, first, live, sizes, mode, None if cap is None else float(cap)
+        fir,
+        body,
+        prof,
+        elig,
+        pieces,
+        first,
+        live,
+        sizes,
+        mode,
+        None if cap is None else float(cap),
+        edges,
     )
     if fir.warnings:
         # only the placed body's (a callee's unknown paths are its own business)

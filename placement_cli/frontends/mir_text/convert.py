@@ -14,10 +14,11 @@ side for placement).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .errors import MirSyntaxError
-from .lexer import Token
+from .lexer import OPERAND, Token
 from .parser import (
     Const,
     FnPtr,
@@ -27,6 +28,7 @@ from .parser import (
     Stmt,
     Term,
     parse_text,
+    stmt_line,
 )
 from .types import BodyType
 
@@ -89,6 +91,7 @@ class _Body:
         self.names: dict[int, str] = {}
         self.types: dict[int, BodyType] = {}
         self.locals: dict[str, BodyType] = {}
+        self.memo: dict[str, str] = {}  # a place's text in line statements -> its operand
         roles = ["env", "vertex"] if is_filter else ["env"] if body.kind == "fn" else []
         self.role = {}
         for pos, (p, t) in enumerate(body.params):
@@ -96,8 +99,13 @@ class _Body:
             if pos < len(roles):
                 self.role[roles[pos]] = name
             self.declare(p, t, name)
-        for p, t in body.lets:
-            self.declare(p, t, f"_{p.local}")
+        names, types, locals_ = self.names, self.types, self.locals
+        for p, t in body.lets:  # `declare`, for the many
+            if p.local in names:
+                self.declare(p, t, "")  # raises
+            name = names[p.local] = f"_{p.local}"
+            types[p.local] = t
+            locals_[name] = t
 
     def declare(self, p: Place, t: BodyType, name: str) -> None:
         if p.local in self.names:
@@ -156,7 +164,62 @@ class _Body:
                     args = args[1:]  # the closure's own environment: implied by calling it
         return {"func": self.operand(func), "args": [self.operand(a) for a in args]}
 
-    def statement(self, s: Stmt) -> dict[str, Any]:
+    def line_operand(self, t: str) -> Any:
+        """The operand of an operand's text in a statement line; None when it names a
+        local that is not declared (the statement is then converted the long way, for
+        the error's position). `memo` holds every declared `%N` and each place seen."""
+        hit = self.memo.get(t)
+        if hit is not None:
+            return hit
+        c = t[0]
+        if c != "%":
+            return {
+                "const": {"true": True, "false": False, "null": None}[t] if c in "tfn" else int(t)
+            }
+        local_s, *fields = t[1:].split(".")
+        local = int(local_s)
+        name = self.names.get(local)
+        if name is None:
+            return None
+        projs = tuple(str(int(f)) if f[0] in "0123456789" else f for f in fields)
+        k = self.closure_depth(Place(local, projs, Token("", t, 0, 0, 0, 0)))
+        hit = self.memo[t] = ".".join((name, *(projs if k is None else projs[:k])))
+        return hit
+
+    def line_statement(self, tok: Token) -> dict[str, Any]:
+        """A statement line (not a call), as `statement` converts it, in one step."""
+        m = tok.value
+        assert isinstance(m, re.Match)
+        lhs_t, a_t, op, b_t, un, u_t, tup = m.group("lhs", "a", "op", "b", "un", "u", "tup")
+        get, conv = self.memo.get, self.line_operand  # a declared local or a seen place: get
+        lhs = get(lhs_t) or conv(lhs_t)
+        out: dict[str, Any] | None = None
+        if lhs is None:
+            pass
+        elif a_t is not None:
+            a = get(a_t) or conv(a_t)
+            if op is None:
+                out = None if a is None else {"assign": lhs, "load": a}
+            else:
+                b = get(b_t) or conv(b_t)
+                if a is not None and b is not None:
+                    out = {"assign": lhs, "binary": {"op": op, "left": a, "right": b}}
+        elif un is not None:
+            u = get(u_t) or conv(u_t)
+            if u is not None:
+                out = {"assign": lhs, "unary": {"op": un, "operand": u}}
+        elif tup is not None:
+            ops = [conv(o.group()) for o in OPERAND.finditer(tup)]
+            if None not in ops:
+                out = {"assign": lhs, "aggregate": {"kind": "tuple", "operands": ops}}
+        else:
+            name = m.group("inp")
+            out = {"assign": lhs, "input": name if m.group("mode") == "LOAD" else f"exists({name})"}
+        return self.statement(stmt_line(tok, {})) if out is None else out
+
+    def statement(self, s: Stmt | Token) -> dict[str, Any]:
+        if isinstance(s, Token):
+            return self.line_statement(s)
         if s.lhs is None:
             return {"nop": True}
         lhs = self.local(s.lhs)
@@ -210,14 +273,17 @@ class _Body:
             if blk.id in blocks:
                 raise _err(f"block '{blk.id}' is defined twice", blk.tok, self.source)
             blocks[blk.id] = blk.tok
+        # a local without projections is its name (a closure-typed one too)
+        self.memo = {f"%{n}": name for n, name in self.names.items()}
         out: dict[str, Any] = {"name": b.name, **self.role}
         out["args"] = [self.names[p.local] for p, _ in b.params]
         out["locals"] = self.locals
+        line, stmt = self.line_statement, self.statement
         out["blocks"] = [
             {
                 "id": blk.id,
                 "params": [self.local(p) for p in blk.params],
-                "statements": [self.statement(s) for s in blk.stmts],
+                "statements": [line(s) if isinstance(s, Token) else stmt(s) for s in blk.stmts],
                 "terminator": self.terminator(blk.term, blocks),
             }
             for blk in b.blocks

@@ -4,12 +4,25 @@ The scanner is hand-written and moves forward one character at a time (no regula
 expressions, so no backtracking): its cost is linear in the input. Newlines are tokens
 because the printed MIR is line oriented (an `apply` runs to the end of its line);
 `// ...` comments (the `// postgres` and `// cost: N` annotations) are dropped.
+
+Whole lines in the common shapes (`let %N: TYPE`, and a statement `%N = ...` of plain
+operands: places, integers, `true`/`false`/`null`) can be read as one token each
+(`tokenize(..., lines=True)`): kind `LET`, `STMT`, `TERM` (return, goto, switchInt) or
+`HEAD` (a block's first line) or `CLOSE` (a lone `}`), its newline and the blank lines
+after it included, its value the line's match of
+`LINE`, which the parser takes apart without a token per operand. The
+patterns only accept what the scanner reads the same way (ASCII names, at most
+`_MAX_DIGITS` digits, an end of line or a comment after the line), and are linear (no
+nested repetition). Any other line is scanned character by character; a line token
+where the parser expects something else is scanned again in place
+(`Cursor.peek`), so errors name the same tokens and positions either way.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from typing import Any, NamedTuple
 
 from .errors import MirSyntaxError
 
@@ -32,10 +45,10 @@ def _ident_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token: `kind` is `NL`, `EOF`, `PLACE`, `NUM`, `STR`, `IDENT`, `BNAME` or the
-    punctuation itself; `start`/`end` are offsets (adjacency tests), `line`/`col` 1-based."""
+class Token(NamedTuple):
+    """One token: `kind` is `NL`, `EOF`, `PLACE`, `NUM`, `STR`, `IDENT`, `BNAME`, a line
+    (`LET`, `STMT`) or the punctuation itself; `start`/`end` are offsets (adjacency
+    tests), `line`/`col` 1-based."""
 
     kind: str
     text: str
@@ -43,19 +56,83 @@ class Token:
     col: int
     start: int
     end: int
-    # PLACE: (local index, projections); NUM: int | float; STR: the decoded string.
+    # PLACE: (local index, projections); NUM: int | float; STR: the decoded string;
+    # LET / STMT: the line's `re.Match`.
     value: object = None
 
 
-def tokenize(text: str, source: str = "<mir>") -> list[Token]:
-    """Split MIR text into tokens (comments dropped, newlines kept, EOF last).
+# -- whole lines ------------------------------------------------------------------------
+_N = f"[0-9]{{1,{_MAX_DIGITS}}}"
+_NAME = "[A-Za-z_][A-Za-z0-9_]*"
+PLACE_RE = f"%{_N}(?:\\.(?:{_N}|{_NAME}))*"
+OPERAND_RE = f"(?:{PLACE_RE}|-?{_N}|(?:true|false|null)(?![A-Za-z0-9_]))"
+# `%` followed by a digit is a place, not the remainder operator
+_BINOP = "(?:==|!=|<=|>=|&&|\\|\\||%(?![0-9])|[-+*/<>&|^])"
+_END = "[ \\t\\r\\f\\v]*(?://[^\\n]*)?(?=\\n|\\Z)"
+_STMT = (
+    f"(?P<lhs>%{_N})[ \\t]*=[ \\t]*(?:"
+    f"(?P<a>{OPERAND_RE})(?:[ \\t]*(?P<op>{_BINOP})[ \\t]*(?P<b>{OPERAND_RE}))?"
+    f"|(?P<un>[!~-])[ \\t]*(?P<u>{PLACE_RE})"
+    f"|\\((?P<tup>[ \\t]*{OPERAND_RE}(?:[ \\t]*,[ \\t]*{OPERAND_RE})*)[ \\t]*\\)"
+    f"|apply(?P<app>(?:[ \\t]+{OPERAND_RE})+)"
+    f"|input[ \\t]+(?P<mode>LOAD|EXISTS)[ \\t]+(?P<inp>{_NAME})"
+    f"){_END}"
+)
+_TARGET = f"bb{_N}\\((?:[ \\t]*{OPERAND_RE}(?:[ \\t]*,[ \\t]*{OPERAND_RE})*)?[ \\t]*\\)"
+_TERM = (
+    f"(?:return[ \\t]+(?P<ret>{OPERAND_RE})"
+    f"|goto[ \\t]*->[ \\t]*(?P<goto>{_TARGET})"
+    f"|switchInt[ \\t]*\\([ \\t]*(?P<disc>{OPERAND_RE})[ \\t]*\\)[ \\t]*->[ \\t]*"
+    f"\\[(?P<arms>[ \\t]*(?:{_N}|otherwise)[ \\t]*:[ \\t]*{_TARGET}"
+    f"(?:[ \\t]*,[ \\t]*(?:{_N}|otherwise)[ \\t]*:[ \\t]*{_TARGET})*)[ \\t]*\\]"
+    f"){_END}"
+)
+# `{` then a space or the line's end: a block's brace (`{x` would be a body name)
+_HEAD = (
+    f"(?P<bb>bb{_N})\\((?P<params>[ \\t]*%{_N}(?:[ \\t]*,[ \\t]*%{_N})*)?[ \\t]*\\)"
+    f"[ \\t]*:[ \\t]*\\{{(?=[ \\t\\r\\n]|\\Z){_END}"
+)
+ARM = re.compile(f"(?P<value>{_N}|otherwise)[ \\t]*:[ \\t]*(?P<target>{_TARGET})")
+LOCAL = re.compile(f"%{_N}")
+# A type's characters, each of which the scanner reads without an error wherever it stands
+# (so a `let` line token never hides an error the scanner would report first).
+_TYPE = f"(?:[A-Za-z_:<>,()|&?!.\\[\\]= \\t-]++|{_N}(?![0-9]))*+"
+_LET = f"let[ \\t]+%(?P<local>{_N})[ \\t]*:(?P<type>{_TYPE})(?://[^\\n]*)?(?=\\n|\\Z)"
+# One pattern for every kind of line (`lastgroup` names the kind: its group closes last):
+# after the indentation (matched once, never given back), the line, its newline and the
+# blank lines after it (they go with the line's token; a line at the end of the text
+# without a newline is left to the scanner).
+LINE = re.compile(
+    f"[ \\t]*+(?:(?P<STMT>{_STMT})|(?P<LET>{_LET})|(?P<TERM>{_TERM})|(?P<HEAD>{_HEAD})"
+    f"|(?P<CLOSE>\\}}{_END}))\n(?:[ \t]*\n)*"
+)
+OPERAND = re.compile(OPERAND_RE)
+PLACE = re.compile(PLACE_RE)
+LINE_KINDS = frozenset(("LET", "STMT", "TERM", "HEAD", "CLOSE"))
+
+
+def tokenize(text: str, source: str = "<mir>", lines: bool = False) -> list[Token]:
+    """Split MIR text into tokens (comments dropped, newlines kept, EOF last); with
+    `lines`, common lines are one token each (see the module's docstring).
 
     >>> [t.text for t in tokenize("%2 = %1.metadata.archived // postgres")]
     ['%2', '=', '%1.metadata.archived', '']
     >>> tokenize("%0.1")[0].value
     (0, ('1',))
+    >>> [t.kind for t in tokenize("let %2: Integer\\n%2 = %1 + 1\\n%3 = %1 %% 2", lines=True)]
+    ['LET', 'STMT', 'PLACE', '=', 'PLACE', '%', '%', 'NUM', 'EOF']
     """
-    return _Scanner(text, source).run()
+    return _Scanner(text, source).run(lines=lines)
+
+
+def rescan(tok: Token, source: str) -> list[Token]:
+    """The ordinary tokens of a line token (same positions)."""
+    m = tok.value
+    assert isinstance(m, re.Match)
+    sc = _Scanner(m.string, source)
+    sc.n = tok.end
+    sc.line, sc.line_start = tok.line, tok.start - tok.col + 1
+    return sc.run(tok.start, eof=False)
 
 
 class _Scanner:
@@ -87,15 +164,35 @@ class _Scanner:
             j += 1
         return j
 
-    def run(self) -> list[Token]:
+    def line_tokens(self, i: int) -> int:
+        """At a line start: the common lines from here on, one token each with its
+        newline (a line at the end of the text without one is scanned as usual)."""
+        text, n, toks, line = self.text, self.n, self.toks, self.line
+        match = LINE.match
+        while True:
+            m = match(text, i, n)
+            if m is None:
+                break
+            j = m.end()
+            # no text: a line token is read from its match, or scanned again (`rescan`)
+            toks.append(Token(m.lastgroup or "", "", line, 1, i, j, m))
+            line += text.count("\n", i, j)
+            i = j
+        self.line, self.line_start = line, i
+        return i
+
+    def run(self, i: int = 0, lines: bool = False, eof: bool = True) -> list[Token]:
         text, n = self.text, self.n
-        i = 0
+        if lines and i < n:
+            i = self.line_tokens(i)
         while i < n:
             ch = text[i]
             if ch == "\n":
                 self.add("NL", i, i + 1)
                 i += 1
                 self.line, self.line_start = self.line + 1, i
+                if lines:
+                    i = self.line_tokens(i)
             elif ch in " \t\r\f\v":
                 i += 1
             elif text.startswith("//", i):
@@ -119,7 +216,8 @@ class _Scanner:
                 i = j
             else:
                 i = self.punct(i)
-        self.add("EOF", n, n)
+        if eof:
+            self.add("EOF", n, n)
         return self.toks
 
     def punct(self, i: int) -> int:
@@ -250,11 +348,24 @@ class Cursor:
         self.toks = toks
         self.i = 0
         self.source = source
+        self.memo: dict[str, Any] = {}  # an operand's text in line tokens -> what it reads as
 
     def peek(self, k: int = 0) -> Token:
-        """The token `k` ahead (EOF past the end)."""
+        """The token `k` ahead (EOF past the end); a line token is scanned again into
+        ordinary tokens (the parser takes line tokens with `line`)."""
         j = self.i + k
-        return self.toks[j] if j < len(self.toks) else self.toks[-1]
+        if j >= len(self.toks):
+            return self.toks[-1]
+        tok = self.toks[j]
+        if tok.kind in LINE_KINDS:
+            self.toks[j : j + 1] = rescan(tok, self.source)
+            tok = self.toks[j]
+        return tok
+
+    def line(self, kind: str) -> Token | None:
+        """The current token when it is a line token of `kind` (not consumed)."""
+        tok = self.toks[self.i]
+        return tok if tok.kind == kind else None
 
     def next(self) -> Token:
         tok = self.peek()
@@ -277,8 +388,9 @@ class Cursor:
         return self.next()
 
     def skip_newlines(self) -> None:
-        while self.peek().kind == "NL":
-            self.next()
+        toks, last = self.toks, len(self.toks) - 1
+        while self.i < last and toks[self.i].kind == "NL":  # a line token stays one
+            self.i += 1
 
 
 def describe(tok: Token) -> str:

@@ -7,18 +7,33 @@ may need for an error position; naming, typing and the body-file shape are
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from .lexer import Cursor, Token, describe, tokenize
-from .types import BodyType, parse_type
+from .errors import MirSyntaxError
+from .lexer import ARM, LOCAL, OPERAND, PLACE, Cursor, Token, describe, tokenize
+from .types import BodyType, parse_type, type_of
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(NamedTuple):
+    """A local and its projections; `src` is its token, or (when `at` >= 0) the line
+    token it starts at offset `at` of (its own token is made when an error needs it)."""
+
     local: int
     projs: tuple[str, ...]
-    tok: Token
+    src: Token
+    at: int = -1
+
+    @property
+    def tok(self) -> Token:
+        if self.at < 0:
+            return self.src
+        src, at = self.src, self.at
+        m = PLACE.match(src.value.string, at)  # type: ignore[attr-defined]
+        assert m is not None
+        col = src.col + at - src.start
+        return Token("PLACE", m.group(), src.line, col, at, m.end(), (self.local, self.projs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +76,7 @@ class Block:
     id: str
     tok: Token
     params: list[Place]
-    stmts: list[Stmt]
+    stmts: list[Stmt | Token]  # a statement line token (kind STMT) stands for itself
     term: Term
 
 
@@ -88,7 +103,7 @@ def parse_text(text: str, source: str = "<mir>") -> list[MirBody]:
     >>> [b.name for b in parse_text("fn {f}() {\\n  bb0(): {\\n    return 1\\n  }\\n}")]
     ['{f}']
     """
-    return parse_bodies(Cursor(tokenize(text, source), source))
+    return parse_bodies(Cursor(tokenize(text, source, lines=True), source))
 
 
 def parse_bodies(cur: Cursor) -> list[MirBody]:
@@ -164,15 +179,25 @@ def _body(cur: Cursor) -> MirBody:
     cur.expect("NL", what="the end of line after '{'")
     cur.skip_newlines()
     lets: list[tuple[Place, BodyType]] = []
-    while cur.at("IDENT", "let"):
-        cur.next()
-        p = _local(cur)
-        cur.expect(":", what="':' and the local's type")
-        lets.append((p, parse_type(cur)))
-        cur.expect("NL", what="the end of line after a local's type")
-        cur.skip_newlines()
+    types: dict[str, tuple[bool, BodyType]] = {}  # a let line's type text -> its type
+    toks = cur.toks
+    while True:
+        line = toks[cur.i]
+        if line.kind == "LET" and (let := _let_line(line, types, cur.source)) is not None:
+            cur.i += 1  # a line token ends with its newline
+            lets.append(let)
+            continue
+        if cur.at("IDENT", "let"):
+            cur.next()
+            p = _local(cur)
+            cur.expect(":", what="':' and the local's type")
+            lets.append((p, parse_type(cur)))
+            cur.expect("NL", what="the end of line after a local's type")
+            cur.skip_newlines()
+        else:
+            break
     blocks = []
-    while not cur.at("}"):
+    while cur.line("HEAD") is not None or not cur.at("}"):
         blocks.append(_block(cur))
         cur.skip_newlines()
     if not blocks:
@@ -182,31 +207,177 @@ def _body(cur: Cursor) -> MirBody:
 
 
 def _block(cur: Cursor) -> Block:
-    btok = _bb(cur)
-    cur.expect("(")
-    params = []
-    while not cur.at(")"):
-        params.append(_local(cur, "a block parameter '%N'"))
-        if not cur.at(")"):
-            cur.expect(",", what="',' or ')' after a block parameter")
-    cur.next()
-    cur.expect(":")
-    cur.expect("{", what="'{' opening the block")
-    cur.expect("NL", what="the end of line after '{'")
+    line = cur.line("HEAD")
+    if line is not None:
+        cur.i += 1  # a line token ends with its newline
+        btok, params = _head_line(line)
+    else:
+        btok = _bb(cur)
+        cur.expect("(")
+        params = []
+        while not cur.at(")"):
+            params.append(_local(cur, "a block parameter '%N'"))
+            if not cur.at(")"):
+                cur.expect(",", what="',' or ')' after a block parameter")
+        cur.next()
+        cur.expect(":")
+        cur.expect("{", what="'{' opening the block")
+        cur.expect("NL", what="the end of line after '{'")
     cur.skip_newlines()
-    stmts = []
+    stmts: list[Stmt | Token] = []
+    memo = cur.memo
+    toks = cur.toks
     while True:
+        line = toks[cur.i]
+        kind = line.kind
+        if kind == "STMT":  # a line token ends with its newline (and blank lines)
+            cur.i += 1
+            # kept as the line (converted from it in one step) unless it is a call
+            app = line.value.start("app") >= 0  # type: ignore[attr-defined]
+            stmts.append(stmt_line(line, memo) if app else line)
+            continue
+        if kind == "TERM":
+            cur.i += 1
+            term = _term_line(line, memo)
+            break
         tok = cur.peek()
         if tok.kind == "IDENT" and tok.text in TERMINATORS:
             term = _terminator(cur)
+            cur.expect("NL", what="the end of line after the terminator")
             break
         stmts.append(_statement(cur))
         cur.expect("NL", what="the end of line after a statement")
         cur.skip_newlines()
-    cur.expect("NL", what="the end of line after the terminator")
     cur.skip_newlines()
-    cur.expect("}", what="'}' closing the block (the terminator ends it)")
+    if toks[cur.i].kind == "CLOSE":
+        cur.i += 1
+    else:
+        cur.expect("}", what="'}' closing the block (the terminator ends it)")
     return Block(btok.text, btok, params, stmts, term)
+
+
+def _copy(t: BodyType) -> BodyType:
+    if isinstance(t, dict):
+        return {k: _copy(v) for k, v in t.items()}
+    if isinstance(t, list):
+        return [_copy(v) for v in t]
+    return t
+
+
+def _let_line(
+    tok: Token, types: dict[str, tuple[bool, BodyType]], source: str
+) -> tuple[Place, BodyType] | None:
+    """A `let %N: TYPE` line token; None when its type does not read on its own (the
+    line is then scanned token by token, for the error's position)."""
+    m: re.Match[str] = tok.value  # type: ignore[assignment]
+    local, text = m.group("local", "type")
+    hit = types.get(text)
+    if hit is None:
+        try:
+            hit = types[text] = (True, type_of(text, source))
+        except MirSyntaxError:
+            hit = types[text] = (False, None)
+    ok, t = hit
+    if not ok:
+        return None
+    # the place starts at its `%`; a mapping type is the local's own copy
+    return Place(int(local), (), tok, m.start("local") - 1), t if t.__class__ is str else _copy(t)
+
+
+_CONSTS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def _operand_parts(t: str) -> tuple[int, tuple[str, ...]] | Const:
+    """What an `OPERAND` match reads as: a place's (local, projections), or a constant."""
+    c = t[0]
+    if c == "%":
+        local_s, *projs = t[1:].split(".")
+        return int(local_s), tuple(str(int(f)) if f[0] in "0123456789" else f for f in projs)
+    if c in "tfn":
+        return Const(_CONSTS[t])
+    return Const(int(t))
+
+
+def _line_operand(tok: Token, s: int, e: int, memo: dict[str, Any]) -> Operand:
+    """The operand at [s, e) of a line token (an `OPERAND` match); `memo` keeps what
+    each text reads as."""
+    t = tok.value.string[s:e]  # type: ignore[attr-defined]
+    hit = memo.get(t)
+    if hit is None:
+        hit = memo[t] = _operand_parts(t)
+    if isinstance(hit, Const):
+        return hit
+    return Place(hit[0], hit[1], tok, s)
+
+
+def _line_operands(tok: Token, s: int, e: int, memo: dict[str, Any]) -> list[Operand]:
+    text = tok.value.string  # type: ignore[attr-defined]
+    return [_line_operand(tok, *o.span(), memo) for o in OPERAND.finditer(text, s, e)]
+
+
+def stmt_line(tok: Token, memo: dict[str, Any]) -> Stmt:
+    """A statement line token (`STMT_LINE`) as the statement `_statement` reads."""
+    m = tok.value
+    assert isinstance(m, re.Match)
+    lhs = _line_operand(tok, *m.span("lhs"), memo)
+    assert isinstance(lhs, Place)
+    rv: tuple[Any, ...]
+    if m.start("a") >= 0:
+        a = _line_operand(tok, *m.span("a"), memo)
+        if m.start("op") >= 0:
+            rv = ("binary", m.group("op"), a, _line_operand(tok, *m.span("b"), memo))
+        else:
+            rv = ("load", a)
+    elif m.start("un") >= 0:
+        rv = ("unary", m.group("un"), _line_operand(tok, *m.span("u"), memo))
+    elif m.start("tup") >= 0:
+        rv = ("agg", "tuple", _line_operands(tok, *m.span("tup"), memo), None)
+    elif m.start("app") >= 0:
+        ops = _line_operands(tok, *m.span("app"), memo)
+        rv = ("apply", ops[0], ops[1:])
+    else:
+        name = m.group("inp")
+        rv = ("input", name if m.group("mode") == "LOAD" else f"exists({name})")
+    return Stmt("assign", lhs, rv)
+
+
+def _line_target(tok: Token, s: int, e: int, memo: dict[str, Any]) -> Target:
+    """`bbN(args)` at [s, e) of a line token."""
+    text = tok.value.string  # type: ignore[attr-defined]
+    p = text.index("(", s)
+    btok = Token("IDENT", text[s:p], tok.line, tok.col + s - tok.start, s, p)
+    return Target(btok.text, btok, tuple(_line_operands(tok, p + 1, e - 1, memo)))
+
+
+def _term_line(tok: Token, memo: dict[str, Any]) -> Term:
+    """A terminator line token (`TERM_LINE`) as `_terminator` reads it."""
+    m = tok.value
+    assert isinstance(m, re.Match)
+    if m.start("ret") >= 0:
+        return Term("return", _line_operand(tok, *m.span("ret"), memo))
+    if m.start("goto") >= 0:
+        return Term("goto", targets=[(None, _line_target(tok, *m.span("goto"), memo))])
+    arms: list[tuple[int | None, Target]] = []
+    for a in ARM.finditer(m.string, *m.span("arms")):
+        v = a.group("value")
+        arms.append(
+            (None if v == "otherwise" else int(v), _line_target(tok, *a.span("target"), memo))
+        )
+    return Term("switch", _line_operand(tok, *m.span("disc"), memo), arms)
+
+
+def _head_line(tok: Token) -> tuple[Token, list[Place]]:
+    """A block header line token (`HEAD_LINE`): the block's name token, its parameters."""
+    m = tok.value
+    assert isinstance(m, re.Match)
+    s, e = m.span("bb")
+    shift = tok.col - tok.start
+    btok = Token("IDENT", m.group("bb"), tok.line, s + shift, s, e)
+    params = []
+    if m.start("params") >= 0:
+        for p in LOCAL.finditer(m.string, *m.span("params")):
+            params.append(Place(int(p.group()[1:]), (), tok, p.start()))
+    return btok, params
 
 
 def _statement(cur: Cursor) -> Stmt:
