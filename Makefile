@@ -63,7 +63,7 @@ format: $(STAMP)
 
 # Generated documents: the command line's option tables and the diagnostic codes.
 docs: $(STAMP)
-	$(PY) -m placement_cli.app.options > docs/cli.md
+	$(PY) -m placement_cli.app.commands > docs/cli.md
 	$(PY) -m placement_cli.core.diagnostics > docs/diagnostics.md
 
 goldens: $(STAMP)

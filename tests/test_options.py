@@ -1,4 +1,4 @@
-"""The command line's one declaration (`placement_cli/app/options.py`) and what is derived
+"""The command line's one declaration (`placement_cli/app/options.py`, `placement_cli/app/commands.py`) and what is derived
 from it: the typer commands, the fast launcher and `docs/cli.md`."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typer.main import get_command
 
 from placement_cli.algorithms.solve.options import SolveOptions
 from placement_cli.app.cli import app
+from placement_cli.app.commands import commands, markdown, option
 from placement_cli.app.dispatch import handler
-from placement_cli.app.options import commands, markdown, option
 from tests.conftest import ROOT
 
 CLICK = get_command(app)

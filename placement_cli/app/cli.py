@@ -1,4 +1,4 @@
-"""The typer application, built from the declarations in `app/options.py`.
+"""The typer application, built from the declarations in `app/commands.py`.
 
 typer is the authority on the command line: `--help`, `--version`, every usage error
 and every command the fast launcher (`app/launch.py`) does not read itself. Each
@@ -19,8 +19,9 @@ from typing import Annotated, Any
 import typer
 
 from placement_cli import __version__
+from placement_cli.app.commands import commands
 from placement_cli.app.dispatch import call
-from placement_cli.app.options import Command, Opt, commands
+from placement_cli.app.options import Command, Opt
 
 # `\b` keeps click from reflowing the paragraph after it.
 HELP = """\

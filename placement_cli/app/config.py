@@ -18,7 +18,7 @@ A key applies to every command that has that option and is ignored by the others
 option given on the command line wins; `--no-config` ignores the files. A key no command
 has, or a value an option does not accept, is a usage error (exit 2) naming the file.
 
->>> from placement_cli.app.options import command
+>>> from placement_cli.app.commands import command
 >>> apply_config(command("solve"), {"method": "auto", "time_limit": 5.0}, {"method"},
 ...              {"method": "heuristic", "time-limit": 2}, "placement.toml")
 {'method': 'auto', 'time_limit': 2.0, 'config': {'file': 'placement.toml', 'settings': {'time_limit': 2.0}}}
@@ -29,7 +29,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from placement_cli.app.options import Command, Opt, commands
+from placement_cli.app.commands import commands
+from placement_cli.app.options import Command, Opt
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import STDIN
 

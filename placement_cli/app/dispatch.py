@@ -1,5 +1,5 @@
 """Run a command by name with its values: the one path from a parsed command line (typer's
-or the fast launcher's) to the command's handler (`Command.handler`, `app/options.py`).
+or the fast launcher's) to the command's handler (`Command.handler`, `app/commands.py`).
 
 >>> handler("validate").__name__
 'validate'
@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from placement_cli.app.commands import command
 from placement_cli.app.config import configured
 from placement_cli.app.console import guarded, print_timings
-from placement_cli.app.options import command
 from placement_cli.core.io import STDIN
 
 Handler = Callable[[str, dict[str, Any]], int]

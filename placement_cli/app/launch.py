@@ -12,7 +12,7 @@ else — `--help`, `--version`, an unknown or misspelt option, a missing or odd 
 bundled short flags, `--`, another command — goes to typer unchanged, which stays the
 one authority on the command line: its help, its usage errors and every command.
 
-The options it knows are the ones `app/options.py` declares (the same declarations
+The options it knows are the ones `app/commands.py` gives each command (the same declarations
 typer's commands are built from), and both paths hand the same values to the same
 handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
 
@@ -30,9 +30,10 @@ import re
 import sys
 from typing import Any
 
+from placement_cli.app.commands import command
 from placement_cli.app.console import KEEPER
 from placement_cli.app.dispatch import call
-from placement_cli.app.options import Command, Opt, command
+from placement_cli.app.options import Command, Opt
 from placement_cli.pipeline.registry import STAGES
 
 # The commands the launcher may run itself: the ones a pipe or a build script calls.

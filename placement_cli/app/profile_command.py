@@ -1,5 +1,5 @@
 """`placement profile show [NAME]`: a built-in target profile as YAML (its options:
-`app/options.py`), to copy and edit into a profile file for `--targets FILE`."""
+`app/commands.py`), to copy and edit into a profile file for `--targets FILE`."""
 
 from __future__ import annotations
 

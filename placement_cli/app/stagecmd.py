@@ -2,7 +2,7 @@
 argument parsing.
 
 Each handler gets the command's name and its values by option key, as declared in
-`app/options.py`. Two parsers produce those values: typer (`app/cli.py`, the authority
+`app/commands.py`. Two parsers produce those values: typer (`app/cli.py`, the authority
 on `--help` and every usage error) and the fast launcher (`app/launch.py`, which
 handles only plain, valid invocations and otherwise hands the command line to typer).
 Nothing here imports typer.

@@ -1,4 +1,4 @@
-"""`placement tree INPUT`: the command's handler (its options: `app/options.py`)."""
+"""`placement tree INPUT`: the command's handler (its options: `app/commands.py`)."""
 
 from __future__ import annotations
 

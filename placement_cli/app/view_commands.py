@@ -1,4 +1,4 @@
-"""The handlers of `show`, `explain` and `diff` (their options: `app/options.py`).
+"""The handlers of `show`, `explain` and `diff` (their options: `app/commands.py`).
 
 The views load when a command runs, so `placement --help` stays fast.
 """
