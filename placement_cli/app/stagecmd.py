@@ -64,6 +64,26 @@ def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
     return out or None
 
 
+def _loaded_run(path: str, v: dict[str, Any], options: dict[str, Any], update: Any) -> Any:
+    """The input read (a body lowered with the command line's front-end settings) and a
+    `Run` over it, its load timed and its progress shown."""
+    from placement_cli.pipeline.run import Run, load
+
+    t0 = time.perf_counter()
+    run = Run(load(path, lower_settings(v)), options)
+    run.progress = update
+    run.timings.append(("load", time.perf_counter() - t0))
+    return run
+
+
+def _artifact(run: Any, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
+    """Stage `name`'s artifact, with the project configuration it was made under."""
+    art: dict[str, Any] = run.artifact(name, raw_plan=fmt == "json")
+    if v.get("config"):
+        art["config"] = v["config"]
+    return art
+
+
 def stage(name: str, v: dict[str, Any]) -> int:
     """`placement STAGE`: read, check, run what is missing up to `name`, write the artifact.
     Returns the exit code the artifact's status calls for."""
@@ -75,19 +95,12 @@ def stage(name: str, v: dict[str, Any]) -> int:
         v["timings"],
     )
     options = solve_options(v)
-    from placement_cli.pipeline.run import Run, load
 
     with progress(quiet) as update:
-        t0 = time.perf_counter()
-        loaded = load(path, lower_settings(v))
-        run = Run(loaded, options)
-        run.progress = update
-        run.timings.append(("load", time.perf_counter() - t0))
+        run = _loaded_run(path, v, options, update)
         run.run(name)
         with run.timed("build artifact"):
-            art = run.artifact(name, raw_plan=fmt == "json")
-            if v.get("config"):  # the project configuration this artifact was made under
-                art["config"] = v["config"]
+            art = _artifact(run, name, fmt, v)
         keep(run)
         with run.timed("write"):
             emit(art, output, fmt)
@@ -175,20 +188,14 @@ def run_all(name: str, v: dict[str, Any]) -> int:
     from placement_cli.core.io import write_files
     from placement_cli.formats.artifact import render_parts
     from placement_cli.pipeline.registry import STAGES
-    from placement_cli.pipeline.run import Run, load
 
     with progress(quiet) as update:
-        t0 = time.perf_counter()
-        pipeline = Run(load(path, lower_settings(v)), options)
-        pipeline.progress = update
-        pipeline.timings.append(("load", time.perf_counter() - t0))
+        pipeline = _loaded_run(path, v, options, update)
         files = []
         for name in STAGES:
             pipeline.run(name)
             with pipeline.timed(f"artifact {name}"):
-                art = pipeline.artifact(name, raw_plan=fmt == "json")
-                if v.get("config"):
-                    art["config"] = v["config"]
+                art = _artifact(pipeline, name, fmt, v)
                 files.append((str(Path(out_dir) / f"{name}.{fmt}"), render_parts(art, fmt)))
         keep(pipeline)
         # All or nothing: a failure while writing leaves no new file behind.
