@@ -29,6 +29,8 @@ from placement_cli.core.errors import (
     InputError,
     PlacementError,
 )
+from placement_cli.core.io import write_output
+from placement_cli.formats.artifact import render_parts
 
 
 def stderr_is_terminal() -> bool:
@@ -138,8 +140,6 @@ def guarded(debug: bool, body: Callable[[], int], diagnostics: str = "text") -> 
 def emit(art: dict[str, Any], output: str | None, fmt: str) -> None:
     """Render an artifact (`json` or `yaml`) and write it to `output` (atomically), or to
     stdout when `output` is None."""
-    from placement_cli.core.io import write_output
-    from placement_cli.formats.artifact import render_parts
 
     write_output(render_parts(art, fmt), output)
 

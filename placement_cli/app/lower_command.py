@@ -15,6 +15,7 @@ from placement_cli.core.io import (
     source_name,
     write_output,
 )
+from placement_cli.frontends.lower.profile import load_profile
 from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
 from placement_cli.frontends.mir_text import is_mir, read_body
 
@@ -25,7 +26,6 @@ def read_profile(path: str) -> dict[str, Any]:
     doc = parse_document(path, read_bytes(path))
     if not isinstance(doc, dict):
         raise InputError([Problem("", "a profile file is a mapping at the top level")], source)
-    from placement_cli.frontends.lower.profile import load_profile
 
     try:
         load_profile(doc, "")

@@ -14,8 +14,10 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel
 
+from placement_cli.algorithms.tree import TreeFile
 from placement_cli.app.console import say
 from placement_cli.core.io import write_output
+from placement_cli.formats.body import BodyFile
 from placement_cli.formats.plan import Plan
 from placement_cli.formats.sections import (
     Artifact,
@@ -25,6 +27,7 @@ from placement_cli.formats.sections import (
     SccSection,
     SolveSection,
 )
+from placement_cli.frontends.lower.profile import Profile
 
 
 class PruneArtifact(Artifact):
@@ -86,11 +89,8 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {
         "plan.schema.json": _schema(Plan, "placement plan file, version 1")
     }
-    from placement_cli.algorithms.tree import TreeFile
 
     out["tree.schema.json"] = _schema(TreeFile, "placement operator-tree file")
-    from placement_cli.formats.body import BodyFile
-    from placement_cli.frontends.lower.profile import Profile
 
     out["body.schema.json"] = _schema(
         BodyFile, "placement body file (MIR input of `placement lower`)"

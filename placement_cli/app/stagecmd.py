@@ -26,7 +26,14 @@ from placement_cli.app.console import (
     show_summary,
     warn_diagnostics,
 )
-from placement_cli.core.errors import EXIT_OK
+from placement_cli.app.solve_cli import cli_options
+from placement_cli.app.summary import summarize, summarize_run
+from placement_cli.core.errors import EXIT_OK, InputError
+from placement_cli.core.io import write_files
+from placement_cli.formats.artifact import render_parts
+from placement_cli.pipeline.registry import STAGES
+from placement_cli.pipeline.run import Run, load
+from placement_cli.views.tree_sniff import sniff
 
 
 def solve_options(v: dict[str, Any]) -> dict[str, Any]:
@@ -34,7 +41,6 @@ def solve_options(v: dict[str, Any]) -> dict[str, Any]:
     a command without solver options)."""
     if "method" not in v:
         return {}
-    from placement_cli.app.solve_cli import cli_options
 
     return {
         "solve": cli_options(
@@ -58,7 +64,10 @@ def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
     out = {k: v[k] for k in ("split", "size_cap") if v.get(k) is not None}
     if v.get("targets") is not None:
         # The profile file is read (and checked) only when one is named.
-        from placement_cli.app.lower_command import read_profile
+        # Lazy: the front end and pydantic (0.2 s, measured), only when --targets names a profile.
+        from placement_cli.app.lower_command import (
+            read_profile,
+        )
 
         out["profile"] = read_profile(v["targets"])
     return out or None
@@ -67,7 +76,6 @@ def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
 def _loaded_run(path: str, v: dict[str, Any], options: dict[str, Any], update: Any) -> Any:
     """The input read (a body lowered with the command line's front-end settings) and a
     `Run` over it, its load timed and its progress shown."""
-    from placement_cli.pipeline.run import Run, load
 
     t0 = time.perf_counter()
     run = Run(load(path, lower_settings(v)), options)
@@ -108,7 +116,6 @@ def stage(name: str, v: dict[str, Any]) -> int:
     print_timings(run.timings, timings)
 
     def summary() -> str:
-        from placement_cli.app.summary import summarize
 
         return summarize(run, name)
 
@@ -119,9 +126,6 @@ def stage(name: str, v: dict[str, Any]) -> int:
 def validate(name: str, v: dict[str, Any]) -> int:
     """`placement validate`: check a plan, or an artifact and every section in it."""
     path, quiet, timings = v["path"], v["quiet"], v["timings"]
-    from placement_cli.pipeline.registry import STAGES
-    from placement_cli.pipeline.run import Run, load
-    from placement_cli.views.tree_sniff import sniff
 
     t0 = time.perf_counter()
     tree_art, again = sniff(path)
@@ -149,8 +153,10 @@ def validate(name: str, v: dict[str, Any]) -> int:
 
 def _validate_tree(art: Any, v: dict[str, Any]) -> int:
     """A tree artifact: its recorded result checked against its tree file."""
-    from placement_cli.core.errors import InputError
-    from placement_cli.views.tree import check
+    # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+    from placement_cli.views.tree import (
+        check,
+    )
 
     t0 = time.perf_counter()
     problems, tree, _ = check(art, v.get("tree"))
@@ -185,10 +191,6 @@ def run_all(name: str, v: dict[str, Any]) -> int:
     options = solve_options(v)
     from pathlib import Path
 
-    from placement_cli.core.io import write_files
-    from placement_cli.formats.artifact import render_parts
-    from placement_cli.pipeline.registry import STAGES
-
     with progress(quiet) as update:
         pipeline = _loaded_run(path, v, options, update)
         files = []
@@ -206,7 +208,6 @@ def run_all(name: str, v: dict[str, Any]) -> int:
     if not quiet:
 
         def summary() -> str:
-            from placement_cli.app.summary import summarize_run
 
             return summarize_run(pipeline, out_dir)
 

@@ -8,11 +8,24 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from placement_cli.core.io import write_output
+from placement_cli.algorithms.solve.options import SolveOptions
+from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
+from placement_cli.core.io import dumps, source_name, write_output
+from placement_cli.pipeline.run import load
+from placement_cli.views.data import prepare, run_to
+from placement_cli.views.diff import diff as diff_artifacts
+from placement_cli.views.diff import to_text as diff_text
+from placement_cli.views.dot import to_dot
+from placement_cli.views.explain import ExplainOptions
+from placement_cli.views.explain import explain as explain_block
+from placement_cli.views.explain import to_text as explain_text
+from placement_cli.views.mermaid import to_mermaid
+from placement_cli.views.show import TABLES, render
+from placement_cli.views.text import plain, rich_print
+from placement_cli.views.tree_sniff import sniff
 
 
 def _options(time_limit: float) -> dict[str, object]:
-    from placement_cli.algorithms.solve.options import SolveOptions
 
     return {"solve": SolveOptions(time_limit=time_limit)}
 
@@ -29,10 +42,6 @@ def _write(text: str, output: str | None) -> None:
 
 def show(name: str, v: dict[str, Any]) -> int:
     """Draw a placement: the CFG by target, the islands, or the island graph."""
-    from placement_cli.views.data import prepare
-    from placement_cli.views.show import TABLES, render
-    from placement_cli.views.text import plain, rich_print
-    from placement_cli.views.tree_sniff import sniff
 
     view, fmt, output = v["view"], v["format"], v["output"]
     tree_art, again = sniff(v["path"])
@@ -59,10 +68,14 @@ def show(name: str, v: dict[str, Any]) -> int:
 
 def _show_tree(art: Any, v: dict[str, Any]) -> int:
     """A tree artifact: the operator tree (every --view draws it)."""
-    from placement_cli.views.dot import to_dot
-    from placement_cli.views.mermaid import to_mermaid
-    from placement_cli.views.text import plain, rich_print
-    from placement_cli.views.tree import built_tree, operators, tree_diagram, tree_input, tree_table
+    # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+    from placement_cli.views.tree import (
+        built_tree,
+        operators,
+        tree_diagram,
+        tree_input,
+        tree_table,
+    )
 
     problem = tree_input(art, v.get("tree"))
     tree = built_tree(art, problem)
@@ -95,19 +108,13 @@ def explain(name: str, v: dict[str, Any]) -> int:
     """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
     from pathlib import PurePath
 
-    from placement_cli.core.io import dumps
-    from placement_cli.pipeline.run import load
-    from placement_cli.views.data import run_to
-    from placement_cli.views.explain import ExplainOptions, to_text
-    from placement_cli.views.explain import explain as explain_block
-
     loaded = load(v["path"])
     run = run_to(loaded, "solve", _options(v["time_limit"]))
     ex = explain_block(run, v["block"], ExplainOptions(time_limit=v["time_limit"]))
     if v["format"] == "json":
         _write(dumps(ex).decode(), v["output"])
     else:
-        _write(to_text(ex, run.g.name or PurePath(loaded.source).name), v["output"])
+        _write(explain_text(ex, run.g.name or PurePath(loaded.source).name), v["output"])
     if any(r["pinned"] and not r["pinned"]["proven"] for r in ex["targets"]):
         _warn(
             ["some pinned optima are not proven within --time-limit; raise it for a proof"],
@@ -118,12 +125,6 @@ def explain(name: str, v: dict[str, Any]) -> int:
 
 def diff(name: str, v: dict[str, Any]) -> int:
     """Compare two artifacts of the same stage. Exit 0 same, 7 different, 3 invalid input."""
-    from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
-    from placement_cli.core.io import dumps, source_name
-    from placement_cli.pipeline.run import load
-    from placement_cli.views.diff import diff as diff_artifacts
-    from placement_cli.views.diff import to_text
-    from placement_cli.views.tree_sniff import sniff
 
     a, b = v["a"], v["b"]
     if a == "-" and b == "-":
@@ -154,10 +155,13 @@ def diff(name: str, v: dict[str, Any]) -> int:
     if v["format"] == "json":
         text = dumps(d).decode()
     elif d["kind"] == "tree":
-        from placement_cli.views.tree import tree_diff_text
+        # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+        from placement_cli.views.tree import (
+            tree_diff_text,
+        )
 
         text = tree_diff_text(d)
     else:
-        text = to_text(d)
+        text = diff_text(d)
     _write(text, v["output"])
     return 0 if d["same"] else EXIT_DIFFERS

@@ -149,7 +149,11 @@ def parse_document(path: str, data: bytes, limits: Limits | None = None) -> Any:
         return doc
     import yaml  # only YAML users pay for the import
 
-    from placement_cli.core.yaml_core import YamlProblem, load_yaml
+    # Lazy: PyYAML (~13 ms, measured), only for YAML input.
+    from placement_cli.core.yaml_core import (
+        YamlProblem,
+        load_yaml,
+    )
 
     try:
         return load_yaml(data, lim)

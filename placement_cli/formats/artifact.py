@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from placement_cli.core.io import dumps
+
 _OPTS = orjson.OPT_SORT_KEYS
 
 
@@ -225,8 +227,6 @@ def render_parts(art: dict[str, Any], fmt: str = "json") -> list[bytes]:
     True
     """
     if fmt == "yaml":
-        from placement_cli.core.io import dumps
-
         return [dumps(_plain_raw(art), "yaml")]
     out: list[bytes] = []
     _emit(art, 0, False, out)

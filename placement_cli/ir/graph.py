@@ -555,7 +555,10 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
     # pydantic (a fifth of a second) is imported only when a document needs the models.
     from pydantic import ValidationError
 
-    from placement_cli.formats.plan import Plan
+    # Lazy: the pydantic models (0.2 s, measured), only when a document needs them.
+    from placement_cli.formats.plan import (
+        Plan,
+    )
 
     with gc_paused():
         try:

@@ -14,6 +14,7 @@ from typing import Any
 
 from placement_cli.core.io import num
 from placement_cli.formats.planview import Plan as PlanView
+from placement_cli.ir.normalize import normalize
 
 INF = math.inf
 
@@ -86,8 +87,6 @@ class Graph:
         that only reads a plan to run an algorithm should not pay for it."""
         got = self._memo.get("normalized")
         if got is None:
-            from placement_cli.ir.normalize import normalize
-
             got = self._memo["normalized"] = normalize(self)
         return got  # type: ignore[no-any-return]
 

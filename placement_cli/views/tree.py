@@ -33,6 +33,7 @@ from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num, read_bytes
 from placement_cli.views.data import fmt_num
 from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
+from placement_cli.views.diff import changes, value_text
 from placement_cli.views.text import TextTable
 from placement_cli.views.tree_sniff import TreeArtifact
 
@@ -342,7 +343,6 @@ def tree_diff(a: TreeArtifact, b: TreeArtifact) -> dict[str, Any]:
     """What changed between two tree artifacts: status, latency, budget and cuts used,
     operators that moved engine, cuts added and removed, the critical path, the
     frontier, the input (by its sha256), the diagnostics."""
-    from placement_cli.views.diff import changes
 
     sa, sb = a.section, b.section
     out: dict[str, Any] = {}
@@ -407,7 +407,6 @@ def tree_diff(a: TreeArtifact, b: TreeArtifact) -> dict[str, Any]:
 
 def tree_diff_text(d: dict[str, Any]) -> str:
     """The differences for people, one per line."""
-    from placement_cli.views.diff import value_text
 
     lines = [
         f"{d['a']} -> {d['b']} (tree artifacts): " + ("no differences" if d["same"] else "differ")

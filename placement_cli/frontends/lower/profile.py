@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.problems import validation_problems
 from placement_cli.frontends.lower.types import Types
 
 Cost = Annotated[float, Field(ge=0)]
@@ -374,7 +375,6 @@ def load_profile(raw: str | dict[str, Any], prefix: str = "profile") -> Compiled
                 [Problem(prefix, f"unknown built-in profile '{raw}' (known: {', '.join(BUILTIN)})")]
             )
         raw = BUILTIN[raw]
-    from placement_cli.core.problems import validation_problems
 
     try:
         prof = Profile.model_validate(raw)

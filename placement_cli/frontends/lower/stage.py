@@ -11,10 +11,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from placement_cli.core.errors import InputError
+from placement_cli.core.problems import validation_problems
 from placement_cli.formats.body import BodyFile
 from placement_cli.frontends.lower.eligibility import analyse
 from placement_cli.frontends.lower.emit import emit, piece_edges
 from placement_cli.frontends.lower.ir import FileIR, compile_file
+from placement_cli.frontends.lower.planmode import lower_plan
 from placement_cli.frontends.lower.profile import Compiled, load_profile
 from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
 from placement_cli.frontends.lower.split import split
@@ -35,7 +37,6 @@ class LowerOptions(BaseModel):
 
 def validate_body_file(doc: Any) -> BodyFile:
     """The body file model, from parsed data or (faster) from JSON bytes."""
-    from placement_cli.core.problems import validation_problems
 
     try:
         if isinstance(doc, bytes):
@@ -117,7 +118,6 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
             return lower_body(validate_body_file(doc), options)
         if isinstance(doc, dict) and "format_version" in doc and isinstance(doc.get("plan"), dict):
             doc = doc["plan"]  # an artifact: split its (normalised) plan
-        from placement_cli.frontends.lower.planmode import lower_plan
 
         plan, section, diags = lower_plan(doc, options.split or "runs")
         section["diagnostics"] = diags
