@@ -211,7 +211,7 @@ def test_the_indirect_codes_are_literals_of_their_source():
 
 
 def test_the_scan_follows_a_code_through_a_variable_and_a_parameter():
-    """`_infeasible` picks its code in a variable; islands' `_empty` takes it as a parameter."""
+    """`outcomes.infeasible` picks its code in a variable; islands' `_empty` takes it as a parameter."""
     raised, _ = _raised()
     assert {"infeasible", "pin-infeasible", "no-assignment", "unpriceable-transfer"} <= set(raised)
 

@@ -28,29 +28,29 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from placement_cli.algorithms.scc import SccResult
+from placement_cli.algorithms.solve import outcomes
 from placement_cli.algorithms.solve.complete import (
     INF,
     Budget,
-    Instance,
     arc_consistent,
     branch_and_bound,
     build_instance,
     find_feasible,
     root_bound,
-    search,
     slack,
-    whole,
 )
+from placement_cli.algorithms.solve.context import Ctx
 from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate, feasible_for
 
 # The options and the section are modules of their own (solve_options, solve_result);
 # their names stay importable from here.
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
+from placement_cli.algorithms.solve.pins import check_pins, pin_domains, pin_text, warm_incumbent
 from placement_cli.algorithms.solve.result import SolveResult, clean_stats, from_json
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
@@ -63,6 +63,7 @@ __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 def _exact_module() -> Any:
     """`solvers.exact` when this build has it (issue 4 adds it), else None."""
     try:
+        # Lazy: optional in a build (None without it); its import (~30 ms) only when used.
         import placement_cli.algorithms.solve.exact as exact
     except ModuleNotFoundError as exc:
         if exc.name == "placement_cli.algorithms.solve.exact":
@@ -71,187 +72,12 @@ def _exact_module() -> Any:
     return exact
 
 
-# ------------------------------------------------------------- pins, warm start
-
-
-def _pin_text(opts: SolveOptions) -> str:
-    parts = [f"--pin {b}={t}" for b, t in opts.pins] + [
-        f"--forbid {b}={t}" for b, t in opts.forbids
-    ]
-    return ", ".join(parts)
-
-
-def _check_pins(g: Graph, opts: SolveOptions) -> None:
-    """Unknown blocks or targets (and blocks that never run) are input errors: exit 3."""
-    problems: list[Problem] = []
-    for flag, pairs in (("--pin", opts.pins), ("--forbid", opts.forbids)):
-        for b, t in pairs:
-            where = f"{flag} {b}={t}"
-            if b not in g.index:
-                problems.append(Problem(where, f"unknown block {b!r:.60}"))
-            elif not g.live[g.index[b]]:
-                problems.append(
-                    Problem(where, f"block {b!r:.60} is unreachable and takes no target")
-                )
-            if t not in g.targets:
-                problems.append(
-                    Problem(where, f"unknown target {t!r:.60} (targets: {', '.join(g.targets)})")
-                )
-    if problems:
-        raise InputError(problems)
-
-
-def _pin_domains(
-    g: Graph, domains: tuple[int, ...], opts: SolveOptions
-) -> tuple[tuple[int, ...], Diagnostic | None]:
-    """The domains narrowed by the pins and forbids, or a diagnostic naming the pin that
-    no target of the (pruned) domain satisfies."""
-    dom = list(domains)
-    for b_id, t_name in opts.pins:
-        b, t = g.index[b_id], g.targets.index(t_name)
-        if not domains[b] >> t & 1:
-            left = ", ".join(g.target_list(domains[b])) or "none"
-            return domains, Diagnostic(
-                "error",
-                "pin-infeasible",
-                f"pin {b_id}={t_name} is impossible: block '{b_id}' cannot run on "
-                f"'{t_name}' (its targets after pruning: {left})",
-                (b_id,),
-            )
-        dom[b] &= 1 << t
-        if not dom[b]:
-            others = [f"{x}={y}" for x, y in opts.pins if x == b_id]
-            return domains, Diagnostic(
-                "error",
-                "pin-infeasible",
-                f"pins {', '.join(others)} are impossible together: block '{b_id}' "
-                "runs on one target",
-                (b_id,),
-            )
-    for b_id, t_name in opts.forbids:
-        b, t = g.index[b_id], g.targets.index(t_name)
-        dom[b] &= ~(1 << t)
-        if not dom[b]:
-            named = [f"{x}={y}" for x, y in opts.forbids if x == b_id] + [
-                f"{x}={y}" for x, y in opts.pins if x == b_id
-            ]
-            return domains, Diagnostic(
-                "error",
-                "pin-infeasible",
-                f"forbidding {', '.join(named)} leaves block '{b_id}' no target",
-                (b_id,),
-            )
-    return tuple(dom), None
-
-
-def _warm_incumbent(c: _Ctx, warm: tuple[Pair, ...]) -> tuple[int, ...] | None:
-    """The earlier assignment on this plan: blocks matched by id, targets by name. Blocks
-    that are new, or whose old target is no longer allowed, are repaired greedily: the
-    matched blocks keep their targets and a cheapest-first search with arc consistency
-    places the rest. None when no repair exists within a tenth of the budget (a cold
-    start then)."""
-    g, inst = c.g, c.inst
-    old = dict(warm)
-    a = [UNASSIGNED] * g.n_blocks
-    missing = 0
-    for b in inst.live:
-        t_name = old.get(g.block_ids[b])
-        t = g.targets.index(t_name) if t_name in g.targets else -1
-        if t >= 0 and inst.dom[b] >> t & 1:
-            a[b] = t
-        else:
-            missing += 1
-    c.stats["warm_matched"] = len(inst.live) - missing
-    if not missing and feasible_for(g, c.domains, a):
-        return tuple(a)
-    sub = whole(inst)
-    dom = [1 << a[b] if a[b] >= 0 else inst.dom[b] for b in sub.blocks]
-    # A tenth of what is left: a failed repair must leave the real search its time.
-    sub_budget = Budget(time.monotonic() + c.budget.remaining() / 10, c.budget.memory_bytes)
-    f = search(
-        sub,
-        dom,
-        [inst.unary[b] for b in sub.blocks],
-        mac=True,
-        bound=False,
-        budget=sub_budget,
-        first_only=True,
-    )
-    if f.values is None:
-        c.stats["warm_repaired"] = False
-        return None
-    c.stats["warm_repaired"] = True
-    for i, b in enumerate(sub.blocks):
-        a[b] = f.values[i]
-    return tuple(a)
-
-
 # ------------------------------------------------------------------ results
+# (`infeasible` and `failed` are in `outcomes`; `_unsolved` stays here: the scan of
+# tests/test_codes.py follows its `reason` only to the calls in this module.)
 
 
-def _infeasible(
-    g: Graph,
-    domains: tuple[int, ...],
-    blocks: tuple[int, ...],
-    why: str,
-    method: str,
-    used: str | None,
-    stats: dict[str, Any],
-    pins: str = "",
-) -> SolveResult:
-    ids = [g.block_ids[b] for b in blocks]
-    if why == "empty":
-        msg = f"no feasible placement: block '{ids[0]}' has no target left after pruning"
-    elif not ids:
-        msg = "no feasible placement (exhaustive search)"
-    elif len(ids) == 1:
-        msg = f"no feasible placement: block '{ids[0]}' has no target that fits its neighbours (exhaustive search)"
-    else:
-        msg = (
-            f"no feasible placement: no assignment of the cycle {', '.join(ids)} fits its neighbours "
-            f"(exhaustive search)"
-        )
-    code = "infeasible"
-    if pins:
-        code = "pin-infeasible"
-        msg = msg.replace("no feasible placement", f"no feasible placement respects {pins}", 1)
-    return _failed(
-        g,
-        domains,
-        Diagnostic("error", code, msg, tuple(ids)),
-        method,
-        used,
-        "prune" if why == "empty" else used,
-        stats,
-    )
-
-
-def _failed(
-    g: Graph,
-    domains: tuple[int, ...],
-    diag: Diagnostic,
-    method: str,
-    used: str | None,
-    proved_by: str | None,
-    stats: dict[str, Any],
-) -> SolveResult:
-    return SolveResult(
-        assignment=(UNASSIGNED,) * g.n_blocks,
-        status="infeasible",
-        diagnostics=(diag,),
-        cost=None,
-        optimal=True,
-        lower_bound=INF,
-        domains=domains,
-        method=method,
-        method_used=used,
-        proved_by=proved_by,
-        lower_bound_by=None,
-        stats=stats,
-    )
-
-
-def _unsolved(c: _Ctx, reason: str, lb: float, lb_by: str, used: str | None) -> SolveResult:
+def _unsolved(c: Ctx, reason: str, lb: float, lb_by: str, used: str | None) -> SolveResult:
     """Stopped by a limit with no feasible assignment and no proof that none exists."""
     what = (
         f"time limit ({c.opts.time_limit:g} s)"
@@ -278,25 +104,10 @@ def _unsolved(c: _Ctx, reason: str, lb: float, lb_by: str, used: str | None) -> 
     )
 
 
-@dataclass
-class _Ctx:
-    g: Graph
-    domains: tuple[int, ...]  # what the search runs on (pruned, pinned)
-    report_domains: tuple[int, ...]  # what the artifact lists per block (pruned)
-    comps: SccResult
-    opts: SolveOptions
-    inst: Instance
-    budget: Budget
-    stats: dict[str, Any]
-    warnings: list[Diagnostic]
-    incumbent: tuple[int, ...] | None = None
-    pins: str = ""
-
-
 # ----------------------------------------------------------------- methods
 
 
-def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, str | None]:
+def _heuristic(c: Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, str | None]:
     """The seed, then the complete search if it gave up. (assignment, or None when none
     was found; where the seed failed; which solver answered; the limit that stopped the
     search when it ended without an answer or a proof, else None)."""
@@ -349,7 +160,7 @@ def _heuristic(c: _Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, s
     return a, h.failed, "complete", None
 
 
-def _prove(c: _Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] | None]:
+def _prove(c: Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] | None]:
     """Exhaustive B&B on small plans: (proven optimum or None, a better assignment)."""
     o = c.opts
     if len(c.inst.live) > o.prove_max_blocks or o.prove_node_limit == 0:
@@ -364,7 +175,7 @@ def _prove(c: _Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] |
     return _plan_total(c.g, best), bb.assignment
 
 
-def _value(c: _Ctx, a: tuple[int, ...]) -> float:
+def _value(c: Ctx, a: tuple[int, ...]) -> float:
     """An assignment's objective for comparisons: the plan's own sum, or the scaled one
     when the plan's sums could overflow."""
     if c.inst.shift:
@@ -410,18 +221,18 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     start = time.monotonic()
     mem = opts.memory_limit_mb * 2**20 if opts.memory_limit_mb is not None else None
     budget = Budget(start + opts.time_limit, mem)
-    _check_pins(g, opts)
+    check_pins(g, opts)
     inst = build_instance(g, domains)
     stats: dict[str, Any] = {}
     method = opts.method
     if inst.empty:
-        return _infeasible(g, domains, inst.empty, "empty", method, None, stats)
+        return outcomes.infeasible(g, domains, inst.empty, "empty", method, None, stats)
     report_domains = domains
-    pins = _pin_text(opts)
+    pins = pin_text(opts)
     if pins:
-        narrowed, diag = _pin_domains(g, domains, opts)
+        narrowed, diag = pin_domains(g, domains, opts)
         if diag is not None:
-            return _failed(g, domains, diag, method, None, "pins", stats)
+            return outcomes.failed(g, domains, diag, method, None, "pins", stats)
         dom, emptied = arc_consistent(
             inst, [narrowed[b] if g.live[b] else 0 for b in range(g.n_blocks)]
         )
@@ -434,12 +245,12 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                 "fits its neighbours (arc consistency)",
                 (bid,),
             )
-            return _failed(g, domains, diag, method, None, "pins", stats)
+            return outcomes.failed(g, domains, diag, method, None, "pins", stats)
         domains = tuple(dom[b] if g.live[b] else domains[b] for b in range(g.n_blocks))
         inst = replace(inst, dom=dom)
-    c = _Ctx(g, domains, report_domains, comps, opts, inst, budget, stats, [], pins=pins)
+    c = Ctx(g, domains, report_domains, comps, opts, inst, budget, stats, [], pins=pins)
     if opts.warm_start is not None:
-        c.incumbent = _warm_incumbent(c, opts.warm_start)
+        c.incumbent = warm_incumbent(c, opts.warm_start)
     exact = _exact_module() if method != "heuristic" else None
     if method == "exact" and exact is None:
         raise PlacementError(
@@ -489,7 +300,9 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                 budget=budget,
             )
             if h.assignment is None:
-                return _infeasible(g, domains, h.failed, "search", method, "exact", stats, pins)
+                return outcomes.infeasible(
+                    g, domains, h.failed, "search", method, "exact", stats, pins
+                )
             c.warnings.append(
                 Diagnostic(
                     "warning",
@@ -506,7 +319,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                     if math.isfinite(out.lower_bound) and out.lower_bound > lb:
                         lb, lb_by = out.lower_bound, "exact"
                     return _unsolved(c, stopped, lb, lb_by, used)
-                return _infeasible(g, domains, failed, "search", method, used, stats, pins)
+                return outcomes.infeasible(g, domains, failed, "search", method, used, stats, pins)
         elif out.optimal:
             exact_cost = evaluate(g, a)
             assert exact_cost is not None  # (`_checked` let only a feasible answer through)
@@ -526,7 +339,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         if a is None:
             if stopped:
                 return _unsolved(c, stopped, lb, lb_by, used)
-            return _infeasible(g, domains, failed, "search", method, used, stats, pins)
+            return outcomes.infeasible(g, domains, failed, "search", method, used, stats, pins)
         bound_module = _exact_module() if not inst.shift else None
         if bound_module is not None and not budget.exceeded():
             # The seed's own answer stays as it is; the exact machinery only certifies how
