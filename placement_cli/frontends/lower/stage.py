@@ -12,9 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from placement_cli.core.errors import InputError
 from placement_cli.formats.body import BodyFile
+from placement_cli.frontends.lower.compile import compile_file
 from placement_cli.frontends.lower.eligibility import analyse
 from placement_cli.frontends.lower.emit import emit, piece_edges
-from placement_cli.frontends.lower.ir import FileIR, compile_file
+from placement_cli.frontends.lower.ir import FileIR
 from placement_cli.frontends.lower.profile import Compiled, load_profile
 from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
 from placement_cli.frontends.lower.split import split
@@ -35,6 +36,7 @@ class LowerOptions(BaseModel):
 
 def validate_body_file(doc: Any) -> BodyFile:
     """The body file model, from parsed data or (faster) from JSON bytes."""
+    # lazy: only a file that fails validation needs the problem list
     from placement_cli.core.problems import validation_problems
 
     try:
@@ -117,6 +119,7 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
             return lower_body(validate_body_file(doc), options)
         if isinstance(doc, dict) and "format_version" in doc and isinstance(doc.get("plan"), dict):
             doc = doc["plan"]  # an artifact: split its (normalised) plan
+        # lazy: only splitting an existing plan (not a body file) needs planmode
         from placement_cli.frontends.lower.planmode import lower_plan
 
         plan, section, diags = lower_plan(doc, options.split or "runs")
