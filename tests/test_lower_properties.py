@@ -6,7 +6,7 @@ from hypothesis import given, settings
 
 from placement_cli.frontends.lower import LowerOptions, lower_to_plan
 from placement_cli.frontends.lower.eligibility import _Rules, universal
-from placement_cli.frontends.lower.ir import reverse_postorder
+from placement_cli.frontends.lower.flow import reverse_postorder
 from placement_cli.frontends.lower.stage import parse_body_file
 from placement_cli.pipeline.run import STAGES, Loaded, Run, parse_plan
 from tests.budget import examples

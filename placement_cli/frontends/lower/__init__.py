@@ -1,9 +1,10 @@
 """`lower`: derive a plan from a MIR body (eligibility, splitting, sizes, matrices, premium).
 
 Modules follow the analysis's own parts: `types`, `profile`, `ir` (checked, indexed
-bodies), `eligibility`, `split`, `sizes` (sizes and liveness), `matrices` (transition
-matrices), `premium` (vertex path premium), `emit` (the plan), `planmode` (splitting an
-existing plan), `stage` (the order). The body file's model is `formats/body.py`.
+bodies), `compile` (a body file checked into `ir`), `flow` (a body's control flow),
+`eligibility`, `split`, `sizes` (sizes and liveness), `matrices` (transition matrices),
+`premium` (vertex path premium), `emit` (the plan), `planmode` (splitting an existing
+plan), `stage` (the order). The body file's model is `formats/body.py`.
 
 The package itself imports nothing: `stage` needs pydantic (a fifth of a second), and
 the command line reads `split`'s modes on every pipeline command.

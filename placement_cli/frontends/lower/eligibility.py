@@ -24,6 +24,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+from placement_cli.frontends.lower.flow import body_flow
 from placement_cli.frontends.lower.ir import (
     K_CONST,
     K_ENV,
@@ -32,7 +33,6 @@ from placement_cli.frontends.lower.ir import (
     BodyIR,
     Op,
     Stmt,
-    body_flow,
 )
 from placement_cli.frontends.lower.profile import Compiled, TargetRules
 

@@ -16,6 +16,7 @@ import heapq
 import math
 from typing import TYPE_CHECKING
 
+from placement_cli.frontends.lower.flow import body_flow
 from placement_cli.frontends.lower.ir import (
     K_ARG,
     K_CONST,
@@ -25,7 +26,6 @@ from placement_cli.frontends.lower.ir import (
     BodyIR,
     FileIR,
     Op,
-    body_flow,
 )
 from placement_cli.frontends.lower.types import UNKNOWN as UNKNOWN_TY
 from placement_cli.frontends.lower.types import Ty, Types

@@ -13,9 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from placement_cli.core.errors import InputError
 from placement_cli.core.problems import validation_problems
 from placement_cli.formats.body import BodyFile
+from placement_cli.frontends.lower.compile import compile_file
 from placement_cli.frontends.lower.eligibility import analyse
 from placement_cli.frontends.lower.emit import emit, piece_edges
-from placement_cli.frontends.lower.ir import FileIR, compile_file
+from placement_cli.frontends.lower.ir import FileIR
 from placement_cli.frontends.lower.planmode import lower_plan
 from placement_cli.frontends.lower.profile import Compiled, load_profile
 from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
