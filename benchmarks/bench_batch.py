@@ -11,7 +11,7 @@ different seeds) into a directory and measures, as whole processes:
   `--loop-sample` of the files (the loop's time grows linearly with the files: one
   process start each), scaled to `--n`. `--loop-sample 0` runs the loop on all of them.
 
-Goal (issue 24): the batch at least 4x faster than the loop on 1,000 bodies.
+Goal: the batch at least 4x faster than the loop on 1,000 bodies.
 """
 
 from __future__ import annotations

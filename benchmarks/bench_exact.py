@@ -85,7 +85,7 @@ def instances(quick: bool, big: bool) -> list[Instance]:
     ]
     out += [("dense_loop", n, k, s) for n in (100, 300, 1000) for k in (3, 4) for s in range(3)]
     out += [("random", n, None, s) for n in (20, 50, 100, 200) for s in range(5)]
-    # Issue 13's hard cores: random cyclic graphs of 200 to 2,000 blocks with 5 to 8 targets.
+    # The hard cores (2026-11-26): random cyclic graphs of 200 to 2,000 blocks with 5 to 8 targets.
     out += [
         ("random", n, k, s) for n in (200, 500, 1000, 2000) for k in (5, 6, 7, 8) for s in range(2)
     ]

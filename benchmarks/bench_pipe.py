@@ -10,7 +10,7 @@ of every artifact against its input. Times are the best of --repeat runs, as wal
 and as CPU time (user + sys of the processes): on a shared machine the CPU time is the
 steadier number. Bytecode is compiled once first (a user's installation has it).
 
-Goals (issue 10): pipe within 1.5x of `run`; every artifact at most 2x its input;
+Goals: pipe within 1.5x of `run`; every artifact at most 2x its input;
 `solve` under 1.5 s on 10k blocks and under 0.25 s on 300; on 100k blocks `validate`
 under 2 s, `solve` under 6 s, the pipe under 20 s.
 """

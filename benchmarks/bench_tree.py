@@ -111,7 +111,7 @@ def generate(n: int, n_engines: int, seed: int, shape: str = "plan") -> dict[str
 
 def binary_explicit(n: int, n_engines: int, seed: int) -> dict[str, Any]:
     """A complete binary tree of n operators with an explicit transfer for every edge
-    and ordered engine pair (the bulky input of issue 13: 10k nodes, 8 engines, 34+ MB)."""
+    and ordered engine pair (the bulky input of the tree goals: 10k nodes, 8 engines, 34+ MB)."""
     rng = random.Random(seed)
     spec = generate(n, n_engines, seed, "plan")
     for i, nd in enumerate(spec["nodes"]):

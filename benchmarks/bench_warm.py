@@ -1,4 +1,4 @@
-"""Warm start vs cold start of `solve` after a small edit (issue 11 item 5).
+"""Warm start vs cold start of `solve` after a small edit.
 
     .venv/bin/python -m benchmarks.bench_warm [--blocks 100000] [--targets 3] [--frac 0.01]
 

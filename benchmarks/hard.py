@@ -5,7 +5,7 @@ each allowed pair), and the blocks form one big loop, so a plan is feasible exac
 its undirected block graph can be coloured with the plan's targets. Near the colouring
 threshold arc consistency proves nothing and every search has to branch; with enough
 edges there is no colouring at all. These are the plans on which the seed's fallback
-used to run for minutes (issue 12).
+used to run for minutes (before 2026-11-26).
 """
 
 from __future__ import annotations

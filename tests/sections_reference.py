@@ -1,4 +1,4 @@
-"""The section checks as they were before the linear-time verifiers (session 4): prune's and
+"""The section checks as they were before the linear-time verifiers (2026-11-26): prune's and
 solve's linear passes, and scc's and fuse's recompute-and-compare. Kept verbatim as the
 reference the stages' checks are tested against (`tests/test_sections_verify.py`): the
 same sections accepted, the same message for every rejected one, the same value and

@@ -448,7 +448,7 @@ def _forbidding(plan: dict[str, Any], p: float, seed: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("seed,p", [(0, 0.6), (0, 0.5), (1, 0.5)])
 def test_search_nodes_left_without_values(seed: int, p: float) -> None:
-    """Issue 12, item 2: dense forbidden pairs leave a search node where the reductions
+    """Dense forbidden pairs leave a search node where the reductions
     fold infinite costs onto every value of a block the masking did not look at. The
     diffusion bound crashed there (`min() arg is an empty sequence`, seeds (0, 0.6) and
     (0, 0.5)) and a leaf proved infeasible by its elimination crashed rounding `inf`
@@ -618,7 +618,7 @@ def test_combine_equals_literal_joint_table(seed: int) -> None:
 
 class _HeapElimination:
     """The reference: the heap-driven bucket elimination `OrderedEliminator` replaced,
-    as it was (`Eliminator.run` before session 8). It picks the block with the cheapest
+    as it was (`Eliminator.run` before 2026-11-27). It picks the block with the cheapest
     joint table next (ties by block), keeping the interaction graph as it goes."""
 
     def __init__(self, ks: dict[int, int], factors: list[Any], constant: float) -> None:

@@ -1,4 +1,4 @@
-"""The exact method's per-plan fixed work, rewritten for speed (session 9), held to the
+"""The exact method's per-plan fixed work, rewritten for speed (2026-11-27), held to the
 literal forms it replaced: the same floats bit for bit (sums in the same order, the
 first minimum kept), the same logs, factors, counts and decoded values."""
 
@@ -43,7 +43,7 @@ def _bits(x: Any) -> Any:
 def _reference_reduce_core(
     ks: Any, unary: Any, nbr: Any, cand: list[int], n: int, const: float, counts: list[int]
 ) -> tuple[float, list[Any]]:
-    """`reduce_core` as it was before session 9 (generic maps and slices per cell)."""
+    """`reduce_core` as it was before that rewrite (generic maps and slices per cell)."""
     queued = bytearray(n)
     queue = [b for b in cand if len(nbr[b]) <= 2]
     for b in queue:
@@ -114,7 +114,7 @@ def _reference_reduce_core(
 
 
 def _reference_build(g: Any, domains: tuple[int, ...]) -> Any:
-    """`build_model` as it was before session 9 (one loop over the edges, unaries summed by `map`)."""
+    """`build_model` as it was before that rewrite (one loop over the edges, unaries summed by `map`)."""
     n = g.n_blocks
     live = g.live
     values: list[list[int]] = [[] for _ in range(n)]
@@ -235,7 +235,7 @@ def test_build_equals_reference(plan: dict[str, Any], pruned: bool) -> None:
 
 
 def _reference_undo(log: list[Any], ks: Any, val: dict[int, int]) -> None:
-    """`undo_reductions` as it was before session 9."""
+    """`undo_reductions` as it was before that rewrite."""
     add = _add
     for x, y, z, ux, ty, tz in reversed(log):
         kx = len(ux)
@@ -382,7 +382,7 @@ def test_recorded_scopes_are_the_combined_scopes(seed: int) -> None:
 
 
 def _reference_decode(log: list[Any], ks: Any, val: dict[int, int]) -> None:
-    """`decode` as it was before session 9 (strides for every scope)."""
+    """`decode` as it was before that rewrite (strides for every scope)."""
     for x, facs in reversed(log):
         kx = ks[x]
         s: Any = None

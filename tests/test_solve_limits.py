@@ -1,5 +1,5 @@
 """`solve` under its limits and on hostile numbers: every search stops at the deadline
-and says honestly what it proved (issue 12 items 1 and 5, the overflow findings)."""
+and says honestly what it proved (the overflow findings of 2026-11-26)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pins, forbids and warm starts (issue 11 items 4 and 5), every method, checked
+"""Pins, forbids and warm starts, every method, checked
 against brute force over the restricted plan."""
 
 from __future__ import annotations

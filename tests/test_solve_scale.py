@@ -1,4 +1,4 @@
-"""Cross-checks at scale (issue 12): the exact method, the seed heuristic and the complete
+"""Cross-checks at scale: the exact method, the seed heuristic and the complete
 search against an independent exhaustive branch and bound, on plans with 6 to 8
 targets, 20 to 60 blocks, dense loops, forbidden pairs and infeasible instances.
 

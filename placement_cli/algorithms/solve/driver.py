@@ -61,7 +61,7 @@ __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 
 
 def _exact_module() -> Any:
-    """`solvers.exact` when this build has it (issue 4 adds it), else None."""
+    """`solvers.exact` when this build has the exact method, else None."""
     try:
         # Lazy: optional in a build (None without it); its import (~30 ms) only when used.
         import placement_cli.algorithms.solve.exact as exact
