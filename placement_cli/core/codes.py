@@ -83,22 +83,40 @@ CODES: dict[str, Code] = _codes(
         "how many information units an unbounded size counts as. Those transfers cost "
         "4294967294, the reference compiler's maximal cost, so the solver avoids "
         "crossing targets on those edges at almost any price. The message names the "
-        "first such edge and `blocks` lists their source blocks. Set `size_cap` in the "
-        "body file or pass `--size-cap N` to price them; the placement is still "
-        "computed either way.",
+        "first such edge and `blocks` lists their source blocks. Pass `--size-cap N`, or "
+        "set `size-cap = N` in `placement.toml` (a body file may also set `size_cap`; "
+        "MIR text has no place for it), to price them; the placement is still computed "
+        "either way.",
     ),
     Code(
         "unknown-vertex-path",
         ("warning",),
         ("lower",),
         "a statement reads a vertex path the profile does not declare",
-        "The body reads a path of the vertex (`vertex.propertys.age`, say) that the "
-        "target profile's path table does not have. With a profile that declares the "
-        "vertex open (`open_vertex: true`, or a profile without a path table) this is a "
-        "warning and the statement counts as reading every path, which charges the "
-        "whole vertex's premium. With a closed profile, such as the built-in hashql one, "
-        "the same read is an invalid input (exit 3) naming the path. Check the spelling "
-        "against `placement profile show`, or declare the path in your profile.",
+        "The body reads a path of the vertex (`vertex.metadata.archivd`, say) that the "
+        "target profile's path table does not resolve. As in the reference compiler, whose "
+        "entity path resolution returns nothing for a field it does not know, the access is "
+        "unresolvable: it counts as reading every path (the whole vertex's premium), and "
+        "only a target that reads the vertex as a whole (the interpreter, in the built-in "
+        "hashql profile) can run the statement. The message names the path and the "
+        "declared path nearest to it (`did you mean metadata.archived?`). A profile that "
+        "sets `open_vertex: false` makes the same read an invalid input (exit 3) instead. "
+        "Fix the spelling (`placement profile show` lists the paths), or declare the path "
+        "in your profile; `--strict` turns this warning into a failure in CI.",
+    ),
+    Code(
+        "unknown-type",
+        ("warning",),
+        ("lower",),
+        "a local's type names a type nobody declares",
+        "A type in the body is a bare name (no `::` module path) that is not a primitive "
+        "(`Boolean`, `Integer`, `Number`, `String`, `Null`, `List`, `Dict`), not a named "
+        "type of the body file, and not the short name of a nominal type the profile "
+        "describes: most likely a misspelling (`let %5: Strng`). It is read as an opaque "
+        "type of that name, which is equality-unsafe against every other type and so can "
+        "move statements from postgres to the interpreter. The message names the type and "
+        "the nearest known name. Fix the spelling; `--strict` turns this warning into a "
+        "failure in CI.",
     ),
     Code(
         "unpriceable-premium",
@@ -109,8 +127,9 @@ CODES: dict[str, Code] = _codes(
         "which costs a premium proportional to the path's size; the size of at least one "
         "such path is unbounded and no size cap is set, so the premium costs 4294967294 "
         "(the reference compiler's maximal cost) on every target that has to fetch it. "
-        "`blocks` lists the blocks concerned. Set `size_cap` in the body file or pass "
-        "`--size-cap N`; the placement is still computed either way.",
+        "`blocks` lists the blocks concerned. Pass `--size-cap N`, or set `size-cap = N` "
+        "in `placement.toml` (a body file may also set `size_cap`; MIR text has no place "
+        "for it); the placement is still computed either way.",
     ),
     Code(
         "no-propagation",

@@ -26,7 +26,7 @@ from placement_cli.frontends.lower.ir import (
     op_text,
     render,
 )
-from placement_cli.frontends.lower.profile import Compiled
+from placement_cli.frontends.lower.profile import Compiled, nearest_path
 from placement_cli.frontends.lower.types import UNKNOWN, Ty, Types
 from placement_cli.ir import cfg
 
@@ -59,7 +59,7 @@ class _Compiler:
         for p in prof.path_names:
             parts = p.split(".")
             self.path_prefixes.update(".".join(parts[:k]) for k in range(1, len(parts)))
-        self.warnings: list[tuple[str, str]] = []  # (block id, message)
+        self.warnings: list[tuple[str, str, str]] = []  # (code, block id, message)
         ov = prof.profile.open_vertex
         # a profile that declares no paths says nothing about the vertex: open
         self.open_vertex = (not prof.path_names) if ov is None else ov
@@ -103,12 +103,19 @@ class _Compiler:
         else:
             if ".".join(proj) in self.path_prefixes:
                 return Op(K_VERTEX, li, UNKNOWN, -1, raw)
-        known = [p for p in self.prof.path_names if p.split(".")[0] == proj[0]] or list(
-            self.prof.path_names
-        )
-        msg = f"unknown vertex path '{raw}' (the profile's paths{' there' if known != list(self.prof.path_names) else ''}: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})"
+        rel = ".".join(proj)
+        near = nearest_path(rel, [*self.prof.path_names, *sorted(self.path_prefixes - {""})])
+        hint = f"did you mean `{near}`?" if near else "no declared path is close"
+        msg = f"unknown vertex path `{rel}` in '{raw}' ({hint})"
         if self.open_vertex:
-            self.warnings.append((block, f"{path}: {msg}; it reads every path"))
+            self.warnings.append(
+                (
+                    "unknown-vertex-path",
+                    block,
+                    f"{path}: {msg}; it is unresolvable, as in the compiler: it reads every "
+                    "path, so only a target that can read the whole vertex runs it",
+                )
+            )
         else:
             self.add(path, msg)
         return Op(K_VERTEX, li, UNKNOWN, -1, raw)
@@ -440,4 +447,15 @@ def compile_file(f: BodyFile, prof: Compiled, body: str | None = None, prefix: s
             c.add(f"{prefix}place" if body is None else "", f"unknown body '{want}'")
     if c.raw_problems:
         raise InputError([Problem(p, m) for p, m in c.raw_problems])
+    for name, where in c.types.unknown_names.items():
+        near = c.types.suggest(name)
+        hint = f"did you mean `{near}`?" if near else "no known type name is close"
+        c.warnings.append(
+            (
+                "unknown-type",
+                "",
+                f"{where}: unknown type name `{name}` ({hint}); it is read as an opaque type "
+                "of that name, which is equal to nothing else",
+            )
+        )
     return FileIR(f.name, bodies, place, c.types, c.path_types, c.warnings)

@@ -11,7 +11,7 @@ from placement_cli.core.io import num
 from placement_cli.frontends.lower.eligibility import Eligibility
 from placement_cli.frontends.lower.ir import K_VERTEX, BodyIR, FileIR
 from placement_cli.frontends.lower.matrices import UNPRICEABLE, estimate, matrix, sccs_in_loop
-from placement_cli.frontends.lower.premium import block_paths, premium
+from placement_cli.frontends.lower.premium import CAP_ADVICE, block_paths, premium
 from placement_cli.frontends.lower.profile import Compiled
 from placement_cli.frontends.lower.sizes import Size
 from placement_cli.frontends.lower.split import Piece
@@ -226,8 +226,8 @@ def emit(
                 "warning",
                 "unpriceable-transfer",
                 f"{len(unpriced_edges)} edge(s) carry a value of unbounded size and no size cap is set: "
-                f"their transfers cost {UNPRICEABLE:.0f} (the reference's maximal cost); set size_cap "
-                f"in the body file or --size-cap (first: {unpriced_edges[0]})",
+                f"their transfers cost {UNPRICEABLE:.0f} (the reference's maximal cost) "
+                f"(first: {unpriced_edges[0]}); {CAP_ADVICE}",
                 sorted(
                     {e.split("->")[0] for e in unpriced_edges}, key=[pc.id for pc in pieces].index
                 ),
@@ -239,7 +239,7 @@ def emit(
                 "warning",
                 "unpriceable-premium",
                 f"{len(unpriced_blocks)} block(s) read a vertex path of unbounded size from another target "
-                f"and no size cap is set: that premium costs {UNPRICEABLE:.0f}; set size_cap or --size-cap",
+                f"and no size cap is set: that premium costs {UNPRICEABLE:.0f}; {CAP_ADVICE}",
                 unpriced_blocks,
             )
         )

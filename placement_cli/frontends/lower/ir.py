@@ -82,7 +82,7 @@ class FileIR:
     place: int
     types: Types
     path_types: list[Ty]
-    warnings: list[tuple[str, str]] = field(default_factory=list)  # (block id, message)
+    warnings: list[tuple[str, str, str]] = field(default_factory=list)  # (code, block id, message)
 
 
 def op_text(raw: object) -> str:

@@ -9,6 +9,13 @@ import math
 from placement_cli.frontends.lower.matrices import UNPRICEABLE, estimate
 from placement_cli.frontends.lower.profile import Compiled
 
+# How to price an unbounded size, in the order that works for every input: MIR text has
+# no place for a `size_cap`, so the option and the project file come first.
+CAP_ADVICE = (
+    "pass --size-cap N (or set size-cap = N in placement.toml; a body file may also set "
+    "size_cap) to count an unbounded size as N units"
+)
+
 
 def block_paths(reads: set[int], names: tuple[str, ...]) -> list[int]:
     """The paths a block reads, a composite swallowing its children, in profile order.

@@ -93,10 +93,10 @@ def lower_body(f: BodyFile, options: LowerOptions) -> Result:
     if fir.warnings:
         # only the placed body's (a callee's unknown paths are its own business)
         prefix = f"bodies[{fir.place}]."
-        mine = [(b, m) for b, m in fir.warnings if m.startswith(prefix)]
         low.diagnostics[:0] = [
-            {"severity": "warning", "code": "unknown-vertex-path", "message": m, "blocks": [b]}
-            for b, m in mine
+            {"severity": "warning", "code": c, "message": m, "blocks": [b] if b else []}
+            for c, b, m in fir.warnings
+            if m.startswith(prefix)
         ]
     low.section["diagnostics"] = low.diagnostics
     return low.plan, low.section, low.diagnostics

@@ -8,6 +8,7 @@ recursion boundary (a set of pairs or names already being checked).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,9 @@ import orjson
 
 PRIMITIVES = ("int", "float", "bool", "string", "unit")
 ALIASES = {"null": "unit", "integer": "int", "number": "float", "str": "string"}
+# The names the compiler's MIR printer gives the primitives and collections: a bare opaque
+# name close to one of these is a misspelling, not a nominal type.
+PRINTED = ("Boolean", "Integer", "Number", "String", "Null", "List", "Dict")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,12 @@ class Types:
         self._nominal: dict[str, Ty] = {}
         self._nominal_active: set[str] = set()
         self.raw_names = set(raw)
+        # Bare opaque names (no `::` path) the profile and the file do not know, with the
+        # first place each appears: the compiler prints its nominal types with their module
+        # path or by their own short name, so any other bare name is most likely a typo
+        # (`Strng`), and an opaque of that name would silently be equality-unsafe.
+        self.unknown_names: dict[str, str] = {}
+        self._known_short: set[str] | None = None
         self.named: dict[str, Ty] = {}
         self._parsed: dict[Any, Ty] = {}  # a body declares thousands of locals of a few types
         self._ser: dict[
@@ -64,6 +74,25 @@ class Types:
             self.named[name] = self.parse(spec, f"{prefix}.{name}")
         for name in raw:
             self._check_productive(name, f"{prefix}.{name}")
+
+    def known_short(self) -> set[str]:
+        """Bare type names that are not typos: the printed primitives, the file's named
+        types, and the last segment of every nominal type the profile describes."""
+        got = self._known_short
+        if got is None:
+            got = {*PRINTED, *PRIMITIVES, *ALIASES, *self.raw_names}
+            got.update(n.rsplit("::", 1)[-1] for n in self.nominal_raw)
+            self._known_short = got
+        return got
+
+    def suggest(self, name: str) -> str | None:
+        """The known type name nearest to `name` (None when nothing is close).
+
+        >>> Types({}, []).suggest("Strng")
+        'String'
+        """
+        near = difflib.get_close_matches(name, sorted(self.known_short()), n=1, cutoff=0.6)
+        return near[0] if near else None
 
     def _check_productive(self, name: str, path: str) -> None:
         seen = {name}
@@ -161,6 +190,8 @@ class Types:
             if isinstance(val, str):
                 if val in self.nominal_raw:
                     return self.nominal(val)
+                if "::" not in val and val not in self.known_short():
+                    self.unknown_names.setdefault(val, p)
                 return Ty("opaque", name=val)
             if (
                 isinstance(val, dict)
