@@ -8,11 +8,13 @@ excluded only, by asking the same questions in the same order as `_Rules.op_ok`,
 the two together: a reason exactly where the support says no). A rule that holds because
 an operand is a local the target cannot compute is `excluded-operand`, with the local
 (`via`) and where it is defined (`at`: `[block, statement]`, or `[block]` for a block
-parameter), so `explain` can follow it to the rule at its root.
+parameter), so `explain` can follow it to the rule at its root; `unsupported-kind`
+names the statement's or terminator's `kind`.
 
 The record, `lower.excluded` (model: `formats/lower_rules.py`), per original block, only
 what is excluded: `statements` (index -> target -> exclusion), `terminator` (target ->
-exclusion), `params` (local -> target -> exclusion), and, for a body read from the
+exclusion), `params` (local -> target -> exclusion; `edge`: the incoming edge's
+source block), and, for a body read from the
 compiler's MIR text, `text` (index -> the statement in MIR terms).
 """
 
@@ -102,7 +104,9 @@ def _mir_namer(body: BodyIR, src: Body) -> dict[str, str]:
     """Body-format local name -> the compiler's `%N` (the MIR reader names a let `_N`
     and the arguments by their role, in order)."""
     names = {}
-    for i, a in enumerate(src.args if src.args is not None else [body.locals[x] for x in body.args]):
+    for i, a in enumerate(
+        src.args if src.args is not None else [body.locals[x] for x in body.args]
+    ):
         names[a] = f"%{i}"
     for nm in body.locals:
         if nm not in names and nm[:1] == "_" and nm[1:].isdigit():
@@ -154,7 +158,11 @@ def mir_statement(st: Statement, names: dict[str, str], closure_call: bool = Fal
         elif ag.kind == "tuple":
             rhs = "(" + ", ".join(ops) + ")"
         elif ag.kind == "dict":
-            rhs = "dict(" + ", ".join(f"{ops[i]}: {ops[i + 1]}" for i in range(0, len(ops) - 1, 2)) + ")"
+            rhs = (
+                "dict("
+                + ", ".join(f"{ops[i]}: {ops[i + 1]}" for i in range(0, len(ops) - 1, 2))
+                + ")"
+            )
         else:
             rhs = f"{ag.kind}(" + ", ".join(ops) + ")"
     else:
@@ -199,18 +207,20 @@ def exclusions(
     rules = [_Rules(prof, t) for t in range(prof.n)]
     fl = [list(f) for f in elig.final]
     ser = body.ser_safe
-    memo: dict[tuple[str, int], dict[str, Any]] = {}
+    memo: dict[tuple[str, int, str], dict[str, Any]] = {}
 
-    def record(rule: str, op: Op | None) -> dict[str, Any]:
+    def record(rule: str, op: Op | None, kind: str = "") -> dict[str, Any]:
         x = op.local if op is not None and rule == "excluded-operand" else -1
-        got = memo.get((rule, x))
+        got = memo.get((rule, x, kind))
         if got is None:
-            got = {"rule": rule}
+            got = {"code": rule}
             if x >= 0:
                 got["via"] = shown(x)
                 if at[x] is not None:
                     got["at"] = at[x]
-            memo[rule, x] = got
+            if kind:
+                got["kind"] = kind
+            memo[rule, x, kind] = got
         return got
 
     out: dict[str, Any] = {}
@@ -231,7 +241,7 @@ def exclusions(
                 why = stmt_why(R, s, fl[t], ser, not has_return)
                 if why is None:  # (the support and the rules disagree: a bug)
                     why = ("excluded-operand", None)
-                row[tnames[t]] = record(*why)
+                row[tnames[t]] = record(*why, s.kind if why[0] == "unsupported-kind" else "")
             stmts[str(j)] = row
         if stmts:
             entry["statements"] = stmts
@@ -247,7 +257,7 @@ def exclusions(
             for t, R in enumerate(rules):
                 if not tm >> t & 1:
                     why = term_why(R, body, b, fl[t], not has_return) or ("excluded-operand", None)
-                    row[tnames[t]] = record(*why)
+                    row[tnames[t]] = record(*why, blk.term if why[0] == "unsupported-kind" else "")
             entry["terminator"] = row
         params: dict[str, Any] = {}
         for k, p in enumerate(blk.params):
