@@ -114,20 +114,23 @@ class Rules:
             rec = nxt
         return ": ".join(parts) + ": ..."
 
-    def pruned(self, edge: dict[str, Any], block: str, target: str) -> tuple[str, str] | None:
-        """(rule, sentence) when prune's edge is where a block-level rule of `target` holds."""
+    def pruned(self, edge: dict[str, Any], block: str, target: str) -> dict[str, str] | None:
+        """The rule (`code`) and its sentence when prune's edge is where a block-level
+        rule of `target` holds."""
         rules = self.target_rules.get(target) or []
         e = self.edges.get((edge.get("from"), edge.get("index")))
         if "loop-banned" in rules and isinstance(e, dict) and e.get("in_loop"):
-            return "loop-banned", (
-                f"the edge {edge.get('from')}[{edge.get('index')}] -> {edge.get('to')} is inside "
-                f"a loop, and {RULE_WORDS['loop-banned'].format(t=target)}"
-            )
+            return {
+                "code": "loop-banned",
+                "message": f"the edge {edge.get('from')}[{edge.get('index')}] -> {edge.get('to')} is inside "
+                f"a loop, and {RULE_WORDS['loop-banned'].format(t=target)}",
+            }
         if "not-enterable" in rules and edge.get("to") == block and edge.get("from") != block:
-            return "not-enterable", (
-                f"{RULE_WORDS['not-enterable'].format(t=target)}, and {edge.get('from')} "
-                f"(its predecessor on edge {edge.get('from')}[{edge.get('index')}]) cannot run on {target}"
-            )
+            return {
+                "code": "not-enterable",
+                "message": f"{RULE_WORDS['not-enterable'].format(t=target)}, and {edge.get('from')} "
+                f"(its predecessor on edge {edge.get('from')}[{edge.get('index')}]) cannot run on {target}",
+            }
         return None
 
 
@@ -148,8 +151,8 @@ def name_rules(
         elif code == "pruned" and isinstance(r.get("edge"), dict):
             hit = rules.pruned(r["edge"], piece, target)
             if hit is not None:
-                r["rule"] = hit[0]
-                r["message"] += f": {hit[1]}"
+                r["rule"] = hit["code"]
+                r["message"] += f": {hit['message']}"
             continue
         if got is not None:
             r["rule"] = got["rule"]
