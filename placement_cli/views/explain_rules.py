@@ -43,7 +43,7 @@ class Rules:
             start = (origin.get("statements") or [0])[0]
             for j, st in enumerate(blk.statements):
                 if st.text is not None:
-                    self.plan_text[origin.get("block"), start + j] = st.text
+                    self.plan_text[str(origin.get("block")), start + j] = st.text
 
     def text(self, block: str, j: int) -> str:
         got = ((self.excluded.get(block) or {}).get("text") or {}).get(str(j))
