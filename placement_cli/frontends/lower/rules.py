@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.formats.body import Body, Const, FnRef, Statement
-from placement_cli.frontends.lower.eligibility import Eligibility, _Rules
+from placement_cli.frontends.lower.eligibility import Eligibility, _Rules, universal
 from placement_cli.frontends.lower.ir import K_ARG, K_CONST, K_ENV, K_FN, K_VERTEX, BodyIR, Op, Stmt
 from placement_cli.frontends.lower.profile import Compiled
 
@@ -225,24 +225,47 @@ def exclusions(
 
     out: dict[str, Any] = {}
     tnames = prof.names
+    full = (1 << prof.n) - 1
+    no_return = not has_return
+    # Most exclusions are a kind the target does not run (embedding runs loads only):
+    # decided by (kind, closure) alone, once per target. A target without analysis (it
+    # runs everything) is never excluded and is not asked.
+    cands = [
+        (t, R, tnames[t], R.kinds, fl[t])
+        for t, R in enumerate(rules)
+        if not universal(prof.rules[t])
+    ]
+    by_kind: dict[tuple[int, str, bool], dict[str, Any]] = {}
+    idx = [str(j) for j in range(max((len(blk.stmts) for blk in blocks), default=0))]
+
     for b, blk in enumerate(blocks):
         entry: dict[str, Any] = {}
         sup = elig.stmt_support[b]
-        full = (1 << prof.n) - 1
         stmts: dict[str, Any] = {}
         for j, s in enumerate(blk.stmts):
             m = sup[j]
             if m == full:
                 continue
             row = {}
-            for t, R in enumerate(rules):
+            for t, R, name, kinds, bits in cands:
                 if m >> t & 1:
                     continue
-                why = stmt_why(R, s, fl[t], ser, not has_return)
+                if s.kind not in kinds:
+                    key = (t, s.kind, s.closure)
+                    rec = by_kind.get(key)
+                    if rec is None:
+                        why = stmt_why(R, s, bits, ser, no_return)
+                        assert why is not None
+                        rec = by_kind[key] = record(
+                            *why, s.kind if why[0] == "unsupported-kind" else ""
+                        )
+                    row[name] = rec
+                    continue
+                why = stmt_why(R, s, bits, ser, no_return)
                 if why is None:  # (the support and the rules disagree: a bug)
                     why = ("excluded-operand", None)
-                row[tnames[t]] = record(*why, s.kind if why[0] == "unsupported-kind" else "")
-            stmts[str(j)] = row
+                row[name] = record(*why, s.kind if why[0] == "unsupported-kind" else "")
+            stmts[idx[j]] = row
         if stmts:
             entry["statements"] = stmts
             if src is not None and mir is not None:
@@ -256,7 +279,7 @@ def exclusions(
             row = {}
             for t, R in enumerate(rules):
                 if not tm >> t & 1:
-                    why = term_why(R, body, b, fl[t], not has_return) or ("excluded-operand", None)
+                    why = term_why(R, body, b, fl[t], no_return) or ("excluded-operand", None)
                     row[tnames[t]] = record(*why, blk.term if why[0] == "unsupported-kind" else "")
             entry["terminator"] = row
         params: dict[str, Any] = {}
@@ -265,7 +288,7 @@ def exclusions(
             for t, R in enumerate(rules):
                 if fl[t][p]:
                     continue
-                row[tnames[t]] = _param_why(R, body, b, k, p, fl[t], not has_return, record)
+                row[tnames[t]] = _param_why(R, body, b, k, p, fl[t], no_return, record)
             if row:
                 params[shown(p)] = row
         if params:
