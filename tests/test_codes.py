@@ -48,6 +48,38 @@ INDIRECT: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"time-limit", "memory-limit"}),
         "placement_cli/algorithms/tree/dp.py",
     ),
+    # lower's rules (lower.excluded records, explain quotes them): op_why, stmt_why and
+    # term_why return them
+    **{
+        f"placement_cli/frontends/lower/rules.py:{site}": (
+            frozenset(
+                {
+                    "no-calls",
+                    "no-closures",
+                    "no-constants",
+                    "no-function-pointers",
+                    "equality-unsafe",
+                    "serialization-unsafe",
+                    "unrepresentable-env-field",
+                    "no-env-fields",
+                    "whole-argument",
+                    "unreadable-argument",
+                    "unresolvable-path",
+                    "path-not-stored",
+                    "unsupported-kind",
+                    "effectful",
+                    "excluded-operand",
+                    "no-return",
+                }
+            ),
+            "placement_cli/frontends/lower/rules.py",
+        )
+        for site in (
+            "exclusions:*why",
+            "_param_why:op_why(R, args[k], bits, no_return)",
+            "_param_why:'whole-argument' if R.native else 'unreadable-argument'",
+        )
+    },
     # the type check of an artifact's diagnostics, not a diagnostic
     "placement_cli/formats/generated/section_check.py:<module>:str_": (frozenset(), ""),
     # --diagnostics re-writes a stage's diagnostics and its own records: not raised there

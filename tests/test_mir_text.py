@@ -47,6 +47,7 @@ def thunk(lines: str, lets: str = "", ret: str = "return %0") -> str:
 def test_return_constant_whole_file():
     assert load("return_const") == {
         "version": 1,
+        "names": "hashql-mir",
         "bodies": [
             {
                 "name": "answer:0",

@@ -18,6 +18,7 @@ from placement_cli.algorithms.tree import TreeFile
 from placement_cli.app.console import say
 from placement_cli.core.io import write_output
 from placement_cli.formats.body import BodyFile
+from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.formats.plan import Plan
 from placement_cli.formats.sections import (
     Artifact,
@@ -97,6 +98,9 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     )
     out["profile.schema.json"] = _schema(
         Profile, "placement target profile (`placement lower --targets`)"
+    )
+    out["lower-rules.schema.json"] = _schema(
+        LowerRules, "the rule fields (`excluded`, `target_rules`) of `placement lower`'s section"
     )
     for kind, model in ARTIFACT_MODELS.items():
         out[f"{kind}.artifact.schema.json"] = _schema(

@@ -162,4 +162,8 @@ class BodyFile(_Strict):
     size_cap: Annotated[float, Field(ge=0)] | None = None  # cap for unbounded sizes
     place: str | None = None  # the body to place; default: the first
     split: Literal["runs", "intersection", "per-statement"] | None = None  # default: runs
+    # `hashql-mir`: read from the compiler's MIR text (the reader sets it), so the locals
+    # `_N` are its `%N` and the arguments `%0`, `%1`, ...; `explain` then quotes
+    # statements in MIR terms
+    names: Literal["hashql-mir"] | None = None
     bodies: list[Body] = Field(min_length=1)

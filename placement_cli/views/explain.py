@@ -28,6 +28,7 @@ from placement_cli.core.errors import UsageError
 from placement_cli.core.io import num
 from placement_cli.ir.graph import INF, Graph
 from placement_cli.pipeline.run import Run
+from placement_cli.views.explain_rules import name_rules, rules_of
 
 
 @dataclass(frozen=True)
@@ -285,11 +286,15 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
     possible = [t for t in range(g.n_targets) if g.live[b] and domains[b] >> t & 1]
     deadline = time.monotonic() + opts.time_limit
     rows = []
+    lower = (run.loaded.extra or {}).get("lower") or getattr(g.plan, "lower", None)
+    rules = rules_of(lower, g.plan)  # the rule behind each exclusion, when `lower` recorded it
+    kind = g.plan.blocks[b].terminator.kind
     for t in range(g.n_targets):
         reasons = impossible_reasons(g, b, t, run.domains(), removed) + _constraint_reasons(
             g, b, t, con
         )
         _name_loops(g, run.scc(), reasons)
+        name_rules(rules, block, kind, g.targets[t], reasons)
         row: dict[str, Any] = {
             "target": g.targets[t],
             "chosen": t == chosen,

@@ -19,6 +19,7 @@ from placement_cli.frontends.lower.emit import emit, piece_edges
 from placement_cli.frontends.lower.ir import FileIR
 from placement_cli.frontends.lower.planmode import lower_plan
 from placement_cli.frontends.lower.profile import Compiled, load_profile
+from placement_cli.frontends.lower.rules import exclusions, target_rules
 from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
 from placement_cli.frontends.lower.split import split
 
@@ -90,6 +91,10 @@ def lower_body(f: BodyFile, options: LowerOptions) -> Result:
         None if cap is None else float(cap),
         edges,
     )
+    # the rule behind every exclusion (lower.excluded), and the targets' block-level rules
+    src = f.bodies[fir.place] if f.names == "hashql-mir" else None
+    low.section["excluded"] = exclusions(body, prof, elig, src)
+    low.section["target_rules"] = target_rules(prof)
     if fir.warnings:
         # only the placed body's (a callee's unknown paths are its own business)
         prefix = f"bodies[{fir.place}]."

@@ -58,7 +58,7 @@ def to_body_file(bodies: list[MirBody], source: str) -> dict[str, Any]:
         seen[b.name] = b.tok
         for blk in b.blocks:
             filters.update(name for name, _ in blk.term.filters)
-    out: dict[str, Any] = {"version": 1}
+    out: dict[str, Any] = {"version": 1, "names": "hashql-mir"}
     place = None
     converted = []
     for b in bodies:
