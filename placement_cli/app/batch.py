@@ -39,6 +39,7 @@ from placement_cli.app.console import KEEPER, guarded, report, reporting
 from placement_cli.app.report import Report, plural
 from placement_cli.core.errors import (
     EXIT_INFEASIBLE,
+    EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_UNSOLVED,
@@ -138,11 +139,14 @@ def _single_values(name: str, v: dict[str, Any], item: Item, key: str) -> dict[s
 def _row(name: str, one: dict[str, Any], code: int, rep: Report) -> dict[str, Any]:
     """The summary of one finished input: read back from what it wrote, or, for an
     input that failed, why (its first error)."""
-    row = _artifact_row(name, one) if code in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED) else {}
-    if code not in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED):
-        row["status"] = (
-            "warnings" if rep.strict and rep.warnings and code == 3 else _FAILED.get(code, "error")
-        )
+    # --strict failed an input on its warnings alone: its artifacts are written.
+    strict_only = rep.strict and code == EXIT_INPUT and 0 < rep.warnings == rep.errors
+    written = code in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED) or strict_only
+    row = _artifact_row(name, one) if written else {}
+    if strict_only:
+        row["status"] = "warnings"
+    elif code not in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED):
+        row["status"] = _FAILED.get(code, "error")
     if code != EXIT_OK and rep.first_error is not None:
         row["message"] = rep.first_error
     if rep.warnings:

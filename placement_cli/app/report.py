@@ -153,7 +153,10 @@ def strict_record(r: Record) -> Record:
     """A warning reported as an error under `--strict` (as a compiler's -Werror does)."""
     if r.severity != "warning":
         return r
-    text = f"{r.text or f'warning: {r.code}: {escape(r.message)}'} [--strict]"
+    line = r.text or f"warning: {r.code}: {escape(r.message)}"
+    if line.startswith("warning: "):
+        line = "error: " + line[len("warning: ") :]
+    text = f"{line} [--strict]"
     return Record("error", r.code, r.message, r.file, r.line, r.col, r.path, r.blocks, text)
 
 
@@ -317,6 +320,7 @@ class Report:
     human: bool = True
     records: list[Record] = field(default_factory=list)
     warnings: int = 0
+    errors: int = 0  # errors reported, warnings made errors by --strict included
     first_error: str | None = None  # the first error's line (a batch's summary row)
     summary_shown: bool = False
     counted: bool = False  # the warning count was said already (a batch's table)
@@ -342,8 +346,10 @@ class Report:
                 self.warnings += 1
                 if self.strict:
                     r = strict_record(r)
-            if r.severity == "error" and self.first_error is None:
-                self.first_error = r.text or f"error: {r.code}: {escape(r.message)}"
+            if r.severity == "error":
+                self.errors += 1
+                if self.first_error is None:
+                    self.first_error = r.text or f"error: {r.code}: {escape(r.message)}"
             out.append(r)
         if not self.stream:
             self.records += out
@@ -357,6 +363,7 @@ class Report:
         """A batch input's collected records and counts, in input order."""
         self.records += other.records
         self.warnings += other.warnings
+        self.errors += other.errors
         if self.first_error is None:
             self.first_error = other.first_error
 
