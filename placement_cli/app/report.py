@@ -293,7 +293,9 @@ def render(records: list[Record], fmt: str, exit_code: int | None = None) -> str
 
 
 def plural(n: int, noun: str) -> str:
-    """>>> plural(1, "warning"), plural(2, "warning")
+    """A count and its noun.
+
+    >>> plural(1, "warning"), plural(2, "warning")
     ('1 warning', '2 warnings')
     """
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
