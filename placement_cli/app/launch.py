@@ -12,6 +12,10 @@ else — `--help`, `--version`, an unknown or misspelt option, a missing or odd 
 bundled short flags, `--`, another command — goes to typer unchanged, which stays the
 one authority on the command line: its help, its usage errors and every command.
 
+A line typer refuses still gets the report `--diagnostics` asks for (read from the
+line before parsing it: `report_options`): typer's usage error becomes the report's
+one record, as the launcher's own usage errors do.
+
 The options it knows are the ones `app/commands.py` gives each command (the same declarations
 typer's commands are built from), and both paths hand the same values to the same
 handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.

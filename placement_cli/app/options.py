@@ -109,7 +109,11 @@ OUTPUT = Opt(
 )
 FORMAT = Opt("format", ("--format",), "Artifact format.", default="json", choices=("json", "yaml"))
 QUIET = Opt(
-    "quiet", ("--quiet", "-q"), "No summary or warnings on stderr.", kind="bool", default=False
+    "quiet",
+    ("--quiet", "-q"),
+    "No summary or warnings on stderr (a machine-readable --diagnostics report keeps them).",
+    kind="bool",
+    default=False,
 )
 DEBUG = Opt(
     "debug", ("--debug",), "Show tracebacks for internal errors.", kind="bool", default=False
