@@ -168,7 +168,7 @@ def _github_escape(text: str, prop: bool = False) -> str:
 def _github(r: Record) -> str:
     level = "error" if r.severity == "error" else "warning"
     props = []
-    if r.file:
+    if r.file and not r.file.startswith("<"):  # standard input is no file to annotate
         props.append(f"file={_github_escape(r.file, True)}")
     if r.line is not None:
         props.append(f"line={r.line}")

@@ -264,7 +264,7 @@ def write_output(data: Data, output: str | None, parents: bool = False) -> None:
     >>> write_output(b"x", str(d / "sub" / "a.json"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    placement_cli.core.errors.IOFailure: .../sub/a.json: no such directory: .../sub (-o creates none)
+    placement_cli.core.errors.IOFailure: .../sub/a.json: no such directory: .../sub
     >>> write_output(b"x", str(d / "sub" / "a.json"), parents=True); (d / "sub" / "a.json").read_bytes()
     b'x'
     >>> _ = (d / "f").write_bytes(b"")
@@ -303,7 +303,7 @@ def _prepare(output: str, data: Data, umask: int, parents: bool) -> tuple[str, P
             where = escape(str(parent))
             if parent.exists():
                 raise IOFailure(f"{shown}: {where} is not a directory: a file is in the way")
-            raise IOFailure(f"{shown}: no such directory: {where} (-o creates none)")
+            raise IOFailure(f"{shown}: no such directory: {where}")
     else:
         _mkdirs(parent, shown)
     if target.is_dir():
