@@ -85,6 +85,13 @@ INDIRECT: dict[str, tuple[frozenset[str], str]] = {
     # --diagnostics re-writes a stage's diagnostics and its own records: not raised there
     "placement_cli/app/report.py:diagnostic_records:d['code']": (frozenset(), ""),
     "placement_cli/app/report.py:to_json:self.code": (frozenset(), ""),
+    # a warning re-written as an error under --strict: not raised there
+    "placement_cli/app/report.py:strict_record:r.code": (frozenset(), ""),
+    # the call's own failures (usage, file system, internal, interrupted), by exit code
+    "placement_cli/app/report.py:tool_record:TOOL_CODES.get(exit_code, TOOL_CODES[EXIT_INTERNAL])": (
+        frozenset({"usage-error", "io-error", "internal-error", "interrupted"}),
+        "placement_cli/app/report.py",
+    ),
     # every problem of an invalid input (exit 3), a module constant of report.py
     "placement_cli/app/report.py:problem_records:INVALID_INPUT": (
         frozenset({"invalid-input"}),

@@ -8,7 +8,9 @@ for a stage. Each input runs as the single-file command would: its own exit code
 own messages (captured, and printed in input order after all are done, each line
 prefixed with its file), and a broken file never stops the others or loses their
 outputs. At the end: a summary table on stderr (input, exit, status, cost, proven,
-time), `OUT/summary.json` for scripts, and the worst exit code of all.
+time), `OUT/summary.json` for scripts (a failed input's row says why: `status` and
+`message`), and the worst exit code of all. With a machine-readable `--diagnostics`,
+every input's records go into the call's one report, in input order.
 
 Directories are searched recursively for `.yaml`, `.yml`, `.json` and `.mir` files,
 in name order; inputs are taken in the order given.
@@ -33,8 +35,16 @@ from typing import Any
 
 import orjson
 
-from placement_cli.app.console import KEEPER, guarded
-from placement_cli.core.errors import EXIT_INTERNAL, EXIT_OK, UsageError
+from placement_cli.app.console import KEEPER, guarded, report, reporting
+from placement_cli.app.report import Report, plural
+from placement_cli.core.errors import (
+    EXIT_INFEASIBLE,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    UsageError,
+)
 from placement_cli.core.io import STDIN, write_output
 
 SUFFIXES = (".yaml", ".yml", ".json", ".mir")
@@ -52,12 +62,18 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What one input gave: its exit code, its stderr, its summary row, its time."""
+    """What one input gave: its exit code, its stderr, its summary row, its time, and
+    its report (the records a machine-readable report collects, its warning count)."""
 
     code: int
     messages: str
     row: dict[str, Any]
     seconds: float
+    report: Report
+
+
+# A failed input's status in the summary, by exit code (an artifact says its own).
+_FAILED = {1: "internal-error", 2: "usage-error", 3: "invalid", 6: "io-error", 130: "interrupted"}
 
 
 def _stem(path: str) -> str:
@@ -120,8 +136,26 @@ def _single_values(name: str, v: dict[str, Any], item: Item, key: str) -> dict[s
     return one
 
 
-def _row(name: str, one: dict[str, Any]) -> dict[str, Any]:
-    """The summary of one finished input, read back from what it wrote."""
+def _row(name: str, one: dict[str, Any], code: int, rep: Report) -> dict[str, Any]:
+    """The summary of one finished input: read back from what it wrote, or, for an
+    input that failed, why (its first error)."""
+    # --strict failed an input on its warnings alone: its artifacts are written.
+    strict_only = rep.strict and code == EXIT_INPUT and 0 < rep.warnings == rep.errors
+    written = code in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED) or strict_only
+    row = _artifact_row(name, one) if written else {}
+    if strict_only:
+        row["status"] = "warnings"
+    elif code not in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED):
+        row["status"] = _FAILED.get(code, "error")
+    if code != EXIT_OK and rep.first_error is not None:
+        row["message"] = rep.first_error
+    if rep.warnings:
+        row["warnings"] = rep.warnings
+    return row
+
+
+def _artifact_row(name: str, one: dict[str, Any]) -> dict[str, Any]:
+    """Status, cost and proof, read back from the artifact an input wrote."""
     if name == "run":
         path = Path(one["out_dir"]) / f"solve.{one.get('format', 'json')}"
     elif one.get("output"):
@@ -144,19 +178,17 @@ def _row(name: str, one: dict[str, Any]) -> dict[str, Any]:
 
 
 def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]]) -> Outcome:
-    """Run one input as its own command would, its stderr captured."""
+    """Run one input as its own command would, its stderr captured and its
+    diagnostics in a report of its own."""
     name, one, handler = task
     t0 = time.perf_counter()
+    rep = report().for_input()
     sys.stderr.flush()
     saved = os.dup(2)
-    with tempfile.TemporaryFile() as capture:
+    with tempfile.TemporaryFile() as capture, reporting(rep):
         os.dup2(capture.fileno(), 2)
         try:
-            guarded(
-                bool(one.pop("debug", False)),
-                lambda: handler(name, one),
-                one.get("diagnostics", "text"),
-            )
+            guarded(bool(one.pop("debug", False)), lambda: _made(handler, name, one), rep)
             code = EXIT_OK
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
@@ -167,7 +199,15 @@ def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]])
         capture.seek(0)
         messages = capture.read().decode("utf-8", "replace")
     gc.collect()  # `guarded` pauses the collector for one command; a worker runs many
-    return Outcome(code, messages, _row(name, one), time.perf_counter() - t0)
+    return Outcome(code, messages, _row(name, one, code, rep), time.perf_counter() - t0, rep)
+
+
+def _made(handler: Callable[[str, dict[str, Any]], int], name: str, one: dict[str, Any]) -> int:
+    """Run the handler, its output's folder made first: folders under --out-dir are the
+    batch's own (a lone -o never creates one)."""
+    if name != "run" and one.get("output"):
+        Path(one["output"]).parent.mkdir(parents=True, exist_ok=True)
+    return handler(name, one)
 
 
 def run_batch(
@@ -189,11 +229,14 @@ def run_batch(
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
             outcomes += pool.map(_one, rest, chunksize=max(1, len(rest) // (jobs * 8)))
     wall = time.perf_counter() - t0
-    plain = v.get("diagnostics", "text") == "text"
+    rep = report()
     for item, out in zip(items, outcomes, strict=True):
+        rep.merge(out.report)
+        if not (rep.human or v.get("debug")):
+            continue  # a machine format has stderr: its records say it all
         for line in out.messages.splitlines():
             # Text lines name their file; machine formats carry it in every record.
-            named = not plain or line.startswith(item.path)
+            named = line.startswith(item.path)
             sys.stderr.write(line if named else f"{item.path}: {line}")
             sys.stderr.write("\n")
     rows = [
@@ -212,19 +255,23 @@ def run_batch(
         write_output(
             orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n",
             str(Path(v["out_dir"]) / "summary.json"),
+            parents=True,
         )
-    if not v.get("quiet"):
-        sys.stderr.write(table(rows, wall, jobs))
+    if not v.get("quiet") and rep.human:
+        sys.stderr.write(table(rows, wall, jobs, rep.strict))
+    rep.counted = True  # the table's last line says how many warnings there were
     return worst
 
 
-def table(rows: list[dict[str, Any]], wall: float, jobs: int) -> str:
+def table(rows: list[dict[str, Any]], wall: float, jobs: int, strict: bool = False) -> str:
     """The summary table, plain text (a log and a terminal read it alike).
 
     >>> print(table([{"input": "a.yaml", "exit": 0, "status": "ok", "cost": 4, "proven": True, "seconds": 0.1}], 0.2, 1), end="")
     input   exit  status  cost  proven  time
     a.yaml  0     ok      4     yes     0.100 s
     1 input, 1 ok, worst exit 0, 0.2 s wall on 1 job(s)
+    >>> table([{"input": "a.yaml", "exit": 3, "warnings": 2, "seconds": 0.1}], 0.2, 1, True).splitlines()[-1]
+    '1 input, 0 ok, worst exit 3, 0.2 s wall on 1 job(s), 2 warnings (--strict: exit 3)'
     """
     head = ["input", "exit", "status", "cost", "proven", "time"]
     body = [
@@ -246,7 +293,11 @@ def table(rows: list[dict[str, Any]], wall: float, jobs: int) -> str:
     ok = sum(1 for r in rows if r["exit"] == 0)
     worst = max((r["exit"] for r in rows), default=0)
     noun = "input" if len(rows) == 1 else "inputs"
+    warnings = sum(r.get("warnings", 0) for r in rows)
+    told = f", {plural(warnings, 'warning')}" if warnings else ""
+    if told and strict:
+        told += " (--strict: exit 3)"
     lines.append(
-        f"{len(rows)} {noun}, {ok} ok, worst exit {worst}, {wall:.1f} s wall on {jobs} job(s)"
+        f"{len(rows)} {noun}, {ok} ok, worst exit {worst}, {wall:.1f} s wall on {jobs} job(s){told}"
     )
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from placement_cli.core.codes import CODES, explain, listing
-from placement_cli.core.errors import EXIT_OK, EXIT_USAGE
+from placement_cli.core.errors import EXIT_OK, UsageError
 
 
 def suggestions(code: str) -> list[str]:
@@ -46,10 +46,7 @@ def command(name: str, v: dict[str, Any]) -> int:
         quoted = [repr(c) for c in close]
         hint = ", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else "".join(quoted)
         hint = f"; did you mean {hint}?" if close else ""
-        sys.stderr.write(
-            f"placement: unknown diagnostic code {code!r}{hint} (`placement codes` lists them)\n"
-        )
-        return EXIT_USAGE
+        raise UsageError(f"unknown diagnostic code {code!r}{hint} (`placement codes` lists them)")
     if as_json:
         sys.stdout.write(orjson.dumps(CODES[code].to_json(), option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")

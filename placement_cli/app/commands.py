@@ -19,6 +19,7 @@ from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
     DIAGNOSTICS,
+    DIAGNOSTICS_FILE,
     FORMAT,
     INPUT,
     JOBS,
@@ -29,6 +30,7 @@ from placement_cli.app.options import (
     QUIET,
     SOLVER,
     SOLVER_STAGE,
+    STRICT,
     TIME_LIMIT,
     TIMINGS,
     TREE_FILE,
@@ -362,10 +364,17 @@ def command(name: str) -> Command:
     'placement_cli.app.stagecmd:validate'
     """
     cmd = _builders()[name]()
-    # Every command takes --diagnostics, --timings, --no-config and --version; the pipeline commands
+    # Every command takes --diagnostics, --diagnostics-file, --timings, --no-config and
+    # --version (and --strict, every command that reads input); the pipeline commands
     # time their own phases, the others their whole run (app/dispatch.py).
-    extra = tuple(o for o in (DIAGNOSTICS, TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
+    common = (DIAGNOSTICS, DIAGNOSTICS_FILE, *((STRICT,) if _reads(cmd) else ()))
+    extra = tuple(o for o in (*common, TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
     return dataclasses.replace(cmd, options=cmd.options + extra)
+
+
+def _reads(cmd: Command) -> bool:
+    """Whether a command reads an input (its warnings are what --strict judges)."""
+    return bool(cmd.args) and cmd.name not in ("profile", "codes")
 
 
 def commands() -> tuple[Command, ...]:

@@ -13,6 +13,7 @@ spelt as on the command line without the dashes:
     split = "runs"
     format = "json"
     jobs = 4
+    strict = true                    # --strict: every warning is an error (exit 3)
 
 A key applies to every command that has that option and is ignored by the others. An
 option given on the command line wins; `--no-config` ignores the files. A key no command
@@ -36,7 +37,7 @@ from placement_cli.core.io import STDIN
 
 FILES = ("placement.toml", "pyproject.toml")
 # Options a project may set; the others (inputs, outputs, flags) belong to one call.
-SETTABLE = ("method", "time-limit", "targets", "size-cap", "split", "format", "jobs")
+SETTABLE = ("method", "time-limit", "targets", "size-cap", "split", "format", "jobs", "strict")
 # Options whose value is a path: relative to the configuration file's directory.
 _PATHS = ("targets",)
 
@@ -77,6 +78,10 @@ def _value(o: Opt, raw: Any, where: str) -> Any:
     if o.choices:
         if raw not in o.choices:
             raise UsageError(f"{where}: expected one of {', '.join(o.choices)}, got {raw!r:.60}")
+        return raw
+    if o.kind == "bool":  # `strict = true`
+        if not isinstance(raw, bool):
+            raise UsageError(f"{where}: expected true or false, got {raw!r:.60}")
         return raw
     if o.kind == "str":
         if not isinstance(raw, str):

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-from placement_cli.app.report import diagnostic_records, problem_records, render
+from placement_cli.app.report import Report, diagnostic_records, problem_records, tool_record
 from placement_cli.core.errors import (
     EXIT_INFEASIBLE,
     EXIT_INTERNAL,
@@ -32,15 +32,36 @@ from placement_cli.core.errors import (
 from placement_cli.core.io import write_output
 from placement_cli.formats.artifact import render_parts
 
+# The report of the running call (`dispatch.call` sets it; a batch swaps in one per input).
+_REPORT = [Report()]
+
+
+def report() -> Report:
+    """Where the running call's diagnostics go (`app/report.py`)."""
+    return _REPORT[-1]
+
+
+@contextmanager
+def reporting(rep: Report) -> Iterator[Report]:
+    """Run with `rep` as the call's report."""
+    _REPORT.append(rep)
+    try:
+        yield rep
+    finally:
+        _REPORT.pop()
+
 
 def stderr_is_terminal() -> bool:
     return sys.stderr is not None and sys.stderr.isatty()
 
 
 def say(message: str, quiet: bool, always: bool = False) -> None:
-    """Human text goes to stderr, through rich, and only when someone is looking."""
-    if quiet or not (always or stderr_is_terminal()):
+    """Human text goes to stderr, through rich, and only when someone is looking (and
+    a machine-readable report does not have stderr to itself)."""
+    rep = report()
+    if quiet or not rep.human or not (always or stderr_is_terminal()):
         return
+    rep.summary_shown = True
     if not stderr_is_terminal():
         # Plain text for logs and pipes; rich (a tenth of a second to import) only for people.
         sys.stderr.write(message.rstrip("\n") + "\n")
@@ -54,10 +75,11 @@ def warn_diagnostics(
     diagnostics: list[dict[str, Any]], quiet: bool, fmt: str = "text", source: str | None = None
 ) -> None:
     """Errors and warnings this process raised (not those an input artifact carried:
-    the stage that raised them already printed them), as `--diagnostics` asks."""
-    if quiet:
-        return
-    sys.stderr.write(render(diagnostic_records(diagnostics, source, fmt), fmt))
+    the stage that raised them already printed them), into the call's report
+    (`--diagnostics`; `fmt` is the report's own). `quiet` drops warnings only from the
+    streamed text: a machine-readable report keeps every finding."""
+    rep = report()
+    rep.add(diagnostic_records(diagnostics, source, rep.fmt), quiet)
 
 
 def exit_for(status: str) -> int:
@@ -67,7 +89,7 @@ def exit_for(status: str) -> int:
 def show_summary(make: Callable[[], str], quiet: bool) -> None:
     """The human summary: computed only when shown, and never fatal (the artifact is
     already written by then)."""
-    if quiet or not stderr_is_terminal():
+    if quiet or not stderr_is_terminal() or not report().human:
         return
     try:
         text = make()
@@ -77,14 +99,9 @@ def show_summary(make: Callable[[], str], quiet: bool) -> None:
 
 
 def print_timings(timings: list[tuple[str, float]], enabled: bool) -> None:
-    if enabled:
+    if enabled and report().human:
         for phase, secs in timings:
             sys.stderr.write(f"time: {phase:<16} {secs * 1000:9.1f} ms\n")
-
-
-def fail(message: str, code: int) -> NoReturn:
-    sys.stderr.write(message.rstrip("\n") + "\n")
-    raise SystemExit(code)
 
 
 def _is_typer_exit(exc: BaseException) -> bool:
@@ -95,18 +112,29 @@ def _is_typer_exit(exc: BaseException) -> bool:
     return typer is not None and isinstance(exc, typer.Exit)
 
 
-def guarded(debug: bool, body: Callable[[], int], diagnostics: str = "text") -> None:
-    """The one place where exceptions become exit codes (an invalid input's problems
-    written as `diagnostics` asks: text, json, github or sarif)."""
+def guarded(debug: bool, body: Callable[[], int], rep: Report | None = None) -> NoReturn:
+    """The one place where exceptions become exit codes: an invalid input's problems and
+    the call's own failures go into the call's report (`rep`, else the running one),
+    which writes its one document as the call ends."""
+    rep = rep if rep is not None else report()
     # One short-lived process over millions of acyclic objects: the cyclic collector's
     # repeated full scans cost more than the algorithms themselves (measured 2-4x).
     gc.disable()
+    code = _exit_code(debug, body, rep)
+    # SystemExit, not typer.Exit: click lets it through unchanged, and the fast launcher
+    # (`app/launch.py`) runs commands without typer.
+    raise SystemExit(rep.close(code))
+
+
+def _exit_code(debug: bool, body: Callable[[], int], rep: Report) -> int:
     try:
-        code = body()
+        return body()
     except InputError as exc:
-        fail(render(problem_records(exc, diagnostics), diagnostics), exc.exit_code)
+        rep.add(problem_records(exc, rep.fmt))
+        return exc.exit_code
     except PlacementError as exc:
-        fail(f"placement: {exc}", exc.exit_code)
+        rep.add([tool_record(str(exc), exc.exit_code)])
+        return exc.exit_code
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours, and no traceback.
         try:
@@ -114,27 +142,27 @@ def guarded(debug: bool, body: Callable[[], int], diagnostics: str = "text") -> 
             os.dup2(devnull, sys.stdout.fileno())
         except OSError:
             pass
-        raise SystemExit(EXIT_OK) from None
+        return EXIT_OK
     except KeyboardInterrupt:
-        fail("placement: interrupted", EXIT_INTERRUPTED)
+        rep.add([tool_record("interrupted", EXIT_INTERRUPTED)])
+        return EXIT_INTERRUPTED
     except OSError as exc:
         # Reading the input or writing the output failed in the file system.
         where = exc.filename if exc.filename is not None else "<file>"
-        fail(f"placement: {where}: {exc.strerror or exc}", EXIT_IO)
+        rep.add([tool_record(f"{where}: {exc.strerror or exc}", EXIT_IO)])
+        return EXIT_IO
     except Exception as exc:  # a bug: one line unless asked for more
         if _is_typer_exit(exc):
-            raise
+            return int(getattr(exc, "exit_code", 0))
         if debug:
             import traceback
 
             traceback.print_exc()
-        fail(
-            f"placement: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)",
-            EXIT_INTERNAL,
+        message = (
+            f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)"
         )
-    # SystemExit, not typer.Exit: click lets it through unchanged, and the fast launcher
-    # (`app/launch.py`) runs commands without typer.
-    raise SystemExit(code)
+        rep.add([tool_record(message, EXIT_INTERNAL)])
+        return EXIT_INTERNAL
 
 
 def emit(art: dict[str, Any], output: str | None, fmt: str) -> None:
@@ -149,7 +177,7 @@ def progress(quiet: bool) -> Iterator[Callable[[str], None] | None]:
     """A spinner on stderr naming the running phase (loading, each stage, writing), only
     when someone is looking: stderr a terminal and not --quiet. Yields the update
     function, or None (then nothing is drawn and nothing is imported)."""
-    if quiet or not stderr_is_terminal():
+    if quiet or not stderr_is_terminal() or not report().human:
         yield None
         return
     from rich.console import Console

@@ -15,7 +15,9 @@ from typing import Any
 
 from placement_cli.app.commands import command
 from placement_cli.app.config import configured
-from placement_cli.app.console import guarded, print_timings
+from placement_cli.app.console import guarded, print_timings, report, reporting
+from placement_cli.app.report import Report
+from placement_cli.core.errors import UsageError
 from placement_cli.core.io import STDIN
 
 Handler = Callable[[str, dict[str, Any]], int]
@@ -35,14 +37,25 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
 
     A command whose input takes many paths runs its handler on the one file it was
     given, or, for several files, a directory or `--out-dir` on a stage, once per file
-    (`app/batch.py`)."""
-    fmt = str(values.get("diagnostics") or "text")
-    guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), fmt)
+    (`app/batch.py`). Its diagnostics, whatever happens, end as one report
+    (`--diagnostics`, `--diagnostics-file`: `app/report.py`)."""
+    rep = Report.for_call(values.get("diagnostics"), values.get("diagnostics_file"))
+    rep.quiet = bool(values.get("quiet"))
+    rep.strict = bool(values.get("strict"))
+    with reporting(rep):
+        guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), rep)
 
 
 def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     cmd = command(name)
     v = configured(cmd, values, given)
+    # `strict = true` in the project's configuration counts as --strict.
+    report().strict = bool(v.get("strict"))
+    if v.get("output") is not None and v.get("out_dir") is not None:
+        raise UsageError(
+            "-o/--output and --out-dir cannot be used together: --out-dir writes "
+            "DIR/NAME/COMMAND.json per input, -o one file"
+        )
     run = handler(name)
     many = cmd.many
     if many is not None:

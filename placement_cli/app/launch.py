@@ -12,6 +12,10 @@ else — `--help`, `--version`, an unknown or misspelt option, a missing or odd 
 bundled short flags, `--`, another command — goes to typer unchanged, which stays the
 one authority on the command line: its help, its usage errors and every command.
 
+A line typer refuses still gets the report `--diagnostics` asks for (read from the
+line before parsing it: `report_options`): typer's usage error becomes the report's
+one record, as the launcher's own usage errors do.
+
 The options it knows are the ones `app/commands.py` gives each command (the same declarations
 typer's commands are built from), and both paths hand the same values to the same
 handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
@@ -34,6 +38,8 @@ from placement_cli.app.commands import command
 from placement_cli.app.console import KEEPER
 from placement_cli.app.dispatch import call
 from placement_cli.app.options import Command, Opt
+from placement_cli.app.report import Report, tool_record
+from placement_cli.core.errors import EXIT_USAGE, escape
 from placement_cli.pipeline.registry import STAGES
 
 # The commands the launcher may run itself: the ones a pipe or a build script calls.
@@ -117,6 +123,28 @@ def fast_call(argv: list[str]) -> tuple[str, dict[str, Any], set[str]] | None:
     return None if parsed is None else (argv[0], *parsed)
 
 
+def report_options(argv: list[str]) -> tuple[str | None, str | None]:
+    """`--diagnostics` and `--diagnostics-file` as a line gives them, read before the
+    line is parsed: a line typer refuses still gets its report in the format asked for.
+
+    >>> report_options(["run", "x", "--diagnostics=sarif", "--diagnostics-file", "r.sarif"])
+    ('sarif', 'r.sarif')
+    >>> report_options(["run", "--", "--diagnostics", "json"])
+    (None, None)
+    """
+    found: dict[str, str] = {}
+    for i, tok in enumerate(argv):
+        if tok == "--":
+            break
+        name, eq, value = tok.partition("=")
+        if name in ("--diagnostics", "--diagnostics-file"):
+            if not eq:
+                value = argv[i + 1] if i + 1 < len(argv) else ""
+            if value:
+                found[name] = value
+    return found.get("--diagnostics"), found.get("--diagnostics-file")
+
+
 def dispatch(argv: list[str]) -> None:
     """Run one command line (without the program name); ends by raising SystemExit."""
     fast = fast_call(argv)
@@ -126,7 +154,27 @@ def dispatch(argv: list[str]) -> None:
     # launcher does not read itself.
     from placement_cli.app.cli import app
 
-    app(args=argv, prog_name="placement")
+    fmt, file = report_options(argv)
+    rep = Report.for_call(fmt, file)
+    if rep.stream:
+        app(args=argv, prog_name="placement")  # typer's own usage errors, as always
+        return
+    # A report was asked for: typer's usage error becomes its one record (a command
+    # that runs writes its own report: `dispatch.call`).
+    try:
+        code = app(args=argv, prog_name="placement", standalone_mode=False)
+    except SystemExit:
+        raise
+    except Exception as exc:
+        message = getattr(exc, "format_message", None)
+        if message is None:
+            raise
+        if rep.human:
+            exc.show()  # type: ignore[attr-defined]  # typer's usage text, on stderr
+        rep.add([tool_record(escape(message()), EXIT_USAGE)])
+        raise SystemExit(rep.close(int(getattr(exc, "exit_code", EXIT_USAGE)))) from None
+    # --help, --version: nothing ran, and the report says so.
+    raise SystemExit(rep.close(code if isinstance(code, int) else 0))
 
 
 def main() -> None:

@@ -109,7 +109,11 @@ OUTPUT = Opt(
 )
 FORMAT = Opt("format", ("--format",), "Artifact format.", default="json", choices=("json", "yaml"))
 QUIET = Opt(
-    "quiet", ("--quiet", "-q"), "No summary or warnings on stderr.", kind="bool", default=False
+    "quiet",
+    ("--quiet", "-q"),
+    "No summary or warnings on stderr (a machine-readable --diagnostics report keeps them).",
+    kind="bool",
+    default=False,
 )
 DEBUG = Opt(
     "debug", ("--debug",), "Show tracebacks for internal errors.", kind="bool", default=False
@@ -120,16 +124,32 @@ TIMINGS = Opt(
 DIAGNOSTICS = Opt(
     "diagnostics",
     ("--diagnostics",),
-    "How errors and warnings are written on stderr: text (FILE: PATH: message), json (one "
-    "object a line), github (Actions annotations), sarif (one SARIF 2.1.0 log); with file, "
-    "line and column where known.",
+    "How errors and warnings are reported, one document per call (every input, any exit "
+    "code): text (FILE: PATH: message), json (one object a line), github (Actions "
+    "annotations), sarif (one SARIF 2.1.0 log); with file, line and column where known. "
+    "On stderr, a machine format has the stream to itself.",
     default="text",
     choices=("text", "json", "github", "sarif"),
+)
+DIAGNOSTICS_FILE = Opt(
+    "diagnostics_file",
+    ("--diagnostics-file",),
+    "Write the --diagnostics report to this file (atomically) instead of stderr; stderr "
+    "keeps the human lines.",
+    metavar="PATH",
+)
+STRICT = Opt(
+    "strict",
+    ("--strict",),
+    "Every warning is an error: reported as one, and a call that would exit 0 exits 3 "
+    "(also strict = true in placement.toml).",
+    kind="bool",
+    default=False,
 )
 NO_CONFIG = Opt(
     "no_config",
     ("--no-config",),
-    "Ignore the project's placement.toml / [tool.placement] (app/config.py).",
+    "Ignore the project's configuration (placement.toml, or [tool.placement] in pyproject.toml).",
     kind="bool",
     default=False,
 )

@@ -126,6 +126,6 @@ def command(name: str, v: dict[str, Any]) -> int:
     """`placement schema`: write every schema into `--out-dir`."""
     schemas = all_schemas()
     for file, sch in schemas.items():
-        write_output(schema_bytes(sch), str(Path(v["out_dir"]) / file))
+        write_output(schema_bytes(sch), str(Path(v["out_dir"]) / file), parents=True)
     say(f"wrote {len(schemas)} schemas to {v['out_dir']}/", v["quiet"])
     return 0

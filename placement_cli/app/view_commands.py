@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from placement_cli.algorithms.solve.options import SolveOptions
+from placement_cli.app.console import report
 from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
 from placement_cli.core.io import dumps, source_name, write_output
 from placement_cli.pipeline.run import load
@@ -31,7 +32,9 @@ def _options(time_limit: float) -> dict[str, object]:
 
 
 def _warn(lines: list[str], quiet: bool) -> None:
-    if not quiet:
+    """A view's own remarks (a coarser diagram, an unproven figure): lines for people,
+    kept off a stderr that a machine-readable report has to itself."""
+    if not quiet and report().human:
         for line in lines:
             sys.stderr.write(f"warning: {line}\n")
 

@@ -70,6 +70,51 @@ CODES: dict[str, Code] = _codes(
         "validate` checks a file without running anything.",
         (3,),
     ),
+    # ------------------------------------------------------------------ the call itself
+    Code(
+        "usage-error",
+        ("error",),
+        ("every command",),
+        "the command line, the project's configuration or an input path is wrong",
+        "An unknown or misspelt option, a missing argument, a value an option does not "
+        "accept, an input file that does not exist, options that exclude each other "
+        "(`-o` with `--out-dir`), or a bad key in `placement.toml`. Nothing is run. "
+        "Reported by `--diagnostics` as the call's own failure (in SARIF: a "
+        "notification of the invocation, not a result). Fix the command line; "
+        "`placement COMMAND --help` lists the options.",
+        (2,),
+    ),
+    Code(
+        "io-error",
+        ("error",),
+        ("every command",),
+        "reading an input or writing an output failed in the file system",
+        "The message names the path and the reason: a folder of `-o` that does not "
+        "exist (`-o` never creates folders; `--out-dir` does), a loop of symbolic links, "
+        "a permission, a full disk. A failed write leaves no partial file behind and an "
+        "old file intact. Fix the path or the file system and run again.",
+        (6,),
+    ),
+    Code(
+        "internal-error",
+        ("error",),
+        ("every command",),
+        "a bug in placement",
+        "Something the tool did not expect happened; the input may be fine. The "
+        "message names the exception; `--debug` prints the traceback. Please report it "
+        "with the input and the command line that caused it.",
+        (1,),
+    ),
+    Code(
+        "interrupted",
+        ("error",),
+        ("every command",),
+        "the call was interrupted (Ctrl-C, SIGINT)",
+        "The call stopped before it finished: no artifact of it was written (a file "
+        "being written is left as it was before). Run the command again; use "
+        "`--time-limit` to bound a long solve instead of interrupting it.",
+        (130,),
+    ),
     # ------------------------------------------------------------------ lower
     Code(
         "unpriceable-transfer",

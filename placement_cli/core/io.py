@@ -7,6 +7,7 @@ File-system failures are `IOFailure` (exit 6) with the path and the reason.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import stat
@@ -251,17 +252,23 @@ def _write_all(fd: int, data: Data) -> None:
             done = want
 
 
-def write_output(data: Data, output: str | None) -> None:
+def write_output(data: Data, output: str | None, parents: bool = False) -> None:
     """Write to stdout, or atomically to a file: a failed run leaves the old file intact.
     A file-system failure is an `IOFailure` (exit 6) naming the path and the reason.
-    `data` is bytes or a list of pieces (written in order, as they are).
+    `data` is bytes or a list of pieces (written in order, as they are). Missing parent
+    folders are created only with `parents` (a folder the tool owns, as `--out-dir`):
+    a mistyped `-o` folder is an error, as a shell's `>` would make it.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> write_output(b"x", str(d / "sub" / "a.json")); (d / "sub" / "a.json").read_bytes()
+    >>> write_output(b"x", str(d / "sub" / "a.json"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    placement_cli.core.errors.IOFailure: .../sub/a.json: no such directory: .../sub
+    >>> write_output(b"x", str(d / "sub" / "a.json"), parents=True); (d / "sub" / "a.json").read_bytes()
     b'x'
     >>> _ = (d / "f").write_bytes(b"")
-    >>> write_output(b"x", str(d / "f" / "a.json"))  # doctest: +ELLIPSIS
+    >>> write_output(b"x", str(d / "f" / "a.json"), parents=True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     placement_cli.core.errors.IOFailure: .../f/a.json: cannot create directory .../f: a file is in the way
@@ -282,25 +289,23 @@ def write_output(data: Data, output: str | None) -> None:
         except OSError as exc:
             raise IOFailure(f"<stdout>: {_reason(exc)}") from None
         return
-    write_files([(output, data)])
+    write_files([(output, data)], parents=parents)
 
 
-def _prepare(output: str, data: Data, umask: int) -> tuple[str, Path]:
+def _prepare(output: str, data: Data, umask: int, parents: bool) -> tuple[str, Path]:
     """Write `data` to a temporary file next to `output`; file-system failures become
     `IOFailure` naming the path and the reason."""
     target = Path(output)
     parent = target.parent if str(target.parent) else Path(".")
     shown = escape(output)
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise IOFailure(
-            f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way"
-        ) from None
-    except OSError as exc:
-        raise IOFailure(
-            f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}"
-        ) from None
+    if not parents:
+        if not parent.is_dir():
+            where = escape(str(parent))
+            if parent.exists():
+                raise IOFailure(f"{shown}: {where} is not a directory: a file is in the way")
+            raise IOFailure(f"{shown}: no such directory: {where}")
+    else:
+        _mkdirs(parent, shown)
     if target.is_dir():
         raise IOFailure(f"{shown}: is a directory")
     try:
@@ -320,6 +325,19 @@ def _prepare(output: str, data: Data, umask: int) -> tuple[str, Path]:
             raise IOFailure(f"{shown}: {_reason(exc)}") from None
         raise
     return tmp, target
+
+
+def _mkdirs(parent: Path, shown: str) -> None:
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise IOFailure(
+            f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way"
+        ) from None
+    except OSError as exc:
+        raise IOFailure(
+            f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}"
+        ) from None
 
 
 def _unlink(path: str | Path) -> None:
@@ -357,11 +375,19 @@ def _write_through(path: str, data: Data) -> None:
 
 def _resolved(path: str) -> str:
     """The file a symlink finally names (the link itself stays a link and the file it
-    names is replaced), or `path` when it is not a link."""
-    return os.path.realpath(path) if os.path.islink(path) else path
+    names is replaced), or `path` when it is not a link. A loop of links names no file:
+    an `IOFailure`, never a link replaced by a file."""
+    if not os.path.islink(path):
+        return path
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise IOFailure(f"{escape(path)}: {_reason(exc)}") from None
+    return os.path.realpath(path)
 
 
-def write_files(files: Sequence[tuple[str, Data]]) -> None:
+def write_files(files: Sequence[tuple[str, Data]], parents: bool = True) -> None:
     """Write every (path, bytes) or none: each goes to a temporary file next to its
     target first, and all are renamed into place only when every write succeeded. On a
     failure the temporaries are removed, and so is any target this call created, so a
@@ -369,7 +395,8 @@ def write_files(files: Sequence[tuple[str, Data]]) -> None:
 
     A path that is a device, a FIFO or a socket (or a link to one) is written through,
     after every temporary is ready; a symlink to a file keeps being a link, and the file
-    it names gets the new bytes.
+    it names gets the new bytes. Missing folders are created (`parents`: the files of
+    `--out-dir`); `write_output` says when not.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -394,7 +421,7 @@ def write_files(files: Sequence[tuple[str, Data]]) -> None:
         for path, data in files:
             if _through(path):
                 continue
-            tmp, target = _prepare(_resolved(path), data, umask)
+            tmp, target = _prepare(_resolved(path), data, umask, parents)
             temps.append((tmp, target))
             existed[target] = target.exists()
         for path, data in direct:

@@ -117,6 +117,28 @@ def value_text(x: Any) -> str:
     return str(_n(x))
 
 
+def json_text(x: Any) -> str:
+    """A recorded value as JSON writes it (`null`, `true`, `{"pins": ...}`), never a
+    Python repr; a plain string stays bare, integral floats print as integers.
+
+    >>> json_text(None), json_text("exact"), json_text({"pins": {"bb2": "x"}, "n": 4.0})
+    ('null', 'exact', '{"n":4,"pins":{"bb2":"x"}}')
+    """
+    if isinstance(x, str):
+        return x
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, float):
+            return _n(v)
+        if isinstance(v, dict):
+            return {k: plain(w) for k, w in v.items()}
+        if isinstance(v, list | tuple):
+            return [plain(w) for w in v]
+        return v
+
+    return orjson.dumps(plain(x), option=orjson.OPT_SORT_KEYS).decode()
+
+
 # --- plan ------------------------------------------------------------------------
 
 _BLOCK_FIELDS = ("params", "statements", "domain", "cost", "paths", "premium")
@@ -490,7 +512,7 @@ def to_text(d: dict[str, Any]) -> str:
         + ("no differences" if d["same"] else "differ")
     ]
     if "status" in d:
-        lines.append(f"status: {d['status']['a']} -> {d['status']['b']}")
+        lines.append(f"status: {json_text(d['status']['a'])} -> {json_text(d['status']['b'])}")
     plan = d.get("plan", {})
     for key, what in (
         ("targets_added", "targets added"),
@@ -515,7 +537,7 @@ def to_text(d: dict[str, Any]) -> str:
         for c in plan["edges_changed"]:
             lines += [f"  {c['edge']} {_change(x)}" for x in c.get("changes", [])]
     for c in d.get("prune", {}).get("domains_changed", []):
-        lines.append(f"domain of {c['block']}: {c['a']} -> {c['b']}")
+        lines.append(f"domain of {c['block']}: {json_text(c['a'])} -> {json_text(c['b'])}")
     scc = d.get("scc", {})
     for key, what in (("loops_added", "loop added"), ("loops_removed", "loop removed")):
         for loop in scc.get(key, []):
@@ -537,19 +559,25 @@ def to_text(d: dict[str, Any]) -> str:
                 f"{cb['blocks']} ({_delta(dl['blocks'])}); edges {ca['edges']} -> {cb['edges']} ({_delta(dl['edges'])})"
             )
         else:
-            lines.append(f"cost: {ca} -> {cb}")
+            lines.append(f"cost: {json_text(ca)} -> {json_text(cb)}")
     if "block_costs" in solve:
         lines.append(
             "  block costs: "
-            + "; ".join(f"{c['block']} {c['a']} -> {c['b']}" for c in solve["block_costs"])
+            + "; ".join(
+                f"{c['block']} {json_text(c['a'])} -> {json_text(c['b'])}"
+                for c in solve["block_costs"]
+            )
         )
     if "edge_costs" in solve:
         lines.append(
             "  edge costs: "
-            + "; ".join(f"{c['edge']} {c['a']} -> {c['b']}" for c in solve["edge_costs"])
+            + "; ".join(
+                f"{c['edge']} {json_text(c['a'])} -> {json_text(c['b'])}"
+                for c in solve["edge_costs"]
+            )
         )
     for k, v in solve.get("proof", {}).items():
-        lines.append(f"{k}: {v['a']} -> {v['b']}")
+        lines.append(f"{k}: {json_text(v['a'])} -> {json_text(v['b'])}")
     if "unreachable" in solve:
         lines.append(
             f"unreachable: +{solve['unreachable']['added']} -{solve['unreachable']['removed']}"

@@ -609,6 +609,8 @@ class Fuzzer:
             else:
                 src, stdin = str(src_file.name), os.devnull
             args, out, out_dir, fmt = self.args_for(command, src, index)
+            if out:
+                (job / out).parent.mkdir(exist_ok=True)  # -o creates no folder
             code, stdout, stderr, seconds, hung = run_child(self.cfg, args, stdin, job)
             source = "<stdin>" if src == "-" else src
             found = judge(
