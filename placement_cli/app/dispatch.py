@@ -17,6 +17,7 @@ from placement_cli.app.commands import command
 from placement_cli.app.config import configured
 from placement_cli.app.console import guarded, print_timings
 from placement_cli.core.io import STDIN
+from placement_cli.pipeline.kinds import forget_stdin, placeable_bodies
 
 Handler = Callable[[str, dict[str, Any]], int]
 
@@ -37,6 +38,7 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
     given, or, for several files, a directory or `--out-dir` on a stage, once per file
     (`app/batch.py`)."""
     fmt = str(values.get("diagnostics") or "text")
+    forget_stdin()
     guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), fmt)
 
 
@@ -48,7 +50,7 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     if many is not None:
         paths = v[many.key]
         batch_option = "out_dir" if "output" in v else None
-        if wants_batch(paths, v, batch_option):
+        if wants_batch(paths, v, batch_option) or _each_body(name, paths, v):
             # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
             from placement_cli.app.batch import run_batch
 
@@ -74,6 +76,15 @@ def wants_batch(paths: list[str], values: dict[str, Any], batch_option: str | No
     if len(paths) != 1 or (paths[0] != STDIN and os.path.isdir(paths[0])):
         return True
     return batch_option is not None and values.get(batch_option) is not None
+
+
+def _each_body(name: str, paths: list[str], v: dict[str, Any]) -> bool:
+    """Whether one input is MIR text with several bodies to place, no `--body` chosen,
+    and a command that places each (`run`, into DIR/NAME/BODY/; `validate`): a batch
+    of one input per body. Other commands ask for `--body` (the loader)."""
+    if name not in ("run", "validate") or "body_name" not in v or v["body_name"] is not None:
+        return False
+    return len(placeable_bodies(paths[0], v.get("source"))) > 1
 
 
 def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:
