@@ -44,7 +44,15 @@ Kind = Literal[
 
 HEAD = 256 * 1024
 
-_KEYS = rb"format_version|bodies|blocks|engines|nodes|targets"
+_PROFILE_KEYS = (
+    b"fallback",
+    b"transfer_unit",
+    b"overhead",
+    b"estimate",
+    b"nominal",
+    b"open_vertex",
+)
+_KEYS = rb"format_version|bodies|blocks|engines|nodes|targets|" + b"|".join(_PROFILE_KEYS)
 _YAML_KEY = re.compile(rb"""(?m)^["']?(""" + _KEYS + rb""")["']?[ \t]*:""")
 _JSON_KEY = re.compile(rb'"(' + _KEYS + rb')"\s*:')
 _KIND = re.compile(rb"""(?m)(?:^|")kind["']?\s*:\s*["']?([A-Za-z_]+)""")
@@ -143,7 +151,8 @@ def kind_of(data: bytes) -> Kind:
         return "plan"
     if b"engines" in keys or b"nodes" in keys:
         return "tree"
-    if b"targets" in keys:
+    if b"targets" in keys and keys.intersection(_PROFILE_KEYS):
+        # targets without blocks may be a broken plan: a profile says so by a key of its own
         return "profile"
     return "unknown"
 
