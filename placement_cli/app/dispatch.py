@@ -19,6 +19,7 @@ from placement_cli.app.console import guarded, print_timings, report, reporting
 from placement_cli.app.report import Report
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import STDIN
+from placement_cli.pipeline.kinds import forget_stdin, placeable_bodies
 
 Handler = Callable[[str, dict[str, Any]], int]
 
@@ -42,6 +43,7 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
     rep = Report.for_call(values.get("diagnostics"), values.get("diagnostics_file"))
     rep.quiet = bool(values.get("quiet"))
     rep.strict = bool(values.get("strict"))
+    forget_stdin()
     with reporting(rep):
         guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), rep)
 
@@ -61,7 +63,7 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     if many is not None:
         paths = v[many.key]
         batch_option = "out_dir" if "output" in v else None
-        if wants_batch(paths, v, batch_option):
+        if wants_batch(paths, v, batch_option) or _each_body(name, paths, v):
             # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
             from placement_cli.app.batch import run_batch
 
@@ -87,6 +89,15 @@ def wants_batch(paths: list[str], values: dict[str, Any], batch_option: str | No
     if len(paths) != 1 or (paths[0] != STDIN and os.path.isdir(paths[0])):
         return True
     return batch_option is not None and values.get(batch_option) is not None
+
+
+def _each_body(name: str, paths: list[str], v: dict[str, Any]) -> bool:
+    """Whether one input is MIR text with several bodies to place, no `--body` chosen,
+    and a command that places each (`run`, into DIR/NAME/BODY/; `validate`): a batch
+    of one input per body. Other commands ask for `--body` (the loader)."""
+    if name not in ("run", "validate") or "body_name" not in v or v["body_name"] is not None:
+        return False
+    return len(placeable_bodies(paths[0], v.get("source"))) > 1
 
 
 def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:

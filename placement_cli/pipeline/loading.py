@@ -18,11 +18,12 @@ import orjson
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, read_bytes, source_name
+from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, source_name
 from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
+from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
 from placement_cli.pipeline.registry import STAGES, get, upto
 
 if TYPE_CHECKING:
@@ -151,22 +152,32 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
-    """Read a plan file, a body file (through the `lower` front end) or an artifact of
-    any stage. `lower`: settings of the front end for a body (`LowerOptions`' fields:
-    split, size_cap, profile). Raises InputError (exit 3) naming the file."""
+def load(
+    path: str, lower: dict[str, Any] | None = None, source_format: str | None = None
+) -> Loaded:
+    """Read a plan file, a body file or MIR text (through the `lower` front end) or an
+    artifact of any stage. `lower`: settings of the front end for a body
+    (`LowerOptions`' fields: split, size_cap, profile, body). `source_format`
+    (`--from`): `hashql-mir` reads MIR text, `body` a body file, a plan or an artifact;
+    None decides by the extension, then by the bytes (`pipeline/kinds.py`). Raises
+    InputError (exit 3) naming the file; a file of another command's kind (an operator
+    tree, a tree artifact, a target profile) is one line saying what it is and which
+    command reads it."""
     source = source_name(path)
+    data = b""
     try:
-        data = read_bytes(path)
+        data = read_input(path)
         if not data.strip():
             # In a pipe, an empty input is what a failed earlier stage leaves behind.
             why = "empty input (the previous command failed?)" if path == STDIN else "empty file"
             raise InputError([Problem("", why)])
-        if path.endswith(".mir"):  # MIR text (frontends/mir_text.is_mir)
+        if is_mir_input(path, data, source_format):
             # Lazy: the MIR reader (~5 ms, measured), only for MIR text.
             from placement_cli.frontends.mir_text import read_body
 
-            return _lower(read_body(data, source), source, lower)
+            doc = read_body(data, source)
+            one_body(doc, source, lower)
+            return _lower(doc, source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
             # Fast accept: parse with orjson and check without pydantic; anything the
@@ -210,6 +221,8 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                 )
         return _plan(source, _plan_from_doc(doc))
     except InputError as exc:
+        if not is_mir_input(path, data, source_format):
+            say_what_it_is(data, source)  # a file of another kind: one line
         raise exc.with_source(source) from None
 
 
