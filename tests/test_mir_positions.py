@@ -239,9 +239,12 @@ def test_lower_and_run_read_crlf_and_a_bom_as_the_cli_reads_lf(tmp_path):
 
 
 def test_a_syntax_error_after_crlf_lines_is_at_the_same_position():
-    text = "thunk t() -> Integer {\n    bb0(): {\n\n        return %9 +\n    }\n}\n"
+    text = (
+        "thunk t() -> Integer {\n    let %0: Integer\n\n    bb0(): {\n        %0 = 1\n\n"
+        "        return %9 +\n    }\n}\n"
+    )
     with pytest.raises(Exception) as lf:
         read_body(text.encode(), "t.mir")
     with pytest.raises(Exception) as crlf:
         read_body(text.replace("\n", "\r\n").encode(), "t.mir")
-    assert str(crlf.value) == str(lf.value) and str(lf.value).startswith("t.mir:4:")
+    assert str(crlf.value) == str(lf.value) and str(lf.value).startswith("t.mir:7:")
