@@ -13,7 +13,7 @@ from tests.fuzz.mir import COMMANDS, KINDS, MirFuzzer, judge_mir, mutate
 from tests.fuzz.runner import Config
 
 FAST_SEED = 1126
-PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
+PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "20"))
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,18 @@ def test_mir_fuzz_fast_slice(fuzzer, command):
         for o in outcomes
         for c, s in o.findings
     ]
+    assert not bad, "\n".join(bad)
+
+
+def test_mir_fuzz_text_that_reads_but_does_not_check(fuzzer):
+    """The `locals` mutation (a renumbered local, a block argument more or less, a field
+    past a tuple's end) reaches `lower`'s checks: their problems are at MIR positions."""
+    n = len(KINDS)
+    at = KINDS.index("locals")
+    outcomes = [fuzzer.run("lower", at + n * k) for k in range(16)]
+    assert {o.kind for o in outcomes} == {"locals"}
+    assert sum(o.code == 3 for o in outcomes) >= 4
+    bad = [f"[{c}] #{o.index}: {s}\n  {o.stderr[-300:]!r}" for o in outcomes for c, s in o.findings]
     assert not bad, "\n".join(bad)
 
 

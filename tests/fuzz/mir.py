@@ -39,6 +39,7 @@ KINDS = (
     "crlf-bom",
     "numbers",
     "nesting",
+    "locals",
     "mixed",
 )
 _STRAY = "{}()[]<>%:,=-|&!~?.\"'\\#@$;/*\t\r\x00\x0b\u00e9\u202e\u2028\ufeff0123456789 _"
@@ -123,6 +124,33 @@ def _nesting(text: str, r: random.Random) -> str:
     return "\n".join(lines)
 
 
+_LOCAL = re.compile(r"%(\d+)")
+_TARGET = re.compile(r"(bb\d+)\(([^()]*)\)")
+
+
+def _locals(text: str, r: random.Random) -> str:
+    """Text that reads but does not check: a local renumbered (used before it is
+    defined, or of another type), a block given one argument more or less, a field
+    position past a tuple's end."""
+    how = r.random()
+    if how < 0.5:
+        spots = list(_LOCAL.finditer(text))
+        m = r.choice(spots)
+        return f"{text[: m.start(1)]}{r.randint(0, int(m[1]) + 2)}{text[m.end(1) :]}"
+    if how < 0.8:
+        spots = [m for m in _TARGET.finditer(text) if "->" in text[m.start() - 40 : m.start()]]
+        if spots:
+            m = r.choice(spots)
+            args = [a for a in m[2].split(",") if a.strip()]
+            args = args[:-1] if args and r.random() < 0.5 else [*args, " %0"]
+            return f"{text[: m.start(2)]}{','.join(args).strip()}{text[m.end(2) :]}"
+    spots = list(re.finditer(r"%\d+\.(\d+)", text))
+    if not spots:
+        return text
+    m = r.choice(spots)
+    return f"{text[: m.start(1)]}{int(m[1]) + r.randint(1, 5)}{text[m.end(1) :]}"
+
+
 def _crlf_bom(text: str, r: random.Random) -> str:
     text = text.replace("\n", "\r\n")
     if r.random() < 0.5:
@@ -132,7 +160,7 @@ def _crlf_bom(text: str, r: random.Random) -> str:
     return text
 
 
-_MUTATORS = (_delete, _swap, _repeat, _truncate, _stray, _numbers, _nesting)
+_MUTATORS = (_delete, _swap, _repeat, _truncate, _stray, _numbers, _nesting, _locals)
 _BY_KIND = {
     "delete-lines": _delete,
     "swap-lines": _swap,
@@ -142,6 +170,7 @@ _BY_KIND = {
     "crlf-bom": _crlf_bom,
     "numbers": _numbers,
     "nesting": _nesting,
+    "locals": _locals,
 }
 
 
