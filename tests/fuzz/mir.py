@@ -133,8 +133,8 @@ def _locals(text: str, r: random.Random) -> str:
     defined, or of another type), a block given one argument more or less, a field
     position past a tuple's end."""
     how = r.random()
-    if how < 0.5:
-        spots = list(_LOCAL.finditer(text))
+    spots = list(_LOCAL.finditer(text))
+    if how < 0.5 and spots:
         m = r.choice(spots)
         return f"{text[: m.start(1)]}{r.randint(0, int(m[1]) + 2)}{text[m.end(1) :]}"
     if how < 0.8:

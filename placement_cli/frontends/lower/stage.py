@@ -120,7 +120,7 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
     try:
         if isinstance(doc, bytes) or (isinstance(doc, dict) and "bodies" in doc):
             result = lower_body(validate_body_file(doc), options)
-            if source_map is not None:
+            if source_map is not None and isinstance(doc, dict):
                 place = options.body if options.body is not None else doc.get("place")
                 # in place: the `lower` section holds the same list
                 result[2][:] = [source_map.diagnostic(d, place) for d in result[2]]

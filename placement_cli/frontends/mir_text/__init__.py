@@ -1,7 +1,7 @@
 """A reader for the HashQL compiler's pretty-printed MIR (`.mir` text) that produces a
 body-file dict (docs/body-format.md, version 1). Standard library only.
 
-Grammar (EBNF; `NL` is a newline, `// ...` comments run to the end of a line and are
+Grammar (EBNF; `NL` is a newline, LF or CRLF; `// ...` comments run to the end of a line and are
 ignored, blank lines may appear between any two lines):
 
     file     = { body } ;                                     (* at least one *)
@@ -45,8 +45,6 @@ input `exists(n)`, `apply %c.0 %c.1 args` calls the closure `c` with `args`; typ
     >>> parse_mir("thunk t() -> Integer {\\n    bb0(): {\\n        return 7\\n    }\\n}")["bodies"][0]["name"]
     't'
 """
-
-from typing import Any
 
 from placement_cli.core.errors import InputError, Problem
 
