@@ -57,9 +57,10 @@ def test_the_mutations_are_reproducible_and_change_the_text():
 def test_judge_mir_wants_a_position_on_every_exit_3_line():
     ok = b"q.mir:3:9: expected '='\nq.mir:4:1: {f} bb1: local '%3' is used before it is defined\n"
     assert judge_mir(3, ok, "q.mir", []) == []
+    assert judge_mir(3, b"q.mir: empty file\n", "q.mir", []) == []  # blanks only: no position
     for bad in (
         b"q.mir: bodies[1].blocks[0].args: block 'bb3' takes 1 argument(s), got 2\n",
-        b"q.mir:3:9: expected '='\nq.mir: empty file\n",
+        b"q.mir:3:9: expected '='\nq.mir: bodies[0]: unknown field\n",
         b"q.mir:3:9: no newline at the end",
     ):
         assert [c for c, _ in judge_mir(3, bad, "q.mir", [])] == ["no-position"], bad

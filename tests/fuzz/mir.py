@@ -197,7 +197,10 @@ def judge_mir(
     found = [f for f in found if f[0] != "bad-error-line"]
     err = stderr.decode("utf-8", "replace")
     prefix = re.compile(re.escape(source) + r":\d+:\d+: ")
-    bad = [ln for ln in err.split("\n")[:-1] if not prefix.match(ln)]
+    # the one message about no position at all: a file of only blanks (`run` says so
+    # before it reads the text as anything)
+    empty = f"{source}: empty file"
+    bad = [ln for ln in err.split("\n")[:-1] if not prefix.match(ln) and ln != empty]
     if bad or not err.endswith("\n"):
         line = bad[0] if bad else err[-80:]
         if line.startswith(source + ": "):
