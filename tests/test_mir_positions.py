@@ -248,3 +248,21 @@ def test_a_syntax_error_after_crlf_lines_is_at_the_same_position():
     with pytest.raises(Exception) as crlf:
         read_body(text.replace("\n", "\r\n").encode(), "t.mir")
     assert str(crlf.value) == str(lf.value) and str(lf.value).startswith("t.mir:7:")
+
+
+def test_every_problem_is_reported_in_the_order_of_the_text(tmp_path):
+    text = WEB.read_text()
+    for old, new in (CASES[2][1], CASES[1][1], ("return %0\n", "return %0.1\n")):
+        text = text.replace(old, new)
+    (tmp_path / "q.mir").write_text(text)
+    r = run_cli("validate", "q.mir", cwd=tmp_path)
+    assert r.returncode == 3
+    lines = r.stderr.decode().splitlines()
+    where = [tuple(map(int, re.match(r"q\.mir:(\d+):(\d+): ", ln).groups())) for ln in lines]
+    assert len(where) == 4 and where == sorted(where), lines
+    assert [ln.split(": ")[1] for ln in lines] == [
+        "{thunk#1} bb0",
+        f"{FILTER} bb1",
+        f"{FILTER} bb1",
+        "{thunk#4} bb1",
+    ]

@@ -167,7 +167,10 @@ class SourceMap:
         return Problem(label, self.speak(p.message, bi), line, col)
 
     def input_error(self, exc: InputError, source: str) -> InputError:
-        return InputError([self.problem(p) for p in exc.problems], source)
+        """The problems of `exc` in MIR words, in the order of their positions."""
+        problems = [self.problem(p) for p in exc.problems]
+        problems.sort(key=lambda p: (p.line or 0, p.col or 0))
+        return InputError(problems, source)
 
     def diagnostic(self, d: dict[str, Any], place: str | None) -> dict[str, Any]:
         """A warning of `lower` on the placed body (`place`, default the first), with
