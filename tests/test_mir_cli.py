@@ -42,7 +42,8 @@ def test_lower_from_stdin_is_told_mir_or_told_so(tmp_path):
     [
         (b"fn x(\n  bb0: {\n", ":1:6: "),
         (b"thunk t() -> Integer {\n    bb0(): {\n        return %9 +\n    }\n}\n", ":3:"),
-        (b"\xff\xfe", ": MIR text is not UTF-8"),
+        (b"\xff\xfe", ":1:1: MIR text is not UTF-8"),
+        (b"fn f(\n  %0: \xe2\x82", ":2:7: MIR text is not UTF-8"),
     ],
 )
 def test_bad_mir_is_exit_3_with_a_position(tmp_path, text, where):
