@@ -178,6 +178,7 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                 doc, raw_plan = _parse_artifact(data)
             else:
                 doc = _loads(data)
+                artifact = _artifact_like(doc)
             if doc is not None:
                 try:
                     if artifact:
@@ -190,23 +191,20 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                     pass
             if not artifact:
                 return _plan(source, _plan_from_json(data))
-            return _artifact_from_json(data, source)
+            return _artifact_from_json(data, source, doc)
         with gc_paused():
             doc = parse_document(path, data)
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
         if "bodies" in doc:
             return _lower(doc, source, lower)
-        if "format_version" in doc:
+        if "format_version" in doc or _artifact_like(doc):
             try:
                 check_artifact(doc, plan=False)
                 return _artifact_doc(doc, source)
             except Reject:
                 return _artifact(
-                    _validate_artifact(
-                        lambda: _artifact_model().model_validate(doc), doc.get("format_version")
-                    ),
-                    source,
+                    _validate_artifact(lambda: _artifact_model().model_validate(doc), doc), source
                 )
         return _plan(source, _plan_from_doc(doc))
     except InputError as exc:
@@ -248,7 +246,16 @@ def _artifact_model() -> type[BaseModel]:
     return Artifact
 
 
-def _validate_artifact(validate: Any, version: Any = None) -> Any:
+def _artifact_like(doc: Any) -> bool:
+    """Whether a document without `format_version` is an artifact that lost it (a plan
+    has neither `kind` nor `plan`): its problems are then an artifact's, the missing
+    version among them, not a plan's."""
+    return type(doc) is dict and "format_version" not in doc and ("kind" in doc or "plan" in doc)
+
+
+def _validate_artifact(validate: Any, doc: Any = None) -> Any:
+    """The artifact model `validate()` gives, or InputError with every problem of the
+    document `doc` (parsed; None when it is not), each naming its key."""
     from pydantic import ValidationError
 
     try:
@@ -257,9 +264,9 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         for err in errors:
-            if tuple(err["loc"]) == ("format_version",):
+            if tuple(err["loc"]) == ("format_version",) and err["type"] != "missing":
                 # An old artifact fails everywhere; the version is the one thing to say.
-                got = err.get("input", version)
+                got = err.get("input")
                 raise InputError(
                     [
                         Problem(
@@ -272,24 +279,43 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
         problems = validation_problems(exc)
         for i, err in enumerate(errors):
             loc = tuple(err["loc"])
+            if err["type"] == "missing":
+                continue  # "required field is missing", named by its path
             if loc == ("kind",):
                 problems[i] = Problem(
                     "kind",
-                    f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})",
+                    f"not an artifact this tool reads: {brief(err.get('input'))} (expected one of {', '.join(STAGES)})",
                 )
             elif loc == ("status",):
                 problems[i] = Problem(
                     "status",
                     f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}",
                 )
-        raise InputError(problems) from None
+        raise InputError(problems + _missing_sections(doc, problems)) from None
 
 
-def _artifact_from_json(data: bytes, source: str) -> Loaded:
+def _missing_sections(doc: Any, known: list[Problem]) -> list[Problem]:
+    """The sections an artifact of its (valid) kind must carry and does not, when the
+    models refused it for something else: a renamed section is then named twice, as
+    the unknown key it became and as the section it no longer is."""
+    if type(doc) is not dict or doc.get("kind") not in STAGES:
+        return []
+    said = {p.path for p in known}
+    try:
+        _sections_present(doc["kind"], lambda stage: doc.get(stage) is not None, [])
+    except InputError as exc:
+        return [p for p in exc.problems if p.path not in said]
+    return []
+
+
+def _artifact_from_json(data: bytes, source: str, doc: Any) -> Loaded:
+    """An artifact the fast check did not accept, validated by the models (`doc`: the
+    bytes parsed by orjson, or None)."""
     loaded = _artifact(
-        _validate_artifact(lambda: _artifact_model().model_validate_json(data)), source
+        _validate_artifact(lambda: _artifact_model().model_validate_json(data), doc), source
     )
-    loaded.raw_plan = _plan_span(data)
+    # Unparsed by orjson, the plan's place cannot be checked: normalised afresh.
+    loaded.raw_plan = _plan_span(data, doc) if doc is not None else None
     return loaded
 
 
@@ -333,7 +359,7 @@ def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
         finally:
             view.release()
     doc = _loads(data)
-    return doc, None if doc is None else _plan_span(data)
+    return doc, None if doc is None else _plan_span(data, doc)
 
 
 def _span_at(data: bytes) -> tuple[int, int] | None:
@@ -347,9 +373,11 @@ def _span_at(data: bytes) -> tuple[int, int] | None:
     return start, end
 
 
-def _plan_span(data: bytes) -> bytes | None:
+def _plan_span(data: bytes, doc: Any = None) -> bytes | None:
     r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
-    key on its own line at indent 2, `plan` directly before `prune`), or None.
+    key on its own line at indent 2, `plan` directly before `prune`), or None; with the
+    whole document `doc` parsed, only when they are its plan (a key written twice is
+    read as its last value, which need not be the one in that place).
 
     The plan an artifact carries is already normalised, so writing these bytes again
     gives what normalising the checked plan would, without the cost (a third of a
@@ -365,9 +393,12 @@ def _plan_span(data: bytes) -> bytes | None:
         return None
     span = data[at[0] : at[1]]
     try:
-        if not isinstance(orjson.loads(span), dict):
-            return None
+        plan = orjson.loads(span)
     except orjson.JSONDecodeError:
+        return None
+    if not isinstance(plan, dict):
+        return None
+    if doc is not None and not (type(doc) is dict and doc.get("plan") == plan):
         return None
     return span
 
