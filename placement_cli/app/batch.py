@@ -33,6 +33,8 @@ from typing import Any
 
 import orjson
 
+from placement_cli.app.commands import command
+from placement_cli.app.config import configured
 from placement_cli.app.console import KEEPER, guarded
 from placement_cli.core.errors import EXIT_INTERNAL, EXIT_OK, UsageError
 from placement_cli.core.io import STDIN, write_output
@@ -143,20 +145,35 @@ def _row(name: str, one: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]]) -> Outcome:
-    """Run one input as its own command would, its stderr captured."""
-    name, one, handler = task
+Task = tuple[str, dict[str, Any], Item, str, set[str], Callable[[str, dict[str, Any]], int]]
+
+
+def _configured_values(
+    name: str, v: dict[str, Any], item: Item, key: str, given: set[str]
+) -> dict[str, Any]:
+    """The one-input command's values for `item` with the configuration found from its
+    own directory upwards (a problem of that file is this input's error)."""
+    return _single_values(name, configured(command(name), {**v, key: item.path}, given), item, key)
+
+
+def _one(task: Task) -> Outcome:
+    """Run one input as its own command would, configured from its own directory, its
+    stderr captured."""
+    name, v, item, key, given, handler = task
+    one: dict[str, Any] = {}
+
+    def call() -> int:
+        one.update(_configured_values(name, v, item, key, given))
+        one.pop("debug", None)
+        return handler(name, one)
+
     t0 = time.perf_counter()
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as capture:
         os.dup2(capture.fileno(), 2)
         try:
-            guarded(
-                bool(one.pop("debug", False)),
-                lambda: handler(name, one),
-                one.get("diagnostics", "text"),
-            )
+            guarded(bool(v.get("debug", False)), call, v.get("diagnostics", "text"))
             code = EXIT_OK
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
@@ -167,15 +184,23 @@ def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]])
         capture.seek(0)
         messages = capture.read().decode("utf-8", "replace")
     gc.collect()  # `guarded` pauses the collector for one command; a worker runs many
-    return Outcome(code, messages, _row(name, one), time.perf_counter() - t0)
+    row = _row(name, one) if one else {}
+    return Outcome(code, messages, row, time.perf_counter() - t0)
 
 
 def run_batch(
-    name: str, v: dict[str, Any], key: str, handler: Callable[[str, dict[str, Any]], int]
+    name: str,
+    v: dict[str, Any],
+    key: str,
+    handler: Callable[[str, dict[str, Any]], int],
+    given: set[str] | frozenset[str] = frozenset(),
 ) -> int:
-    """Run command `name` on every input of `v[key]`; returns the worst exit code."""
+    """Run command `name` on every input of `v[key]`, each configured from its own
+    directory (`given`: the options the command line set); returns the worst exit code."""
     items = expand(v[key])
-    tasks = [(name, _single_values(name, v, item, key), handler) for item in items]
+    if "output" in v and v.get("out_dir") is None:
+        raise UsageError("several inputs need --out-dir DIR (one folder per input)")
+    tasks: list[Task] = [(name, v, item, key, set(given), handler) for item in items]
     jobs = max(1, min(v.get("jobs") or os.cpu_count() or 1, len(tasks)))
     KEEPER.enabled = False  # a worker runs many inputs: keep none of them alive
     t0 = time.perf_counter()

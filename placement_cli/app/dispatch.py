@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from placement_cli.app.commands import command
-from placement_cli.app.config import configured
+from placement_cli.app.config import batch_configured, configured
 from placement_cli.app.console import guarded, print_timings
 from placement_cli.core.io import STDIN
 
@@ -42,17 +42,22 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
 
 def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     cmd = command(name)
-    v = configured(cmd, values, given)
     run = handler(name)
     many = cmd.many
     if many is not None:
-        paths = v[many.key]
-        batch_option = "out_dir" if "output" in v else None
-        if wants_batch(paths, v, batch_option):
+        paths = values[many.key]
+        batch_option = "out_dir" if "output" in values else None
+        if wants_batch(paths, values, batch_option):
             # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
             from placement_cli.app.batch import run_batch
 
-            return run_batch(name, v, many.key, run)
+            # Each input is configured from its own directory (in its worker).
+            v = batch_configured(cmd, values, given)
+            return run_batch(name, v, many.key, run, given)
+    v = configured(cmd, values, given)
+    if many is not None:
+        paths = v[many.key]
+        batch_option = "out_dir" if "output" in v else None
         v[many.key] = paths[0]
         v.pop("jobs", None)
         if batch_option:

@@ -92,6 +92,7 @@ class Loaded:
         extra: dict[str, Any] | None = None,
         new_diagnostics: list[dict[str, Any]] | None = None,
         data: dict[str, dict[str, Any]] | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         self.source = source
         self.graph = graph
@@ -106,6 +107,9 @@ class Loaded:
         self.status = status
         self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
         self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
+        # The configuration an artifact was made under (`diff` compares it); not carried
+        # on: an artifact records the configuration of the command that wrote it.
+        self.config = config
         self.raw_plan: bytes | None = (
             None  # the normalised plan's bytes, when read from an artifact
         )
@@ -441,7 +445,10 @@ def _artifact(art: Any, source: str) -> Loaded:
     }
     diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
     extra = {"lower": art.lower} if art.lower is not None else {}
-    return Loaded(source, g, diagnostics=diags, status=art.status, data=data, extra=extra)
+    config = art.config.model_dump() if art.config is not None else None
+    return Loaded(
+        source, g, diagnostics=diags, status=art.status, data=data, extra=extra, config=config
+    )
 
 
 def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
@@ -463,4 +470,12 @@ def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
         raise problems
     data = {stage: doc[stage] for stage in upto(kind)}
     extra = {"lower": doc["lower"]} if doc.get("lower") is not None else {}
-    return Loaded(source, g, diagnostics=diagnostics, status=doc["status"], data=data, extra=extra)
+    return Loaded(
+        source,
+        g,
+        diagnostics=diagnostics,
+        status=doc["status"],
+        data=data,
+        extra=extra,
+        config=doc.get("config"),
+    )
