@@ -41,6 +41,8 @@ from typing import Any
 
 import orjson
 
+from placement_cli.app.commands import command
+from placement_cli.app.config import configured
 from placement_cli.app.console import KEEPER, guarded, report, reporting
 from placement_cli.app.report import Report, plural
 from placement_cli.core.errors import (
@@ -210,7 +212,8 @@ def _row(name: str, one: dict[str, Any], code: int, rep: Report) -> dict[str, An
     # --strict failed an input on its warnings alone: its artifacts are written.
     strict_only = rep.strict and code == EXIT_INPUT and 0 < rep.warnings == rep.errors
     written = code in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED) or strict_only
-    row = _artifact_row(name, one) if written else {}
+    # `one` is empty when the input's own configuration failed it: nothing was written.
+    row = _artifact_row(name, one) if written and one else {}
     if strict_only:
         row["status"] = "warnings"
     elif code not in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED):
@@ -245,18 +248,38 @@ def _artifact_row(name: str, one: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]]) -> Outcome:
-    """Run one input as its own command would, its stderr captured and its
-    diagnostics in a report of its own."""
-    name, one, handler = task
-    t0 = time.perf_counter()
+Task = tuple[str, dict[str, Any], Item, str, set[str], Callable[[str, dict[str, Any]], int]]
+
+
+def _configured_values(
+    name: str, v: dict[str, Any], item: Item, key: str, given: set[str]
+) -> dict[str, Any]:
+    """The one-input command's values for `item` with the configuration found from its
+    own directory upwards (a problem of that file is this input's error)."""
+    return _single_values(name, configured(command(name), {**v, key: item.path}, given), item, key)
+
+
+def _one(task: Task) -> Outcome:
+    """Run one input as its own command would, configured from its own directory, its
+    stderr captured and its diagnostics in a report of its own."""
+    name, v, item, key, given, handler = task
+    one: dict[str, Any] = {}
     rep = report().for_input()
+
+    def call() -> int:
+        one.update(_configured_values(name, v, item, key, given))
+        one.pop("debug", None)
+        # `strict = true` in this input's configuration counts as --strict.
+        rep.strict = bool(one.get("strict"))
+        return _made(handler, name, one)
+
+    t0 = time.perf_counter()
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as capture, reporting(rep):
         os.dup2(capture.fileno(), 2)
         try:
-            guarded(bool(one.pop("debug", False)), lambda: _made(handler, name, one), rep)
+            guarded(bool(v.get("debug", False)), call, rep)
             code = EXIT_OK
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
@@ -279,11 +302,18 @@ def _made(handler: Callable[[str, dict[str, Any]], int], name: str, one: dict[st
 
 
 def run_batch(
-    name: str, v: dict[str, Any], key: str, handler: Callable[[str, dict[str, Any]], int]
+    name: str,
+    v: dict[str, Any],
+    key: str,
+    handler: Callable[[str, dict[str, Any]], int],
+    given: set[str] | frozenset[str] = frozenset(),
 ) -> int:
-    """Run command `name` on every input of `v[key]`; returns the worst exit code."""
+    """Run command `name` on every input of `v[key]`, each configured from its own
+    directory (`given`: the options the command line set); returns the worst exit code."""
     items, skipped = expand(v[key], name, v)
-    tasks = [(name, _single_values(name, v, item, key), handler) for item in items]
+    if "output" in v and v.get("out_dir") is None:
+        raise UsageError("several inputs need --out-dir DIR (one folder per input)")
+    tasks: list[Task] = [(name, v, item, key, set(given), handler) for item in items]
     jobs = max(1, min(v.get("jobs") or os.cpu_count() or 1, len(tasks)))
     KEEPER.enabled = False  # a worker runs many inputs: keep none of them alive
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from placement_cli.app.commands import command
-from placement_cli.app.config import configured
+from placement_cli.app.config import batch_configured, configured
 from placement_cli.app.console import guarded, print_timings, report, reporting
 from placement_cli.app.report import Report
 from placement_cli.core.errors import UsageError
@@ -50,10 +50,7 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
 
 def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     cmd = command(name)
-    v = configured(cmd, values, given)
-    # `strict = true` in the project's configuration counts as --strict.
-    report().strict = bool(v.get("strict"))
-    if v.get("output") is not None and v.get("out_dir") is not None:
+    if values.get("output") is not None and values.get("out_dir") is not None:
         raise UsageError(
             "-o/--output and --out-dir cannot be used together: --out-dir writes "
             "DIR/NAME/COMMAND.json per input, -o one file"
@@ -61,13 +58,21 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     run = handler(name)
     many = cmd.many
     if many is not None:
-        paths = v[many.key]
-        batch_option = "out_dir" if "output" in v else None
-        if wants_batch(paths, v, batch_option) or _each_body(name, paths, v):
+        paths = values[many.key]
+        batch_option = "out_dir" if "output" in values else None
+        if wants_batch(paths, values, batch_option) or _each_body(name, paths, values):
             # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
             from placement_cli.app.batch import run_batch
 
-            return run_batch(name, v, many.key, run)
+            # Each input is configured from its own directory (in its worker).
+            v = batch_configured(cmd, values, given)
+            return run_batch(name, v, many.key, run, given)
+    v = configured(cmd, values, given)
+    # `strict = true` in the project's configuration counts as --strict.
+    report().strict = bool(v.get("strict"))
+    if many is not None:
+        paths = v[many.key]
+        batch_option = "out_dir" if "output" in v else None
         v[many.key] = paths[0]
         v.pop("jobs", None)
         if batch_option:

@@ -223,12 +223,16 @@ class _Lit(_Check):
 
 
 class _Skip(_Check):
-    """A field another check reads (an artifact's plan: `plancheck`)."""
+    """A field another check reads (an artifact's plan: `plancheck`): only its presence
+    is checked here."""
 
     __slots__ = ()
 
     def column(self, values: Iterable[Any]) -> None:
-        pass
+        # `_Obj` hands over its field's values lazily: going through them is what finds a
+        # missing one (a KeyError, which it turns into a refusal), so the models say so.
+        for _ in values:
+            pass
 
 
 class _List(_Check):

@@ -238,7 +238,8 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
 
 class ConfigRecord(_Strict):
     """The project configuration a command applied (`placement.toml` or
-    `[tool.placement]`): its file and the settings it gave that the command line did not."""
+    `[tool.placement]`): its file's name (never a path) and the settings it gave that the
+    command line did not, as the file wrote them."""
 
     file: str
     settings: dict[str, Any]  # option key -> value, as `app/config.py` checked it

@@ -93,6 +93,7 @@ class Loaded:
         extra: dict[str, Any] | None = None,
         new_diagnostics: list[dict[str, Any]] | None = None,
         data: dict[str, dict[str, Any]] | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         self.source = source
         self.graph = graph
@@ -107,6 +108,9 @@ class Loaded:
         self.status = status
         self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
         self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
+        # The configuration an artifact was made under (`diff` compares it); not carried
+        # on: an artifact records the configuration of the command that wrote it.
+        self.config = config
         self.raw_plan: bytes | None = (
             None  # the normalised plan's bytes, when read from an artifact
         )
@@ -189,6 +193,7 @@ def load(
                 doc, raw_plan = _parse_artifact(data)
             else:
                 doc = _loads(data)
+                artifact = _artifact_like(doc)
             if doc is not None:
                 try:
                     if artifact:
@@ -201,23 +206,20 @@ def load(
                     pass
             if not artifact:
                 return _plan(source, _plan_from_json(data))
-            return _artifact_from_json(data, source)
+            return _artifact_from_json(data, source, doc)
         with gc_paused():
             doc = parse_document(path, data)
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
         if "bodies" in doc:
             return _lower(doc, source, lower)
-        if "format_version" in doc:
+        if "format_version" in doc or _artifact_like(doc):
             try:
                 check_artifact(doc, plan=False)
                 return _artifact_doc(doc, source)
             except Reject:
                 return _artifact(
-                    _validate_artifact(
-                        lambda: _artifact_model().model_validate(doc), doc.get("format_version")
-                    ),
-                    source,
+                    _validate_artifact(lambda: _artifact_model().model_validate(doc), doc), source
                 )
         return _plan(source, _plan_from_doc(doc))
     except InputError as exc:
@@ -261,7 +263,16 @@ def _artifact_model() -> type[BaseModel]:
     return Artifact
 
 
-def _validate_artifact(validate: Any, version: Any = None) -> Any:
+def _artifact_like(doc: Any) -> bool:
+    """Whether a document without `format_version` is an artifact that lost it (a plan
+    has neither `kind` nor `plan`): its problems are then an artifact's, the missing
+    version among them, not a plan's."""
+    return type(doc) is dict and "format_version" not in doc and ("kind" in doc or "plan" in doc)
+
+
+def _validate_artifact(validate: Any, doc: Any = None) -> Any:
+    """The artifact model `validate()` gives, or InputError with every problem of the
+    document `doc` (parsed; None when it is not), each naming its key."""
     from pydantic import ValidationError
 
     try:
@@ -270,9 +281,9 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         for err in errors:
-            if tuple(err["loc"]) == ("format_version",):
+            if tuple(err["loc"]) == ("format_version",) and err["type"] != "missing":
                 # An old artifact fails everywhere; the version is the one thing to say.
-                got = err.get("input", version)
+                got = err.get("input")
                 raise InputError(
                     [
                         Problem(
@@ -285,24 +296,43 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
         problems = validation_problems(exc)
         for i, err in enumerate(errors):
             loc = tuple(err["loc"])
+            if err["type"] == "missing":
+                continue  # "required field is missing", named by its path
             if loc == ("kind",):
                 problems[i] = Problem(
                     "kind",
-                    f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})",
+                    f"not an artifact this tool reads: {brief(err.get('input'))} (expected one of {', '.join(STAGES)})",
                 )
             elif loc == ("status",):
                 problems[i] = Problem(
                     "status",
                     f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}",
                 )
-        raise InputError(problems) from None
+        raise InputError(problems + _missing_sections(doc, problems)) from None
 
 
-def _artifact_from_json(data: bytes, source: str) -> Loaded:
+def _missing_sections(doc: Any, known: list[Problem]) -> list[Problem]:
+    """The sections an artifact of its (valid) kind must carry and does not, when the
+    models refused it for something else: a renamed section is then named twice, as
+    the unknown key it became and as the section it no longer is."""
+    if type(doc) is not dict or doc.get("kind") not in STAGES:
+        return []
+    said = {p.path for p in known}
+    try:
+        _sections_present(doc["kind"], lambda stage: doc.get(stage) is not None, [])
+    except InputError as exc:
+        return [p for p in exc.problems if p.path not in said]
+    return []
+
+
+def _artifact_from_json(data: bytes, source: str, doc: Any) -> Loaded:
+    """An artifact the fast check did not accept, validated by the models (`doc`: the
+    bytes parsed by orjson, or None)."""
     loaded = _artifact(
-        _validate_artifact(lambda: _artifact_model().model_validate_json(data)), source
+        _validate_artifact(lambda: _artifact_model().model_validate_json(data), doc), source
     )
-    loaded.raw_plan = _plan_span(data)
+    # Unparsed by orjson, the plan's place cannot be checked: normalised afresh.
+    loaded.raw_plan = _plan_span(data, doc) if doc is not None else None
     return loaded
 
 
@@ -346,7 +376,7 @@ def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
         finally:
             view.release()
     doc = _loads(data)
-    return doc, None if doc is None else _plan_span(data)
+    return doc, None if doc is None else _plan_span(data, doc)
 
 
 def _span_at(data: bytes) -> tuple[int, int] | None:
@@ -360,9 +390,11 @@ def _span_at(data: bytes) -> tuple[int, int] | None:
     return start, end
 
 
-def _plan_span(data: bytes) -> bytes | None:
+def _plan_span(data: bytes, doc: Any = None) -> bytes | None:
     r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
-    key on its own line at indent 2, `plan` directly before `prune`), or None.
+    key on its own line at indent 2, `plan` directly before `prune`), or None; with the
+    whole document `doc` parsed, only when they are its plan (a key written twice is
+    read as its last value, which need not be the one in that place).
 
     The plan an artifact carries is already normalised, so writing these bytes again
     gives what normalising the checked plan would, without the cost (a third of a
@@ -378,9 +410,12 @@ def _plan_span(data: bytes) -> bytes | None:
         return None
     span = data[at[0] : at[1]]
     try:
-        if not isinstance(orjson.loads(span), dict):
-            return None
+        plan = orjson.loads(span)
     except orjson.JSONDecodeError:
+        return None
+    if not isinstance(plan, dict):
+        return None
+    if doc is not None and not (type(doc) is dict and doc.get("plan") == plan):
         return None
     return span
 
@@ -423,7 +458,10 @@ def _artifact(art: Any, source: str) -> Loaded:
     }
     diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
     extra = {"lower": art.lower} if art.lower is not None else {}
-    return Loaded(source, g, diagnostics=diags, status=art.status, data=data, extra=extra)
+    config = art.config.model_dump() if art.config is not None else None
+    return Loaded(
+        source, g, diagnostics=diags, status=art.status, data=data, extra=extra, config=config
+    )
 
 
 def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
@@ -445,4 +483,12 @@ def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
         raise problems
     data = {stage: doc[stage] for stage in upto(kind)}
     extra = {"lower": doc["lower"]} if doc.get("lower") is not None else {}
-    return Loaded(source, g, diagnostics=diagnostics, status=doc["status"], data=data, extra=extra)
+    return Loaded(
+        source,
+        g,
+        diagnostics=diagnostics,
+        status=doc["status"],
+        data=data,
+        extra=extra,
+        config=doc.get("config"),
+    )
