@@ -35,6 +35,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any, Literal
 
+import orjson
+
 from placement_cli.core.errors import InputError, Problem, UsageError
 from placement_cli.core.io import STDIN, read_bytes, source_name
 
@@ -133,6 +135,21 @@ def looks_like_mir(data: bytes) -> bool:
     return _MIR_START.match(data, at) is not None
 
 
+def _artifact_kind(data: bytes) -> bytes | None:
+    """An artifact's `kind`: read as a reader reads it (the last of a key written twice)
+    when the whole document is JSON within `HEAD`, else the last `kind` in the head."""
+    if len(data) <= HEAD and data.lstrip()[:1] == b"{":
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            doc = None
+        if isinstance(doc, dict):
+            kind = doc.get("kind")
+            return kind.encode() if isinstance(kind, str) else None
+    found = [m.group(1) for m in _KIND.finditer(data[:HEAD])]
+    return found[-1] if found else None
+
+
 def kind_of(data: bytes) -> Kind:
     """The kind of input `data` holds (module doc), from its first `HEAD` bytes."""
     head = data[:HEAD]
@@ -143,8 +160,7 @@ def kind_of(data: bytes) -> Kind:
     keys = {m.group(1) for m in _YAML_KEY.finditer(head)}
     keys.update(m.group(1) for m in _JSON_KEY.finditer(head))
     if b"format_version" in keys:
-        kinds = {m.group(1) for m in _KIND.finditer(head)}
-        return "tree-artifact" if b"tree" in kinds else "artifact"
+        return "tree-artifact" if _artifact_kind(data) == b"tree" else "artifact"
     if b"bodies" in keys:
         return "body"
     if b"blocks" in keys:

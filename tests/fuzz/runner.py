@@ -642,8 +642,10 @@ class Fuzzer:
         (ref / name).write_bytes(data)
         if stdin != os.devnull:
             stdin = str(ref / name)
-        code, stdout, stderr, _, _ = run_child(self.cfg, args, stdin, ref)
         out, out_dir = _outputs(args)
+        if out:
+            (ref / out).parent.mkdir(exist_ok=True)  # -o creates no folder
+        code, stdout, stderr, _, _ = run_child(self.cfg, args, stdin, ref)
         return code, stdout, stderr, _written(ref, out, out_dir)
 
     def run(self, command: str, index: int) -> Outcome:
