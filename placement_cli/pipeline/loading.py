@@ -23,7 +23,7 @@ from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
-from placement_cli.pipeline.registry import STAGES, get, upto
+from placement_cli.pipeline.registry import STAGES, artifact_model, get, upto
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -240,12 +240,8 @@ def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = N
 
 
 def _artifact_model() -> type[BaseModel]:
-    # Lazy: the pydantic models (0.2 s, measured), only when the fast check refused.
-    from placement_cli.formats.sections import (
-        Artifact,
-    )
-
-    return Artifact
+    # The pydantic models (0.2 s, measured), built only when the fast check refused.
+    return artifact_model()  # type: ignore[no-any-return]
 
 
 def _validate_artifact(validate: Any, version: Any = None) -> Any:
@@ -397,7 +393,7 @@ def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: li
 
 
 def _artifact(art: Any, source: str) -> Loaded:
-    """An artifact the models validated (`sections.Artifact`)."""
+    """An artifact the models validated (`registry.artifact_model()`)."""
     kind = art.kind
     _sections_present(
         kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics]

@@ -1,5 +1,5 @@
 """The `Stage` protocol: a frozen object with a name, the stages it requires, a typed
-options model, a section model, and two ways to produce its result: `compute` it, or
+options model, a summary line, and two ways to produce its result: `compute` it, or
 `check` the section an input artifact carries and rebuild the result from it.
 
 The driver (`placement_cli.pipeline.run.Run`) runs each stage exactly once, requirements
@@ -8,7 +8,7 @@ otherwise. A checked section is reused only when it holds for the plan; otherwis
 `check` raises `InputError` with every problem's `section.path`.
 
 `check` gets the section as JSON data whose types are already checked (every field its
-model in `placement_cli.formats.sections` declares, of the declared type): nothing here imports
+model, the registry's `StageInfo.section`, declares, of the declared type): nothing here imports
 pydantic, which costs a fifth of a second per process.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.pipeline.registry import get
+from placement_cli.pipeline.registry import get, section_model
 
 if TYPE_CHECKING:
     from placement_cli.core.diagnostics import Diagnostic
@@ -60,24 +60,21 @@ class Stage:
     name: str
     requires: tuple[str, ...]
     options: type[Any]  # a frozen dataclass (validated on construction)
-    section_model: str  # the section's model in `placement_cli.formats.sections` (imported on use)
     compute: Callable[[Run, Any], Output]
     # check(run, section data) -> Output: verify a read section (JSON data of checked
     # types) against the plan and the checked earlier stages; raise InputError (paths
     # under `name.`) when it fails.
     check: Callable[[Run, Any], Output]
     doc: str = field(default="")
+    # summary(section) -> the stage's part of the human summary on stderr ("" for none)
+    summary: Callable[[dict[str, Any]], str] = field(default=lambda sec: "")
 
     @property
     def section(self) -> type[Any]:
-        """The pydantic model of the section. Imported lazily: a stage given a plan
-        file never reads a section, and building the models costs start-up time."""
-        # Lazy: the section models are pydantic (0.2 s, measured): only when a section is read.
-        from placement_cli.formats import (
-            sections,
-        )
-
-        return getattr(sections, self.section_model)  # type: ignore[no-any-return]
+        """The pydantic model of the section (its `StageInfo.section` in the registry).
+        Imported lazily: a stage given a plan file never reads a section, and building
+        the models costs start-up time."""
+        return section_model(self.name)  # type: ignore[no-any-return]
 
 
 class Problems:

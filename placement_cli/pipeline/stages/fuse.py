@@ -167,12 +167,16 @@ def _rest(res: FuseResult, g: Any) -> dict[str, Any]:
     return js
 
 
+def summary(sec: dict[str, Any]) -> str:
+    return f"{len(sec['blocks'])} blocks after fusion" if "blocks" in sec else ""
+
+
 STAGE = Stage(
     name="fuse",
     requires=("solve",),
     options=FuseOptions,
-    section_model="FuseSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

@@ -64,12 +64,22 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     return Output(res, expected)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    if sec.get("islands") is None:
+        return ""
+    per: dict[str, int] = {}
+    for i in sec["islands"]:
+        per[i["target"]] = per.get(i["target"], 0) + 1
+    targets = ", ".join(f"{t} {n}" for t, n in per.items())
+    return f"{len(sec['islands'])} islands" + (f" ({targets})" if targets else "")
+
+
 STAGE = Stage(
     name="islands",
     requires=("solve", "fuse"),
     options=IslandsOptions,
-    section_model="IslandsSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

@@ -202,12 +202,16 @@ def _mask(ts: list[str], tindex: dict[str, int]) -> int:
     return m
 
 
+def summary(sec: dict[str, Any]) -> str:
+    return f"removed {len(sec['removed'])} (block, target) pairs" if "removed" in sec else ""
+
+
 STAGE = Stage(
     name="prune",
     requires=(),
     options=PruneOptions,
-    section_model="PruneSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

@@ -129,12 +129,19 @@ def matches(sec: dict[str, Any], res: SccResult, g: Any) -> bool:
     return written_as(sec, res.components, res.edges, ids)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    if "components" not in sec:
+        return ""
+    cyc = sum(1 for c in sec["components"] if c["kind"] == "cyclic")
+    return f"{len(sec['components'])} components, {cyc} cyclic"
+
+
 STAGE = Stage(
     name="scc",
     requires=("prune",),
     options=SccOptions,
-    section_model="SccSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

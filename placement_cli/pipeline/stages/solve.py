@@ -195,12 +195,19 @@ def _placed(
     return tuple(a)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    c = sec.get("cost")
+    if not c:
+        return "no feasible placement"
+    return f"cost {c.get('total')} (optimal: {str(sec.get('optimal')).lower()}, lower bound {sec.get('lower_bound')})"
+
+
 STAGE = Stage(
     name="solve",
     requires=("prune", "scc"),
     options=SolveOptions,
-    section_model="SolveSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )
