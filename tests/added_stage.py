@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from placement_cli.pipeline import registry
-from placement_cli.pipeline.stage import Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
 class AuditSection(BaseModel):
@@ -34,11 +35,11 @@ def _audit(run: Any) -> dict[str, Any]:
     return {"blocks": run.g.n_blocks, "islands": len(run.value("islands").islands)}
 
 
-def compute(run: Any, options: AuditOptions | None) -> Output:
+def compute(run: StageRun, options: AuditOptions | None) -> Output:
     return Output(None, _audit(run))
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     pr = Problems("audit")
     compare(pr, sec, expected := _audit(run))
     pr.raise_if_any()

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from placement_cli.algorithms.fuse import fuse
 from placement_cli.algorithms.islands import islands
 from placement_cli.algorithms.solve.objective import evaluate
-from placement_cli.app.schemas import IslandsSection
+from placement_cli.formats.sections import IslandsSection
 from tests.budget import examples
 from tests.conftest import EXAMPLES, ROOT
 from tests.fuse_helpers import as_assignment, blk, graph, needs_solve, place, placed_plans, plan

@@ -27,6 +27,7 @@ from placement_cli.formats.plan import Plan
 from placement_cli.formats.plancheck import Reject, check_plan
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import build_graph
+from placement_cli.ir.normalize import normalize
 from placement_cli.pipeline import loading
 from placement_cli.pipeline.registry import STAGES, artifact_model, section_models
 from placement_cli.pipeline.run import Run, load
@@ -57,7 +58,7 @@ def _graph_signature(g: Any) -> tuple[Any, ...]:
         g.path_names,
         g.path_origin,
         g.default_matrix.cost,
-        orjson.dumps(g.normalized),
+        orjson.dumps(normalize(g)),
     )
 
 

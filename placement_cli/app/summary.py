@@ -3,26 +3,29 @@ its `Stage.summary`, in the registry's order."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from placement_cli.pipeline import registry
 
+if TYPE_CHECKING:
+    from placement_cli.pipeline.run import Run
 
-def _detail(run: Any, stage: str) -> str:
+
+def _detail(run: Run, stage: str) -> str:
     return registry.get(stage).summary(run.sections.get(stage) or {})
 
 
-def _head(run: Any) -> str:
+def _head(run: Run) -> str:
     g = run.g
     status = "infeasible" if run.infeasible else "ok"
     return f"{g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets: {status}"
 
 
-def summarize(run: Any, stage: str) -> str:
+def summarize(run: Run, stage: str) -> str:
     return f"{stage}: {_head(run)}; {_detail(run, stage)}"
 
 
-def summarize_run(run: Any, out_dir: str) -> str:
+def summarize_run(run: Run, out_dir: str) -> str:
     lines = [f"{_head(run)}; artifacts in {out_dir}/"]
     for stage in registry.STAGES:
         if stage in run.sections:

@@ -23,7 +23,7 @@ from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
-from placement_cli.pipeline.registry import STAGES, artifact_model, get, upto
+from placement_cli.pipeline.registry import STAGES, artifact_model, section_model, upto
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -45,7 +45,7 @@ class _Models(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         got = self._built.get(name)
         if got is None:
-            got = self._built[name] = get(name).section.model_validate(self._data[name])
+            got = self._built[name] = section_model(name).model_validate(self._data[name])
         return got
 
     def __iter__(self) -> Iterator[str]:
@@ -68,7 +68,7 @@ def _section_data(name: str, raw: Any, source: str) -> dict[str, Any]:
     from pydantic import ValidationError
 
     try:
-        model = get(name).section.model_validate(raw)
+        model = section_model(name).model_validate(raw)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, f"{name}."), source) from None
     return model.model_dump(by_alias=True, exclude_unset=True)  # type: ignore[no-any-return]

@@ -10,16 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.algorithms.islands import IslandsOptions, islands
-from placement_cli.pipeline.stage import Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
-def compute(run: Any, options: IslandsOptions | None) -> Output:
+def compute(run: StageRun, options: IslandsOptions | None) -> Output:
     g = run.g
     res = islands(g, run.value("solve"), run.value("fuse"), options)  # type: ignore[arg-type]
     return Output(res, res.to_json(g), res.diagnostics)
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     fused = run.value("fuse")
     res = islands(g, run.value("solve"), fused, run.options.get("islands"))  # type: ignore[arg-type]

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.algorithms.scc import SccOptions, SccResult, scc
-from placement_cli.pipeline.stage import Deferred, Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Deferred, Output, Stage, StageRun
 from placement_cli.pipeline.stages.scc_verify import (
     condense,
     proved,
@@ -29,12 +30,12 @@ def section(res: SccResult, g: Any) -> dict[str, Any]:
     return res.to_json(g, boundary=False)
 
 
-def compute(run: Any, options: SccOptions | None) -> Output:
+def compute(run: StageRun, options: SccOptions | None) -> Output:
     res = scc(run.g, options)
     return Output(res, section(res, run.g))
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     fast = proved(g, sec)
     if fast is not None:
