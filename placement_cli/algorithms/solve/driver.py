@@ -27,7 +27,6 @@ reported as invalid input rather than as a `null` total.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -218,9 +217,8 @@ def solve(
 
 
 def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOptions) -> SolveResult:
-    start = time.monotonic()
     mem = opts.memory_limit_mb * 2**20 if opts.memory_limit_mb is not None else None
-    budget = Budget(start + opts.time_limit, mem)
+    budget = Budget.within(opts.time_limit, mem)
     check_pins(g, opts)
     inst = build_instance(g, domains)
     stats: dict[str, Any] = {}
@@ -284,7 +282,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         # case on structured plans, and faster than the heuristic) that is the answer;
         # otherwise `auto` also runs the heuristic and keeps the cheaper assignment. The
         # exact method gets most of the time; the rest is for the heuristic's answer.
-        out = exact.solve_exact(g, domains, comps, budget.remaining() * 0.8, c.incumbent)
+        out = exact.solve_exact(g, domains, comps, budget.share(0.8), c.incumbent)
         stats["exact"] = clean_stats(out.stats)
         a = _checked(g, domains, out.assignment, c.warnings)
         used = "exact"
@@ -344,7 +342,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         if bound_module is not None and not budget.exceeded():
             # The seed's own answer stays as it is; the exact machinery only certifies how
             # far from optimal it can be (far tighter than the root bound on large plans).
-            proven_lb = bound_module.lower_bound(g, domains, budget.remaining())
+            proven_lb = bound_module.lower_bound(g, domains, budget)
             if math.isfinite(proven_lb) and proven_lb > lb:
                 lb, lb_by = proven_lb, "exact"
         proven, better = _prove(c, a)
