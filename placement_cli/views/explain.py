@@ -9,7 +9,7 @@ For every target of the plan, in target order:
   `prune.removed`; or the block is unreachable and takes no target at all;
 * the block's cost there (base cost plus premium);
 * the optimal total if the block were pinned there: the pruned domains with the block's
-  domain narrowed to that one target, solved by `solvers.exact.solve_exact` within a
+  domain narrowed to that one target, solved by `algorithms.solve.exact.solve_exact` within a
   share of the time limit. Only a finished proof is called "optimal"; otherwise the
   best total found and the proven lower bound are reported as "not proven";
 * the difference to the chosen placement's total.

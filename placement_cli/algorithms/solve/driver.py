@@ -1,12 +1,12 @@
 """`solve`: choose a target for every live block, minimising the objective of
-`spec/plan-format.md` (see `placement_cli.algorithms.solve.objective`).
+`docs/format.md` (see `placement_cli.algorithms.solve.objective`).
 
 Methods:
-- `heuristic`: the seed algorithm (`solvers.heuristic`); if it gives up, the complete
-  search (`solvers.complete`) takes over, so "infeasible" is always a proof. On small
+- `heuristic`: the seed algorithm (`solve.heuristic`); if it gives up, the complete
+  search (`solve.complete`) takes over, so "infeasible" is always a proof. On small
   plans an exhaustive branch and bound checks the answer and supplies `lower_bound`
   (and `optimal` when the answer is proven optimal); the answer itself stays the seed's.
-- `exact`: `solvers.exact` alone; the heuristic only when it found nothing in time.
+- `exact`: `solve.exact` alone; the heuristic only when it found nothing in time.
 - `auto`: the exact method first; when it does not prove the optimum in time, the
   heuristic too, and the better assignment wins.
 
@@ -46,7 +46,7 @@ from placement_cli.algorithms.solve.context import Ctx
 from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate, feasible_for
 
-# The options and the section are modules of their own (solve_options, solve_result);
+# The options and the section are modules of their own (`options`, `result`);
 # their names stay importable from here.
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
 from placement_cli.algorithms.solve.pins import check_pins, pin_domains, pin_text, warm_incumbent
@@ -60,7 +60,7 @@ __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 
 
 def _exact_module() -> Any:
-    """`solvers.exact` when this build has the exact method, else None."""
+    """`solve.exact` when this build has the exact method, else None."""
     try:
         # Lazy: optional in a build (None without it); its import (~30 ms) only when used.
         import placement_cli.algorithms.solve.exact as exact

@@ -14,7 +14,7 @@ acceptance test uses the true objective (estimates only order candidates); the C
 is admissible for the objective it prunes; region order is dynamic MRV; CSP results are
 cached by boundary context; giving up is reported, never papered over with a default.
 
-The loop CSP (a cyclic super block under its boundary context) is `solvers.loops`; this
+The loop CSP (a cyclic super block under its boundary context) is `solve.loops`; this
 module holds the forward pass and the refinement sweeps.
 """
 

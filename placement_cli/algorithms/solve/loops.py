@@ -1,4 +1,4 @@
-"""The cyclic super blocks of the seed heuristic (`solvers.heuristic`): each loop is a
+"""The cyclic super blocks of the seed heuristic (`solve.heuristic`): each loop is a
 CSP solved under its boundary context (the targets of its assigned outside neighbours)
 by the branch-and-bound engine with a node limit, polished by one-member moves when the
 limit cut it short, and cached per context.

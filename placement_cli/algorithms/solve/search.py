@@ -1,7 +1,7 @@
 """The branch-and-bound engine of `solve`: one depth-first search over the pairwise form
-of a plan (`solvers.instance`), restricted to a set of blocks (`Sub`), observing a
+of a plan (`solve.instance`), restricted to a set of blocks (`Sub`), observing a
 `Budget`. The seed heuristic runs it inside each cyclic super block (forward checking,
-a node limit); the complete fallback (`solvers.complete`) over every live block
+a node limit); the complete fallback (`solve.complete`) over every live block
 (maintained arc consistency, no limit on feasibility).
 """
 

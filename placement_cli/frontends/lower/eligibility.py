@@ -15,7 +15,7 @@ the same on every path after its definition. So the analysis is computed here as
 greatest fixpoint over locals (params are the AND of their incoming arguments), and the
 return-block intersection becomes: a local whose definition reaches a `return` keeps
 its computed bit; one whose definition reaches none keeps the initial "supported"; with
-no `return` block at all, nothing is supported. `tests/test_lower_eligibility.py` checks
+no `return` block at all, nothing is supported. `tests/test_lower_properties.py` checks
 this against the literal bitset dataflow on random bodies.
 """
 

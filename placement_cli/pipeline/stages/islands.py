@@ -1,4 +1,4 @@
-"""Stage `islands`: execution islands, dependencies, schedule (`passes.islands`).
+"""Stage `islands`: execution islands, dependencies, schedule (`algorithms.islands`).
 
 Islands follow from the plan and the fused placement, so a read section is checked
 against the recomputed one: first that each island's blocks are fused blocks on the

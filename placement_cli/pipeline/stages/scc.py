@@ -1,4 +1,4 @@
-"""Stage `scc`: strongly connected components and the condensation (`passes.scc`).
+"""Stage `scc`: strongly connected components and the condensation (`algorithms.scc`).
 
 The components follow from the plan alone. A read section is checked first for the
 specific ways it can be wrong (unknown or repeated block ids, blocks missing from the
