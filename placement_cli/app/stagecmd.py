@@ -88,7 +88,7 @@ def _loaded_run(path: str, v: dict[str, Any], options: dict[str, Any], update: A
     return run
 
 
-def _artifact(run: Any, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
+def _artifact(run: Run, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
     """Stage `name`'s artifact, with the project configuration it was made under."""
     art: dict[str, Any] = run.artifact(name, raw_plan=fmt == "json")
     if v.get("config"):

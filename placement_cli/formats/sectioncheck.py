@@ -34,7 +34,7 @@ def check_section(name: str, value: Any) -> None:
 
 
 def check_artifact(doc: Any, *, plan: bool = True) -> None:
-    """Accept an artifact document exactly when `sections.Artifact` certainly would
+    """Accept an artifact document exactly when the artifact model (`sections.artifact_model`) certainly would
     (its plan as in `check_plan`; without `plan`, everything but the plan, which the
     caller then checks while it builds the graph: `graph.build_graph(..., check=True)`)."""
     ARTIFACT(doc)

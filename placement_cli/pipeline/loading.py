@@ -24,7 +24,7 @@ from placement_cli.formats.plancheck import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
-from placement_cli.pipeline.registry import STAGES, get, upto
+from placement_cli.pipeline.registry import STAGES, artifact_model, section_model, upto
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -46,7 +46,7 @@ class _Models(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         got = self._built.get(name)
         if got is None:
-            got = self._built[name] = get(name).section.model_validate(self._data[name])
+            got = self._built[name] = section_model(name).model_validate(self._data[name])
         return got
 
     def __iter__(self) -> Iterator[str]:
@@ -69,7 +69,7 @@ def _section_data(name: str, raw: Any, source: str) -> dict[str, Any]:
     from pydantic import ValidationError
 
     try:
-        model = get(name).section.model_validate(raw)
+        model = section_model(name).model_validate(raw)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, f"{name}."), source) from None
     return model.model_dump(by_alias=True, exclude_unset=True)  # type: ignore[no-any-return]
@@ -255,12 +255,8 @@ def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = N
 
 
 def _artifact_model() -> type[BaseModel]:
-    # Lazy: the pydantic models (0.2 s, measured), only when the fast check refused.
-    from placement_cli.formats.sections import (
-        Artifact,
-    )
-
-    return Artifact
+    # The pydantic models (0.2 s, measured), built only when the fast check refused.
+    return artifact_model()  # type: ignore[no-any-return]
 
 
 def _artifact_like(doc: Any) -> bool:
@@ -445,7 +441,7 @@ def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: li
 
 
 def _artifact(art: Any, source: str) -> Loaded:
-    """An artifact the models validated (`sections.Artifact`)."""
+    """An artifact the models validated (`registry.artifact_model()`)."""
     kind = art.kind
     _sections_present(
         kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics]

@@ -1,7 +1,7 @@
 """What every view reads: the plan, the assignment, the islands, the loops, in index form.
 
 `prepare` loads a plan or an artifact and runs whatever stages the view needs and the
-input lacks, through the in-memory API (`pipeline.load`, `Run`); the sections are then
+input lacks, through the in-memory API (`pipeline.run.load`, `Run`); the sections are then
 read by their documented field names, so a change of the artifact's byte format does
 not reach the views.
 """

@@ -20,6 +20,7 @@ from placement_cli.algorithms.solve.objective import UNASSIGNED
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num
 from placement_cli.ir.graph import Graph
+from placement_cli.ir.normalize import normalize
 from placement_cli.pipeline.run import Loaded, Run
 from placement_cli.views.data import latest_stage
 
@@ -169,7 +170,7 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     """The plan's changes in brief: targets, blocks, edges, and the top-level fields."""
     if ga.plan == gb.plan:
         return {}  # the common case, without building both normalised plans
-    pa, pb = ga.normalized, gb.normalized
+    pa, pb = normalize(ga), normalize(gb)
     out: dict[str, Any] = {}
     top = [
         k for k in ("name", "targets", "entry", "transitions", "paths") if pa.get(k) != pb.get(k)

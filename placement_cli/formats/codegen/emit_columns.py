@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from placement_cli.formats.codegen.spec import VALIDATORS
 from placement_cli.formats.codegen.typeir import T, field_t, key_of, q
 from placement_cli.formats.plan import Plan
-from placement_cli.formats.sections import SECTION_MODELS, Artifact, DiagnosticModel
+from placement_cli.formats.sections import DiagnosticModel
 from placement_cli.formats.tree import ExplicitTransfer
 
 
@@ -107,11 +107,14 @@ class Columns:
 
 
 def generate_sections() -> str:
+    # The stage list is the registry's (a build tool may read above its layer: pyproject's
+    # `ignore_imports`); the runtime of `formats/` never does.
+    from placement_cli.pipeline.registry import artifact_model, section_models
 
     cols = Columns({Plan: "the plan: `plancheck`"})
-    artifact = cols.model(Artifact)
+    artifact = cols.model(artifact_model())
     diagnostic = cols.model(DiagnosticModel)
-    sections = "".join(f"    {q(k)}: {cols.model(m)},\n" for k, m in SECTION_MODELS.items())
+    sections = "".join(f"    {q(k)}: {cols.model(m)},\n" for k, m in section_models().items())
     defs = "\n".join(f"{cols.name(m)} = {e}" for m, e in cols.defs.items())
     return (
         _imports(SECTION_HEADER, defs + "Check")

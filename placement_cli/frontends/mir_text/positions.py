@@ -14,15 +14,24 @@ is worked out only when something is reported, so reading costs nothing more.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from placement_cli.core.errors import InputError, Problem
 
 from .lexer import LINE_KINDS, Token
-from .parser import Place, Stmt, Term, stmt_line
+from .parser import MirBody, Operand, Place, Stmt, Term, stmt_line
 
-if TYPE_CHECKING:
-    from .convert import _Body
+
+class _Body(Protocol):
+    """What the source map reads of a body the converter (`convert.py`) converted: the
+    parsed body, its locals' body-file names, and how it writes a call's arguments."""
+
+    b: MirBody
+    names: dict[int, str]
+
+    def apply(self, func: Operand, args: list[Operand]) -> dict[str, Any]: ...
+
 
 # A body-file field path, as the checks write it (at the start of a message, or alone).
 _PATH = re.compile(r"bodies\[(\d+)\]((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*)")
@@ -52,7 +61,7 @@ def _position(tok: Token) -> tuple[int, int]:
 class SourceMap:
     """Positions and MIR names of a body file's parts (see the module docstring)."""
 
-    def __init__(self, bodies: list[_Body]) -> None:
+    def __init__(self, bodies: Sequence[_Body]) -> None:
         self.bodies = bodies
 
     def _mir_names(self, bi: int) -> dict[str, str]:
