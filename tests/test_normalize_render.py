@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from benchmarks.generate import generate_plan
 from placement_cli.formats.artifact import fragment, render
-from placement_cli.formats.planview import plan_document
 from placement_cli.ir.graph import Graph
 from placement_cli.ir.normalize import normalize, plan_fragment, rendered
 from placement_cli.pipeline.run import load, parse_plan
@@ -130,7 +129,7 @@ def test_a_fused_plan_made_of_block_objects() -> None:
     run = Run(load(str(EXAMPLES / "three_targets.yaml")))
     fg = run.fused().graph
     assert fg is not None and fg.n_blocks < run.g.n_blocks  # something was fused
-    assert any(type(b).__name__ == "FusedBlock" for b in plan_document(fg.plan)["blocks"])
+    assert any(type(b).__name__ == "FusedBlock" for b in fg.plan.blocks)
     _same(fg)
 
 

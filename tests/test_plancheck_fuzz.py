@@ -178,11 +178,11 @@ def test_mutated_plans_agree_with_the_models(tmp_path, monkeypatch):
         except orjson.JSONDecodeError:
             parsed = None
         if isinstance(parsed, dict):
-            # The checks made while building (the load path) are exactly `check_plan`'s.
-            assert _checked_build_accepts(parsed) == _fast_accepts(check_plan, parsed), (
-                i,
-                data[:400],
-            )
+            # What msgspec accepts while building (the load path), from the parsed
+            # document or the bytes, the models accept too.
+            if _checked_build_accepts(parsed) or _checked_build_accepts(data):
+                assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
+                assert _models_accept(Plan.model_validate_json, data), (i, data[:400])
             if _fast_accepts(check_plan, parsed):
                 accepted += 1
                 assert _models_accept(Plan.model_validate, parsed), (i, data[:400])
@@ -233,10 +233,8 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
             assert _models_accept(Artifact.model_validate, doc), (i, kind)
         if isinstance(doc, dict) and _fast_accepts(lambda d: check_artifact(d, plan=False), doc):
-            assert _checked_build_accepts(doc["plan"]) == _fast_accepts(check_artifact, doc), (
-                i,
-                kind,
-            )
+            if _checked_build_accepts(doc["plan"]):
+                assert _models_accept(Artifact.model_validate, doc), (i, kind)
     assert fast_taken and spans
 
 

@@ -1,8 +1,8 @@
 """Building a plan's indexed form and checking its semantic rules (`build_graph`; the
 form itself: `placement_cli.ir.indexed`, whose names are re-exported here).
 
-A plan's types are the models' (`placement_cli.formats.plan`) or the checks generated
-from them (`placement_cli.formats.plancheck`); its meaning (references, duplicates,
+A plan's types are checked by msgspec (`placement_cli.formats.structs`) or by the
+models (`placement_cli.formats.plan`); its meaning (references, duplicates,
 argument counts, matrices' targets and diagonals, the objective's range) is checked here
 and nowhere else. Afterwards blocks are indices in input order, targets bit positions,
 domains int bitsets (`placement_cli.ir.indexed.Graph`).
@@ -12,23 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from orjson import JSONEncodeError, dumps
+from msgspec.json import encode as dumps
 
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import gc_paused
 from placement_cli.core.limits import objective_problems
 from placement_cli.core.problems import validation_problems
-from placement_cli.formats.plancheck import (
-    check_block,
-    check_block_head,
-    check_costs,
-    check_edge,
-    check_head,
-    check_matrix,
-    check_statements,
-)
-from placement_cli.formats.planview import Plan as PlanView
-from placement_cli.formats.planview import plan_document
+from placement_cli.formats.checking import Reject
+from placement_cli.formats.structs import Plan as PlanStruct
+from placement_cli.formats.structs import convert_plan, decode_plan, from_model
 from placement_cli.ir.indexed import (
     INF,
     Graph,
@@ -50,7 +42,6 @@ __all__ = [
     "build_graph",
     "identity_matrix",
     "make_matrix",
-    "plan_document",
     "popcount",
 ]
 
@@ -95,15 +86,11 @@ def _matrix(
 def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    `plan` is a validated `plan.Plan`, or a document `plancheck.check_plan` accepted
-    (or its `planview.Plan`). All problems are collected and raised together as one
-    `InputError`. With `check`, `plan` is a parsed document not yet checked: the
-    generated check of each part of it (`plancheck`: `check_head`, `check_block_head`,
-    `check_block`, `check_edge`, `check_statements`, `check_costs`, `check_matrix`) is
-    made just before that part is read (one traversal of a large document instead of
-    two; a repeated part once per distinct serialisation), and `Reject` is raised
-    before any `InputError` when one refuses it (the caller then asks the models).
-    The builder makes no type check of its own.
+    `plan` is a `structs.Plan` (msgspec checked its types), a validated pydantic
+    `plan.Plan` (read as its `structs.Plan`), or a plan's JSON bytes or parsed document
+    (with `check`, or a `dict`): decoded or converted to a `structs.Plan` first, and
+    `Reject` raised when msgspec refuses it (the caller then asks the models, which say
+    why). All problems are collected and raised together as one `InputError`.
 
     >>> from placement_cli.formats.plan import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -111,12 +98,18 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     >>> g.block_ids, g.domain
     (('b0',), (3,))
     """
-    if check:
-        check_head(plan)
-    doc = plan_document(plan)
+    if type(plan) is PlanStruct:
+        doc = plan
+    elif check or type(plan) is dict:
+        got = decode_plan(plan) if type(plan) is bytes else convert_plan(plan)
+        if got is None:
+            raise Reject("plan")
+        doc = got
+    else:
+        doc = from_model(plan)
     chk = _Checker()
     p = prefix
-    targets = tuple(doc["targets"])
+    targets = tuple(doc.targets)
     n = len(targets)
     tindex: dict[str, int] = {}
     for i, t in enumerate(targets):
@@ -125,7 +118,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         else:
             tindex[t] = i
     full = (1 << n) - 1
-    blocks = doc["blocks"]
+    blocks = doc.blocks
 
     # Ids and parameter counts are read across blocks (an edge's destination): their
     # types are checked first, in the one pass that collects them (each pass over 100k
@@ -133,11 +126,8 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     ids = []
     nparams = []
     for b in blocks:
-        if check:
-            check_block_head(b)
-        ids.append(b["id"])
-        v = b.get("params")
-        nparams.append(len(v) if v else 0)
+        ids.append(b.id)
+        nparams.append(len(b.params))
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         index = {}
@@ -150,7 +140,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
             else:
                 index[bid] = i
     entry = 0
-    plan_entry = doc.get("entry")
+    plan_entry = doc.entry
     if plan_entry is not None:
         if plan_entry in index:
             entry = index[plan_entry]
@@ -165,21 +155,21 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
             m = mat_cache[cost] = make_matrix(n, cost)
         return m
 
-    transitions = doc.get("transitions")
+    transitions = doc.transitions
     if transitions is not None:
         default = intern(_matrix(transitions, f"{p}transitions", tindex, n, chk))
     else:
         default = intern(identity_matrix(n).cost)
     named = {
         name: intern(_matrix(raw, f"{p}matrices.{name}", tindex, n, chk))
-        for name, raw in (doc.get("matrices") or {}).items()
+        for name, raw in doc.matrices.items()
     }
 
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
     # Paths are numbered in name order, not map order: artifacts write maps with sorted
     # keys, so map order would differ between a plan and its own artifact.
-    for name, origins in sorted((doc.get("paths") or {}).items()):
+    for name, origins in sorted(doc.paths.items()):
         m = 0
         for j, t in enumerate(origins):
             if t not in tindex:
@@ -253,14 +243,12 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         return intern(tuple(None if c is None else float(c) for c in cost))
 
     # Statement costs and domains repeat too: each distinct problem-free one is read
-    # once (statement costs by their serialisation: equal bytes, equal values; a checked
-    # plan has no NaN, which orjson would write as `null` like None). Whole statement
-    # lists repeat as well (a few dozen distinct ones on 100k blocks): their support and
-    # summed cost are computed once per distinct problem-free list, and with them, once
-    # per distinct serialisation of what else costs (terminator cost, domain, cost,
-    # premium: their types checked once too, where no `null` may hide a NaN), the block's
-    # domain, base and cost row. Rows and bases are shared between blocks: nothing
-    # changes them.
+    # once (statement costs by their serialisation: equal bytes, equal values). Whole
+    # statement lists repeat as well (a few dozen distinct ones on 100k blocks): their
+    # support and summed cost are computed once per distinct problem-free list, and with
+    # them, once per distinct serialisation of what else costs (terminator cost, domain,
+    # cost, premium), the block's domain, base and cost row. Rows and bases are shared
+    # between blocks: nothing changes them.
     seen_costs: dict[bytes, tuple[int, tuple[tuple[int, float], ...]]] = {}
     seen_lists: dict[bytes, list[Any]] = {}  # -> [support, base, {extras key: (domain, base, row)}]
     seen_domains: dict[tuple[str, ...], int] = {}
@@ -271,12 +259,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         support = full
         base = [0.0] * n
         for j, st in enumerate(stmts):
-            sc = st["cost"]
-            try:
-                key: bytes | None = dumps(sc)
-            except (TypeError, JSONEncodeError):
-                key = None
-            hit = seen_costs.get(key) if key is not None else None
+            sc = st.cost
+            key = dumps(sc)
+            hit = seen_costs.get(key)
             if hit is None:
                 m = 0
                 adds = []
@@ -288,7 +273,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     elif c is not None:
                         m |= got[1]
                         adds.append((got[0], c))
-                if key is not None and len(chk.problems) == before:
+                if len(chk.problems) == before:
                     seen_costs[key] = (m, tuple(adds))
             else:
                 m, adds = hit  # type: ignore[assignment]
@@ -367,84 +352,51 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         costs.append(tuple(total))
 
     # What a block's costs follow from (its statements and other costs) is read under
-    # one key when its only `null`s are its absent fields (no NaN can hide in it): the
-    # block's domain, base and cost row, for problem-free blocks. Otherwise, and the
-    # first time, the two keys below (statement list; what else costs) are used.
-    # (A hit has the stored key's bytes, so the same count of `null`s: the stored block's
-    # count of absent fields, which the new block's must equal.)
-    whole: dict[bytes, tuple[int, list[float], tuple[float, ...], int]] = {}
+    # one key: the block's domain, base and cost row, for problem-free blocks. Otherwise,
+    # and the first time, the two keys below (statement list; what else costs) are used.
+    whole: dict[bytes, tuple[int, list[float], tuple[float, ...]]] = {}
 
     for i, b in enumerate(blocks):
-        if check:
-            # The block's parts as they are read: its edges one by one below, each before
-            # it is read; its statements, other costs and matrices once per serialisation.
-            check_block(b)
-        term = b["terminator"]
-        kind = term["kind"]
+        term = b.terminator
+        kind = term.kind
         at_block = len(chk.problems)
-        stmts = b.get("statements")
-        tcost = term.get("cost")
-        bdomain = b.get("domain")
-        bcost = b.get("cost")
-        premium = b.get("premium")
-        absent = (
-            (not stmts) + (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
-        )
-        try:
-            wkey: bytes | None = dumps((stmts or None, tcost, bdomain, bcost, premium))
-        except (TypeError, JSONEncodeError):
-            wkey = None
-        hit = whole.get(wkey) if wkey is not None else None
-        if hit is not None and hit[3] == absent:
+        stmts = b.statements
+        tcost = term.cost
+        bdomain = b.domain
+        bcost = b.cost
+        premium = b.premium
+        wkey = dumps((stmts, tcost, bdomain, bcost, premium))
+        hit = whole.get(wkey)
+        if hit is not None:
             domain.append(hit[0])
             bases.append(hit[1])
             costs.append(hit[2])
         else:
             memo: list[Any] | None
             if stmts:
-                try:
-                    lkey: bytes | None = dumps(stmts)
-                except (TypeError, JSONEncodeError):
-                    lkey = None
-                memo = seen_lists.get(lkey) if lkey is not None else None
+                lkey = dumps(stmts)
+                memo = seen_lists.get(lkey)
                 if memo is None:
-                    if check:
-                        check_statements(stmts)
                     memo = statement_costs(stmts, i)
-                    if (
-                        lkey is not None
-                        and len(chk.problems) == at_block
-                        and not (check and b"null" in lkey)
-                    ):
+                    if len(chk.problems) == at_block:
                         seen_lists[lkey] = memo
             else:
                 memo = no_statements
             support, base, rows = memo
-            xkey: bytes | None = b""
-            nulls = 0  # the `null`s of the absent fields in the key
-            if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
-                nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
-                try:
-                    xkey = dumps((tcost, bdomain, bcost, premium))
-                except (TypeError, JSONEncodeError):
-                    xkey = None
-            got = rows.get(xkey) if xkey is not None else None
-            if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
-                # Types as the first block with these bytes had them (it was checked), unless
-                # a `null` beyond the absent fields' own may be a NaN here.
-                check_costs(b)
+            xkey = dumps((tcost, bdomain, bcost, premium))
+            got = rows.get(xkey)
             if got is not None:
                 domain.append(got[0])
                 bases.append(got[1])
                 costs.append(got[2])
             else:
                 block_costs(i, b, support, base, tcost, bdomain, bcost, premium)
-                if xkey is not None and len(chk.problems) == at_block:
+                if len(chk.problems) == at_block:
                     rows[xkey] = (domain[-1], bases[-1], costs[-1])
-            if wkey is not None and len(chk.problems) == at_block and wkey.count(b"null") == absent:
-                whole[wkey] = (domain[-1], bases[-1], costs[-1], absent)
+            if len(chk.problems) == at_block:
+                whole[wkey] = (domain[-1], bases[-1], costs[-1])
 
-        names = b.get("paths")
+        names = b.paths
         if names:
             bpaths: list[int] = []
             for j, name in enumerate(names):
@@ -460,7 +412,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         else:
             block_paths.append(no_paths)
 
-        successors = term.get("successors") or ()
+        successors = term.successors
         lo, hi = SUCCESSOR_COUNT[kind]
         k = len(successors)
         if k < lo or (hi is not None and k > hi):
@@ -469,7 +421,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 f"{p}blocks[{i}].terminator.successors",
                 f"a '{kind}' terminator has {want} successor(s), got {k}",
             )
-        params = b.get("params")
+        params = b.params
         if params and len(params) > 1 and len(set(params)) != len(params):
             seen_params: set[str] = set()
             for j, prm in enumerate(params):
@@ -478,23 +430,21 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                 seen_params.add(prm)
         first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
-            if check:
-                check_edge(e)
-            tr = e.get("transitions")
-            dst = index.get(e["block"])
+            tr = e.transitions
+            dst = index.get(e.block)
             if dst is None:
                 chk.add(
                     f"{p}blocks[{i}].terminator.successors[{k}].block",
-                    f"unknown block '{e['block']}'",
+                    f"unknown block '{e.block}'",
                 )
                 dst = -1
             else:
                 want_n = nparams[dst]
-                got_n = len(e.get("args") or ())
+                got_n = len(e.args)
                 if got_n != want_n:
                     chk.add(
                         f"{p}blocks[{i}].terminator.successors[{k}].args",
-                        f"block '{e['block']}' takes {want_n} argument(s), got {got_n}",
+                        f"block '{e.block}' takes {want_n} argument(s), got {got_n}",
                     )
             if tr is None:
                 mat = default
@@ -507,17 +457,9 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     )
                     mat = default
             else:
-                try:
-                    mkey: bytes | None = dumps(tr)
-                except (TypeError, JSONEncodeError):
-                    mkey = None
-                got_m = by_bytes.get(mkey) if mkey is not None else None
-                if got_m is not None:
-                    mat = got_m
-                else:
-                    if check:
-                        check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
-                    mat = matrix(tr, i, k, mkey)  # type: ignore[arg-type]
+                mkey = dumps(tr)
+                got_m = by_bytes.get(mkey)
+                mat = got_m if got_m is not None else matrix(tr, i, k, mkey)
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
@@ -530,7 +472,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         raise InputError(chk.problems)
 
     return assemble(
-        plan=PlanView(doc),
+        plan=doc,
         block_ids=tuple(ids),
         index=index,
         entry=entry,
@@ -569,9 +511,8 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
 
 
 def checked_graph(doc: Any, prefix: str = "") -> Graph:
-    """The graph of a parsed plan document, its types checked by the generated checks of
-    its parts in the same traversal (`build_graph(..., check=True)`): raises `Reject`
-    when they are not certainly what the models accept, else `InputError` for the
-    plan's problems."""
+    """The graph of a plan's JSON bytes or parsed document, its types checked by msgspec
+    (`build_graph(..., check=True)`): raises `Reject` when they are not certainly what
+    the models accept, else `InputError` for the plan's problems."""
     with gc_paused():
         return build_graph(doc, prefix, check=True)

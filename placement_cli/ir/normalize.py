@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from msgspec.json import encode
 
 from placement_cli.formats.artifact import Raw, fragment
-from placement_cli.formats.planview import plan_document
 
 if TYPE_CHECKING:
     from placement_cli.ir.indexed import Graph
@@ -51,30 +51,22 @@ def normalize(g: Graph) -> dict[str, Any]:
     out_blocks = []
     bases = g._memo["base"]
     domain, succ, edge_mat = g.domain, g.succ, g.edge_mat
-    # Read from the plan's document (views of a derived plan unwrapped): attribute access
-    # through `planview` would double the time of this loop on large plans.
-    for i, b in enumerate(plan_document(plan)["blocks"]):
-        if type(b) is not dict:
-            b = b._d
+    for i, b in enumerate(plan.blocks):
         dom = domain[i]
         ts = dom_bits.get(dom)
         if ts is None:
             ts = dom_bits[dom] = [t for t in range(n) if dom >> t & 1]
             dom_names[dom] = [targets[t] for t in ts]
-        term = b["terminator"]
-        if type(term) is not dict:
-            term = term._d
+        term = b.terminator
         base = bases[i]
-        nb: dict[str, Any] = {"id": b["id"]}
-        params = b.get("params")
+        nb: dict[str, Any] = {"id": b.id}
+        params = b.params
         if params:
             nb["params"] = list(params)
         sts = []
-        for st in b.get("statements") or ():
-            if type(st) is not dict:
-                st = st._d
-            cost = st["cost"]
-            text = st.get("text")
+        for st in b.statements:
+            cost = st.cost
+            text = st.text
             if text is None:
                 # Statements without text repeat (same costs): one shared record each.
                 key = tuple(cost.items())
@@ -87,21 +79,19 @@ def normalize(g: Graph) -> dict[str, Any]:
         nb["statements"] = sts
         nb["domain"] = dom_names[dom]
         nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
-        paths = b.get("paths")
+        paths = b.paths
         if paths:
             nb["paths"] = list(paths)
-        premium = b.get("premium")
+        premium = b.premium
         if premium:
             nb["premium"] = {k: nums[v] for k, v in premium.items()}
-        nt: dict[str, Any] = {"kind": term["kind"]}
-        tsuccs = term.get("successors")
+        nt: dict[str, Any] = {"kind": term.kind}
+        tsuccs = term.successors
         if tsuccs:
             succs = []
             for e, eid in zip(tsuccs, succ[i], strict=True):
-                if type(e) is not dict:
-                    e = e._d
-                se: dict[str, Any] = {"block": e["block"]}
-                args = e.get("args")
+                se: dict[str, Any] = {"block": e.block}
+                args = e.args
                 if args:
                     se["args"] = list(args)
                 mt = edge_mat[eid]
@@ -113,7 +103,7 @@ def normalize(g: Graph) -> dict[str, Any]:
                     se["transitions"] = name
                 succs.append(se)
             nt["successors"] = succs
-        tcost = term.get("cost")
+        tcost = term.cost
         if tcost is not None:
             nt["cost"] = {k: nums[v] for k, v in tcost.items()}
         nb["terminator"] = nt
@@ -196,9 +186,7 @@ def rendered(g: Graph) -> dict[str, Any]:
     push = out.append
     bases = g._memo["base"]
     domain, succ, edge_mat, edge_dst = g.domain, g.succ, g.edge_mat, g.edge_dst
-    for i, b in enumerate(plan_document(g.plan)["blocks"]):
-        if type(b) is not dict:
-            b = b._d
+    for i, b in enumerate(g.plan.blocks):
         dom = domain[i]
         base = bases[i]
         hk = (dom, *base)
@@ -211,45 +199,34 @@ def rendered(g: Graph) -> dict[str, Any]:
             )
         push(head)
         push(idb[i])
-        sts = b.get("statements")
-        # `id` and `terminator` are always there: a block with no other key than those
-        # (and `statements`) has no params, paths or premium to look up.
-        if len(b) > (2 if sts is None else 3):
-            params = b.get("params")
-            if params:
-                push(_PARAMS + dumps(list(params)))
-            paths = b.get("paths")
-            if paths:
-                push(_PATHS + dumps(list(paths)))
-            premium = b.get("premium")
-            if premium:
-                push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
+        sts = b.statements
+        params = b.params
+        if params:
+            push(_PARAMS + dumps(list(params)))
+        paths = b.paths
+        if paths:
+            push(_PATHS + dumps(list(paths)))
+        premium = b.premium
+        if premium:
+            push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
         if not sts:
             push(_NO_STATEMENTS)
         else:
             # Keyed by the statements' own JSON: equal JSON is an equal list, which
-            # normalises to equal bytes (key order and number types included).
-            try:
-                key: bytes | None = dumps(sts)
-            except TypeError:  # statements as objects (a fused plan): not memoised
-                key = None
-            got = stmts_memo.get(key) if key is not None else None
+            # normalises to equal bytes.
+            key = encode(sts)
+            got = stmts_memo.get(key)
             if got is None:
-                got = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
-                if key is not None:
-                    stmts_memo[bytes(memoryview(key))] = got  # a copy: see `_json_strings`
+                got = stmts_memo[key] = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
             push(got)
-        term = b["terminator"]
-        if type(term) is not dict:
-            term = term._d
-        tsuccs = term.get("successors")
-        # `kind` is always there; the cost only when some other key is.
-        tcost = term.get("cost") if len(term) > (1 if tsuccs is None else 2) else None
+        term = b.terminator
+        tsuccs = term.successors
+        tcost = term.cost
         if tcost is None:
             push(_TERM)
         else:
             push(_TERM_COST + dumps({k: nums[v] for k, v in tcost.items()}, option=sort) + b",")
-        kind = term["kind"]
+        kind = term.kind
         kb = kinds.get(kind)
         if kb is None:
             kb = kinds[kind] = b'"kind":' + dumps(kind)
@@ -259,9 +236,7 @@ def rendered(g: Graph) -> dict[str, Any]:
             for e, eid in zip(tsuccs, succ[i], strict=True):
                 push(first)
                 first = _SUCC_NEXT
-                if type(e) is not dict:
-                    e = e._d
-                args = e.get("args")
+                args = e.args
                 if args:
                     push(_ARGS + dumps(list(args)) + _ARGS_BLOCK)
                 else:
@@ -312,10 +287,8 @@ def _statements(sts: Any, nums: _Nums) -> list[dict[str, Any]]:
     """A block's statements as `normalize` writes them."""
     got = []
     for st in sts:
-        if type(st) is not dict:
-            st = st._d
-        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st["cost"].items()}}
-        text = st.get("text")
+        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st.cost.items()}}
+        text = st.text
         if text is not None:
             rec["text"] = text
         got.append(rec)
