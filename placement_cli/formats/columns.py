@@ -223,7 +223,7 @@ class _Lit(_Check):
 
 
 class _Skip(_Check):
-    """A field another check reads (an artifact's plan: `plancheck`)."""
+    """A field another check reads (an artifact's plan: `structs`)."""
 
     __slots__ = ()
 

@@ -1,7 +1,7 @@
 """Fast acceptance of artifacts and their sections, without pydantic (the plan inside
-an artifact is accepted by `placement_cli.formats.plancheck`, whose rules and reasons
-apply here too): each section exactly when its model in `placement_cli.formats.sections`
-certainly would, else `Reject`, and the models diagnose.
+an artifact is decoded by msgspec, `placement_cli.formats.structs`): each section
+exactly when its model in `placement_cli.formats.sections` certainly would, else
+`Reject`, and the models diagnose.
 
 The checks are generated from the models (`placement_cli.formats.codegen` writes
 `placement_cli.formats.generated.section_check`, `make schemas`) as tables of column
@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.formats.generated.section_check import ARTIFACT, SECTIONS
-from placement_cli.formats.plancheck import check_plan
+from placement_cli.formats.checking import Reject
+from placement_cli.formats.structs import convert_plan
 
 __all__ = ["SECTIONS", "check_artifact", "check_section"]
 
@@ -35,8 +36,8 @@ def check_section(name: str, value: Any) -> None:
 
 def check_artifact(doc: Any, *, plan: bool = True) -> None:
     """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as in `check_plan`; without `plan`, everything but the plan, which the
-    caller then checks while it builds the graph: `graph.build_graph(..., check=True)`)."""
+    (its plan as msgspec's `structs.Plan`; without `plan`, everything but the plan, which
+    the caller then converts while it builds the graph: `graph.build_graph(..., check=True)`)."""
     ARTIFACT(doc)
-    if plan:
-        check_plan(doc["plan"])
+    if plan and convert_plan(doc["plan"]) is None:
+        raise Reject("plan")

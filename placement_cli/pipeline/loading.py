@@ -1,7 +1,7 @@
 """Reading a plan, a body file or an artifact once (`load`): parsed once with orjson (or
-`yaml_core`), its types checked by the fast checks generated from the models
-(`placement_cli.formats.plancheck`, `placement_cli.formats.sectioncheck`; docs/load.md),
-which accept exactly what the strict models
+`yaml_core`), its types checked without pydantic (a plan by msgspec,
+`placement_cli.formats.structs`; sections by `placement_cli.formats.sectioncheck`;
+docs/load.md), which accept exactly what the strict models
 (`placement_cli.formats.plan`, `placement_cli.formats.sections`) accept; anything else goes to those
 models for its messages (docs/load.md). The result, `Loaded`, holds the checked plan's
 graph and the artifact's sections, not yet checked against the plan: the driver
@@ -20,7 +20,7 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.core.problems import brief, validation_problems
-from placement_cli.formats.plancheck import Reject
+from placement_cli.formats.checking import Reject
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.registry import STAGES, get, upto

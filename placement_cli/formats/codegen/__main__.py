@@ -6,22 +6,16 @@ from __future__ import annotations
 import sys
 
 from placement_cli.formats.codegen import (
-    OUT,
     SECTION_OUT,
     TREE_OUT,
-    VIEW_OUT,
-    generate,
     generate_sections,
     generate_tree,
-    generate_views,
 )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     outputs = {
-        OUT: generate(),
-        VIEW_OUT: generate_views(),
         SECTION_OUT: generate_sections(),
         TREE_OUT: generate_tree(),
     }

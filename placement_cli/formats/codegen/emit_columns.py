@@ -108,7 +108,7 @@ class Columns:
 
 def generate_sections() -> str:
 
-    cols = Columns({Plan: "the plan: `plancheck`"})
+    cols = Columns({Plan: "the plan: `structs`"})
     artifact = cols.model(Artifact)
     diagnostic = cols.model(DiagnosticModel)
     sections = "".join(f"    {q(k)}: {cols.model(m)},\n" for k, m in SECTION_MODELS.items())
@@ -117,7 +117,7 @@ def generate_sections() -> str:
         _imports(SECTION_HEADER, defs + "Check")
         + defs
         + "\n\n# What `check_artifact` and `check_section` read (an artifact's plan: `skip`, the\n"
-        + "# plan's own checks are `plancheck`'s).\n"
+        + "# plan is decoded by msgspec, `structs`).\n"
         + f"ARTIFACT = {artifact}\nDIAGNOSTIC = {diagnostic}\n"
         + "SECTIONS: dict[str, Check] = {\n"
         + sections

@@ -225,7 +225,7 @@ _Artifact = obj(
 )
 
 # What `check_artifact` and `check_section` read (an artifact's plan: `skip`, the
-# plan's own checks are `plancheck`'s).
+# plan is decoded by msgspec, `structs`).
 ARTIFACT = _Artifact
 DIAGNOSTIC = _DiagnosticModel
 SECTIONS: dict[str, Check] = {
