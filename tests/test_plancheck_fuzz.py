@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from placement_cli.core.errors import InputError
 from placement_cli.core.io import dumps
 from placement_cli.formats.artifact import render
-from placement_cli.formats.plan import Plan
 from placement_cli.formats.checking import Reject
+from placement_cli.formats.plan import Plan
 from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.formats.sections import SECTION_MODELS, Artifact
 from placement_cli.formats.structs import convert_plan

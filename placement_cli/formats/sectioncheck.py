@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement_cli.formats.generated.section_check import ARTIFACT, SECTIONS
 from placement_cli.formats.checking import Reject
+from placement_cli.formats.generated.section_check import ARTIFACT, SECTIONS
 from placement_cli.formats.structs import convert_plan
 
 __all__ = ["SECTIONS", "check_artifact", "check_section"]
