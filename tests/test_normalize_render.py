@@ -1,5 +1,6 @@
 """The normalised plan written from memoised pieces (`normalize.rendered`, what artifacts
-carry) gives exactly the bytes of `normalize` rendered record by record, the reference:
+carry, and what `normalize` reads back) gives exactly the bytes of the plan rendered
+record by record (`tests/normalize_reference.py`), the reference:
 on every example, on plans that use every optional field (with numbers and ids that
 need care), on random plans, on generated benchmark plans, and on fused plans (blocks
 that are objects rather than dicts)."""
@@ -19,11 +20,12 @@ from placement_cli.ir.normalize import normalize, plan_fragment, rendered
 from placement_cli.pipeline.run import load, parse_plan
 from tests.budget import examples
 from tests.conftest import EXAMPLES
+from tests.normalize_reference import normalize_reference
 from tests.strategies import plans
 
 
 def _reference(g: Graph) -> bytes:
-    return render({"plan": normalize(g)})
+    return render({"plan": normalize_reference(g)})
 
 
 def _fast(g: Graph) -> bytes:
@@ -34,6 +36,7 @@ def _same(g: Graph) -> None:
     ref = _reference(g)
     assert _fast(g) == ref
     assert render({"plan": plan_fragment(g)}) == ref  # what `Run.artifact` writes
+    assert render({"plan": normalize(g)}) == ref  # `Graph.normalized`
 
 
 @pytest.mark.parametrize(
