@@ -1,43 +1,273 @@
-"""Fast acceptance of artifacts and their sections, without pydantic (the plan inside
-an artifact is decoded by msgspec, `placement_cli.formats.structs`): each section
-exactly when its model in `placement_cli.formats.sections` certainly would, else
-`Reject`, and the models diagnose.
+"""The artifact format (version 2) as msgspec `Struct`s: the fast half of "fast accept,
+slow diagnose" for artifacts and their sections (the plan inside: `structs`).
 
-The checks are generated from the models (`placement_cli.formats.codegen` writes
-`placement_cli.formats.generated.section_check`, `make schemas`) as tables of column
-checks (`placement_cli.formats.columns`: a list of 100k objects is checked a field at a
-time, in C). This module only applies them.
+They accept exactly what the strict pydantic models of `placement_cli.formats.sections`
+accept (`tests/test_structs.py` holds the two definitions equal field by field); the
+models still give every error message and `schemas/`. Used to check parsed data only
+(`check_section`, `check_artifact`): the sections travel on as the data they were
+parsed as, extra fields of the open models (diagnostics, `solve`) included, so those
+models' extra fields are checked here for being writable, as their validator does.
+
+>>> check_section("fuse", {"blocks": [], "merged": 0, "dropped": [], "cost_preserved": True,
+...                        "cost_before": None, "cost_after": None})
+>>> check_section("fuse", {"blocks": [], "merged": True, "dropped": [], "cost_preserved": True,
+...                        "cost_before": None, "cost_after": None})
+Traceback (most recent call last):
+...
+placement_cli.formats.checking.Reject: fuse
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from placement_cli.formats.checking import Reject
-from placement_cli.formats.generated.section_check import ARTIFACT, SECTIONS
-from placement_cli.formats.structs import convert_plan
+import msgspec
+from msgspec import Meta, Struct, field
 
-__all__ = ["SECTIONS", "check_artifact", "check_section"]
+from placement_cli.formats.checking import INT_MIN, Reject, writable
+
+Status = Literal["ok", "infeasible", "unsolved"]
+# An integer the artifact writer can write back (64 bits; msgspec's bounds stop at the
+# signed range, so an unsigned one beyond it goes to the models). A number is an integer
+# or a finite float below 2**64: orjson reads a wider integer literal as a float, where
+# the models, reading the bytes themselves, see an integer they refuse.
+_INT_MAX = 2**63 - 1
+_BIG = float(2**64)
+Int = Annotated[int, Meta(ge=INT_MIN, le=_INT_MAX)]
+NonNegInt = Annotated[int, Meta(ge=0, le=_INT_MAX)]
+Num = Int | Annotated[float, Meta(gt=-_BIG, lt=_BIG)]
+NonNeg = NonNegInt | Annotated[float, Meta(ge=0, lt=_BIG)]
+
+
+class _Strict(Struct, frozen=True, forbid_unknown_fields=True):
+    pass
+
+
+class _Open(Struct, frozen=True):
+    """Sections another engineer's code writes: extra fields are carried (checked
+    writable by `_extras`), not refused."""
+
+
+class DiagnosticModel(_Open):
+    severity: Literal["error", "warning", "info"]
+    code: str
+    message: str
+    blocks: list[str]
+    stage: str
+
+
+class EdgeRef(_Strict):
+    from_: str = field(name="from")
+    index: NonNegInt
+    to: str
+
+
+class Removal(_Strict):
+    block: str
+    target: str
+    edge: EdgeRef
+
+
+class PruneSection(_Strict):
+    domains: dict[str, list[str]]
+    removed: list[Removal]
+
+
+class ComponentModel(_Strict):
+    id: str
+    blocks: list[str]
+    kind: Literal["trivial", "cyclic"]
+    entries: list[str]
+    exits: list[str]
+    reachable: bool
+    self_loop: bool | None = None
+    header: str | None = None
+
+
+class CondensationEdge(_Strict):
+    from_: str = field(name="from")
+    to: str
+
+
+class SccSection(_Strict):
+    components: list[ComponentModel]
+    edges: list[CondensationEdge]
+
+
+class CostModel(_Strict):
+    total: NonNeg
+    blocks: NonNeg
+    edges: NonNeg
+
+
+class Forbid(_Strict):
+    block: str
+    target: str
+
+
+class SolveConstraints(_Strict):
+    pins: dict[str, str] = {}
+    forbids: list[Forbid] = []
+    warm_start: str | None = None
+
+
+class SolveSection(_Open):
+    status: Status
+    assignment: dict[str, str]
+    cost: CostModel | None
+    optimal: bool
+    lower_bound: Num | None
+    unreachable: list[str]
+    gap: NonNeg | None = None
+    method: str | None = None
+    method_used: str | None = None
+    proved_by: str | None = None
+    lower_bound_by: str | None = None
+    constraints: SolveConstraints | None = None
+    stats: dict[str, Any] = {}
+
+
+class FusedBlock(_Strict):
+    id: str
+    target: str
+    members: list[str]
+
+
+class FuseSection(_Strict):
+    blocks: list[FusedBlock]
+    merged: NonNegInt
+    dropped: list[str]
+    cost_preserved: bool
+    cost_before: CostModel | None
+    cost_after: CostModel | None
+
+
+class Island(_Strict):
+    id: str
+    target: str
+    blocks: list[str]
+    members: list[str]
+    requires: list[str]
+    provides: list[str]
+    inherited: list[str]
+
+
+class IslandNode(_Strict):
+    id: str
+    kind: Literal["exec", "data"]
+    target: str
+    provides: list[str] | None = None
+
+
+class IslandEdge(_Strict):
+    from_: str = field(name="from")
+    to: str
+    kind: Literal["control_flow", "inherits", "data_flow"]
+    paths: list[str] | None = None
+
+
+class IslandGraph(_Strict):
+    entry: str | None
+    nodes: list[IslandNode]
+    edges: list[IslandEdge]
+
+
+class ScheduleGroup(_Strict):
+    id: str
+    nodes: list[str]
+    level: NonNegInt
+
+
+class Schedule(_Strict):
+    levels: list[list[str]]
+    groups: list[ScheduleGroup]
+    cyclic: bool
+
+
+class IslandsSection(_Strict):
+    islands: list[Island]
+    graph: IslandGraph
+    schedule: Schedule
+
+
+SECTION_STRUCTS: dict[str, type[Struct]] = {
+    "prune": PruneSection,
+    "scc": SccSection,
+    "solve": SolveSection,
+    "fuse": FuseSection,
+    "islands": IslandsSection,
+}
+
+
+class ConfigRecord(_Strict):
+    file: str
+    settings: dict[str, Any]
+
+
+class Artifact(_Strict):
+    """Any stage's artifact, its plan left to `structs.Plan` (`check_artifact`)."""
+
+    format_version: Literal[2]
+    kind: Literal["prune", "scc", "solve", "fuse", "islands"]
+    status: Status
+    plan: Any
+    diagnostics: list[DiagnosticModel]
+    lower: dict[str, Any] | None = None
+    config: ConfigRecord | None = None
+    prune: PruneSection | None = None
+    scc: SccSection | None = None
+    solve: SolveSection | None = None
+    fuse: FuseSection | None = None
+    islands: IslandsSection | None = None
+
+
+def _writable(value: Any, where: str) -> None:
+    try:
+        writable(value)
+    except ValueError:
+        raise Reject(where) from None
+
+
+def _extras(value: Any, cls: type[Struct], where: str) -> None:
+    """The extra fields of an open model's mapping, writable again (its validator)."""
+    fields = cls.__struct_fields__
+    if len(value) > len(fields) or not value.keys() <= set(fields):
+        _writable({k: v for k, v in value.items() if k not in fields}, where)
+
+
+def _convert(value: Any, cls: type[Struct], where: str) -> Any:
+    try:
+        return msgspec.convert(value, cls, strict=True)
+    except (ValueError, TypeError, RecursionError):  # ValidationError, a surrogate in a str
+        raise Reject(where) from None
 
 
 def check_section(name: str, value: Any) -> None:
-    """Accept a section exactly when its model in `placement_cli.formats.sections` certainly would.
-
-    >>> check_section("fuse", {"blocks": [], "merged": 0, "dropped": [], "cost_preserved": True,
-    ...                        "cost_before": None, "cost_after": None})
-    >>> check_section("fuse", {"blocks": [], "merged": True, "dropped": [], "cost_preserved": True,
-    ...                        "cost_before": None, "cost_after": None})
-    Traceback (most recent call last):
-    ...
-    placement_cli.formats.checking.Reject: int
-    """
-    SECTIONS[name](value)
+    """Accept a section exactly when its model in `placement_cli.formats.sections`
+    certainly would (`Reject` otherwise)."""
+    got = _convert(value, SECTION_STRUCTS[name], name)
+    if name == "solve":
+        _extras(value, SolveSection, name)
+        _writable(got.stats, name)
 
 
 def check_artifact(doc: Any, *, plan: bool = True) -> None:
     """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as msgspec's `structs.Plan`; without `plan`, everything but the plan, which
-    the caller then converts while it builds the graph: `graph.build_graph(..., check=True)`)."""
-    ARTIFACT(doc)
-    if plan and convert_plan(doc["plan"]) is None:
-        raise Reject("plan")
+    (its plan as msgspec's `structs.Plan`; without `plan`, everything but the plan,
+    which the caller then converts while it builds the graph:
+    `graph.build_graph(..., check=True)`)."""
+    got = _convert(doc, Artifact, "artifact")
+    for d in doc["diagnostics"]:
+        _extras(d, DiagnosticModel, "diagnostics")
+    if got.lower is not None:
+        _writable(got.lower, "lower")
+    if got.config is not None:
+        _writable(got.config.settings, "config")
+    if got.solve is not None:
+        _extras(doc["solve"], SolveSection, "solve")
+        _writable(got.solve.stats, "solve")
+    if plan:
+        from placement_cli.formats.structs import convert_plan
+
+        if convert_plan(doc["plan"]) is None:
+            raise Reject("plan")

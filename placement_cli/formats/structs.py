@@ -1,4 +1,5 @@
-"""The plan format as msgspec `Struct`s: the fast half of "fast accept, slow diagnose".
+"""The plan format (and a tree file's explicit transfers) as msgspec `Struct`s: the fast
+half of "fast accept, slow diagnose".
 
 `msgspec` decodes a plan's JSON straight into these frozen classes in one C pass,
 checking every type and bound on the way (`decode_plan`), or converts a plan already
@@ -80,6 +81,16 @@ class Plan(_Strict):
     lower: dict[str, Any] | None = None
 
 
+class ExplicitTransfer(_Strict):
+    """A tree file's explicit transfer (`placement_cli.formats.tree`), read a whole list
+    at a time by the tree loader (`algorithms.tree.load`)."""
+
+    child: NonEmpty
+    from_: NonEmpty = msgspec.field(name="from")
+    to: NonEmpty
+    cost: Cost
+
+
 _decoder = msgspec.json.Decoder(Plan)
 
 
@@ -108,7 +119,7 @@ def decode_plan(data: bytes | str) -> Plan | None:
     """The plan of JSON bytes, or None when the models must say what is wrong."""
     try:
         return _accepted(_decoder.decode(data))
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+    except (ValueError, TypeError, RecursionError):  # ValidationError, DecodeError
         return None
 
 
@@ -117,7 +128,7 @@ def convert_plan(doc: Any) -> Plan | None:
     models must say what is wrong."""
     try:
         return _accepted(msgspec.convert(doc, Plan, strict=True))
-    except (msgspec.ValidationError, RecursionError):
+    except (ValueError, TypeError, RecursionError):  # ValidationError, a surrogate in a str
         return None
 
 
