@@ -367,7 +367,8 @@ def _fused_graph(
                     term = Terminator(
                         kind=term.kind,
                         successors=[
-                            Edge(block=new_id[d], args=s.args, transitions=s.transitions)
+                            # (never a dropped block's None: see above)
+                            Edge(block=new_id[d], args=s.args, transitions=s.transitions)  # type: ignore[arg-type]
                             for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
                         ],
                         cost=term.cost,

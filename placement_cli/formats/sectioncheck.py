@@ -48,7 +48,7 @@ class _Open(Struct, frozen=True):
     writable by `_extras`), not refused."""
 
 
-class DiagnosticModel(_Open):
+class DiagnosticModel(_Open, frozen=True):
     severity: Literal["error", "warning", "info"]
     code: str
     message: str
@@ -56,24 +56,24 @@ class DiagnosticModel(_Open):
     stage: str
 
 
-class EdgeRef(_Strict):
+class EdgeRef(_Strict, frozen=True, forbid_unknown_fields=True):
     from_: str = field(name="from")
     index: NonNegInt
     to: str
 
 
-class Removal(_Strict):
+class Removal(_Strict, frozen=True, forbid_unknown_fields=True):
     block: str
     target: str
     edge: EdgeRef
 
 
-class PruneSection(_Strict):
+class PruneSection(_Strict, frozen=True, forbid_unknown_fields=True):
     domains: dict[str, list[str]]
     removed: list[Removal]
 
 
-class ComponentModel(_Strict):
+class ComponentModel(_Strict, frozen=True, forbid_unknown_fields=True):
     id: str
     blocks: list[str]
     kind: Literal["trivial", "cyclic"]
@@ -84,34 +84,34 @@ class ComponentModel(_Strict):
     header: str | None = None
 
 
-class CondensationEdge(_Strict):
+class CondensationEdge(_Strict, frozen=True, forbid_unknown_fields=True):
     from_: str = field(name="from")
     to: str
 
 
-class SccSection(_Strict):
+class SccSection(_Strict, frozen=True, forbid_unknown_fields=True):
     components: list[ComponentModel]
     edges: list[CondensationEdge]
 
 
-class CostModel(_Strict):
+class CostModel(_Strict, frozen=True, forbid_unknown_fields=True):
     total: NonNeg
     blocks: NonNeg
     edges: NonNeg
 
 
-class Forbid(_Strict):
+class Forbid(_Strict, frozen=True, forbid_unknown_fields=True):
     block: str
     target: str
 
 
-class SolveConstraints(_Strict):
+class SolveConstraints(_Strict, frozen=True, forbid_unknown_fields=True):
     pins: dict[str, str] = {}
     forbids: list[Forbid] = []
     warm_start: str | None = None
 
 
-class SolveSection(_Open):
+class SolveSection(_Open, frozen=True):
     status: Status
     assignment: dict[str, str]
     cost: CostModel | None
@@ -127,13 +127,13 @@ class SolveSection(_Open):
     stats: dict[str, Any] = {}
 
 
-class FusedBlock(_Strict):
+class FusedBlock(_Strict, frozen=True, forbid_unknown_fields=True):
     id: str
     target: str
     members: list[str]
 
 
-class FuseSection(_Strict):
+class FuseSection(_Strict, frozen=True, forbid_unknown_fields=True):
     blocks: list[FusedBlock]
     merged: NonNegInt
     dropped: list[str]
@@ -142,7 +142,7 @@ class FuseSection(_Strict):
     cost_after: CostModel | None
 
 
-class Island(_Strict):
+class Island(_Strict, frozen=True, forbid_unknown_fields=True):
     id: str
     target: str
     blocks: list[str]
@@ -152,39 +152,39 @@ class Island(_Strict):
     inherited: list[str]
 
 
-class IslandNode(_Strict):
+class IslandNode(_Strict, frozen=True, forbid_unknown_fields=True):
     id: str
     kind: Literal["exec", "data"]
     target: str
     provides: list[str] | None = None
 
 
-class IslandEdge(_Strict):
+class IslandEdge(_Strict, frozen=True, forbid_unknown_fields=True):
     from_: str = field(name="from")
     to: str
     kind: Literal["control_flow", "inherits", "data_flow"]
     paths: list[str] | None = None
 
 
-class IslandGraph(_Strict):
+class IslandGraph(_Strict, frozen=True, forbid_unknown_fields=True):
     entry: str | None
     nodes: list[IslandNode]
     edges: list[IslandEdge]
 
 
-class ScheduleGroup(_Strict):
+class ScheduleGroup(_Strict, frozen=True, forbid_unknown_fields=True):
     id: str
     nodes: list[str]
     level: NonNegInt
 
 
-class Schedule(_Strict):
+class Schedule(_Strict, frozen=True, forbid_unknown_fields=True):
     levels: list[list[str]]
     groups: list[ScheduleGroup]
     cyclic: bool
 
 
-class IslandsSection(_Strict):
+class IslandsSection(_Strict, frozen=True, forbid_unknown_fields=True):
     islands: list[Island]
     graph: IslandGraph
     schedule: Schedule
@@ -199,12 +199,12 @@ SECTION_STRUCTS: dict[str, type[Struct]] = {
 }
 
 
-class ConfigRecord(_Strict):
+class ConfigRecord(_Strict, frozen=True, forbid_unknown_fields=True):
     file: str
     settings: dict[str, Any]
 
 
-class Artifact(_Strict):
+class Artifact(_Strict, frozen=True, forbid_unknown_fields=True):
     """Any stage's artifact, its plan left to `structs.Plan` (`check_artifact`)."""
 
     format_version: Literal[2]

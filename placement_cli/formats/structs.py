@@ -40,24 +40,24 @@ class _Strict(Struct, frozen=True, forbid_unknown_fields=True):
     pass
 
 
-class Statement(_Strict):
+class Statement(_Strict, frozen=True, forbid_unknown_fields=True):
     cost: dict[str, Cost | None]
     text: str | None = None
 
 
-class Edge(_Strict):
+class Edge(_Strict, frozen=True, forbid_unknown_fields=True):
     block: str
     args: list[str] = []
     transitions: TransMatrix | str | None = None
 
 
-class Terminator(_Strict):
+class Terminator(_Strict, frozen=True, forbid_unknown_fields=True):
     kind: TermKind
     successors: list[Edge] = []
     cost: dict[str, Cost | None] | None = None
 
 
-class Block(_Strict):
+class Block(_Strict, frozen=True, forbid_unknown_fields=True):
     id: NonEmpty
     terminator: Terminator
     params: list[str] = []
@@ -68,7 +68,7 @@ class Block(_Strict):
     premium: dict[str, Cost] | None = None
 
 
-class Plan(_Strict):
+class Plan(_Strict, frozen=True, forbid_unknown_fields=True):
     version: Literal[1]
     targets: Annotated[list[NonEmpty], Meta(min_length=1, max_length=64)]
     blocks: Annotated[list[Block], Meta(min_length=1)]
@@ -81,7 +81,7 @@ class Plan(_Strict):
     lower: dict[str, Any] | None = None
 
 
-class ExplicitTransfer(_Strict):
+class ExplicitTransfer(_Strict, frozen=True, forbid_unknown_fields=True):
     """A tree file's explicit transfer (`placement_cli.formats.tree`), read a whole list
     at a time by the tree loader (`algorithms.tree.load`)."""
 

@@ -284,7 +284,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
 
     def block_costs(
         i: int,
-        b: dict[str, Any],
+        b: Any,
         support: int,
         base: list[float],
         tcost: Any,
@@ -448,7 +448,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
                     )
             if tr is None:
                 mat = default
-            elif type(tr) is str:
+            elif isinstance(tr, str):
                 mat = named.get(tr)  # type: ignore[assignment]
                 if mat is None:
                     chk.add(

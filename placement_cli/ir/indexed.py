@@ -137,7 +137,7 @@ def popcount(mask: int) -> int:
 
 def assemble(
     *,
-    plan: PlanStruct,
+    plan: Any,  # a `structs.Plan`, or a fused plan read alike (`algorithms.fuse.FusedPlan`)
     block_ids: tuple[str, ...],
     entry: int,
     domain: list[int],
