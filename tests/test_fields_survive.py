@@ -1,7 +1,8 @@
 """Every field of a format reaches what it belongs to: a plan with every optional field
 of every plan model set is run through every stage (a real process), and each field
-appears in every artifact's plan (`lower`: the artifacts' own `lower`); every field of
-the plan, body and tree models is in its JSON Schema (`schemas/`). The field lists are
+appears in every artifact's plan (`lower`: the artifacts' own `lower`); a tree file with
+every optional field set comes back whole in its artifact (`--include-input`); every
+field of the plan, body and tree models is in its JSON Schema (`schemas/`). The field lists are
 read from the models, so a field added to a model and dropped on the way (a writer that
 lists keys by hand) fails here, as does a field the rich plan below does not set."""
 
@@ -144,6 +145,47 @@ def test_every_plan_field_reaches_every_artifact(tmp_path):
         x, y = p["blocks"][0], p["blocks"][1]
         assert x["statements"][0]["text"] == "s = 1" and y["params"] == ["v"]
         assert x["terminator"]["successors"][0]["args"] == ["v"]
+
+
+RICH_TREE: dict[str, Any] = {
+    "version": 1,
+    "name": "rich-tree",
+    "engines": ["pg", "duck"],
+    "budget": 1,
+    "root": "agg",
+    "nodes": [
+        {
+            "id": "agg",
+            "op": "hash_aggregate",
+            "children": ["scan"],
+            "time": {"pg": 9, "duck": 1},
+            "rows": 10,
+            "row_width": 8,
+        },
+        {"id": "scan", "op": "seq_scan", "time": {"pg": 2}, "rows": 1000, "row_width": 16},
+    ],
+    "transfer": {
+        "default": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125},
+        "linear": {"pg": {"duck": {"fixed": 2, "per_row": 0.5, "per_width": 1, "per_byte": 2}}},
+        "explicit": [{"child": "scan", "from": "pg", "to": "duck", "cost": 3}],
+    },
+}
+
+
+def test_every_tree_field_reaches_the_tree_artifact(tmp_path):
+    missing = _all_fields(tree.TreeFile) - _present(tree.TreeFile, RICH_TREE)
+    assert not missing, f"set these in RICH_TREE: {sorted((m.__name__, f) for m, f in missing)}"
+    src = tmp_path / "rich.tree.json"
+    src.write_bytes(orjson.dumps(RICH_TREE))
+    out = subprocess.run(
+        [sys.executable, "-m", "placement_cli", "tree", str(src), "--include-input"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    echo = orjson.loads(out)["tree"]["input"]
+    lost = _all_fields(tree.TreeFile) - _present(tree.TreeFile, echo)
+    assert not lost, sorted((m.__name__, f) for m, f in lost)
+    assert tree.TreeFile.model_validate(echo) == tree.TreeFile.model_validate(RICH_TREE)
 
 
 def _schema_models(schema: dict[str, Any], root: type[BaseModel]) -> dict[str, dict[str, Any]]:
