@@ -74,9 +74,11 @@ goldens: $(STAMP)
 schemas: $(STAMP)
 	$(BIN)/placement schema --out-dir schemas
 
-# The long fuzz campaign (10k inputs per command, 2 workers); FUZZ_ARGS adds options.
+# The long fuzz campaigns (10k inputs per command, 2 workers; FUZZ_ARGS adds options),
+# then the MIR reader's (mutated real .mir files through lower and run).
 fuzz: $(STAMP)
 	$(PY) -m tests.fuzz --long --workers 2 $(FUZZ_ARGS)
+	$(PY) -m tests.fuzz.mir --long --workers 2
 
 bench: $(BSTAMP)
 	$(PY) -m benchmarks.run

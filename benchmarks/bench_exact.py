@@ -43,6 +43,7 @@ from typing import Any
 from benchmarks.families import FAMILIES
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import SccResult, scc
+from placement_cli.algorithms.solve.budget import Budget
 from placement_cli.algorithms.solve.exact import solve_exact
 from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.ir.graph import Graph
@@ -369,7 +370,7 @@ def _gap(cost: float | None, opt: float | None) -> float | None:
 def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[str, Any]:
     """One instance through every solver: a row of the results (times in seconds).
 
-    >>> a = argparse.Namespace(time_limit=10.0, repeat=1, highs=False, toulbar2=False)
+    >>> a = argparse.Namespace(Budget.within(10.0), repeat=1, highs=False, toulbar2=False)
     >>> row = bench_one(("random", 12, 3, 0), a, None)
     >>> row["ours"]["optimal"], row["targets"]
     (True, 3)
@@ -394,7 +395,7 @@ def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[
 
     def ours() -> dict[str, Any]:
         t0 = _clock()
-        out = solve_exact(g, domains, comps, args.time_limit)
+        out = solve_exact(g, domains, comps, Budget.within(args.time_limit))
         t = _clock() - t0
         return {"time": t, "out": out}
 

@@ -29,7 +29,14 @@ settings.load_profile(
 
 # Whole-process fuzzing, scale runs and command-line parity over thousands of generated
 # lines: `make test` and CI run them, `make test-fast` (-m "not slow") leaves them out.
-SLOW_MODULES = {"test_fuzz", "test_solve_scale", "test_batch", "test_launch", "test_output_paths"}
+SLOW_MODULES = {
+    "test_fuzz",
+    "test_fuzz_mir",
+    "test_solve_scale",
+    "test_batch",
+    "test_launch",
+    "test_output_paths",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

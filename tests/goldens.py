@@ -14,9 +14,10 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from placement_cli.pipeline.registry import STAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = ROOT / "tests" / "goldens"
-STAGES = ("prune", "scc", "solve", "fuse", "islands")
 
 
 def plan_examples() -> list[Path]:

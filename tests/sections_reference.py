@@ -15,7 +15,8 @@ from typing import Any
 from placement_cli.algorithms.fuse import fuse
 from placement_cli.algorithms.scc import SccResult, scc
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate
-from placement_cli.pipeline.stage import Output, Problems, compare, dump
+from placement_cli.pipeline.checks import Problems, compare, dump
+from placement_cli.pipeline.stage import Output
 from placement_cli.pipeline.stages.scc import section as scc_section
 
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from placement_cli.formats.artifact import render
+from placement_cli.pipeline.registry import STAGES
 from tests.budget import examples
 
 _OPTS = orjson.OPT_SORT_KEYS
@@ -88,7 +89,7 @@ def test_every_golden_artifact_renders_as_the_reference() -> None:
     from pathlib import Path
 
     root = Path(__file__).parent / "goldens"
-    stages = ("prune", "scc", "solve", "fuse", "islands")
+    stages = STAGES
     arts = [p for p in sorted(root.rglob("*.json")) if p.stem in stages]
     assert arts, "no golden artifacts found"
     for p in arts:

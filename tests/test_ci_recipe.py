@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
+from placement_cli.pipeline.registry import STAGES
 from tests.conftest import EXAMPLES, ROOT
 from tests.sarif_check import invocation, results, sarif_log, uri_of
 
-STAGES = ("prune", "scc", "solve", "fuse", "islands")
 # The examples the job places: the batch's folder name -> the golden folder's.
 PLACED = {
     "three_targets.yaml": "three_targets",

@@ -10,6 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from placement_cli.app.cli import app
+from placement_cli.pipeline.registry import STAGES
 from tests.conftest import ROOT, run_cli
 
 EX = "examples/three_targets.yaml"
@@ -42,7 +43,7 @@ def test_no_summary_when_stderr_is_not_a_terminal():
 def test_run_writes_every_stage(tmp_path):
     r = run_cli("run", EX, "--out-dir", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    for stage in ("prune", "scc", "solve", "fuse", "islands"):
+    for stage in STAGES:
         art = orjson.loads((tmp_path / f"{stage}.json").read_bytes())
         assert art["kind"] == stage and art["status"] == "ok"
     assert b"islands" in r.stderr  # the summary is shown for `run`
@@ -57,7 +58,7 @@ def test_run_yaml(tmp_path):
 def test_infeasible_plan_exit_4_with_artifacts(tmp_path):
     r = run_cli("run", "examples/no_target.yaml", "--out-dir", str(tmp_path))
     assert r.returncode == 4
-    for stage in ("prune", "scc", "solve", "fuse", "islands"):
+    for stage in STAGES:
         art = orjson.loads((tmp_path / f"{stage}.json").read_bytes())
         assert art["status"] == "infeasible"
         assert any(d["severity"] == "error" and "bb1" in d["blocks"] for d in art["diagnostics"])

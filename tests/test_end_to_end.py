@@ -7,7 +7,7 @@ import math
 
 from hypothesis import given, settings
 
-from placement_cli.app.schemas import ARTIFACT_MODELS
+from placement_cli.app.schemas import artifact_models
 from placement_cli.formats.plan import Plan
 from placement_cli.ir.graph import build_graph
 from placement_cli.pipeline.run import STAGES, Loaded, Run
@@ -27,7 +27,7 @@ def test_whole_pipeline_on_random_plans(plan):
     feasible = optimum < math.inf
     for stage in STAGES:
         art = run.artifact(stage)
-        ARTIFACT_MODELS[stage].model_validate(art)
+        artifact_models()[stage].model_validate(art)
         if stage in ("solve", "fuse", "islands"):
             assert (art["status"] == "ok") == feasible, stage
     art = run.artifact("islands")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.budget import (
+    Budget,
     CellBudget,
     DiffusionSettings,
     DominanceSettings,
@@ -42,12 +43,12 @@ SEARCH_ONLY = ExactBudget(cells=CellBudget(table=1), reductions=False)
 def test_exact_equals_brute_force(plan: dict[str, Any]) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
-    out = solve_exact(g, domains, scc(g), time_limit=30.0)
+    out = solve_exact(g, domains, scc(g), Budget.within(30.0))
     best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
     # Pruning is exact: the unpruned domains give the same optimum.
-    raw = solve_exact(g, g.domain, scc(g), time_limit=30.0)
+    raw = solve_exact(g, g.domain, scc(g), Budget.within(30.0))
     check(plan, raw, g, g.domain)
     assert raw.optimal and raw.infeasible == out.infeasible
     if not out.infeasible:
@@ -61,7 +62,7 @@ def test_decimal_costs(plan: dict[str, Any], search: bool) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     out = solve_exact(
-        g, domains, scc(g), time_limit=30.0, budget=SEARCH_ONLY if search else ExactBudget()
+        g, domains, scc(g), Budget.within(30.0), budget=SEARCH_ONLY if search else ExactBudget()
     )
     best = check(plan, out, g, domains)
     assert out.optimal and out.infeasible == (best == math.inf)
@@ -85,7 +86,7 @@ def test_search_path_equals_brute_force(
         search=SearchSettings(primal=primal, fixing=fixing),
         reductions=False,
     )
-    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
+    out = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=budget)
     best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -117,7 +118,9 @@ def test_incumbent_and_zero_time(plan: dict[str, Any], rnd: random.Random) -> No
             )
     for limit in (0.0, 30.0):
         # A core, so that the time limit matters.
-        out = solve_exact(g, domains, scc(g), time_limit=limit, incumbent=inc, budget=SEARCH_ONLY)
+        out = solve_exact(
+            g, domains, scc(g), Budget.within(limit), incumbent=inc, budget=SEARCH_ONLY
+        )
         check(plan, out, g, domains)
         if inc is not None:
             c_inc = evaluate(g, inc)
@@ -151,7 +154,7 @@ def test_lower_bound_alone(plan: dict[str, Any], wide: bool) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     best, _ = brute_force(plan)
-    lb = lower_bound(g, domains, time_limit=10.0, budget=SEARCH_ONLY if wide else ExactBudget())
+    lb = lower_bound(g, domains, Budget.within(10.0), budget=SEARCH_ONLY if wide else ExactBudget())
     assert lb <= best
     if not wide:
         assert lb == best
@@ -344,10 +347,10 @@ def test_medium_plans_agree_across_methods(seed: int) -> None:
     g = parse_plan(plan)
     domains = prune(g).domains
     best, _ = brute_force(plan)
-    out = solve_exact(g, domains, scc(g), 30.0)
+    out = solve_exact(g, domains, scc(g), Budget.within(30.0))
     check(plan, out, g, domains)
     assert out.optimal
-    out2 = solve_exact(g, domains, scc(g), 30.0, budget=SEARCH_ONLY)
+    out2 = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=SEARCH_ONLY)
     check(plan, out2, g, domains)
     assert out2.optimal
 
@@ -360,15 +363,15 @@ def test_deterministic() -> None:
     for plan in (_chain_plan(300, 4, 7, 2, window=6), random_cyclic(60, 0)):
         g = parse_plan(plan)
         domains = prune(g).domains
-        a = solve_exact(g, domains, scc(g), 30.0)
-        b = solve_exact(g, domains, scc(g), 30.0)
+        a = solve_exact(g, domains, scc(g), Budget.within(30.0))
+        b = solve_exact(g, domains, scc(g), Budget.within(30.0))
         assert a == b
         assert a.optimal
     # The primal heuristic closes this core at the root; without it the search runs.
     assert "search_nodes" in a.stats
     no_primal = ExactBudget(search=SearchSettings(primal=False))
-    c = solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
-    assert c == solve_exact(g, domains, scc(g), 30.0, budget=no_primal)
+    c = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=no_primal)
+    assert c == solve_exact(g, domains, scc(g), Budget.within(30.0), budget=no_primal)
     assert c.stats.get("search_nodes", 0) > 0
     assert c.lower_bound == a.lower_bound and c.optimal
 
@@ -380,9 +383,9 @@ def test_float_costs_bound_below_cost() -> None:
         b["cost"] = {t: c + 0.1 for t, c in b["cost"].items()}
     g = parse_plan(plan)
     domains = prune(g).domains
-    full = solve_exact(g, domains, scc(g), 30.0)
+    full = solve_exact(g, domains, scc(g), Budget.within(30.0))
     assert full.optimal and full.assignment is not None
-    cut = solve_exact(g, domains, scc(g), 0.0, incumbent=full.assignment)
+    cut = solve_exact(g, domains, scc(g), Budget.within(0.0), incumbent=full.assignment)
     assert cut.lower_bound <= (evaluate(g, full.assignment) or evaluate(g, full.assignment)).total
 
 
@@ -398,16 +401,20 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     g = parse_plan(FAMILIES[family](n, seed))
     domains = prune(g).domains
     comps = scc(g)
-    default = solve_exact(g, domains, comps, 60.0)
+    default = solve_exact(g, domains, comps, Budget.within(60.0))
     dp = solve_exact(
-        g, domains, comps, 60.0, budget=ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24))
+        g,
+        domains,
+        comps,
+        Budget.within(60.0),
+        budget=ExactBudget(cells=CellBudget(table=1 << 22, dp=1 << 24)),
     )
-    search = solve_exact(g, domains, comps, 60.0, budget=SEARCH_ONLY)
+    search = solve_exact(g, domains, comps, Budget.within(60.0), budget=SEARCH_ONLY)
     lists = solve_exact(
         g,
         domains,
         comps,
-        60.0,
+        Budget.within(60.0),
         budget=ExactBudget(
             cells=CellBudget(table=1),
             diffusion=DiffusionSettings(dense_min_blocks=1 << 30),
@@ -416,7 +423,11 @@ def test_dp_and_search_agree_on_generated_plans(family: str, n: int, seed: int) 
     )
     # Dead-end elimination before the search (off by default) proves the same optimum.
     dee = solve_exact(
-        g, domains, comps, 60.0, budget=ExactBudget(dominance=DominanceSettings(search_cores=True))
+        g,
+        domains,
+        comps,
+        Budget.within(60.0),
+        budget=ExactBudget(dominance=DominanceSettings(search_cores=True)),
     )
     assert default.optimal and dp.optimal and search.optimal and lists.optimal and dee.optimal
     assert (
@@ -460,7 +471,7 @@ def test_search_nodes_left_without_values(seed: int, p: float) -> None:
     g = parse_plan(_forbidding(random_cyclic(60, seed, 6), p, seed))
     domains = prune(g).domains
     outs = [
-        solve_exact(g, domains, scc(g), 60.0, budget=b)
+        solve_exact(g, domains, scc(g), Budget.within(60.0), budget=b)
         for b in (
             ExactBudget(diffusion=DiffusionSettings(relax=1.0, root_relax=1.0)),
             ExactBudget(),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
-from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
+from placement_cli.algorithms.solve.budget import Budget, DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.algorithms.solve.exact.arraysearch import ArrayNodes, peel
 from placement_cli.algorithms.solve.exact.core import Core
@@ -35,7 +35,7 @@ def test_array_search_equals_brute_force(
     g = parse_plan(plan)
     domains = prune(g).domains
     out = solve_exact(
-        g, domains, scc(g), time_limit=30.0, budget=array_budget(leaf, primal, fixing, backoff)
+        g, domains, scc(g), Budget.within(30.0), budget=array_budget(leaf, primal, fixing, backoff)
     )
     best = check(plan, out, g, domains)
     assert out.optimal
@@ -70,7 +70,7 @@ def test_array_search_agrees_with_list_search(
         g,
         domains,
         comps,
-        60.0,
+        Budget.within(60.0),
         budget=ExactBudget(search=SearchSettings(array_search=False, primal=False)),
     )
     calls = _count_array_nodes(monkeypatch)
@@ -78,13 +78,13 @@ def test_array_search_agrees_with_list_search(
         g,
         domains,
         comps,
-        60.0,
+        Budget.within(60.0),
         budget=ExactBudget(
             diffusion=DiffusionSettings(dense_min_blocks=0),
             search=SearchSettings(array_handoff=0.0, primal=False),
         ),
     )
-    default = solve_exact(g, domains, comps, 60.0)
+    default = solve_exact(g, domains, comps, Budget.within(60.0))
     assert lists.optimal and arrays.optimal and default.optimal
     assert lists.lower_bound == arrays.lower_bound == default.lower_bound
     if arrays.stats.get("core_blocks", 0) and arrays.stats.get("search_nodes", 0):
@@ -102,7 +102,7 @@ def test_array_search_runs_on_a_random_core(monkeypatch: pytest.MonkeyPatch) -> 
     g = parse_plan(random_cyclic(200, 0, 5))
     domains = prune(g).domains
     calls = _count_array_nodes(monkeypatch)
-    out = solve_exact(g, domains, scc(g), 60.0)
+    out = solve_exact(g, domains, scc(g), Budget.within(60.0))
     assert out.optimal and out.stats["search_nodes"] > 0
     assert calls[0] > 0
 
@@ -230,7 +230,7 @@ def test_array_search_with_greedy_classes_equals_brute_force(
     budget = dataclasses.replace(
         base, diffusion=dataclasses.replace(base.diffusion, dsatur_max_blocks=0)
     )
-    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
+    out = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=budget)
     best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
-from placement_cli.algorithms.solve.budget import DiffusionSettings, SearchSettings
+from placement_cli.algorithms.solve.budget import Budget, DiffusionSettings, SearchSettings
 from placement_cli.algorithms.solve.exact import ExactBudget, solve_exact
 from placement_cli.algorithms.solve.exact.core import Core
 from placement_cli.pipeline.run import parse_plan
@@ -162,7 +162,7 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(
         base,
         search=dataclasses.replace(base.search, array_handoff=0.75, handoff_dominance=dominance),
     )
-    out = solve_exact(g, domains, scc(g), time_limit=30.0, budget=budget)
+    out = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=budget)
     best = check(plan, out, g, domains)
     assert out.optimal
     assert out.infeasible == (best == math.inf)
@@ -180,7 +180,7 @@ def test_hand_over_without_dominance_proves_the_same_optimum(n: int, k: int, see
             g,
             domains,
             scc(g),
-            60.0,
+            Budget.within(60.0),
             budget=ExactBudget(search=SearchSettings(handoff_dominance=flag)),
         )
         for flag in (False, True)

@@ -33,8 +33,10 @@ def _bits(x: Any) -> Any:
     """A structure with every float replaced by its bit pattern (so -0.0 != 0.0)."""
     if isinstance(x, float):
         return struct.pack("<d", x)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_bits(v) for v in x)
+    if isinstance(x, list):
+        return [_bits(v) for v in x]
+    if isinstance(x, tuple):  # a plain tuple for a `Reduction` too: they compare equal
+        return tuple(_bits(v) for v in x)
     if isinstance(x, dict):
         return {k: _bits(v) for k, v in x.items()}
     return x

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 
 from placement_cli.algorithms.fuse import fuse
 from placement_cli.algorithms.solve.objective import evaluate
-from placement_cli.app.schemas import FuseSection
 from placement_cli.formats.plan import Plan
+from placement_cli.formats.sections import FuseSection
 from placement_cli.ir.graph import build_graph
+from placement_cli.ir.normalize import normalize
 from tests.budget import examples
 from tests.conftest import EXAMPLES
 from tests.fuse_helpers import (
@@ -34,7 +35,7 @@ def test_three_block_chain_becomes_one():
     assert r.status == "ok"
     assert fused_members(g, r) == [["x", "y", "z"]]
     assert r.merged == 2
-    fb = r.graph.normalized["blocks"]
+    fb = normalize(r.graph)["blocks"]
     assert [b["id"] for b in fb] == ["x"]
     assert [s["text"] for s in fb[0]["statements"]] == ["stmt of x", "stmt of y", "stmt of z"]
     assert fb[0]["terminator"]["kind"] == "return"  # the tail's terminator
@@ -77,7 +78,7 @@ def test_block_with_parameters_is_not_fused_but_a_head_with_parameters_is_kept()
     )
     r = fuse(g, place(g, "a a a a"))
     assert fused_members(g, r) == [["x"], ["y", "z"], ["w"]]
-    fy = r.graph.normalized["blocks"][1]
+    fy = normalize(r.graph)["blocks"][1]
     assert fy["id"] == "y" and fy["params"] == ["%p"]  # the head's parameters survive
     assert [s["block"] for s in fy["terminator"]["successors"]] == ["y", "w"]
     assert fy["terminator"]["successors"][0]["args"] == ["%1"]
@@ -94,7 +95,7 @@ def test_entry_is_never_absorbed():
     g = graph(plan(blk("e", "t"), blk("t", "e")))
     r = fuse(g, place(g, "a a"))
     assert fused_members(g, r) == [["e", "t"]]
-    fb = r.graph.normalized["blocks"]
+    fb = normalize(r.graph)["blocks"]
     assert [s["block"] for s in fb[0]["terminator"]["successors"]] == ["e"]  # now a self-loop
     assert r.cost_preserved
 
@@ -103,7 +104,7 @@ def test_chain_head_later_in_input_order_than_what_it_absorbs():
     g = graph(plan(blk("x", "h"), blk("m1", "m2"), blk("m2"), blk("h", "m1")))
     r = fuse(g, place(g, "b a a a"))
     assert fused_members(g, r) == [["x"], ["h", "m1", "m2"]]
-    fb = r.graph.normalized["blocks"]
+    fb = normalize(r.graph)["blocks"]
     assert [b["id"] for b in fb] == ["x", "h"]
     assert [s["text"] for s in fb[1]["statements"]] == ["stmt of h", "stmt of m1", "stmt of m2"]
     assert fb[1]["terminator"]["kind"] == "return"
@@ -125,13 +126,13 @@ def test_branch_targets_are_rewritten_to_surviving_blocks():
     )
     r = fuse(g, place(g, "a b b c c a a -"))
     assert fused_members(g, r) == [["s"], ["p", "p2"], ["q", "q2"], ["j", "j2"]]
-    fb = {b["id"]: b for b in r.graph.normalized["blocks"]}
+    fb = {b["id"]: b for b in normalize(r.graph)["blocks"]}
     assert list(fb) == ["s", "p", "q", "j"]
     assert [x["block"] for x in fb["s"]["terminator"]["successors"]] == ["p", "q"]
     assert [x["block"] for x in fb["p"]["terminator"]["successors"]] == ["j"]
     assert [x["block"] for x in fb["q"]["terminator"]["successors"]] == ["j"]
     # The fused plan is a valid plan on its own: every reference resolves.
-    g2 = graph(r.graph.normalized)
+    g2 = graph(normalize(r.graph))
     assert g2.block_ids == ("s", "p", "q", "j")
     assert [(g2.edge_src[e], g2.edge_dst[e]) for e in range(g2.n_edges)] == [
         (0, 1),
@@ -171,7 +172,7 @@ def test_fused_costs_domain_paths_and_premium():
     )
     g = graph(p)
     r = fuse(g, place(g, "a a"))
-    (fb,) = r.graph.normalized["blocks"]
+    (fb,) = normalize(r.graph)["blocks"]
     assert fb["domain"] == ["a", "b"]
     assert fb["cost"] == {"a": 11, "b": 22}
     assert fb["premium"] == {"a": 3.5, "b": 4}
@@ -202,10 +203,10 @@ def test_assignment_outside_the_domain_is_reported():
 def test_pure_the_input_graph_is_not_changed():
     p = plan(blk("x", "y"), blk("y", "z"), blk("z"))
     g = graph(p)
-    before = g.normalized
+    before = normalize(g)
     snapshot = (g.block_ids, g.succ, g.pred, g.cost, repr(before))
     fuse(g, place(g, "a a a"))
-    assert (g.block_ids, g.succ, g.pred, g.cost, repr(g.normalized)) == snapshot
+    assert (g.block_ids, g.succ, g.pred, g.cost, repr(normalize(g))) == snapshot
 
 
 # ---------------------------------------------------------------- random plans
@@ -294,8 +295,8 @@ def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
         assert getattr(g2, f) == getattr(r.graph, f), f
     for c1, c2 in zip(g2.cost, r.graph.cost, strict=True):
         assert all(x == y or math.isclose(x, y) for x, y in zip(c1, c2, strict=True))
-    assert g2.normalized == fp
-    assert r.graph.normalized == fp  # assembled from the original == normalised afresh
+    assert normalize(g2) == fp
+    assert normalize(r.graph) == fp  # assembled from the original == normalised afresh
     # Cost preserved, computed independently on the re-read plan.
     after = evaluate(g2, r.assignment)
     assert after is not None and math.isclose(after.total, before.total)
@@ -304,7 +305,7 @@ def test_fusion_preserves_cost_and_yields_a_valid_plan(case):
     flat = sorted(b for ms in r.members for b in ms)
     assert flat == [b for b in range(g.n_blocks) if g.live[b]]
     for f, ms in enumerate(r.members):
-        texts = [s.get("text") for m in ms for s in g.normalized["blocks"][m]["statements"]]
+        texts = [s.get("text") for m in ms for s in normalize(g)["blocks"][m]["statements"]]
         assert [s.get("text") for s in fp["blocks"][f]["statements"]] == texts
         assert {a[m] for m in ms} == {r.assignment[f]}
     # Maximal: fusing again changes nothing.

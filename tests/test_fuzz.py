@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fuzz import keys
 from tests.fuzz.runner import COMMANDS, Config, Fuzzer, judge, kinds_for
 
 FAST_SEED = 1126
@@ -43,6 +44,36 @@ def test_fuzz_fast_slice(fuzzer, command):
     assert {o.kind for o in outcomes} == set(kinds_for(command))  # every kind was tried
     bad = [o for o in outcomes if o.findings]
     assert not bad, _report(bad)
+
+
+# Artifacts with a top-level key dropped, renamed, mistyped or duplicated, through every
+# command that reads an artifact: exit 3 naming the key, or (a key twice) exactly what
+# the document with its last value gives.
+KEY_COMMANDS = [c for c in COMMANDS if "keys" in kinds_for(c)]
+
+
+@pytest.mark.parametrize("command", KEY_COMMANDS)
+def test_fuzz_artifact_keys(tmp_path_factory, command):
+    fz = Fuzzer(
+        Config(time_limit=1.0, hang_seconds=60.0),
+        FAST_SEED,
+        tmp_path_factory.mktemp("k"),
+        ("keys",),
+    )
+    outcomes = [fz.run(command, i) for i in range(8)]
+    assert {o.kind for o in outcomes} == {"keys"}
+    bad = [o for o in outcomes if o.findings]
+    assert not bad, _report(bad)
+
+
+def test_the_key_checks_can_fail():
+    dropped = keys.Expect("dropped", "plan", names=("plan",))
+    assert keys.check(dropped, 3, b"a.json: plan: required field is missing\n") == []
+    assert [c for c, _ in keys.check(dropped, 1, b"KeyError: 'plan'\n")] == ["key-accepted"]
+    assert [c for c, _ in keys.check(dropped, 3, b"a.json: version: missing\n")] == ["key-unnamed"]
+    assert keys.check(keys.Expect("dropped", "config"), 0, b"") == []  # optional: fine
+    # Every required key of a solve artifact is known as such.
+    assert keys.required({"kind": "solve"}) >= {"plan", "prune", "scc", "solve", "status"}
 
 
 def test_fork_and_spawn_agree(tmp_path):

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from placement_cli.algorithms.fuse import fuse
 from placement_cli.algorithms.islands import islands
 from placement_cli.algorithms.solve.objective import evaluate
-from placement_cli.app.schemas import IslandsSection
+from placement_cli.formats.sections import IslandsSection
+from placement_cli.pipeline.registry import STAGES
 from tests.budget import examples
 from tests.conftest import EXAMPLES, ROOT
 from tests.fuse_helpers import as_assignment, blk, graph, needs_solve, place, placed_plans, plan
@@ -502,7 +503,7 @@ def test_cli_islands_and_run(cli, tmp_path):
     assert art["islands"]["schedule"]["cyclic"] is True
     r2 = cli("run", ex, "--out-dir", str(tmp_path))
     assert r2.returncode == 0, r2.stderr
-    for stage in ("prune", "scc", "solve", "fuse", "islands"):
+    for stage in STAGES:
         assert (tmp_path / f"{stage}.json").exists()
     assert orjson.loads((tmp_path / "islands.json").read_bytes())["islands"] == art["islands"]
 

@@ -25,14 +25,16 @@ def test_a_stage_reads_mir_as_lower_would():
     assert set(art["solve"]["assignment"]) <= set(ids)
 
 
-def test_lower_from_stdin_needs_from(tmp_path):
+def test_lower_from_stdin_is_told_mir_or_told_so(tmp_path):
     text = FILTER.read_bytes()
     named = run_cli("lower", str(FILTER), "-q")
-    piped = run_cli("lower", "-", "--from", "hashql-mir", "-q", stdin=text)
-    assert piped.returncode == 0, piped.stderr
-    assert piped.stdout == named.stdout
-    as_body = run_cli("lower", "-", "-q", stdin=text)
-    assert as_body.returncode == 3  # MIR text is not a YAML body file
+    for said in (["--from", "hashql-mir"], []):  # MIR text is told by its first line
+        piped = run_cli("lower", "-", *said, "-q", stdin=text)
+        assert piped.returncode == 0, piped.stderr
+        assert piped.stdout == named.stdout
+    as_body = run_cli("lower", "-", "--from", "body", "-q", stdin=text)
+    assert as_body.returncode == 3  # MIR text is not a YAML body file, and it says so
+    assert b"this looks like MIR text: use --from hashql-mir" in as_body.stderr
 
 
 @pytest.mark.parametrize(
@@ -40,7 +42,8 @@ def test_lower_from_stdin_needs_from(tmp_path):
     [
         (b"fn x(\n  bb0: {\n", ":1:6: "),
         (b"thunk t() -> Integer {\n    bb0(): {\n        return %9 +\n    }\n}\n", ":3:"),
-        (b"\xff\xfe", ": MIR text is not UTF-8"),
+        (b"\xff\xfe", ":1:1: MIR text is not UTF-8"),
+        (b"fn f(\n  %0: \xe2\x82", ":2:7: MIR text is not UTF-8"),
     ],
 )
 def test_bad_mir_is_exit_3_with_a_position(tmp_path, text, where):

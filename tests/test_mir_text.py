@@ -498,6 +498,8 @@ def test_deep_nesting_is_bounded():
         "list"
     ]
     for deep in (
+        "Dict<Integer, " * 150 + "Integer" + ">" * 150,  # 300 levels of the body file
+        "(" * 120 + "Integer" + ",)" * 120,  # 1-tuples: 240 levels
         "(" * 5000 + "Integer" + ")" * 5000,
         "<T>" * 5000 + "Integer",
         "() -> " * 5000 + "Integer",

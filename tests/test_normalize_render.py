@@ -36,7 +36,7 @@ def _same(g: Graph) -> None:
     ref = _reference(g)
     assert _fast(g) == ref
     assert render({"plan": plan_fragment(g)}) == ref  # what `Run.artifact` writes
-    assert render({"plan": normalize(g)}) == ref  # `Graph.normalized`
+    assert render({"plan": normalize(g)}) == ref
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import orjson
 
+from placement_cli.algorithms.solve.options import warm_start_id
 from tests.conftest import EXAMPLES, run_cli
 
 PLAN = str(EXAMPLES / "three_targets.yaml")
@@ -32,7 +33,10 @@ def test_the_section_records_what_it_was_solved_under(tmp_path):
     }
     assert art["solve"]["optimal"] and art["solve"]["assignment"]["bb0"] == "interpreter"
     _, warm = _solve(tmp_path, "warm.json", "--warm-start", str(free))
-    assert warm["solve"]["constraints"]["warm_start"] == str(free)
+    # The warm start by the assignment it provided, not by the path of its file.
+    assert warm["solve"]["constraints"]["warm_start"] == warm_start_id(
+        tuple(orjson.loads(free.read_bytes())["solve"]["assignment"].items())
+    )
     assert run_cli("validate", str(pinned)).returncode == 0
 
 

@@ -25,12 +25,12 @@ from placement_cli.core.io import dumps
 from placement_cli.formats.artifact import render
 from placement_cli.formats.checking import Reject
 from placement_cli.formats.plan import Plan
-from placement_cli.formats.sectioncheck import check_artifact, check_section
-from placement_cli.formats.sections import SECTION_MODELS, Artifact
 from placement_cli.formats.structs import convert_plan
 from placement_cli.ir.graph import build_graph
+from placement_cli.ir.normalize import normalize
 from placement_cli.pipeline import loading
-from placement_cli.pipeline.registry import STAGES
+from placement_cli.pipeline.loading import check_artifact, check_section
+from placement_cli.pipeline.registry import STAGES, artifact_model, section_models
 from placement_cli.pipeline.run import Run, load
 from tests.fuzz.gen import base_plan, mutate, random_plan, serialise
 
@@ -65,7 +65,7 @@ def _graph_signature(g: Any) -> tuple[Any, ...]:
         g.path_names,
         g.path_origin,
         g.default_matrix.cost,
-        orjson.dumps(g.normalized),
+        orjson.dumps(normalize(g)),
     )
 
 
@@ -238,10 +238,10 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         assert fast == slow, (i, kind, data[:600])
         spans += fast[0] == "ok" and fast[6] is not None
         if isinstance(doc, dict) and _fast_accepts(check_artifact, doc):
-            assert _models_accept(Artifact.model_validate, doc), (i, kind)
+            assert _models_accept(artifact_model().model_validate, doc), (i, kind)
         if isinstance(doc, dict) and _fast_accepts(lambda d: check_artifact(d, plan=False), doc):
             if _checked_build_accepts(doc["plan"]):
-                assert _models_accept(Artifact.model_validate, doc), (i, kind)
+                assert _models_accept(artifact_model().model_validate, doc), (i, kind)
     assert fast_taken and spans
 
 
@@ -260,9 +260,9 @@ def test_sections_accept_only_what_their_models_accept():
             fast = _fast_accepts(lambda d, s=stage: check_section(s, d), sec)
             seen[stage][fast] += 1
             if fast:
-                assert _models_accept(SECTION_MODELS[stage].model_validate, sec), (stage, sec)
+                assert _models_accept(section_models()[stage].model_validate, sec), (stage, sec)
                 # and the data is what the models give back
-                model = SECTION_MODELS[stage].model_validate(sec)
+                model = section_models()[stage].model_validate(sec)
                 assert model.model_dump(by_alias=True, exclude_unset=True) == sec
     assert all(a and b for a, b in seen.values()), seen
 
@@ -565,11 +565,11 @@ def test_every_literal_and_optional_field_is_checked():
         assert _fast_accepts(lambda d, s=stage: check_section(s, d), sec)
         twist(sec)
         assert not _fast_accepts(lambda d, s=stage: check_section(s, d), sec), stage
-        assert not _models_accept(SECTION_MODELS[stage].model_validate, sec), stage
+        assert not _models_accept(section_models()[stage].model_validate, sec), stage
     diag = {"severity": "fatal", "code": "c", "message": "m", "blocks": [], "stage": "solve"}
     art = {**doc, "diagnostics": [diag]}
     assert not _fast_accepts(check_artifact, art)
-    assert not _models_accept(Artifact.model_validate, art)
+    assert not _models_accept(artifact_model().model_validate, art)
 
 
 @pytest.mark.parametrize("place", ["terminator", "statement", "matrix"])

@@ -243,7 +243,7 @@ def test_strict_from_the_project_configuration(tmp_path):
     assert run_cli("solve", str(f), "-q", "--no-config").returncode == 0
     (tmp_path / "placement.toml").write_text('strict = "yes"\n')
     r = run_cli("solve", str(f), "-q")
-    assert r.returncode == 2 and "strict: expected true or false" in r.stderr.decode()
+    assert r.returncode == 3 and "strict: expected true or false" in r.stderr.decode()
 
 
 def test_strict_in_a_batch(tmp_path):

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from placement_cli.algorithms.solve.objective import evaluate
 from placement_cli.core.errors import InputError
 from placement_cli.formats.artifact import render
+from placement_cli.ir.normalize import normalize
 from placement_cli.pipeline.registry import get
 from placement_cli.pipeline.run import Run, load
 from placement_cli.pipeline.stage import Deferred
@@ -131,7 +132,7 @@ def _same_value(stage: str, a: Any, b: Any) -> bool:
     return (
         same
         and (a.graph is None) == (b.graph is None)
-        and (a.graph is None or a.graph.normalized == b.graph.normalized)
+        and (a.graph is None or normalize(a.graph) == normalize(b.graph))
     )
 
 

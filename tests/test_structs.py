@@ -28,6 +28,7 @@ from pydantic.fields import FieldInfo
 from pydantic.types import AllowInfNan
 
 from placement_cli.formats import plan, sectioncheck, sections, structs, tree
+from placement_cli.pipeline import registry
 
 _BOUNDS = {at.Ge: "ge", at.Gt: "gt", at.Le: "le", at.Lt: "lt", at.MinLen: "min_length"}
 _BOUNDS[at.MaxLen] = "max_length"
@@ -196,6 +197,8 @@ def _pairs() -> list[tuple[type[BaseModel], type]]:
     got = [(m, getattr(structs, n)) for n, m in _models(plan).items()]
     got += [(tree.ExplicitTransfer, structs.ExplicitTransfer)]
     got += [(m, getattr(sectioncheck, n)) for n, m in _models(sections).items()]
+    # The whole artifact's, both built from the stage list (`registry`).
+    got += [(registry.artifact_model(), registry.artifact_struct())]
     return got
 
 
@@ -206,7 +209,9 @@ def test_every_model_has_its_struct():
 
 # An artifact's plan is checked apart (`structs.Plan`, while its graph is built), so the
 # artifact's Struct leaves it to that.
-CHECKED_APART = {("Artifact", "plan"): (("struct", "Plan"), "required")}
+CHECKED_APART = {
+    (m, "plan"): (("struct", "Plan"), "required") for m in ("ArtifactBase", "Artifact")
+}
 
 
 def test_structs_and_models_have_the_same_fields():
@@ -244,6 +249,7 @@ def test_every_model_validator_is_applied_by_the_fast_checks():
         ("DiagnosticModel", "_extras_writable"),
         ("SolveSection", "_extras_writable"),
         ("SolveSection", "_stats_writable"),
+        ("ArtifactBase", "_lower_writable"),
         ("Artifact", "_lower_writable"),
         ("ConfigRecord", "_settings_writable"),
     }

@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import random
 import re
 import time
@@ -793,8 +794,8 @@ INVALID = [
     (
         "artifact-kind",
         {"format_version": 1, "kind": "prune"},
-        "kind",
-        "not a tree file or tree artifact: kind 'prune'",
+        "",
+        "this is a prune artifact: `placement tree` reads operator trees",
     ),
     (
         "artifact-version",
@@ -971,6 +972,8 @@ def test_artifact_keeps_a_reference_not_the_input(tmp_path: Path) -> None:
     assert "input" not in sec
     assert sec["input_ref"] == {
         "name": "t.json",
+        # written to stdout: from the current directory, `/`-separated, never absolute
+        "path": Path(os.path.relpath(name)).as_posix(),
         "sha256": hashlib.sha256(Path(name).read_bytes()).hexdigest(),
     }
     # Such an artifact cannot be placed again: it says which file to give instead.

@@ -300,8 +300,20 @@ def test_validate_tree_artifact_with_its_input(tmp_path):
     assert b"ok: tree artifact, 7 operators" in err
 
 
+def _moved_away(tmp_path):
+    """A tree artifact whose tree file is no longer where the artifact recorded it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(TREE_FILE, src / TREE_FILE.name)
+    out = tmp_path / "tree.json"
+    code, _, err = invoke(["tree", str(src / TREE_FILE.name), "-o", str(out), "--quiet"])
+    assert code == 0, err
+    shutil.rmtree(src)
+    return out
+
+
 def test_validate_tree_artifact_finds_its_tree_file_or_says_to_pass_it(tmp_path):
-    art = _tree_artifact(tmp_path)
+    art = _moved_away(tmp_path)
     code, _, err = invoke(["validate", str(art)])
     assert code == 3
     assert b"pass --tree FILE" in err, err
@@ -391,7 +403,7 @@ def test_show_tree_artifact_draws_engines_cuts_and_the_critical_path(tmp_path):
 
 
 def test_show_tree_artifact_without_its_input_says_to_pass_it(tmp_path):
-    art = _tree_artifact(tmp_path)
+    art = _moved_away(tmp_path)
     code, _, err = invoke(["show", str(art)])
     assert code == 3 and b"pass --tree FILE" in err, err
     code, out, err = invoke(["show", str(art), "--tree", str(TREE_FILE)])

@@ -25,6 +25,7 @@ from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import gc_paused, num
 from placement_cli.formats.structs import Block, Edge, Statement, Terminator
 from placement_cli.ir.graph import INF, Graph, assemble
+from placement_cli.ir.normalize import normalize
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,19 +86,19 @@ class FuseResult:
         }
 
     def plan_json(self, g: Graph) -> dict[str, Any] | None:
-        """The fused plan, normalised (the compact form of `graph.normalized`). Artifacts
+        """The fused plan, normalised (the compact form of `normalize(graph)`). Artifacts
         no longer carry it (it follows from the plan and `fuse.blocks`); it is here for
         callers that want the fused plan as a plan file."""
         fg = self.graph
         if fg is None:
             return None
-        return fg.normalized
+        return normalize(fg)
 
 
 @dataclass(slots=True)
 class FusedBlock:
     """A block of the fused plan made of several members: the fields of a plan `Block`
-    (what `graph.normalized` and the views read), without building a model for each
+    (what `normalize(graph)` and the views read), without building a model for each
     (building a `Block` for each was a fifth of the pass on large plans). Read-only."""
 
     id: str
@@ -265,7 +266,7 @@ def _fused_graph(
 
     What `fuse` and `islands` read (domains, costs, paths, edges) is built here; the fused
     plan's blocks (statements, renamed terminators, the merged blocks' fields), which only
-    the fused plan as a document needs (`plan_json`, `graph.normalized`), are built on the
+    the fused plan as a document needs (`plan_json`, `normalize(graph)`), are built on the
     first read of `graph.plan.blocks` (that was most of this function on large plans)."""
     targets = g.targets
     nt = len(targets)
@@ -429,7 +430,7 @@ def _fused_graph(
 
 
 class FusedPlan:
-    """The fused plan: the fields of a `structs.Plan` (what `graph.normalized` and the
+    """The fused plan: the fields of a `structs.Plan` (what `normalize(graph)` and the
     views read), its `blocks` built by `build` on first read, so a fused graph used only
     for its indices never builds them.
 

@@ -48,7 +48,7 @@ class PruneResult:
 def edge_pairs(g: Graph) -> dict[int, list[int]]:
     """The edges between each pair of distinct blocks a < b, keyed `a * n_blocks + b`, in
     order of each pair's first edge id (self-loops left out). Built once per graph and
-    shared (`prune` and `solvers.instance` both group edges so): read-only.
+    shared (`prune` and `solve.instance` both group edges so): read-only.
 
     >>> from placement_cli.pipeline.run import parse_plan
     >>> g = parse_plan({"version": 1, "targets": ["t"], "blocks": [

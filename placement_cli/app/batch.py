@@ -13,7 +13,12 @@ time), `OUT/summary.json` for scripts (a failed input's row says why: `status` a
 every input's records go into the call's one report, in input order.
 
 Directories are searched recursively for `.yaml`, `.yml`, `.json` and `.mir` files,
-in name order; inputs are taken in the order given.
+in name order, and only the files the command reads are taken (`pipeline/kinds.py`
+tells a file's kind from its first bytes): the rest (target profiles, operator trees
+for a pipeline command, `summary.json`, other YAML) are listed as skipped, one line
+each on stderr and under `skipped` in `OUT/summary.json`. A file named on the command
+line is always taken. Inputs are taken in the order given. MIR text with several
+bodies to place and no `--body` is one input per body, `OUT/NAME/BODY/`.
 
 >>> [i.name for i in expand_names(["a/q.body.yaml", "b/q.body.yaml", "c.mir"])]
 ['q', 'q-2', 'c']
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,6 +41,8 @@ from typing import Any
 
 import orjson
 
+from placement_cli.app.commands import command
+from placement_cli.app.config import configured
 from placement_cli.app.console import KEEPER, guarded, report, reporting
 from placement_cli.app.report import Report, plural
 from placement_cli.core.errors import (
@@ -46,6 +54,7 @@ from placement_cli.core.errors import (
     UsageError,
 )
 from placement_cli.core.io import STDIN, write_output
+from placement_cli.pipeline.kinds import HEAD, placeable_bodies, skip_reason
 
 SUFFIXES = (".yaml", ".yml", ".json", ".mir")
 # Double extensions of our formats: `q.body.yaml` is the input named `q`.
@@ -54,10 +63,12 @@ _INNER = (".body", ".plan", ".tree")
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One input file and the name of its output folder."""
+    """One input file (and the body to place, for MIR text with several) and the name
+    of its output folder."""
 
     path: str
     name: str
+    body: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +88,8 @@ _FAILED = {1: "internal-error", 2: "usage-error", 3: "invalid", 6: "io-error", 1
 
 
 def _stem(path: str) -> str:
+    if path == STDIN:
+        return "stdin"
     name = Path(path).name
     for suffix in SUFFIXES:
         if name.endswith(suffix):
@@ -101,28 +114,85 @@ def expand_names(paths: Iterable[str]) -> list[Item]:
     return out
 
 
-def expand(paths: list[str]) -> list[Item]:
-    """The input files: each path as given, each directory's files in name order."""
+def _head(path: str) -> tuple[bytes, bool]:
+    """A file's first `HEAD` bytes, and whether they are the whole file (unreadable:
+    none, so the command itself says why)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(HEAD + 1)
+    except OSError:
+        return b"", False
+    return data[:HEAD], len(data) <= HEAD
+
+
+def walk(directory: str, command: str) -> tuple[list[str], list[dict[str, str]]]:
+    """A directory's files the command reads, in name order, and the ones it skips
+    (`{input, reason}`)."""
+    found = sorted(
+        str(f) for f in Path(directory).rglob("*") if f.is_file() and f.suffix in SUFFIXES
+    )
+    if not found:
+        raise UsageError(f"{directory}: no {', '.join(SUFFIXES)} files in this directory")
+    taken: list[str] = []
+    skipped: list[dict[str, str]] = []
+    for f in found:
+        head, complete = _head(f)
+        why = skip_reason(command, head, complete) if head else None
+        if why is None:
+            taken.append(f)
+        else:
+            skipped.append({"input": f, "reason": why})
+    if not taken:
+        raise UsageError(
+            f"{directory}: nothing `placement {command}` reads in this directory "
+            f"({len(skipped)} files skipped: {skipped[0]['reason']}, ...)"
+        )
+    return taken, skipped
+
+
+def expand(
+    paths: list[str], command: str = "run", v: dict[str, Any] | None = None
+) -> tuple[list[Item], list[dict[str, str]]]:
+    """The inputs: each path as given, each directory's files the command reads in name
+    order (and the files skipped); MIR text with several bodies to place and no
+    `--body` (in `v`) is one input per body."""
     files: list[str] = []
+    skipped: list[dict[str, str]] = []
     for p in paths:
         if p != STDIN and os.path.isdir(p):
-            found = sorted(
-                str(f) for f in Path(p).rglob("*") if f.is_file() and f.suffix in SUFFIXES
-            )
-            if not found:
-                raise UsageError(f"{p}: no {', '.join(SUFFIXES)} files in this directory")
-            files += found
+            taken, left = walk(p, command)
+            files += taken
+            skipped += left
         else:
             files.append(p)
     if files.count(STDIN) > 1 or (STDIN in files and len(files) > 1):
         raise UsageError("standard input (-) can only be the one input")
-    return expand_names(files)
+    items = expand_names(files)
+    if v is not None and v.get("body_name") is None and "body_name" in v:
+        items = [one for item in items for one in _per_body(item, v.get("source"))]
+    return items, skipped
+
+
+def _per_body(item: Item, source_format: str | None) -> list[Item]:
+    """MIR text with several bodies to place: one input per body, `NAME/BODY`."""
+    names = placeable_bodies(item.path, source_format)
+    if len(names) < 2:
+        return [item]
+    seen: dict[str, int] = {}
+    out = []
+    for body in names:
+        stem = re.sub(r"[^A-Za-z0-9_.]+", "-", body).strip("-.") or "body"
+        n = seen[stem] = seen.get(stem, 0) + 1
+        out.append(Item(item.path, f"{item.name}/{stem if n == 1 else f'{stem}-{n}'}", body))
+    return out
 
 
 def _single_values(name: str, v: dict[str, Any], item: Item, key: str) -> dict[str, Any]:
     """The one-input command's values for `item`: its path, and its output inside the
     item's folder."""
     one = {**v, key: item.path}
+    if item.body is not None:
+        one["body_name"] = item.body
     out_dir: str | None = v.get("out_dir")
     if name == "run":
         one["out_dir"] = str(Path(out_dir or "out") / item.name)
@@ -142,7 +212,8 @@ def _row(name: str, one: dict[str, Any], code: int, rep: Report) -> dict[str, An
     # --strict failed an input on its warnings alone: its artifacts are written.
     strict_only = rep.strict and code == EXIT_INPUT and 0 < rep.warnings == rep.errors
     written = code in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED) or strict_only
-    row = _artifact_row(name, one) if written else {}
+    # `one` is empty when the input's own configuration failed it: nothing was written.
+    row = _artifact_row(name, one) if written and one else {}
     if strict_only:
         row["status"] = "warnings"
     elif code not in (EXIT_OK, EXIT_INFEASIBLE, EXIT_UNSOLVED):
@@ -177,18 +248,38 @@ def _artifact_row(name: str, one: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _one(task: tuple[str, dict[str, Any], Callable[[str, dict[str, Any]], int]]) -> Outcome:
-    """Run one input as its own command would, its stderr captured and its
-    diagnostics in a report of its own."""
-    name, one, handler = task
-    t0 = time.perf_counter()
+Task = tuple[str, dict[str, Any], Item, str, set[str], Callable[[str, dict[str, Any]], int]]
+
+
+def _configured_values(
+    name: str, v: dict[str, Any], item: Item, key: str, given: set[str]
+) -> dict[str, Any]:
+    """The one-input command's values for `item` with the configuration found from its
+    own directory upwards (a problem of that file is this input's error)."""
+    return _single_values(name, configured(command(name), {**v, key: item.path}, given), item, key)
+
+
+def _one(task: Task) -> Outcome:
+    """Run one input as its own command would, configured from its own directory, its
+    stderr captured and its diagnostics in a report of its own."""
+    name, v, item, key, given, handler = task
+    one: dict[str, Any] = {}
     rep = report().for_input()
+
+    def call() -> int:
+        one.update(_configured_values(name, v, item, key, given))
+        one.pop("debug", None)
+        # `strict = true` in this input's configuration counts as --strict.
+        rep.strict = bool(one.get("strict"))
+        return _made(handler, name, one)
+
+    t0 = time.perf_counter()
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as capture, reporting(rep):
         os.dup2(capture.fileno(), 2)
         try:
-            guarded(bool(one.pop("debug", False)), lambda: _made(handler, name, one), rep)
+            guarded(bool(v.get("debug", False)), call, rep)
             code = EXIT_OK
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
@@ -211,11 +302,18 @@ def _made(handler: Callable[[str, dict[str, Any]], int], name: str, one: dict[st
 
 
 def run_batch(
-    name: str, v: dict[str, Any], key: str, handler: Callable[[str, dict[str, Any]], int]
+    name: str,
+    v: dict[str, Any],
+    key: str,
+    handler: Callable[[str, dict[str, Any]], int],
+    given: set[str] | frozenset[str] = frozenset(),
 ) -> int:
-    """Run command `name` on every input of `v[key]`; returns the worst exit code."""
-    items = expand(v[key])
-    tasks = [(name, _single_values(name, v, item, key), handler) for item in items]
+    """Run command `name` on every input of `v[key]`, each configured from its own
+    directory (`given`: the options the command line set); returns the worst exit code."""
+    items, skipped = expand(v[key], name, v)
+    if "output" in v and v.get("out_dir") is None:
+        raise UsageError("several inputs need --out-dir DIR (one folder per input)")
+    tasks: list[Task] = [(name, v, item, key, set(given), handler) for item in items]
     jobs = max(1, min(v.get("jobs") or os.cpu_count() or 1, len(tasks)))
     KEEPER.enabled = False  # a worker runs many inputs: keep none of them alive
     t0 = time.perf_counter()
@@ -230,6 +328,9 @@ def run_batch(
             outcomes += pool.map(_one, rest, chunksize=max(1, len(rest) // (jobs * 8)))
     wall = time.perf_counter() - t0
     rep = report()
+    if rep.human and not v.get("quiet"):
+        for s in skipped:
+            sys.stderr.write(f"{s['input']}: skipped: {s['reason']}\n")
     for item, out in zip(items, outcomes, strict=True):
         rep.merge(out.report)
         if not (rep.human or v.get("debug")):
@@ -242,6 +343,7 @@ def run_batch(
     rows = [
         {
             "input": item.path,
+            **({"body": item.body} if item.body is not None else {}),
             "name": item.name,
             "exit": out.code,
             **out.row,
@@ -250,7 +352,14 @@ def run_batch(
         for item, out in zip(items, outcomes, strict=True)
     ]
     worst = max(out.code for out in outcomes)
-    summary = {"command": name, "inputs": len(rows), "exit": worst, "jobs": jobs, "rows": rows}
+    summary = {
+        "command": name,
+        "inputs": len(rows),
+        "exit": worst,
+        "jobs": jobs,
+        "rows": rows,
+        "skipped": skipped,
+    }
     if v.get("out_dir"):
         write_output(
             orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n",
@@ -276,7 +385,7 @@ def table(rows: list[dict[str, Any]], wall: float, jobs: int, strict: bool = Fal
     head = ["input", "exit", "status", "cost", "proven", "time"]
     body = [
         [
-            r["input"],
+            r["input"] if r.get("body") is None else f"{r['input']} ({r['body']})",
             str(r["exit"]),
             str(r.get("status") or ("ok" if r["exit"] == 0 else "error")),
             "" if r.get("cost") is None else f"{r['cost']:g}",

@@ -16,23 +16,34 @@ spelt as on the command line without the dashes:
     strict = true                    # --strict: every warning is an error (exit 3)
 
 A key applies to every command that has that option and is ignored by the others. An
-option given on the command line wins; `--no-config` ignores the files. A key no command
-has, or a value an option does not accept, is a usage error (exit 2) naming the file.
+option given on the command line wins; `--no-config` ignores the files. Each input has
+its own configuration: in a batch (`app/batch.py`) every file is configured from its
+own directory upwards, so it gives the same bytes and exit code alone or among others.
+`jobs`, a setting of the call rather than of an input, is taken from the working
+directory's configuration. A key no command has, a value an option does not accept or
+a file that is not TOML is invalid input (exit 3) of the inputs it configures, named
+`FILE: key: message`.
+
+An artifact records what was applied under `config` (`docs/format.md`): the file's name
+(`placement.toml` or `pyproject.toml`, never its path, so the same project gives the
+same bytes in any checkout and from any directory) and each setting as the file wrote
+it (`targets` relative to the file), apart from `jobs`, which changes no result.
 
 >>> from placement_cli.app.commands import command
 >>> apply_config(command("solve"), {"method": "auto", "time_limit": 5.0}, {"method"},
-...              {"method": "heuristic", "time-limit": 2}, "placement.toml")
+...              {"method": "heuristic", "time-limit": 2}, "/p/placement.toml")
 {'method': 'auto', 'time_limit': 2.0, 'config': {'file': 'placement.toml', 'settings': {'time_limit': 2.0}}}
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from placement_cli.app.commands import commands
 from placement_cli.app.options import Command, Opt
-from placement_cli.core.errors import UsageError
+from placement_cli.core.errors import InputError, IOFailure, Problem
 from placement_cli.core.io import STDIN
 
 FILES = ("placement.toml", "pyproject.toml")
@@ -40,6 +51,15 @@ FILES = ("placement.toml", "pyproject.toml")
 SETTABLE = ("method", "time-limit", "targets", "size-cap", "split", "format", "jobs", "strict")
 # Options whose value is a path: relative to the configuration file's directory.
 _PATHS = ("targets",)
+# Settings of the call, not of its results: applied, never recorded in an artifact.
+_UNRECORDED = ("jobs",)
+
+
+def _shown(f: Path) -> str:
+    """A configuration file as messages name it: relative to the working directory
+    when it is below it, else absolute."""
+    rel = os.path.relpath(f)
+    return str(f) if rel.startswith("..") else rel
 
 
 def find(start: Path) -> tuple[dict[str, Any], str] | None:
@@ -51,21 +71,24 @@ def find(start: Path) -> tuple[dict[str, Any], str] | None:
                 continue
             import tomllib  # only when there is a file to read (start-up)
 
+            shown = _shown(f)
             try:
                 doc = tomllib.loads(f.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise UsageError(f"{f}: not a readable TOML file: {exc}") from None
+            except OSError as exc:
+                raise IOFailure(f"{shown}: {exc.strerror or type(exc).__name__}") from None
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise InputError([Problem("", f"not a readable TOML file: {exc}")], shown) from None
             table = doc if name == "placement.toml" else doc.get("tool", {}).get("placement")
             if table is None:
                 continue  # a pyproject.toml without [tool.placement]: look further up
             if not isinstance(table, dict):
-                raise UsageError(f"{f}: [tool.placement] must be a table")
-            return table, str(f)
+                raise InputError([Problem("tool.placement", "must be a table")], shown)
+            return table, shown
     return None
 
 
 def start_dir(paths: list[str] | str | None) -> Path:
-    """Where the search starts: the first input's directory, or the working directory."""
+    """Where the search starts: the (first) input's directory, or the working directory."""
     first = paths[0] if isinstance(paths, list) and paths else paths
     if not isinstance(first, str) or first == STDIN:
         return Path.cwd()
@@ -73,57 +96,75 @@ def start_dir(paths: list[str] | str | None) -> Path:
     return p if p.is_dir() else p.parent
 
 
-def _value(o: Opt, raw: Any, where: str) -> Any:
-    """A configuration value checked as the command line would check it."""
+def _value(o: Opt, raw: Any) -> Any:
+    """A configuration value checked as the command line would check it; raises
+    ValueError saying what was expected."""
     if o.choices:
         if raw not in o.choices:
-            raise UsageError(f"{where}: expected one of {', '.join(o.choices)}, got {raw!r:.60}")
+            raise ValueError(f"expected one of {', '.join(o.choices)}, got {raw!r:.60}")
         return raw
     if o.kind == "bool":  # `strict = true`
         if not isinstance(raw, bool):
-            raise UsageError(f"{where}: expected true or false, got {raw!r:.60}")
+            raise ValueError(f"expected true or false, got {raw!r:.60}")
         return raw
     if o.kind == "str":
         if not isinstance(raw, str):
-            raise UsageError(f"{where}: expected a string, got {raw!r:.60}")
+            raise ValueError(f"expected a string, got {raw!r:.60}")
         return raw
     if o.kind in ("int", "float") and not isinstance(raw, bool) and isinstance(raw, int | float):
         if o.kind == "int" and not isinstance(raw, int):
-            raise UsageError(f"{where}: expected a whole number, got {raw!r:.60}")
+            raise ValueError(f"expected a whole number, got {raw!r:.60}")
         if o.minimum is not None and raw < o.minimum:
-            raise UsageError(f"{where}: expected a number >= {o.minimum:g}, got {raw!r:.60}")
+            raise ValueError(f"expected a number >= {o.minimum:g}, got {raw!r:.60}")
         return float(raw) if o.kind == "float" else raw
-    raise UsageError(f"{where}: expected a {o.kind}, got {raw!r:.60}")
+    raise ValueError(f"expected a {o.kind}, got {raw!r:.60}")
 
 
 def apply_config(
-    cmd: Command, values: dict[str, Any], given: set[str], table: dict[str, Any], source: str
+    cmd: Command,
+    values: dict[str, Any],
+    given: set[str],
+    table: dict[str, Any],
+    source: str,
+    only: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """`values` with every option the command line did not give taken from `table`, and
-    under `config` what was taken and from where (the artifacts record it)."""
+    under `config` what was taken and from which file (the artifacts record it: the
+    file's name and the settings as written). `only`: the keys to apply (every one when
+    None). Every problem of the table is an InputError naming `source` and the key."""
     known = {f.lstrip("-") for c in commands() for o in c.options for f in o.flags}
     out = dict(values)
-    applied: dict[str, Any] = {}
+    recorded: dict[str, Any] = {}
+    problems: list[Problem] = []
     by_name = {f.lstrip("-"): o for o in cmd.options for f in o.flags if f.startswith("--")}
     for key, raw in table.items():
-        where = f"{source}: {key}"
         if key not in SETTABLE:
             hint = "an option of a single call" if key in known else "no such option"
-            raise UsageError(f"{where}: not a setting ({hint}); settable: {', '.join(SETTABLE)}")
-        o = by_name.get(key)
-        if o is None or o.key in given:
+            problems.append(
+                Problem(key, f"not a setting ({hint}); settable: {', '.join(SETTABLE)}")
+            )
             continue
-        value = _value(o, raw, where)
-        if key in _PATHS:
-            value = str(Path(source).parent / value)
-        out[o.key] = applied[o.key] = value
-    if applied:
-        out["config"] = {"file": source, "settings": applied}
+        o = by_name.get(key)
+        if o is None or o.key in given or (only is not None and key not in only):
+            continue
+        try:
+            value = _value(o, raw)
+        except ValueError as exc:
+            problems.append(Problem(key, str(exc)))
+            continue
+        out[o.key] = str(Path(source).parent / value) if key in _PATHS else value
+        if key not in _UNRECORDED:
+            recorded[o.key] = value
+    if problems:
+        raise InputError(problems, source)
+    if recorded:
+        out["config"] = {"file": Path(source).name, "settings": recorded}
     return out
 
 
 def configured(cmd: Command, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
-    """The values with the project's configuration applied (none with `--no-config`)."""
+    """The values of a call on one input with the configuration found from that input
+    upwards applied (none with `--no-config`)."""
     v = dict(values)
     if v.pop("no_config", False):
         return v
@@ -132,3 +173,22 @@ def configured(cmd: Command, values: dict[str, Any], given: set[str]) -> dict[st
     if found is None:
         return v
     return apply_config(cmd, v, given, *found)
+
+
+def batch_configured(cmd: Command, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The values of a batch call: its own settings (`jobs`) from the working
+    directory's configuration, each input's left to that input (`configured`, per file).
+    A problem of that file is left to the inputs it configures, which report it."""
+    if values.get("no_config"):
+        return values
+    try:
+        found = find(Path.cwd())
+        if found is None:
+            return values
+        jobs = found[0].get("jobs")
+        table = {} if jobs is None else {"jobs": jobs}
+        got = apply_config(cmd, values, given, table, found[1], only=("jobs",))
+    except (InputError, IOFailure):
+        return values
+    got.pop("config", None)
+    return got

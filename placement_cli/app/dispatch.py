@@ -14,11 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from placement_cli.app.commands import command
-from placement_cli.app.config import configured
+from placement_cli.app.config import batch_configured, configured
 from placement_cli.app.console import guarded, print_timings, report, reporting
 from placement_cli.app.report import Report
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import STDIN
+from placement_cli.pipeline.kinds import forget_stdin, placeable_bodies
 
 Handler = Callable[[str, dict[str, Any]], int]
 
@@ -42,16 +43,14 @@ def call(name: str, values: dict[str, Any], given: set[str] | frozenset[str] = f
     rep = Report.for_call(values.get("diagnostics"), values.get("diagnostics_file"))
     rep.quiet = bool(values.get("quiet"))
     rep.strict = bool(values.get("strict"))
+    forget_stdin()
     with reporting(rep):
         guarded(bool(values.get("debug", False)), lambda: _run(name, values, set(given)), rep)
 
 
 def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     cmd = command(name)
-    v = configured(cmd, values, given)
-    # `strict = true` in the project's configuration counts as --strict.
-    report().strict = bool(v.get("strict"))
-    if v.get("output") is not None and v.get("out_dir") is not None:
+    if values.get("output") is not None and values.get("out_dir") is not None:
         raise UsageError(
             "-o/--output and --out-dir cannot be used together: --out-dir writes "
             "DIR/NAME/COMMAND.json per input, -o one file"
@@ -59,13 +58,21 @@ def _run(name: str, values: dict[str, Any], given: set[str]) -> int:
     run = handler(name)
     many = cmd.many
     if many is not None:
-        paths = v[many.key]
-        batch_option = "out_dir" if "output" in v else None
-        if wants_batch(paths, v, batch_option):
+        paths = values[many.key]
+        batch_option = "out_dir" if "output" in values else None
+        if wants_batch(paths, values, batch_option) or _each_body(name, paths, values):
             # The worker pool's modules (multiprocessing: 20 ms) only for a batch.
             from placement_cli.app.batch import run_batch
 
-            return run_batch(name, v, many.key, run)
+            # Each input is configured from its own directory (in its worker).
+            v = batch_configured(cmd, values, given)
+            return run_batch(name, v, many.key, run, given)
+    v = configured(cmd, values, given)
+    # `strict = true` in the project's configuration counts as --strict.
+    report().strict = bool(v.get("strict"))
+    if many is not None:
+        paths = v[many.key]
+        batch_option = "out_dir" if "output" in v else None
         v[many.key] = paths[0]
         v.pop("jobs", None)
         if batch_option:
@@ -87,6 +94,15 @@ def wants_batch(paths: list[str], values: dict[str, Any], batch_option: str | No
     if len(paths) != 1 or (paths[0] != STDIN and os.path.isdir(paths[0])):
         return True
     return batch_option is not None and values.get(batch_option) is not None
+
+
+def _each_body(name: str, paths: list[str], v: dict[str, Any]) -> bool:
+    """Whether one input is MIR text with several bodies to place, no `--body` chosen,
+    and a command that places each (`run`, into DIR/NAME/BODY/; `validate`): a batch
+    of one input per body. Other commands ask for `--body` (the loader)."""
+    if name not in ("run", "validate") or "body_name" not in v or v["body_name"] is not None:
+        return False
+    return len(placeable_bodies(paths[0], v.get("source"))) > 1
 
 
 def _timed(run: Handler, name: str, v: dict[str, Any]) -> int:

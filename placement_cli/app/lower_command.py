@@ -17,7 +17,8 @@ from placement_cli.core.io import (
 )
 from placement_cli.frontends.lower.profile import load_profile
 from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
-from placement_cli.frontends.mir_text import is_mir, read_body
+from placement_cli.frontends.mir_text import read_body
+from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
 
 
 def read_profile(path: str) -> dict[str, Any]:
@@ -41,22 +42,31 @@ def lower_command(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Lower a body file, MIR text or a plan (split), and write the plan; returns (plan,
     diagnostics). `source_format` (`--from`): `hashql-mir` or `body`; None decides by
-    the extension (`.mir` is MIR text)."""
+    the extension (`.mir` is MIR text), then by the bytes (`pipeline/kinds.py`)."""
     source = source_name(path)
-    data = read_bytes(path)
+    data = read_input(path)
     doc: Any
-    with gc_paused():
-        if source_format == "hashql-mir" or (source_format is None and is_mir(path)):
-            doc = read_body(data, source)
-        elif is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
-            doc = data  # pydantic validates JSON bytes faster than parsed data
-        else:
-            doc = parse_document(path, data)
-            if not isinstance(doc, dict):
-                raise InputError([Problem("", "a body file is a mapping at the top level")], source)
-    # The plan is valid by construction (tests/test_lower_properties.py checks it on
-    # random bodies); validating it again would cost as much as lowering.
-    plan, _, diags = lower_to_plan(doc, source, options)
+    mir = is_mir_input(path, data, source_format)
+    try:
+        with gc_paused():
+            if mir:
+                doc = read_body(data, source)
+                one_body(doc, source, {"body": options.body})
+            elif is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
+                doc = data  # pydantic validates JSON bytes faster than parsed data
+            else:
+                doc = parse_document(path, data)
+                if not isinstance(doc, dict):
+                    raise InputError(
+                        [Problem("", "a body file is a mapping at the top level")], source
+                    )
+        # The plan is valid by construction (tests/test_lower_properties.py checks it on
+        # random bodies); validating it again would cost as much as lowering.
+        plan, _, diags = lower_to_plan(doc, source, options)
+    except InputError:
+        if not mir:
+            say_what_it_is(data, source)  # a file of another kind: one line
+        raise
     write_output(dumps(plan, fmt), output)
     return plan, diags
 

@@ -240,6 +240,24 @@ LOWER = (
         minimum=0.0,
     ),
 )
+# --- what the input is, and which of its bodies to place: every command that reads one
+FROM = Opt(
+    "source",
+    ("--from",),
+    "What the input is: body (a body file, a plan or an artifact), hashql-mir (the HashQL "
+    "compiler's MIR text). Default: hashql-mir for a .mir file or text that starts like "
+    "MIR (standard input too), else body.",
+    choices=("body", "hashql-mir"),
+)
+BODY = Opt(
+    "body_name",
+    ("--body",),
+    "The body to place (default: the file's `place`, else its one graph-read filter, else "
+    "the first). MIR text with several filters and no --body: each is placed (DIR/NAME/BODY/ "
+    "with --out-dir; `run` and `validate` always), or, writing one output, a usage error "
+    "naming them.",
+)
+INPUT_KIND = (FROM, BODY)
 SOLVER = (METHOD, TIME_LIMIT)
 SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
 
@@ -253,7 +271,7 @@ TREE_FILE = Opt(
     "tree",
     ("--tree",),
     "For a tree artifact written without --include-input: the tree file it was computed "
-    "from (default: the file its input_ref names, next to the artifact or in the current "
-    "directory).",
+    "from (default: the file its input_ref records, by path from the artifact's folder or "
+    "the current directory, else by name; the first with the recorded sha256).",
     metavar="FILE",
 )

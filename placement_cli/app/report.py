@@ -129,11 +129,13 @@ def diagnostic_records(
         if severity not in ("error", "warning"):
             continue
         blocks = tuple(d.get("blocks") or ())
-        line = col = None
-        if fmt != "text" and source and blocks:
+        line, col = d.get("line"), d.get("col")  # a front end's own position (MIR text)
+        if line is None and fmt != "text" and source and blocks:
             found = block_position(source, blocks[0])
             line, col = found if found else (None, None)
         text = f"{severity}: {d['code']}: {d['message']}"
+        if d.get("line") is not None and source:
+            text = f"{escape(source)}:{line}:{col}: {text}"
         out.append(Record(severity, d["code"], d["message"], source, line, col, "", blocks, text))
     return out
 

@@ -1,7 +1,8 @@
 """JSON Schemas of the plan file, the tree file and every artifact (format 2).
 
 The artifact models are the strict reading models of `placement_cli.formats.sections`, one per
-kind with the sections that kind carries made required: the schemas describe exactly
+stage of the registry (`placement_cli.pipeline.registry.artifact_model`), with the
+sections that kind carries made required: the schemas describe exactly
 what the tool writes and reads back. Tests validate every golden artifact against
 them and fail when the committed `schemas/` drift from these models.
 """
@@ -9,7 +10,7 @@ them and fail when the committed `schemas/` drift from these models.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from pydantic import BaseModel
@@ -20,69 +21,14 @@ from placement_cli.core.io import write_output
 from placement_cli.formats.body import BodyFile
 from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.formats.plan import Plan
-from placement_cli.formats.sections import (
-    Artifact,
-    FuseSection,
-    IslandsSection,
-    PruneSection,
-    SccSection,
-    SolveSection,
-)
 from placement_cli.frontends.lower.profile import Profile
+from placement_cli.pipeline import registry
+from placement_cli.pipeline.registry import artifact_model
 
 
-class PruneArtifact(Artifact):
-    kind: Literal["prune"]  # type: ignore[assignment]
-    prune: PruneSection
-    scc: None = None
-    solve: None = None
-    fuse: None = None
-    islands: None = None
-
-
-class SccArtifact(Artifact):
-    kind: Literal["scc"]  # type: ignore[assignment]
-    prune: PruneSection
-    scc: SccSection
-    solve: None = None
-    fuse: None = None
-    islands: None = None
-
-
-class SolveArtifact(Artifact):
-    kind: Literal["solve"]  # type: ignore[assignment]
-    prune: PruneSection
-    scc: SccSection
-    solve: SolveSection
-    fuse: None = None
-    islands: None = None
-
-
-class FuseArtifact(Artifact):
-    kind: Literal["fuse"]  # type: ignore[assignment]
-    prune: PruneSection
-    scc: SccSection
-    solve: SolveSection
-    fuse: FuseSection
-    islands: None = None
-
-
-class IslandsArtifact(Artifact):
-    kind: Literal["islands"]  # type: ignore[assignment]
-    prune: PruneSection
-    scc: SccSection
-    solve: SolveSection
-    fuse: FuseSection
-    islands: IslandsSection
-
-
-ARTIFACT_MODELS: dict[str, type[BaseModel]] = {
-    "prune": PruneArtifact,
-    "scc": SccArtifact,
-    "solve": SolveArtifact,
-    "fuse": FuseArtifact,
-    "islands": IslandsArtifact,
-}
+def artifact_models() -> dict[str, type[BaseModel]]:
+    """Kind -> the model of that kind's artifact, one per stage of the registry."""
+    return {kind: artifact_model(kind) for kind in registry.STAGES}
 
 
 def all_schemas() -> dict[str, dict[str, Any]]:
@@ -102,7 +48,7 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out["lower-rules.schema.json"] = _schema(
         LowerRules, "the rule fields (`excluded`, `target_rules`) of `placement lower`'s section"
     )
-    for kind, model in ARTIFACT_MODELS.items():
+    for kind, model in artifact_models().items():
         out[f"{kind}.artifact.schema.json"] = _schema(
             model, f"placement `{kind}` artifact, format 2"
         )

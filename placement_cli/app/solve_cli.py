@@ -112,5 +112,4 @@ def cli_options(
         pins=tuple(pins),
         forbids=tuple(forbids),
         warm_start=warm,
-        warm_start_source=warm_start,
     )

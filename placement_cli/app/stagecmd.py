@@ -56,12 +56,16 @@ def solve_options(v: dict[str, Any]) -> dict[str, Any]:
 
 def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
     """The front end's settings a command line gave (`--targets`, `--split`,
-    `--size-cap`), for a body it lowers first; None when it gave none.
+    `--size-cap`, `--body`), for a body it lowers first; None when it gave none.
 
     >>> lower_settings({"split": "intersection", "size_cap": None, "targets": None})
     {'split': 'intersection'}
+    >>> lower_settings({"body_name": "f"})
+    {'body': 'f'}
     """
     out = {k: v[k] for k in ("split", "size_cap") if v.get(k) is not None}
+    if v.get("body_name") is not None:
+        out["body"] = v["body_name"]
     if v.get("targets") is not None:
         # The profile file is read (and checked) only when one is named.
         # Lazy: the front end and pydantic (0.2 s, measured), only when --targets names a profile.
@@ -78,13 +82,13 @@ def _loaded_run(path: str, v: dict[str, Any], options: dict[str, Any], update: A
     `Run` over it, its load timed and its progress shown."""
 
     t0 = time.perf_counter()
-    run = Run(load(path, lower_settings(v)), options)
+    run = Run(load(path, lower_settings(v), v.get("source")), options)
     run.progress = update
     run.timings.append(("load", time.perf_counter() - t0))
     return run
 
 
-def _artifact(run: Any, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
+def _artifact(run: Run, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
     """Stage `name`'s artifact, with the project configuration it was made under."""
     art: dict[str, Any] = run.artifact(name, raw_plan=fmt == "json")
     if v.get("config"):
@@ -132,7 +136,7 @@ def validate(name: str, v: dict[str, Any]) -> int:
     if tree_art is not None:
         return _validate_tree(tree_art, v)
     with again:
-        loaded = load(path, lower_settings(v))
+        loaded = load(path, lower_settings(v), v.get("source"))
     run = Run(loaded)
     run.timings.append(("load", time.perf_counter() - t0))
     for name in STAGES:
@@ -143,8 +147,9 @@ def validate(name: str, v: dict[str, Any]) -> int:
     checked = [s for s in STAGES if s in loaded.models]
     what = f"; sections checked: {', '.join(checked)}" if checked else ""
     print_timings(run.timings, timings)
+    body = f" ({v['body_name']})" if v.get("body_name") is not None else ""
     say(
-        f"{loaded.source}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
+        f"{loaded.source}{body}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
         quiet,
         always=True,
     )

@@ -2,16 +2,66 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path, PurePath
 from typing import Any
 
 from placement_cli.algorithms.tree import TreeOptions, load_tree, tree_artifact
 from placement_cli.app.console import exit_for, say, warn_diagnostics
-from placement_cli.core.io import dumps, write_output
+from placement_cli.core.errors import InputError, Problem
+from placement_cli.core.io import STDIN, dumps, source_name, write_output
+from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
+
+
+def _load(path: str) -> Any:
+    """The tree file; a file of another kind (a plan, a body, MIR text, a pipeline
+    artifact, a profile) is one line saying what it is and which command reads it."""
+    try:
+        with stdin_again(path):
+            return load_tree(path)
+    except InputError:
+        line = foreign("tree", read_input(path))
+        if line is not None:
+            raise InputError([Problem("", line)], source_name(path)) from None
+        raise
+
+
+def _head(path: str) -> bytes:
+    if path == STDIN:
+        return read_input(path)[:HEAD]
+    with open(path, "rb") as fh:
+        return fh.read(HEAD)
+
+
+def recorded_path(path: str, output: str | None, ref: dict[str, Any]) -> str | None:
+    """Where the tree file is, as the artifact records it (`input_ref.path`): relative to
+    the artifact's folder when it is written to a file (`-o`), else to the current
+    directory; `/`-separated, never absolute, so the same project gives the same bytes
+    wherever it is. None for standard input. A tree artifact read back names the tree
+    file it recorded (found as `validate` finds it: from the artifact's folder, else
+    from the current directory), rebased onto the new artifact."""
+    if path == STDIN:
+        return None
+    target = Path(path)
+    if kind_of(_head(path)) == "tree-artifact":
+        old = ref.get("path")
+        if not isinstance(old, str) or not old:
+            return None
+        found = next((c for c in (target.parent / old, Path(old)) if c.is_file()), None)
+        if found is None:
+            return None
+        target = found
+    base = Path(output).parent if output not in (None, STDIN) else Path()
+    try:
+        rel = os.path.relpath(os.path.abspath(target), os.path.abspath(base))
+    except ValueError:  # another drive (Windows): no relative path exists
+        return None
+    return PurePath(rel).as_posix()
 
 
 def command(name: str, v: dict[str, Any]) -> int:
     """Place the tree's operators; write the artifact; exit by its status."""
-    problem = load_tree(v["path"])
+    problem = _load(v["path"])
     options = TreeOptions(
         budget=v["budget"],
         expand_dag=v["expand_dag"],
@@ -19,6 +69,11 @@ def command(name: str, v: dict[str, Any]) -> int:
         time_limit=v["time_limit"],
     )
     art, summary = tree_artifact(problem, options)
+    ref = art["tree"]["input_ref"]
+    where = recorded_path(v["path"], v["output"], ref)
+    ref.pop("path", None)
+    if where is not None:
+        ref["path"] = where
     write_output(
         dumps(art, v["format"]), v["output"]
     )  # the tree artifact keeps its indented layout

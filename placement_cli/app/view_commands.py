@@ -10,6 +10,7 @@ from typing import Any
 
 from placement_cli.algorithms.solve.options import SolveOptions
 from placement_cli.app.console import report
+from placement_cli.app.stagecmd import lower_settings
 from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
 from placement_cli.core.io import dumps, source_name, write_output
 from placement_cli.pipeline.run import load
@@ -51,7 +52,7 @@ def show(name: str, v: dict[str, Any]) -> int:
     if tree_art is not None:
         return _show_tree(tree_art, v)
     with again:
-        data = prepare(v["path"], _options(v["time_limit"]))
+        data = prepare(v["path"], _options(v["time_limit"]), lower_settings(v), v.get("source"))
     warnings = []
     if data.status == "infeasible":
         warnings.append("the plan has no feasible placement: blocks are drawn without targets")
@@ -111,7 +112,7 @@ def explain(name: str, v: dict[str, Any]) -> int:
     """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
     from pathlib import PurePath
 
-    loaded = load(v["path"])
+    loaded = load(v["path"], lower_settings(v), v.get("source"))
     run = run_to(loaded, "solve", _options(v["time_limit"]))
     ex = explain_block(run, v["block"], ExplainOptions(time_limit=v["time_limit"]))
     if v["format"] == "json":

@@ -13,7 +13,7 @@ severity here is `reason`).
 >>> CODES["pin-infeasible"].severities, CODES["pin-infeasible"].exits
 (('error',), (4,))
 >>> [c for c in CODES if "reason" in CODES[c].severities][:2]
-['unreachable', 'not-in-domain']
+['no-calls', 'no-closures']
 """
 
 from __future__ import annotations

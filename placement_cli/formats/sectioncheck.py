@@ -7,11 +7,14 @@ models still give every error message and `schemas/`. Used to check parsed data 
 (`check_section`, `check_artifact`): the sections travel on as the data they were
 parsed as, extra fields of the open models (diagnostics, `solve`) included, so those
 models' extra fields are checked here for being writable, as their validator does.
+Like the models, they hold no stage list: the registry (`placement_cli.pipeline.registry`:
+`section_struct`, `artifact_struct`) names each stage's Struct and builds the artifact's
+from its list (`artifact_struct` here).
 
->>> check_section("fuse", {"blocks": [], "merged": 0, "dropped": [], "cost_preserved": True,
-...                        "cost_before": None, "cost_after": None})
->>> check_section("fuse", {"blocks": [], "merged": True, "dropped": [], "cost_preserved": True,
-...                        "cost_before": None, "cost_after": None})
+>>> check_section(FuseSection, {"blocks": [], "merged": 0, "dropped": [], "cost_preserved": True,
+...                             "cost_before": None, "cost_after": None}, "fuse")
+>>> check_section(FuseSection, {"blocks": [], "merged": True, "dropped": [], "cost_preserved": True,
+...                             "cost_before": None, "cost_after": None}, "fuse")
 Traceback (most recent call last):
 ...
 placement_cli.formats.checking.Reject: fuse
@@ -19,6 +22,7 @@ placement_cli.formats.checking.Reject: fuse
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -190,35 +194,53 @@ class IslandsSection(_Strict, frozen=True, forbid_unknown_fields=True):
     schedule: Schedule
 
 
-SECTION_STRUCTS: dict[str, type[Struct]] = {
-    "prune": PruneSection,
-    "scc": SccSection,
-    "solve": SolveSection,
-    "fuse": FuseSection,
-    "islands": IslandsSection,
-}
-
-
 class ConfigRecord(_Strict, frozen=True, forbid_unknown_fields=True):
     file: str
     settings: dict[str, Any]
 
 
-class Artifact(_Strict, frozen=True, forbid_unknown_fields=True):
-    """Any stage's artifact, its plan left to `structs.Plan` (`check_artifact`)."""
+class ArtifactBase(_Strict, frozen=True, forbid_unknown_fields=True):
+    """What every artifact carries besides its sections, its plan left to `structs.Plan`
+    (`check_artifact`). The Struct of a whole artifact is `artifact_struct`'s."""
 
     format_version: Literal[2]
-    kind: Literal["prune", "scc", "solve", "fuse", "islands"]
+    kind: str
     status: Status
     plan: Any
     diagnostics: list[DiagnosticModel]
     lower: dict[str, Any] | None = None
     config: ConfigRecord | None = None
-    prune: PruneSection | None = None
-    scc: SccSection | None = None
-    solve: SolveSection | None = None
-    fuse: FuseSection | None = None
-    islands: IslandsSection | None = None
+
+
+def section_struct(model: str) -> type[Struct] | None:
+    """The Struct of the section model named `model` in `placement_cli.formats.sections`,
+    or None (a section model of its own, such as a stage added from outside: the fast
+    check refuses what it has no Struct for, and that model reads it)."""
+    got = globals().get(model)
+    return got if isinstance(got, type) and issubclass(got, Struct) else None
+
+
+def artifact_struct(stages: tuple[tuple[str, type[Struct] | None], ...]) -> type[ArtifactBase]:
+    """The Struct of an artifact of any kind whose stages are `stages` ((name, section
+    Struct or None) in pipeline order, as `sections.artifact_model(stages)` builds its
+    model): each section optional; a section without a Struct only absent or null.
+
+    >>> a = artifact_struct((("prune", PruneSection), ("audit", None)))
+    >>> a.__name__, [f for f in a.__struct_fields__ if f not in ArtifactBase.__struct_fields__]
+    ('Artifact', ['prune', 'audit'])
+    """
+    names = tuple(name for name, _ in stages)
+    fields: list[Any] = [("kind", Literal[names])]
+    fields += [(name, (s | None) if s is not None else None, None) for name, s in stages]
+    return msgspec.defstruct(  # type: ignore[return-value]
+        "Artifact",
+        fields,
+        bases=(ArtifactBase,),
+        module=__name__,
+        frozen=True,
+        forbid_unknown_fields=True,
+        kw_only=True,
+    )
 
 
 def _writable(value: Any, where: str) -> None:
@@ -242,30 +264,41 @@ def _convert(value: Any, cls: type[Struct], where: str) -> Any:
         raise Reject(where) from None
 
 
-def check_section(name: str, value: Any) -> None:
-    """Accept a section exactly when its model in `placement_cli.formats.sections`
-    certainly would (`Reject` otherwise)."""
-    got = _convert(value, SECTION_STRUCTS[name], name)
-    if name == "solve":
+@cache
+def _sections(struct: type[Struct]) -> tuple[str, ...]:
+    """The section fields of an artifact's Struct (`artifact_struct`)."""
+    base = ArtifactBase.__struct_fields__
+    return tuple(f for f in struct.__struct_fields__ if f not in base)
+
+
+def check_section(struct: type[Struct] | None, value: Any, name: str) -> None:
+    """Accept the section `name` exactly when its model certainly would (`struct`: its
+    Struct, `section_struct`; `Reject` otherwise, and always without a Struct)."""
+    if struct is None:
+        raise Reject(name)
+    got = _convert(value, struct, name)
+    if struct is SolveSection:
         _extras(value, SolveSection, name)
         _writable(got.stats, name)
 
 
-def check_artifact(doc: Any, *, plan: bool = True) -> None:
-    """Accept an artifact document exactly when `sections.Artifact` certainly would
-    (its plan as msgspec's `structs.Plan`; without `plan`, everything but the plan,
-    which the caller then converts while it builds the graph:
-    `graph.build_graph(..., check=True)`)."""
-    got = _convert(doc, Artifact, "artifact")
+def check_artifact(doc: Any, struct: type[ArtifactBase], *, plan: bool = True) -> None:
+    """Accept an artifact document exactly when the artifact model (the registry's
+    `artifact_model()`) certainly would (`struct`: the registry's `artifact_struct()`;
+    its plan as msgspec's `structs.Plan`; without `plan`, everything but the plan, which
+    the caller then converts while it builds the graph: `graph.build_graph(..., check=True)`)."""
+    got = _convert(doc, struct, "artifact")
     for d in doc["diagnostics"]:
         _extras(d, DiagnosticModel, "diagnostics")
     if got.lower is not None:
         _writable(got.lower, "lower")
     if got.config is not None:
         _writable(got.config.settings, "config")
-    if got.solve is not None:
-        _extras(doc["solve"], SolveSection, "solve")
-        _writable(got.solve.stats, "solve")
+    for name in _sections(struct):
+        sec = getattr(got, name)
+        if isinstance(sec, SolveSection):  # the one open section
+            _extras(doc[name], SolveSection, name)
+            _writable(sec.stats, name)
     if plan:
         from placement_cli.formats.structs import convert_plan
 

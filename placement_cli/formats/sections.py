@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401 - re-exported
@@ -228,18 +236,10 @@ class IslandsSection(_Strict):
     schedule: Schedule
 
 
-SECTION_MODELS: dict[str, type[BaseModel]] = {
-    "prune": PruneSection,
-    "scc": SccSection,
-    "solve": SolveSection,
-    "fuse": FuseSection,
-    "islands": IslandsSection,
-}
-
-
 class ConfigRecord(_Strict):
     """The project configuration a command applied (`placement.toml` or
-    `[tool.placement]`): its file and the settings it gave that the command line did not."""
+    `[tool.placement]`): its file's name (never a path) and the settings it gave that the
+    command line did not, as the file wrote them."""
 
     file: str
     settings: dict[str, Any]  # option key -> value, as `app/config.py` checked it
@@ -250,12 +250,13 @@ class ConfigRecord(_Strict):
         return writable(v)  # type: ignore[no-any-return]
 
 
-class Artifact(_Strict):
-    """Any stage's artifact: the compact normalised plan, the diagnostics so far, and
-    the sections of the stages up to `kind` (each checked against the plan on reading)."""
+class ArtifactBase(_Strict):
+    """What every artifact carries besides its sections: the compact normalised plan,
+    the diagnostics so far, the front end's section and the configuration applied. The
+    model of a whole artifact is `artifact_model`'s, built from the stage list."""
 
     format_version: Literal[2]
-    kind: Literal["prune", "scc", "solve", "fuse", "islands"]
+    kind: str
     status: Status
     plan: Plan = Field(
         description="the input plan, normalised (compact: named matrices); a valid plan file"
@@ -274,8 +275,26 @@ class Artifact(_Strict):
         default=None, description="the project configuration the command applied, if any"
     )
 
-    prune: PruneSection | None = None
-    scc: SccSection | None = None
-    solve: SolveSection | None = None
-    fuse: FuseSection | None = None
-    islands: IslandsSection | None = None
+
+def artifact_model(
+    stages: tuple[tuple[str, type[BaseModel]], ...], kind: str | None = None
+) -> type[ArtifactBase]:
+    """The model of an artifact whose stages are `stages` ((name, section model) in
+    pipeline order: `placement_cli.pipeline.registry` holds the list): any kind, each
+    section optional (each checked against the plan on reading); or the artifact of
+    `kind`, the sections up to it required and the later ones absent (`schemas/`).
+
+    >>> m = artifact_model((("prune", PruneSection), ("scc", SccSection)), "prune")
+    >>> m.__name__, m.model_fields["scc"].annotation
+    ('PruneArtifact', <class 'NoneType'>)
+    """
+    names = tuple(name for name, _ in stages)
+    fields: dict[str, Any] = {"kind": (Literal[names if kind is None else (kind,)], ...)}  # type: ignore[valid-type]
+    upto = len(names) if kind is None else names.index(kind) + 1
+    for i, (name, model) in enumerate(stages):
+        if kind is None:
+            fields[name] = (model | None, None)
+        else:
+            fields[name] = (model, ...) if i < upto else (type(None), None)
+    title = "Artifact" if kind is None else f"{kind.capitalize()}Artifact"
+    return create_model(title, __base__=ArtifactBase, __module__=__name__, **fields)  # type: ignore[no-any-return, call-overload]

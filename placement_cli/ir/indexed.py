@@ -14,7 +14,6 @@ from typing import Any
 
 from placement_cli.core.io import num
 from placement_cli.formats.structs import Plan as PlanStruct
-from placement_cli.ir.normalize import normalize
 
 INF = math.inf
 
@@ -77,18 +76,9 @@ class Graph:
     block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]  # bitset of origin targets per path
-    plan: PlanStruct  # the checked plan (or a fused one, read alike), kept for `normalized`
+    plan: PlanStruct  # the checked plan (or a fused one, read alike), kept for `ir.normalize.normalize`
     default_matrix: Matrix
-    _memo: dict[str, Any]  # lazily built views (the normalised plan dict)
-
-    @property
-    def normalized(self) -> dict[str, Any]:
-        """The normalised plan as written into artifacts, built on first use: a stage
-        that only reads a plan to run an algorithm should not pay for it."""
-        got = self._memo.get("normalized")
-        if got is None:
-            got = self._memo["normalized"] = normalize(self)
-        return got  # type: ignore[no-any-return]
+    _memo: dict[str, Any]  # lazily built views (the normalised plan dict: `normalize`)
 
     @property
     def n_blocks(self) -> int:

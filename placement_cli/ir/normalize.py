@@ -1,6 +1,6 @@
 """The normalised plan written into artifacts (format 2, `docs/format.md`): derived
 domains and block costs filled in, each distinct matrix named once. Built from a checked
-`Graph` on first use (`Graph.normalized`): a stage that only reads a plan to run an
+`Graph` on first use (`normalize(g)`, kept with the graph): a stage that only reads a plan to run an
 algorithm never pays for it. Kept apart from `ir/graph.py`, which checks and indexes a plan.
 """
 
@@ -29,6 +29,16 @@ class _Nums(dict):  # type: ignore[type-arg]
 
 
 def normalize(g: Graph) -> dict[str, Any]:
+    """The normalised plan as written into artifacts (`_normalize`), built on first use
+    and kept with the graph: a stage that only reads a plan to run an algorithm never
+    pays for it."""
+    got = g._memo.get("normalized")
+    if got is None:
+        got = g._memo["normalized"] = _normalize(g)
+    return got  # type: ignore[no-any-return]
+
+
+def _normalize(g: Graph) -> dict[str, Any]:
     """The compact normalised plan (artifact format 2): derived `domain` and block `cost`
     filled in, `entry` explicit, each distinct non-default transition matrix written once
     under `matrices` (named `m0, m1, ...` in order of first use) and referred to by name;
@@ -235,7 +245,7 @@ def plan_fragment(g: Any) -> Raw:
     >>> from placement_cli.formats.artifact import render
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a"],
     ...     "blocks": [{"id": "x", "terminator": {"kind": "return"}}]}))
-    >>> render({"plan": plan_fragment(g)}) == render({"plan": g.normalized})
+    >>> render({"plan": plan_fragment(g)}) == render({"plan": normalize(g)})
     True
     """
     got = g._memo.get("plan_bytes")

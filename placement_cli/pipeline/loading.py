@@ -18,12 +18,20 @@ import orjson
 
 from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, read_bytes, source_name
+from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, source_name
 from placement_cli.core.problems import brief, validation_problems
+from placement_cli.formats import sectioncheck
 from placement_cli.formats.checking import Reject
-from placement_cli.formats.sectioncheck import check_artifact, check_section
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
-from placement_cli.pipeline.registry import STAGES, get, upto
+from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
+from placement_cli.pipeline.registry import (
+    STAGES,
+    artifact_model,
+    artifact_struct,
+    section_model,
+    section_struct,
+    upto,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -32,6 +40,18 @@ __all__ = ["Loaded", "load", "parse_plan"]
 
 # Where a diagnostic's stage sorts: the front end first, then the pipeline's stages.
 _ORDER = {"lower": -1, **{s: i for i, s in enumerate(STAGES)}}
+
+
+def check_section(name: str, value: Any) -> None:
+    """Accept stage `name`'s section exactly when its model certainly would (`Reject`
+    otherwise): its Struct (`sectioncheck`), as the registry names it."""
+    sectioncheck.check_section(section_struct(name), value, name)
+
+
+def check_artifact(doc: Any, *, plan: bool = True) -> None:
+    """Accept an artifact document exactly when the registry's `artifact_model()`
+    certainly would (`sectioncheck.check_artifact` with the registry's Struct)."""
+    sectioncheck.check_artifact(doc, artifact_struct(), plan=plan)
 
 
 class _Models(Mapping[str, Any]):
@@ -45,7 +65,7 @@ class _Models(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         got = self._built.get(name)
         if got is None:
-            got = self._built[name] = get(name).section.model_validate(self._data[name])
+            got = self._built[name] = section_model(name).model_validate(self._data[name])
         return got
 
     def __iter__(self) -> Iterator[str]:
@@ -68,7 +88,7 @@ def _section_data(name: str, raw: Any, source: str) -> dict[str, Any]:
     from pydantic import ValidationError
 
     try:
-        model = get(name).section.model_validate(raw)
+        model = section_model(name).model_validate(raw)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, f"{name}."), source) from None
     return model.model_dump(by_alias=True, exclude_unset=True)  # type: ignore[no-any-return]
@@ -92,6 +112,7 @@ class Loaded:
         extra: dict[str, Any] | None = None,
         new_diagnostics: list[dict[str, Any]] | None = None,
         data: dict[str, dict[str, Any]] | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         self.source = source
         self.graph = graph
@@ -106,6 +127,9 @@ class Loaded:
         self.status = status
         self.extra = dict(extra or {})  # sections of front ends ("lower"), carried as they are
         self.new_diagnostics = list(new_diagnostics or [])  # raised while loading (front end)
+        # The configuration an artifact was made under (`diff` compares it); not carried
+        # on: an artifact records the configuration of the command that wrote it.
+        self.config = config
         self.raw_plan: bytes | None = (
             None  # the normalised plan's bytes, when read from an artifact
         )
@@ -151,33 +175,50 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
-    """Read a plan file, a body file (through the `lower` front end) or an artifact of
-    any stage. `lower`: settings of the front end for a body (`LowerOptions`' fields:
-    split, size_cap, profile). Raises InputError (exit 3) naming the file."""
+def load(
+    path: str, lower: dict[str, Any] | None = None, source_format: str | None = None
+) -> Loaded:
+    """Read a plan file, a body file or MIR text (through the `lower` front end) or an
+    artifact of any stage. `lower`: settings of the front end for a body
+    (`LowerOptions`' fields: split, size_cap, profile, body). `source_format`
+    (`--from`): `hashql-mir` reads MIR text, `body` a body file, a plan or an artifact;
+    None decides by the extension, then by the bytes (`pipeline/kinds.py`). Raises
+    InputError (exit 3) naming the file; a file of another command's kind (an operator
+    tree, a tree artifact, a target profile) is one line saying what it is and which
+    command reads it."""
     source = source_name(path)
+    data = b""
     try:
-        data = read_bytes(path)
+        data = read_input(path)
         if not data.strip():
             # In a pipe, an empty input is what a failed earlier stage leaves behind.
             why = "empty input (the previous command failed?)" if path == STDIN else "empty file"
             raise InputError([Problem("", why)])
-        if path.endswith(".mir"):  # MIR text (frontends/mir_text.is_mir)
+        if is_mir_input(path, data, source_format):
             # Lazy: the MIR reader (~5 ms, measured), only for MIR text.
             from placement_cli.frontends.mir_text import read_body
 
-            return _lower(read_body(data, source), source, lower)
+            doc = read_body(data, source)
+            one_body(doc, source, lower)
+            return _lower(doc, source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
             # Fast accept: a plan decoded and type-checked by msgspec in one pass, an
             # artifact parsed with orjson and checked without pydantic; anything not
             # certainly accepted goes to the models, which give today's messages.
-            if b'"format_version"' not in data:
+            raw_plan: bytes | None = None
+            if b'"format_version"' in data:
+                doc, raw_plan = _parse_artifact(data)
+            else:
                 try:
+                    # The plan Struct has no `kind` or `plan`: what it accepts is not
+                    # an artifact that lost its version.
                     return _plan(source, checked_graph(data))
                 except Reject:
+                    pass
+                doc = _loads(data)
+                if not _artifact_like(doc):
                     return _plan(source, _plan_from_json(data))
-            doc, raw_plan = _parse_artifact(data)
             if doc is not None:
                 try:
                     check_artifact(doc, plan=False)
@@ -186,26 +227,25 @@ def load(path: str, lower: dict[str, Any] | None = None) -> Loaded:
                     return loaded
                 except Reject:
                     pass
-            return _artifact_from_json(data, source)
+            return _artifact_from_json(data, source, doc)
         with gc_paused():
             doc = parse_document(path, data)
         if not isinstance(doc, dict):
             raise InputError([Problem("", "a plan file is a mapping at the top level")])
         if "bodies" in doc:
             return _lower(doc, source, lower)
-        if "format_version" in doc:
+        if "format_version" in doc or _artifact_like(doc):
             try:
                 check_artifact(doc, plan=False)
                 return _artifact_doc(doc, source)
             except Reject:
                 return _artifact(
-                    _validate_artifact(
-                        lambda: _artifact_model().model_validate(doc), doc.get("format_version")
-                    ),
-                    source,
+                    _validate_artifact(lambda: _artifact_model().model_validate(doc), doc), source
                 )
         return _plan(source, _plan_from_doc(doc))
     except InputError as exc:
+        if not is_mir_input(path, data, source_format):
+            say_what_it_is(data, source)  # a file of another kind: one line
         raise exc.with_source(source) from None
 
 
@@ -236,15 +276,20 @@ def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = N
 
 
 def _artifact_model() -> type[BaseModel]:
-    # Lazy: the pydantic models (0.2 s, measured), only when the fast check refused.
-    from placement_cli.formats.sections import (
-        Artifact,
-    )
-
-    return Artifact
+    # The pydantic models (0.2 s, measured), built only when the fast check refused.
+    return artifact_model()  # type: ignore[no-any-return]
 
 
-def _validate_artifact(validate: Any, version: Any = None) -> Any:
+def _artifact_like(doc: Any) -> bool:
+    """Whether a document without `format_version` is an artifact that lost it (a plan
+    has neither `kind` nor `plan`): its problems are then an artifact's, the missing
+    version among them, not a plan's."""
+    return type(doc) is dict and "format_version" not in doc and ("kind" in doc or "plan" in doc)
+
+
+def _validate_artifact(validate: Any, doc: Any = None) -> Any:
+    """The artifact model `validate()` gives, or InputError with every problem of the
+    document `doc` (parsed; None when it is not), each naming its key."""
     from pydantic import ValidationError
 
     try:
@@ -253,9 +298,9 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         for err in errors:
-            if tuple(err["loc"]) == ("format_version",):
+            if tuple(err["loc"]) == ("format_version",) and err["type"] != "missing":
                 # An old artifact fails everywhere; the version is the one thing to say.
-                got = err.get("input", version)
+                got = err.get("input")
                 raise InputError(
                     [
                         Problem(
@@ -268,24 +313,43 @@ def _validate_artifact(validate: Any, version: Any = None) -> Any:
         problems = validation_problems(exc)
         for i, err in enumerate(errors):
             loc = tuple(err["loc"])
+            if err["type"] == "missing":
+                continue  # "required field is missing", named by its path
             if loc == ("kind",):
                 problems[i] = Problem(
                     "kind",
-                    f"not an artifact this tool reads: {err.get('input')!r} (expected one of {', '.join(STAGES)})",
+                    f"not an artifact this tool reads: {brief(err.get('input'))} (expected one of {', '.join(STAGES)})",
                 )
             elif loc == ("status",):
                 problems[i] = Problem(
                     "status",
                     f"expected 'ok' or 'infeasible' (proven) or 'unsolved' (stopped by a limit), got {brief(err.get('input'))}",
                 )
-        raise InputError(problems) from None
+        raise InputError(problems + _missing_sections(doc, problems)) from None
 
 
-def _artifact_from_json(data: bytes, source: str) -> Loaded:
+def _missing_sections(doc: Any, known: list[Problem]) -> list[Problem]:
+    """The sections an artifact of its (valid) kind must carry and does not, when the
+    models refused it for something else: a renamed section is then named twice, as
+    the unknown key it became and as the section it no longer is."""
+    if type(doc) is not dict or doc.get("kind") not in STAGES:
+        return []
+    said = {p.path for p in known}
+    try:
+        _sections_present(doc["kind"], lambda stage: doc.get(stage) is not None, [])
+    except InputError as exc:
+        return [p for p in exc.problems if p.path not in said]
+    return []
+
+
+def _artifact_from_json(data: bytes, source: str, doc: Any) -> Loaded:
+    """An artifact the fast check did not accept, validated by the models (`doc`: the
+    bytes parsed by orjson, or None)."""
     loaded = _artifact(
-        _validate_artifact(lambda: _artifact_model().model_validate_json(data)), source
+        _validate_artifact(lambda: _artifact_model().model_validate_json(data), doc), source
     )
-    loaded.raw_plan = _plan_span(data)
+    # Unparsed by orjson, the plan's place cannot be checked: normalised afresh.
+    loaded.raw_plan = _plan_span(data, doc) if doc is not None else None
     return loaded
 
 
@@ -329,7 +393,7 @@ def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
         finally:
             view.release()
     doc = _loads(data)
-    return doc, None if doc is None else _plan_span(data)
+    return doc, None if doc is None else _plan_span(data, doc)
 
 
 def _span_at(data: bytes) -> tuple[int, int] | None:
@@ -343,9 +407,11 @@ def _span_at(data: bytes) -> tuple[int, int] | None:
     return start, end
 
 
-def _plan_span(data: bytes) -> bytes | None:
+def _plan_span(data: bytes, doc: Any = None) -> bytes | None:
     r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
-    key on its own line at indent 2, `plan` directly before `prune`), or None.
+    key on its own line at indent 2, `plan` directly before `prune`), or None; with the
+    whole document `doc` parsed, only when they are its plan (a key written twice is
+    read as its last value, which need not be the one in that place).
 
     The plan an artifact carries is already normalised, so writing these bytes again
     gives what normalising the checked plan would, without the cost (a third of a
@@ -361,9 +427,12 @@ def _plan_span(data: bytes) -> bytes | None:
         return None
     span = data[at[0] : at[1]]
     try:
-        if not isinstance(orjson.loads(span), dict):
-            return None
+        plan = orjson.loads(span)
     except orjson.JSONDecodeError:
+        return None
+    if not isinstance(plan, dict):
+        return None
+    if doc is not None and not (type(doc) is dict and doc.get("plan") == plan):
         return None
     return span
 
@@ -393,7 +462,7 @@ def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: li
 
 
 def _artifact(art: Any, source: str) -> Loaded:
-    """An artifact the models validated (`sections.Artifact`)."""
+    """An artifact the models validated (`registry.artifact_model()`)."""
     kind = art.kind
     _sections_present(
         kind, lambda stage: getattr(art, stage) is not None, [d.stage for d in art.diagnostics]
@@ -406,7 +475,10 @@ def _artifact(art: Any, source: str) -> Loaded:
     }
     diags = [d.model_dump(by_alias=True, exclude_unset=True) for d in art.diagnostics]
     extra = {"lower": art.lower} if art.lower is not None else {}
-    return Loaded(source, g, diagnostics=diags, status=art.status, data=data, extra=extra)
+    config = art.config.model_dump() if art.config is not None else None
+    return Loaded(
+        source, g, diagnostics=diags, status=art.status, data=data, extra=extra, config=config
+    )
 
 
 def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
@@ -428,4 +500,12 @@ def _artifact_doc(doc: dict[str, Any], source: str) -> Loaded:
         raise problems
     data = {stage: doc[stage] for stage in upto(kind)}
     extra = {"lower": doc["lower"]} if doc.get("lower") is not None else {}
-    return Loaded(source, g, diagnostics=diagnostics, status=doc["status"], data=data, extra=extra)
+    return Loaded(
+        source,
+        g,
+        diagnostics=diagnostics,
+        status=doc["status"],
+        data=data,
+        extra=extra,
+        config=doc.get("config"),
+    )

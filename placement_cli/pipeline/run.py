@@ -22,7 +22,7 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.problems import validation_problems
 from placement_cli.formats.artifact import fragment
-from placement_cli.ir.normalize import plan_fragment
+from placement_cli.ir.normalize import normalize, plan_fragment
 from placement_cli.pipeline.loading import Loaded, load, parse_plan
 from placement_cli.pipeline.registry import STAGES, get, upto
 from placement_cli.pipeline.stage import Deferred
@@ -187,7 +187,7 @@ class Run:
             "format_version": FORMAT_VERSION,
             "kind": kind,
             "status": self.status_upto(kind),
-            "plan": self.g.normalized if plan is None else plan,
+            "plan": normalize(self.g) if plan is None else plan,
             "diagnostics": [
                 d for d in self.diagnostics if d.get("stage") in mine or d.get("stage") == "lower"
             ],

@@ -1,7 +1,7 @@
 """What every view reads: the plan, the assignment, the islands, the loops, in index form.
 
 `prepare` loads a plan or an artifact and runs whatever stages the view needs and the
-input lacks, through the in-memory API (`pipeline.load`, `Run`); the sections are then
+input lacks, through the in-memory API (`pipeline.run.load`, `Run`); the sections are then
 read by their documented field names, so a change of the artifact's byte format does
 not reach the views.
 """
@@ -117,9 +117,15 @@ def run_to(loaded: Loaded, stage: str, options: dict[str, Any] | None = None) ->
     return run
 
 
-def prepare(path: str, options: dict[str, Any] | None = None) -> ViewData:
-    """Load `path` (plan or artifact) and complete it up to the islands."""
-    loaded = load(path)
+def prepare(
+    path: str,
+    options: dict[str, Any] | None = None,
+    lower: dict[str, Any] | None = None,
+    source_format: str | None = None,
+) -> ViewData:
+    """Load `path` (plan, body, MIR text or artifact; `lower` and `source_format` as
+    `pipeline.loading.load` takes them) and complete it up to the islands."""
+    loaded = load(path, lower, source_format)
     kind = latest_stage(loaded.sections) or "plan"
     run = run_to(loaded, "islands", options)
     return from_run(run, loaded.source, kind)

@@ -5,8 +5,9 @@ pruned domains, the loops, the assignment (blocks that moved target), the cost s
 into blocks and edges (and which block and edge costs changed), the proof (optimal,
 lower bound, method), the fused blocks, the islands (matched across the two runs by
 their first block, since island ids are positions) and their dependency graph, and the
-diagnostics. Solver counters (`solve.stats`) are not compared. An artifact compared
-with itself has no differences.
+diagnostics, and the project configuration each was made under (`config`: its file's
+name and its settings). Solver counters (`solve.stats`) are not compared. An artifact
+compared with itself has no differences.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from placement_cli.algorithms.solve.objective import UNASSIGNED
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num
 from placement_cli.ir.graph import Graph
+from placement_cli.ir.normalize import normalize
 from placement_cli.pipeline.run import Loaded, Run
 from placement_cli.views.data import latest_stage
 
@@ -168,7 +170,7 @@ def plan_diff(ga: Graph, gb: Graph) -> dict[str, Any]:
     """The plan's changes in brief: targets, blocks, edges, and the top-level fields."""
     if ga.plan == gb.plan:
         return {}  # the common case, without building both normalised plans
-    pa, pb = ga.normalized, gb.normalized
+    pa, pb = normalize(ga), normalize(gb)
     out: dict[str, Any] = {}
     top = [
         k for k in ("name", "targets", "entry", "transitions", "paths") if pa.get(k) != pb.get(k)
@@ -438,6 +440,23 @@ def islands_diff(sa: dict[str, Any], sb: dict[str, Any], ga: Graph, gb: Graph) -
     return out
 
 
+def config_diff(ca: dict[str, Any] | None, cb: dict[str, Any] | None) -> dict[str, Any]:
+    """The recorded configurations compared: the file each came from (None: none) and
+    every setting changed, added or dropped (empty when they agree).
+
+    >>> config_diff({"file": "placement.toml", "settings": {"method": "exact"}}, None)
+    {'file': {'a': 'placement.toml', 'b': None}, 'settings': [{'path': ['method'], 'a': 'exact', 'b': None}]}
+    """
+    ca, cb = ca or {}, cb or {}
+    out: dict[str, Any] = {}
+    if ca.get("file") != cb.get("file"):
+        out["file"] = {"a": ca.get("file"), "b": cb.get("file")}
+    settings = changes(ca.get("settings") or {}, cb.get("settings") or {})
+    if settings:
+        out["settings"] = settings
+    return out
+
+
 def _diag_key(d: dict[str, Any]) -> str:
     return f"{d.get('stage')}: {d.get('severity')}: {d.get('code')}: {d.get('message')}"
 
@@ -485,6 +504,7 @@ def diff(a: Loaded, b: Loaded) -> dict[str, Any]:
     )
     if added or removed:
         parts["diagnostics"] = {"added": added, "removed": removed}
+    parts["config"] = config_diff(a.config, b.config)
     parts = {k: v for k, v in parts.items() if v}
     return {"kind": kind, "a": a.source, "b": b.source, "same": not parts, **parts}
 
@@ -611,6 +631,12 @@ def to_text(d: dict[str, Any]) -> str:
         for side in ("a", "b"):
             levels = " ".join("[" + " ".join(lv) + "]" for lv in isl["schedule"][side])
             lines.append(f"  {side}: {levels}")
+    config = d.get("config", {})
+    if "file" in config:
+        lines.append(
+            f"configuration file: {config['file']['a'] or '-'} -> {config['file']['b'] or '-'}"
+        )
+    lines += [f"setting changed: {_change(c)}" for c in config.get("settings", [])]
     diags = d.get("diagnostics", {})
     lines += [f"diagnostic added: {x}" for x in diags.get("added", [])]
     lines += [f"diagnostic removed: {x}" for x in diags.get("removed", [])]

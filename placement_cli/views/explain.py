@@ -9,7 +9,7 @@ For every target of the plan, in target order:
   `prune.removed`; or the block is unreachable and takes no target at all;
 * the block's cost there (base cost plus premium);
 * the optimal total if the block were pinned there: the pruned domains with the block's
-  domain narrowed to that one target, solved by `solvers.exact.solve_exact` within a
+  domain narrowed to that one target, solved by `algorithms.solve.exact.solve_exact` within a
   share of the time limit. Only a finished proof is called "optimal"; otherwise the
   best total found and the proven lower bound are reported as "not proven";
 * the difference to the chosen placement's total.
@@ -19,10 +19,10 @@ And the block's edges (in and out) with their transition cost under the chosen a
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from placement_cli.algorithms.solve.budget import Budget
 from placement_cli.algorithms.solve.objective import UNASSIGNED, evaluate, feasible_for
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import num
@@ -189,7 +189,7 @@ def _pinned(
     run: Run,
     b: int,
     t: int,
-    limit: float,
+    limits: Budget,
     incumbent: tuple[int, ...] | None,
     chosen: tuple[int, ...] | None = None,
     domains: tuple[int, ...] | None = None,
@@ -205,7 +205,7 @@ def _pinned(
     pinned = tuple(doms)
     if incumbent is not None and not feasible_for(g, pinned, incumbent):
         incumbent = None
-    out = solve_exact(g, pinned, run.scc(), limit, incumbent)
+    out = solve_exact(g, pinned, run.scc(), limits, incumbent)
     if out.infeasible:
         return {
             "status": "infeasible",
@@ -284,7 +284,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
     con = solve.get("constraints") or {}
     domains = constrained_domains(g, domains, con)  # optimal was under these: so is each pin
     possible = [t for t in range(g.n_targets) if g.live[b] and domains[b] >> t & 1]
-    deadline = time.monotonic() + opts.time_limit
+    budget = Budget.within(opts.time_limit)
     rows = []
     lower = (run.loaded.extra or {}).get("lower") or getattr(g.plan, "lower", None)
     rules = rules_of(lower, g.plan)  # the rule behind each exclusion, when `lower` recorded it
@@ -308,7 +308,7 @@ def explain(run: Run, block: str, options: ExplainOptions | None = None) -> dict
         }
         if t in possible:
             left = possible[possible.index(t) :]
-            share = max(0.0, deadline - time.monotonic()) / len(left)
+            share = budget.share(1 / len(left))
             # A first incumbent: the chosen placement with only this block moved, when
             # that is feasible (a search stopped early still has an answer to give).
             start = None if chosen == UNASSIGNED else assignment[:b] + (t,) + assignment[b + 1 :]

@@ -3,16 +3,18 @@ critical path), `validate` checks the artifact against its tree file, `diff` com
 two of them.
 
 A tree artifact records its result (engines, cuts, critical path, latency, frontier)
-and names its input (`input_ref`: file name and sha256); it carries the input itself
-only when written with `--include-input`. The input is found, in this order: the file
-given with `--tree`, the input inside the artifact, the named file next to the
-artifact, the named file in the current directory; a file found by name must have the
-recorded sha256.
+and names its input (`input_ref`: file name, path and sha256); it carries the input
+itself only when written with `--include-input`. The input is found, in this order: the
+file given with `--tree`, the input inside the artifact, the recorded path taken from
+the artifact's folder, then from the current directory, the named file next to the
+artifact, the named file in the current directory: the first of these that exists and
+has the recorded sha256 (a file given with `--tree` must have it too).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -57,16 +59,18 @@ def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
             return parse_tree(art.doc, art.source)
         except InputError as exc:
             raise exc.with_source(art.source) from None
-    tried = []
-    if isinstance(name, str) and name and name == Path(name).name:
-        near = [Path(art.path).parent / name] if art.path != "-" else []
-        for cand in [*near, Path(name)]:
-            if str(cand) in tried:
-                continue
-            tried.append(str(cand))
-            if cand.is_file():
-                _same_file(art, str(cand), sha)
-                return load_tree(str(cand))
+    tried: list[str] = []
+    found: list[str] = []
+    for cand in _candidates(art, ref):
+        if cand in tried:
+            continue
+        tried.append(cand)
+        if Path(cand).is_file():
+            found.append(cand)
+            if not isinstance(sha, str) or not sha or _sha(cand) == sha:
+                return load_tree(cand)
+    if found:
+        _same_file(art, found[0], sha)  # none has the recorded hash: say so of the first
     where = f" (looked for {' and '.join(repr(t) for t in tried)})" if tried else ""
     raise InputError(
         [
@@ -81,9 +85,29 @@ def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
     )
 
 
+def _candidates(art: TreeArtifact, ref: dict[str, Any]) -> list[str]:
+    """Where the tree file may be, in the order looked at (module doc)."""
+    near = Path(art.path).parent if art.path != "-" else None
+    out = []
+    path, name = ref.get("path"), ref.get("name")
+    if isinstance(path, str) and path:
+        if near is not None:
+            out.append(os.path.normpath(near / path))
+        out.append(os.path.normpath(path))
+    if isinstance(name, str) and name and name == Path(name).name:
+        if near is not None:
+            out.append(str(near / name))
+        out.append(name)
+    return out
+
+
+def _sha(path: str) -> str:
+    return hashlib.sha256(read_bytes(path)).hexdigest()
+
+
 def _same_file(art: TreeArtifact, path: str, sha: Any) -> None:
     if isinstance(sha, str) and sha:
-        got = hashlib.sha256(read_bytes(path)).hexdigest()
+        got = _sha(path)
         if got != sha:
             raise InputError(
                 [

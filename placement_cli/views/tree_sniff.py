@@ -5,15 +5,13 @@ it, and a plan or a pipeline artifact must not pay for the tree's modules."""
 from __future__ import annotations
 
 import contextlib
-import io
 import re
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.core.errors import InputError
-from placement_cli.core.io import parse_document, read_bytes, source_name
+from placement_cli.core.io import parse_document, source_name
+from placement_cli.pipeline.kinds import read_input
 
 # Only a document that may say `kind: tree` is parsed here; anything else goes to the
 # pipeline's loader untouched.
@@ -32,25 +30,13 @@ class TreeArtifact:
         return sec if isinstance(sec, dict) else {}
 
 
-@contextlib.contextmanager
-def _replayed_stdin(data: bytes) -> Iterator[None]:
-    """Standard input again, for a loader that reads it after we have."""
-    saved = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
-    try:
-        yield
-    finally:
-        sys.stdin = saved
-
-
 def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
     """The tree artifact at `path`, or None; and a context in which the pipeline's
-    loader can read `path` again (standard input is replayed)."""
+    loader can read `path` again (standard input is kept by `read_input`, so nothing
+    needs replaying: the context is kept for the callers' shape)."""
     source = source_name(path)
-    data = read_bytes(path)
-    again: contextlib.AbstractContextManager[None] = (
-        _replayed_stdin(data) if path == "-" else contextlib.nullcontext()
-    )
+    data = read_input(path)
+    again: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     # A plain substring test first (memchr speed): a plan never needs the regex.
     if b"tree" not in data or not _MAYBE_TREE.search(data):
         return None, again

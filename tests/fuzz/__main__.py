@@ -1,7 +1,9 @@
 """The fuzz campaign: `python -m tests.fuzz [--long] [--per-target N] [--workers 2]`.
 
-Runs N inputs per command (validate, solve, fuse, islands, run, tree, lower, show,
-explain, diff) through the real CLI, two workers in parallel, and prints: inputs per
+Runs N inputs per command (validate, prune, scc, solve, fuse, islands, run, tree, lower,
+show, explain, diff) through the real CLI, two workers in parallel (`--kinds` keeps
+some input kinds only, e.g. `--kinds keys,artifact,mutated-artifact` for the artifact
+campaign, which skips the commands that read none), and prints: inputs per
 kind, outcomes per exit code, internal errors, hangs and partial outputs, then every
 distinct finding (command, input kind, error line) with a saved example input. Exit status 1 when anything was
 found, so CI can run it. Works against any checkout: run it from the checkout's root.
@@ -19,14 +21,14 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from tests.fuzz.runner import COMMANDS, Config, Fuzzer, Outcome
+from tests.fuzz.runner import COMMANDS, Config, Fuzzer, Outcome, kinds_for
 
 _FUZZER: Fuzzer | None = None
 
 
-def _init(cfg: Config, seed: int, workdir: str) -> None:
+def _init(cfg: Config, seed: int, workdir: str, kinds: tuple[str, ...] | None) -> None:
     global _FUZZER
-    _FUZZER = Fuzzer(cfg, seed, Path(tempfile.mkdtemp(dir=workdir, prefix="w")))
+    _FUZZER = Fuzzer(cfg, seed, Path(tempfile.mkdtemp(dir=workdir, prefix="w")), kinds)
 
 
 def _job(job: tuple[str, int]) -> Outcome:
@@ -98,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(COMMANDS),
         help="comma-separated subset of " + ",".join(COMMANDS),
     )
+    ap.add_argument(
+        "--kinds",
+        default=None,
+        help="comma-separated input kinds to draw from (default: every kind of each command)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261126)
     ap.add_argument(
@@ -127,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         memory_mb=ns.memory_mb,
         spawn=ns.spawn,
     )
+    kinds = tuple(k for k in ns.kinds.split(",") if k) if ns.kinds else None
+    commands = [c for c in commands if kinds_for(c, kinds)]
+    if not commands:
+        ap.error("no command reads any of those input kinds")
     jobs = [(c, i) for i in range(per) for c in commands]
     workdir = tempfile.mkdtemp(prefix="placement-fuzz-")
     start = time.monotonic()
@@ -134,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     ctx = multiprocessing.get_context("fork")
     try:
         with ctx.Pool(
-            ns.workers, initializer=_init, initargs=(cfg, ns.seed, workdir), maxtasksperchild=2000
+            ns.workers,
+            initializer=_init,
+            initargs=(cfg, ns.seed, workdir, kinds),
+            maxtasksperchild=2000,
         ) as pool:
             for n, o in enumerate(pool.imap_unordered(_job, jobs, chunksize=4), 1):
                 outcomes.append(o)

@@ -32,12 +32,14 @@ from typing import Any
 
 import orjson
 
-from tests.fuzz import gen
+from tests.fuzz import gen, keys
 
 ROOT = gen.ROOT
 DIFF_OTHER = "b.json"  # the valid artifact `diff` compares its fuzzed input with
 COMMANDS = (
     "validate",
+    "prune",
+    "scc",
     "solve",
     "fuse",
     "islands",
@@ -62,18 +64,33 @@ PLAN_KINDS = (
     "numbers",
     "ids",
     "bytes",
+    "keys",
 )
 TREE_KINDS = ("tree", "mutated-tree", "tree-artifact", "yaml", "deep", "numbers", "ids", "bytes")
 BODY_KINDS = ("body", "mutated-body", "yaml", "deep", "numbers", "ids", "bytes")
 # `diff` compares the input with a second, valid artifact: its inputs start from an artifact
 # ("same" is one unchanged, so the run must end 0 or 7).
-DIFF_KINDS = ("same", "artifact", "mutated-artifact", "yaml", "deep", "numbers", "ids", "bytes")
+DIFF_KINDS = (
+    "same",
+    "artifact",
+    "mutated-artifact",
+    "yaml",
+    "deep",
+    "numbers",
+    "ids",
+    "bytes",
+    "keys",
+)
+# Stages without solver options.
+NO_SOLVER = ("prune", "scc")
 OK_CODES = (0, 3, 4, 5)
 STATUS_OF = {0: "ok", 4: "infeasible", 5: "unsolved"}
 
 
-def kinds_for(command: str) -> tuple[str, ...]:
-    return {"tree": TREE_KINDS, "lower": BODY_KINDS, "diff": DIFF_KINDS}.get(command, PLAN_KINDS)
+def kinds_for(command: str, only: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The input kinds of `command` (those in `only`, when given)."""
+    kinds = {"tree": TREE_KINDS, "lower": BODY_KINDS, "diff": DIFF_KINDS}.get(command, PLAN_KINDS)
+    return kinds if only is None else tuple(k for k in kinds if k in only)
 
 
 def ok_codes(command: str) -> tuple[int, ...]:
@@ -276,6 +293,17 @@ class Inputs:
         r = random.Random(f"{self.seed}:diff-pair:{index}")
         a = r.choice(pool)
         return a, (a if r.random() < 0.6 else r.choice(pool))
+
+    def make_keys(self, command: str, index: int) -> tuple[bytes, str, keys.Expect] | None:
+        """An artifact with a top-level key dropped, renamed, mistyped or duplicated
+        (`tests/fuzz/keys.py`); for `validate`, at times a tree artifact's."""
+        import random
+
+        r = random.Random(f"{self.seed}:{command}:keys:{index}")
+        pool = self.artifacts(command == "validate" and r.random() < 0.2)
+        if not pool:
+            return None
+        return keys.mutate_keys(r.choice(pool), r.choice(pool), r)
 
     def make(self, command: str, kind: str, index: int) -> tuple[bytes, str]:
         import random
@@ -504,10 +532,32 @@ def preload() -> None:
         importlib.import_module(name)
 
 
+def _outputs(args: list[str]) -> tuple[str | None, str | None]:
+    """The output file (`-o`) and folder (`--out-dir`) a command line names."""
+    out = args[args.index("-o") + 1] if "-o" in args else None
+    out_dir = args[args.index("--out-dir") + 1] if "--out-dir" in args else None
+    return out, out_dir
+
+
+def _written(job: Path, out: str | None, out_dir: str | None) -> dict[str, bytes]:
+    """Every file a run wrote, by name."""
+    files = [job / out] if out else []
+    if out_dir and (job / out_dir).is_dir():
+        files = sorted((job / out_dir).iterdir())
+    return {f.name: f.read_bytes() for f in files if f.is_file()}
+
+
 class Fuzzer:
-    def __init__(self, cfg: Config, seed: int, workdir: Path | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        seed: int,
+        workdir: Path | None = None,
+        kinds: tuple[str, ...] | None = None,
+    ) -> None:
         if not cfg.spawn:
             preload()
+        self.kinds = kinds  # the input kinds to draw from (None: every kind)
         self.cfg = cfg
         self.seed = seed
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="placement-fuzz-"))
@@ -573,15 +623,41 @@ class Fuzzer:
             )
         method = r.choice(("auto", "auto", "exact", "heuristic"))
         common = ["--format", fmt, "--method", method, "--time-limit", str(self.cfg.time_limit)]
+        if command in NO_SOLVER:
+            common = ["--format", fmt]
         if command == "run":
             return [command, src, "--out-dir", "out", *common], None, "out", fmt
         return [command, src, "-o", "out/a." + fmt, *common], "out/a." + fmt, None, fmt
 
+    def _reference(
+        self, job: Path, name: str, data: bytes, args: list[str], stdin: str
+    ) -> tuple[int, bytes, bytes, dict[str, bytes]]:
+        """The run of `args` on `data` (the document a duplicated key is read as), under
+        the same file names in a folder of its own: exit, stdout, stderr, outputs."""
+        ref = job / "reference"
+        ref.mkdir()
+        for f in job.iterdir():
+            if f.is_file() and not f.name.startswith("."):
+                shutil.copy(f, ref / f.name)
+        (ref / name).write_bytes(data)
+        if stdin != os.devnull:
+            stdin = str(ref / name)
+        out, out_dir = _outputs(args)
+        if out:
+            (ref / out).parent.mkdir(exist_ok=True)  # -o creates no folder
+        code, stdout, stderr, _, _ = run_child(self.cfg, args, stdin, ref)
+        return code, stdout, stderr, _written(ref, out, out_dir)
+
     def run(self, command: str, index: int) -> Outcome:
-        kinds = kinds_for(command)
+        kinds = kinds_for(command, self.kinds)
         kind = kinds[index % len(kinds)]
+        expect: keys.Expect | None = None
         try:
-            data, suffix = self.inputs.make(command, kind, index)
+            made = self.inputs.make_keys(command, index) if kind == "keys" else None
+            if made is not None:
+                data, suffix, expect = made
+            else:
+                data, suffix = self.inputs.make(command, kind, index)
         except Exception as exc:  # noqa: BLE001 - a generator bug is reported, not fatal
             return Outcome(
                 command,
@@ -611,6 +687,11 @@ class Fuzzer:
             args, out, out_dir, fmt = self.args_for(command, src, index)
             if out:
                 (job / out).parent.mkdir(exist_ok=True)  # -o creates no folder
+            if expect is not None and command == "solve" and r.random() < 0.3:
+                # The artifact as a warm start: only its assignment is read.
+                (job / "plan.json").write_bytes(orjson.dumps(gen.base_plan(r)))
+                args[1:2] = ["plan.json", "--warm-start", src]
+                expect = keys.Expect(expect.how, expect.key, same_as=expect.same_as)
             code, stdout, stderr, seconds, hung = run_child(self.cfg, args, stdin, job)
             source = "<stdin>" if src == "-" else src
             found = judge(
@@ -624,6 +705,18 @@ class Fuzzer:
                 job / out_dir if out_dir else None,
                 fmt,
             )
+            if expect is not None and not hung:
+                found += keys.check(expect, code, stderr)
+                if expect.same_as is not None:
+                    got = (code, stdout, stderr, _written(job, out, out_dir))
+                    want = self._reference(job, src_file.name, expect.same_as, args, stdin)
+                    if got != want:
+                        found.append(
+                            (
+                                "duplicate-key-differs",
+                                f"{expect.key} twice: exit {code}, its last value alone: exit {want[0]}",
+                            )
+                        )
             return Outcome(
                 command,
                 kind,

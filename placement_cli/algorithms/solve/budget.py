@@ -1,7 +1,7 @@
 """The budgets of the solve pass, in one module:
 
 * `Budget`: the time and memory limits every search of `solve` observes (the heuristic,
-  the complete search, and the exact method through the time limit the driver gives it);
+  the complete search, and the exact method through the share of it the driver gives it);
 * `ExactBudget`: the exact method's own cell, sweep and search settings, grouped by the
   step that reads them (`CellBudget`, `DiffusionSettings`, `SearchSettings`,
   `DominanceSettings`); no field repeats one of `Budget`'s;
@@ -85,6 +85,25 @@ class Budget:
                 self.reason = "memory-limit"
                 return True
         return False
+
+    @classmethod
+    def within(cls, seconds: float, memory_bytes: int | None = None) -> Budget:
+        """A budget of `seconds` from now (a time limit turned into the deadline once).
+
+        >>> Budget.within(60.0).remaining() > 59
+        True
+        """
+        return cls(time.monotonic() + max(0.0, seconds), memory_bytes)
+
+    def share(self, fraction: float) -> Budget:
+        """A budget for one part of the work: `fraction` of the time left (its own
+        deadline), the same memory bound from now.
+
+        >>> Budget().share(0.5).deadline is None
+        True
+        """
+        deadline = None if self.deadline is None else time.monotonic() + self.remaining() * fraction
+        return Budget(deadline, self.memory_bytes)
 
     def remaining(self) -> float:
         """Seconds left before the deadline (inf without one, never negative)."""

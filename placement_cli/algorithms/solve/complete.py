@@ -1,6 +1,6 @@
 """Systematic search for `solve`: the complete fallback, built on the one branch-and-bound
-engine (`solvers.search`) over the pairwise form of a plan (`solvers.instance`) and its
-time and memory `Budget` (`solvers.budget`); every name of those stays importable here.
+engine (`solve.search`) over the pairwise form of a plan (`solve.instance`) and its
+time and memory `Budget` (`solve.budget`); every name of those stays importable here.
 
 The engine serves two callers. The seed heuristic runs it inside each cyclic super block
 (forward checking, a node limit); the complete fallback runs it over every live block
@@ -28,8 +28,8 @@ from placement_cli.algorithms.solve.instance import (
 )
 from placement_cli.algorithms.solve.search import Found, Sub, search
 
-# The pairwise form lives in `solvers.instance`, the budget in `solvers.budget`, the
-# engine in `solvers.search`; these names stay importable from here.
+# The pairwise form lives in `solve.instance`, the budget in `solve.budget`, the
+# engine in `solve.search`; these names stay importable from here.
 __all__ = [
     "INF",
     "Budget",

@@ -1,12 +1,12 @@
 """`solve`: choose a target for every live block, minimising the objective of
-`spec/plan-format.md` (see `placement_cli.algorithms.solve.objective`).
+`docs/format.md` (see `placement_cli.algorithms.solve.objective`).
 
 Methods:
-- `heuristic`: the seed algorithm (`solvers.heuristic`); if it gives up, the complete
-  search (`solvers.complete`) takes over, so "infeasible" is always a proof. On small
+- `heuristic`: the seed algorithm (`solve.heuristic`); if it gives up, the complete
+  search (`solve.complete`) takes over, so "infeasible" is always a proof. On small
   plans an exhaustive branch and bound checks the answer and supplies `lower_bound`
   (and `optimal` when the answer is proven optimal); the answer itself stays the seed's.
-- `exact`: `solvers.exact` alone; the heuristic only when it found nothing in time.
+- `exact`: `solve.exact` alone; the heuristic only when it found nothing in time.
 - `auto`: the exact method first; when it does not prove the optimum in time, the
   heuristic too, and the better assignment wins.
 
@@ -27,7 +27,6 @@ reported as invalid input rather than as a `null` total.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -47,7 +46,7 @@ from placement_cli.algorithms.solve.context import Ctx
 from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate, feasible_for
 
-# The options and the section are modules of their own (solve_options, solve_result);
+# The options and the section are modules of their own (`options`, `result`);
 # their names stay importable from here.
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
 from placement_cli.algorithms.solve.pins import check_pins, pin_domains, pin_text, warm_incumbent
@@ -61,7 +60,7 @@ __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
 
 
 def _exact_module() -> Any:
-    """`solvers.exact` when this build has the exact method, else None."""
+    """`solve.exact` when this build has the exact method, else None."""
     try:
         # Lazy: optional in a build (None without it); its import (~30 ms) only when used.
         import placement_cli.algorithms.solve.exact as exact
@@ -218,9 +217,8 @@ def solve(
 
 
 def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOptions) -> SolveResult:
-    start = time.monotonic()
     mem = opts.memory_limit_mb * 2**20 if opts.memory_limit_mb is not None else None
-    budget = Budget(start + opts.time_limit, mem)
+    budget = Budget.within(opts.time_limit, mem)
     check_pins(g, opts)
     inst = build_instance(g, domains)
     stats: dict[str, Any] = {}
@@ -284,7 +282,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         # case on structured plans, and faster than the heuristic) that is the answer;
         # otherwise `auto` also runs the heuristic and keeps the cheaper assignment. The
         # exact method gets most of the time; the rest is for the heuristic's answer.
-        out = exact.solve_exact(g, domains, comps, budget.remaining() * 0.8, c.incumbent)
+        out = exact.solve_exact(g, domains, comps, budget.share(0.8), c.incumbent)
         stats["exact"] = clean_stats(out.stats)
         a = _checked(g, domains, out.assignment, c.warnings)
         used = "exact"
@@ -344,7 +342,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         if bound_module is not None and not budget.exceeded():
             # The seed's own answer stays as it is; the exact machinery only certifies how
             # far from optimal it can be (far tighter than the root bound on large plans).
-            proven_lb = bound_module.lower_bound(g, domains, budget.remaining())
+            proven_lb = bound_module.lower_bound(g, domains, budget)
             if math.isfinite(proven_lb) and proven_lb > lb:
                 lb, lb_by = proven_lb, "exact"
         proven, better = _prove(c, a)

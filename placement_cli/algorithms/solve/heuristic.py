@@ -14,7 +14,7 @@ acceptance test uses the true objective (estimates only order candidates); the C
 is admissible for the objective it prunes; region order is dynamic MRV; CSP results are
 cached by boundary context; giving up is reported, never papered over with a default.
 
-The loop CSP (a cyclic super block under its boundary context) is `solvers.loops`; this
+The loop CSP (a cyclic super block under its boundary context) is `solve.loops`; this
 module holds the forward pass and the refinement sweeps.
 """
 
@@ -174,7 +174,7 @@ class Seed(LoopCsp):
         neighbour a target, ordered by block cost + edges to assigned neighbours + for
         each unassigned neighbour the least extra cost it would pay for this choice."""
         inst = self.inst
-        K = inst.K
+        n_targets = inst.n_targets
         assign, cur, unary = self.assign, self.cur, inst.unary
         d = cur[b]
         if d & (d - 1) == 0:
@@ -198,7 +198,7 @@ class Seed(LoopCsp):
         ub = unary[b]
         for t in bits_of(cur[b]):
             c = ub[t]
-            base = t * K
+            base = t * n_targets
             for tb, tn in fixed:
                 c += tb[base + tn]  # type: ignore[operator]
             for tb, al, cn, un, lo in free:
@@ -347,7 +347,7 @@ class Seed(LoopCsp):
         """Revisit super blocks with every neighbour assigned; switch on a strict
         decrease of the objective (ties keep the current targets). Returns #switches."""
         inst = self.inst
-        K = inst.K
+        n_targets = inst.n_targets
         tol = inst.tol
         assign, dom, unary, nbrs, tabs = self.assign, inst.dom, inst.unary, inst.nbr, inst.tab
         switches = 0
@@ -371,7 +371,7 @@ class Seed(LoopCsp):
                 best_v = INF
                 for t in bits_of(d):
                     c = ub[t]
-                    base = t * K
+                    base = t * n_targets
                     for tb, tn in zip(tb_list, ns, strict=True):
                         x = tb[base + tn]
                         if x is None:

@@ -6,7 +6,7 @@ their sums could overflow a float. `root_bound` is its simple admissible bound.
 Why the exact method has its own view (`exact.model.Model`) of the same pairwise
 problem rather than reading this one:
 
-* the views index differently: here every target index (K x K tables, None for a
+* the views index differently: here every target index (n_targets x n_targets tables, None for a
   forbidden pair, allowed-target bitsets per pair for the heuristic's moves and the
   complete search's propagation, single-target blocks kept as blocks); there each
   block's own pruned domain (tables over local value indices, `inf` for forbidden),
@@ -41,7 +41,9 @@ INF = math.inf
 # Costs are scaled (by a power of two, exact) when the objective could exceed this:
 # every sum a search forms then stays finite, so "cost < INF" keeps meaning "feasible".
 _SAFE_TOTAL = 2.0**1000
-Table = tuple[float | None, ...]  # flat K*K: table[t_self * K + t_other], None = forbidden
+Table = tuple[
+    float | None, ...
+]  # flat n_targets**2: table[t_self * n_targets + t_other], None = forbidden
 
 _BITS: dict[int, tuple[int, ...]] = {}
 
@@ -66,13 +68,13 @@ class Instance:
 
     `nbr[b]` are the distinct live blocks sharing at least one edge with `b` (self-loops
     excluded: a self-loop is a unary constraint already folded into `dom`), ordered by
-    the pair's first edge id. `tab[b][i][tb * K + tn]` is the summed cost of every edge
+    the pair's first edge id. `tab[b][i][tb * n_targets + tn]` is the summed cost of every edge
     between `b` and `nbr[b][i]` when b runs on tb and the neighbour on tn (None: some
     edge forbids the pair); `allow[b][i][tb]` is the bitset of neighbour targets allowed.
     Dead blocks have domain 0 and no neighbours.
     """
 
-    K: int
+    n_targets: int
     n: int
     live: tuple[int, ...]
     dom: tuple[int, ...]
@@ -102,10 +104,10 @@ class Instance:
 
     def local_value(self, b: int, t: int, assign: Sequence[int]) -> float | None:
         """Block cost of b on t plus every edge to its (assigned) neighbours."""
-        K = self.K
+        n_targets = self.n_targets
         c = self.unary[b][t]
         for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
-            x = tb[t * K + assign[n]]
+            x = tb[t * n_targets + assign[n]]
             if x is None:
                 return None
             c += x
@@ -113,14 +115,14 @@ class Instance:
 
     def total(self, assign: Sequence[int]) -> float:
         """The objective grouped by pairs (for comparisons; reports use `evaluate`)."""
-        K = self.K
+        n_targets = self.n_targets
         s = 0.0
         for b in self.live:
             t = assign[b]
             s += self.unary[b][t]
             for tb, n in zip(self.tab[b], self.nbr[b], strict=True):
                 if n > b:
-                    x = tb[t * K + assign[n]]
+                    x = tb[t * n_targets + assign[n]]
                     s += INF if x is None else x
         return s
 
@@ -139,7 +141,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     >>> inst.nbr[0], inst.tab[0][0]  # x->y twice plus y->x, seen from x
     ((1,), (0.0, 5.0, 4.0, 0.0))
     """
-    K = g.n_targets
+    n_targets = g.n_targets
     n = g.n_blocks
     live = g.live
     src, dst, mats = g.edge_src, g.edge_dst, g.edge_mat
@@ -153,7 +155,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         if u == v and live[u]:
             m = mats[e]
             keep = 0
-            for t in range(K):
+            for t in range(n_targets):
                 if m.out[t] >> t & 1:
                     keep |= 1 << t
             dom[u] &= keep
@@ -169,7 +171,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
         r = oriented.get(id(m))
         if r is None:
             cost = m.cost
-            tr = tuple(cost[d * K + s] for s in range(K) for d in range(K))
+            tr = tuple(cost[d * n_targets + s] for s in range(n_targets) for d in range(n_targets))
             r = oriented[id(m)] = ((cost, m.out), (tr, m.inc))
         return r
 
@@ -187,22 +189,24 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
             fwd, bwd = r if r is not None else both(m)
             ab, ba = (fwd, bwd) if src[es[0]] == a else (bwd, fwd)
         else:
-            acc: list[float | None] = [0.0] * (K * K)
+            acc: list[float | None] = [0.0] * (n_targets * n_targets)
             for e in es:
                 c = mats[e].cost
                 forward = src[e] == a
-                for s in range(K):
-                    for d in range(K):
-                        i = s * K + d
+                for s in range(n_targets):
+                    for d in range(n_targets):
+                        i = s * n_targets + d
                         x = acc[i]
                         if x is None:
                             continue
-                        y = c[i] if forward else c[d * K + s]
+                        y = c[i] if forward else c[d * n_targets + s]
                         acc[i] = None if y is None else x + y
             t_ab = tuple(acc)
-            t_ba = tuple(t_ab[d * K + s] for s in range(K) for d in range(K))
-            ab = (t_ab, _allowed(t_ab, K))
-            ba = (t_ba, _allowed(t_ba, K))
+            t_ba = tuple(
+                t_ab[d * n_targets + s] for s in range(n_targets) for d in range(n_targets)
+            )
+            ab = (t_ab, _allowed(t_ab, n_targets))
+            ba = (t_ba, _allowed(t_ba, n_targets))
             folded.append(t_ab)
         nbr[a].append(b)
         tab[a].append(ab[0])
@@ -223,7 +227,7 @@ def build_instance(g: Graph, domains: Sequence[int]) -> Instance:
     values.discard(INF)
     cmax = max(0.0, max((c for c in values if c is not None), default=0.0))
     return Instance(
-        K=K,
+        n_targets=n_targets,
         n=n,
         live=live_blocks,
         dom=tuple(dom),
@@ -286,12 +290,12 @@ def _scaled_matrices(mats: Sequence[Matrix], exp: int) -> tuple[Matrix, ...]:
     return tuple(out)
 
 
-def _allowed(t: Table, K: int) -> tuple[int, ...]:
+def _allowed(t: Table, n_targets: int) -> tuple[int, ...]:
     out = []
-    for s in range(K):
+    for s in range(n_targets):
         m = 0
-        for d in range(K):
-            if t[s * K + d] is not None:
+        for d in range(n_targets):
+            if t[s * n_targets + d] is not None:
                 m |= 1 << d
         out.append(m)
     return tuple(out)
@@ -313,7 +317,7 @@ def root_bound(inst: Instance) -> float:
     >>> root_bound(build_instance(g, g.domain))
     2.0
     """
-    K = inst.K
+    n_targets = inst.n_targets
     total = 0.0
     dom, unary, tab, allow, nbr = inst.dom, inst.unary, inst.tab, inst.allow, inst.nbr
     for b in inst.live:
@@ -327,7 +331,7 @@ def root_bound(inst: Instance) -> float:
         row = unary[b]
         for t in bits_of(d):
             c = row[t]
-            tK = t * K
+            tK = t * n_targets
             for tb, al, dn in owned:
                 m = INF
                 for tn in bits_of(al[t] & dn):

@@ -1,4 +1,4 @@
-"""The cyclic super blocks of the seed heuristic (`solvers.heuristic`): each loop is a
+"""The cyclic super blocks of the seed heuristic (`solve.heuristic`): each loop is a
 CSP solved under its boundary context (the targets of its assigned outside neighbours)
 by the branch-and-bound engine with a node limit, polished by one-member moves when the
 limit cut it short, and cached per context.
@@ -24,7 +24,7 @@ class Cyclic:
     def __init__(
         self, inst: Instance, members: tuple[int, ...], header: int | None, sb_of: list[int], s: int
     ) -> None:
-        K = inst.K
+        n_targets = inst.n_targets
         self.members = members
         self.sub = Sub(inst, members, [0 if b == header else 1 for b in members])
         # (member slot, outside block, table member->outside, member targets allowed per outside target)
@@ -33,8 +33,8 @@ class Cyclic:
             for n, tb in zip(inst.nbr[b], inst.tab[b], strict=True):
                 if sb_of[n] != s:
                     inc = tuple(
-                        sum(1 << t for t in range(K) if tb[t * K + te] is not None)
-                        for te in range(K)
+                        sum(1 << t for t in range(n_targets) if tb[t * n_targets + te] is not None)
+                        for te in range(n_targets)
                     )
                     self.boundary.append((v, n, tb, inc))
         self.cache: dict[
@@ -77,7 +77,7 @@ class LoopCsp:
         """Member domains narrowed by the assigned outside neighbours, and member costs
         including the edges to them (the boundary context of the seed)."""
         inst = self.inst
-        K = inst.K
+        n_targets = inst.n_targets
         cyc = self.cyc[s]
         assert cyc is not None
         dom = [inst.dom[b] for b in cyc.members]
@@ -89,7 +89,7 @@ class LoopCsp:
             if te >= 0:
                 row = unary[v]
                 for t in bits_of(dom[v]):
-                    row[t] += tb[t * K + te]  # type: ignore[operator]
+                    row[t] += tb[t * n_targets + te]  # type: ignore[operator]
         return dom, unary
 
     def _csp(self, s: int, ctx: tuple[int, ...], forced: dict[int, int]) -> tuple[int, ...] | None:
@@ -132,7 +132,7 @@ class LoopCsp:
     ) -> tuple[int, ...]:
         """One-member moves inside a loop whose B&B hit its node limit: the search is
         depth first, so its early choices are the ones it never got back to."""
-        K = sub.K
+        n_targets = sub.n_targets
         tol = self.inst.tol
         val = list(values)
         for _ in range(50):
@@ -149,7 +149,7 @@ class LoopCsp:
                 for t in bits_of(d):
                     c = unary[v][t]
                     for n, tb in zip(ns, tbs, strict=True):
-                        x = tb[t * K + val[n]]
+                        x = tb[t * n_targets + val[n]]
                         if x is None:
                             c = INF
                             break
@@ -172,11 +172,11 @@ class LoopCsp:
         cyc = self.cyc[s]
         assert cyc is not None
         sub = cyc.sub
-        K = sub.K
+        n_targets = sub.n_targets
         c = 0.0
         for v, t in enumerate(values):
             c += unary[v][t]
         for a, i in sub.pairs:
-            x = sub.tab[a][i][values[a] * K + values[sub.nbr[a][i]]]
+            x = sub.tab[a][i][values[a] * n_targets + values[sub.nbr[a][i]]]
             c += INF if x is None else x
         return c

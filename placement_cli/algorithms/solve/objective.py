@@ -1,4 +1,5 @@
-"""The objective of `spec/plan-format.md`, evaluated one way for every solver and test.
+"""The objective of `docs/format.md` ("The objective"), evaluated one way for every
+solver and test.
 
 The placement problem covers the blocks reachable from the entry (dead blocks never run,
 so they can neither cost anything nor make a plan infeasible). Its objective is

@@ -3,8 +3,11 @@ construction, so that running the stage does not import pydantic."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 Pair = tuple[str, str]
 
@@ -37,7 +40,6 @@ class SolveOptions:
     forbids: tuple[Pair, ...] = ()  # (block id, target): the block must not run there
     # (block id, target) of an earlier solve: the first incumbent
     warm_start: tuple[Pair, ...] | None = None
-    warm_start_source: str | None = None  # the artifact the warm start was read from (recorded)
 
     def __post_init__(self) -> None:
         bad: list[str] = []
@@ -61,8 +63,6 @@ class SolveOptions:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 bad.append(f"{name}: expected an integer >= {low}, got {v!r:.40}")
-        if self.warm_start_source is not None and not isinstance(self.warm_start_source, str):
-            bad.append("warm_start_source: expected a string or None")
         for name in ("pins", "forbids", "warm_start"):
             v = getattr(self, name)
             if v is None and name == "warm_start":
@@ -82,8 +82,10 @@ class SolveOptions:
 
 def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:
     """What a solve section records of the constraints it was solved under: the pins
-    (block -> target, in the order given), the forbids, and the warm start's source;
-    None when there are none. `optimal` in that section means optimal under them.
+    (block -> target, in the order given), the forbids, and the warm start by what it
+    provided (`warm_start_id`, never the path of the file it came from, so the bytes do
+    not depend on where that file was); None when there are none. `optimal` in that
+    section means optimal under them.
 
     >>> constraints_json(SolveOptions(pins=(("x", "a"),), forbids=(("y", "b"),)))
     {'pins': {'x': 'a'}, 'forbids': [{'block': 'y', 'target': 'b'}], 'warm_start': None}
@@ -95,5 +97,18 @@ def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:
     return {
         "pins": dict(opts.pins),
         "forbids": [{"block": b, "target": t} for b, t in opts.forbids],
-        "warm_start": opts.warm_start_source,
+        "warm_start": None if opts.warm_start is None else warm_start_id(opts.warm_start),
     }
+
+
+def warm_start_id(pairs: tuple[Pair, ...]) -> str:
+    """A warm start's identity: the SHA-256 of the assignment it provided (block ->
+    target, as JSON with sorted keys), whatever file it was read from.
+
+    >>> warm_start_id((("b", "y"), ("a", "x"))) == warm_start_id((("a", "x"), ("b", "y")))
+    True
+    >>> warm_start_id((("a", "x"),))[:15]
+    'sha256:bac82bca'
+    """
+    canonical = orjson.dumps(dict(pairs), option=orjson.OPT_SORT_KEYS)
+    return "sha256:" + hashlib.sha256(canonical).hexdigest()

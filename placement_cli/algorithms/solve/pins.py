@@ -4,9 +4,7 @@ incumbent a warm start gives the methods."""
 
 from __future__ import annotations
 
-import time
-
-from placement_cli.algorithms.solve.complete import Budget, search, whole
+from placement_cli.algorithms.solve.complete import search, whole
 from placement_cli.algorithms.solve.context import Ctx
 from placement_cli.algorithms.solve.objective import UNASSIGNED, feasible_for
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
@@ -108,7 +106,7 @@ def warm_incumbent(c: Ctx, warm: tuple[Pair, ...]) -> tuple[int, ...] | None:
     sub = whole(inst)
     dom = [1 << a[b] if a[b] >= 0 else inst.dom[b] for b in sub.blocks]
     # A tenth of what is left: a failed repair must leave the real search its time.
-    sub_budget = Budget(time.monotonic() + c.budget.remaining() / 10, c.budget.memory_bytes)
+    sub_budget = c.budget.share(0.1)
     f = search(
         sub,
         dom,

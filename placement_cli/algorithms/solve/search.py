@@ -1,7 +1,7 @@
 """The branch-and-bound engine of `solve`: one depth-first search over the pairwise form
-of a plan (`solvers.instance`), restricted to a set of blocks (`Sub`), observing a
+of a plan (`solve.instance`), restricted to a set of blocks (`Sub`), observing a
 `Budget`. The seed heuristic runs it inside each cyclic super block (forward checking,
-a node limit); the complete fallback (`solvers.complete`) over every live block
+a node limit); the complete fallback (`solve.complete`) over every live block
 (maintained arc consistency, no limit on feasibility).
 """
 
@@ -21,14 +21,14 @@ class Sub:
     block): the static structure. Domains and unary costs are given per search, because
     the seed re-solves a super block under many boundary contexts."""
 
-    __slots__ = ("K", "blocks", "nbr", "tab", "allow", "deg", "prio", "pid", "pairs")
+    __slots__ = ("n_targets", "blocks", "nbr", "tab", "allow", "deg", "prio", "pid", "pairs")
 
     def __init__(
         self, inst: Instance, blocks: Sequence[int], prio: Sequence[int] | None = None
     ) -> None:
-        K = inst.K
+        n_targets = inst.n_targets
         local = {b: i for i, b in enumerate(blocks)}
-        self.K = K
+        self.n_targets = n_targets
         self.blocks = tuple(blocks)
         self.nbr: list[tuple[int, ...]] = []
         self.tab: list[tuple[Table, ...]] = []
@@ -110,7 +110,7 @@ def search(
     >>> f.values, f.cost, f.exhausted
     ((0, 1), 5.0, True)
     """
-    K = sub.K
+    n_targets = sub.n_targets
     m = len(sub.blocks)
     nbr, tab, allow, pid = sub.nbr, sub.tab, sub.allow, sub.pid
     deg, prio = sub.deg, sub.prio
@@ -166,7 +166,7 @@ def search(
         u = unary[v]
         for t in bits_of(dom[v]):
             c = u[t]
-            base = t * K
+            base = t * n_targets
             for tb, tw in fixed:
                 c += tb[base + tw]  # type: ignore[operator]
             if c < best:
@@ -179,7 +179,7 @@ def search(
         db = dom[nbr[a][i]]
         best = INF
         for ta in bits_of(dom[a]):
-            base = ta * K
+            base = ta * n_targets
             for tn in bits_of(al[ta] & db):
                 c = tb[base + tn]
                 if c < best:  # type: ignore[operator]
@@ -237,7 +237,7 @@ def search(
             cands = []
             for t in bits_of(dom[v]):
                 c = u[t]
-                base = t * K
+                base = t * n_targets
                 for tb, tw in fixed:
                     c += tb[base + tw]  # type: ignore[operator]
                 cands.append((c, t))

@@ -168,6 +168,8 @@ def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str,
     r = sec.get("input_ref")
     if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("sha256"), str):
         ref = {"name": r["name"], "sha256": r["sha256"]}  # it names the original tree file
+        if isinstance(r.get("path"), str):
+            ref["path"] = r["path"]  # relative to that artifact: the caller rebases it
     return sec["input"], "tree.input.", ref
 
 

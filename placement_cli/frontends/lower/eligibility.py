@@ -15,21 +15,22 @@ the same on every path after its definition. So the analysis is computed here as
 greatest fixpoint over locals (params are the AND of their incoming arguments), and the
 return-block intersection becomes: a local whose definition reaches a `return` keeps
 its computed bit; one whose definition reaches none keeps the initial "supported"; with
-no `return` block at all, nothing is supported. `tests/test_lower_eligibility.py` checks
+no `return` block at all, nothing is supported. `tests/test_lower_properties.py` checks
 this against the literal bitset dataflow on random bodies.
 """
 
 from __future__ import annotations
 
-import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from placement_cli.frontends.lower.flow import body_flow
+from placement_cli.frontends.lower.flow import body_flow, worklist
 from placement_cli.frontends.lower.ir import (
     K_CONST,
     K_ENV,
     K_FN,
     K_VERTEX,
+    Blk,
     BodyIR,
     Op,
     Stmt,
@@ -188,6 +189,41 @@ def _literal(
     return tuple(bool(final >> x & 1) for x in range(n_loc))
 
 
+def _losing(
+    blocks: list[Blk],
+    preds: list[list[tuple[int, tuple[Op, ...], bool]]],
+    R: _Rules,
+    bits: list[bool],
+    ser: list[bool],
+) -> Callable[[int], list[int]]:
+    """The eligibility fixpoint's step for one target (`flow.worklist`): a block's
+    parameters and statements lose their bit when what fills them cannot run there;
+    returns the locals that lost it."""
+
+    def visit(b: int) -> list[int]:
+        blk = blocks[b]
+        lost: list[int] = []
+        for k, p in enumerate(blk.params):
+            if not bits[p] or not preds[b]:
+                continue  # a parameter no edge fills keeps its initial bit (as the literal dataflow)
+            ok = not (R.ser and not ser[p])
+            if ok:
+                for _, args, gr in preds[b]:
+                    if gr or not R.op_ok(args[k], bits):
+                        ok = False
+                        break
+            if not ok:
+                bits[p] = False
+                lost.append(p)
+        for st in blk.stmts:
+            if st.lhs >= 0 and bits[st.lhs] and not R.stmt_ok(st, bits, ser):
+                bits[st.lhs] = False
+                lost.append(st.lhs)
+        return lost
+
+    return visit
+
+
 def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     """Eligibility of every local, statement and terminator on every target.
 
@@ -233,8 +269,6 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
     for x in range(n_loc):
         counts[x] = to_ret[defblock[x]]
 
-    rpo_num = flow.rpo_num
-    users = flow.users  # blocks to revisit when a local loses its bit
     exact = has_return and all(counts)  # the final set is the fixpoint itself
 
     finals = []
@@ -253,37 +287,9 @@ def analyse(body: BodyIR, prof: Compiled) -> Eligibility:
         full_args = r.arguments == "full"
         for a in body.args:
             bits[a] = full_args
-        ser = body.ser_safe
-        # A worklist in reverse postorder: a block is revisited only when a local it
-        # reads (or a parameter's incoming argument) lost its bit.
-        dirty = [True] * len(blocks)
-        heap = list(range(len(order)))
-        while heap:
-            b = order[heapq.heappop(heap)]
-            dirty[b] = False
-            blk = blocks[b]
-            lost: list[int] = []
-            for k, p in enumerate(blk.params):
-                if not bits[p] or not preds[b]:
-                    continue  # a parameter no edge fills keeps its initial bit (as the literal dataflow)
-                ok = not (R.ser and not ser[p])
-                if ok:
-                    for _, args, gr in preds[b]:
-                        if gr or not R.op_ok(args[k], bits):
-                            ok = False
-                            break
-                if not ok:
-                    bits[p] = False
-                    lost.append(p)
-            for st in blk.stmts:
-                if st.lhs >= 0 and bits[st.lhs] and not R.stmt_ok(st, bits, ser):
-                    bits[st.lhs] = False
-                    lost.append(st.lhs)
-            for x in lost:
-                for u in users[x]:
-                    if not dirty[u]:
-                        dirty[u] = True
-                        heapq.heappush(heap, rpo_num[u])
+        # A block is revisited only when a local it reads (or a parameter's incoming
+        # argument) lost its bit.
+        worklist(flow, len(blocks), _losing(blocks, preds, R, bits, body.ser_safe))
         if not has_return:
             final = [False] * n_loc
         else:

@@ -5,6 +5,9 @@ check, the eligibility and the size analyses).
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterable
+
 from placement_cli.frontends.lower.ir import Blk, BodyIR, Flow, Op
 from placement_cli.ir import cfg
 
@@ -109,3 +112,32 @@ def body_flow(body: BodyIR) -> Flow:
 def reverse_postorder(blocks: list[Blk], entry: int) -> list[int]:
     """Reverse postorder from `entry`, successors in listed order (unknown ones, -1, skipped)."""
     return cfg.reverse_postorder(entry, [[v for v, _ in b.succ if v >= 0] for b in blocks])
+
+
+def worklist(flow: Flow, n_blocks: int, visit: Callable[[int], Iterable[int]]) -> None:
+    """A forward dataflow to its fixpoint: every reachable block once in reverse
+    postorder, then again only when a local it reads changed. `visit(b)` updates block
+    b's facts and returns the locals whose value changed; the blocks that read them
+    (`flow.users`) are queued, and the queue is always taken in reverse postorder. The
+    eligibility and the size analyses run on it.
+
+    >>> from placement_cli.frontends.lower.ir import K_LOCAL, Stmt
+    >>> x = Op(K_LOCAL, 0, None)
+    >>> b = [Blk("a", [], [], "goto", None, [(1, (x,))]), Blk("b", [1], [Stmt("load", 2, (x,), "")], "return", None, [])]
+    >>> flow = Flow([0, 1], [0, 1], [[], [(0, (x,), False)]], local_users(b, [0, 1], 3))
+    >>> seen = []
+    >>> worklist(flow, 2, lambda blk: seen.append(blk) or ([0] if len(seen) == 1 else []))
+    >>> seen
+    [0, 1]
+    """
+    order, rpo_num, users = flow.order, flow.rpo_num, flow.users
+    dirty = [True] * n_blocks
+    heap = list(range(len(order)))
+    while heap:
+        b = order[heapq.heappop(heap)]
+        dirty[b] = False
+        for x in visit(b):
+            for u in users[x]:
+                if not dirty[u]:
+                    dirty[u] = True
+                    heapq.heappush(heap, rpo_num[u])

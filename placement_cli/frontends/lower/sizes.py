@@ -12,11 +12,10 @@ the call site (memoised per callee and argument sizes; recursion falls back to t
 
 from __future__ import annotations
 
-import heapq
 import math
 from typing import TYPE_CHECKING
 
-from placement_cli.frontends.lower.flow import body_flow
+from placement_cli.frontends.lower.flow import body_flow, worklist
 from placement_cli.frontends.lower.ir import (
     K_ARG,
     K_CONST,
@@ -132,7 +131,7 @@ class SizeAnalysis:
                 size[a] = static[a]
         blocks = body.blocks
         flow = body_flow(body)
-        order, incoming = flow.order, flow.incoming
+        incoming = flow.incoming
         rounds = [0] * n
         multi = body.multi
 
@@ -152,13 +151,7 @@ class SizeAnalysis:
                 return static_of(op.ty) if op.ty is not None else ONE
             return size[op.local]
 
-        rpo_num = flow.rpo_num
-        users = flow.users  # blocks to revisit when a local's size changes
-        dirty = [True] * len(blocks)
-        heap = list(range(len(order)))
-        while heap:
-            b = order[heapq.heappop(heap)]
-            dirty[b] = False
+        def visit(b: int) -> list[int]:
             blk = blocks[b]
             moved: list[int] = []
             for k, p in enumerate(blk.params):
@@ -211,11 +204,10 @@ class SizeAnalysis:
                 if new2 is not None and new2 != size[st.lhs]:
                     size[st.lhs] = new2
                     moved.append(st.lhs)
-            for x in moved:
-                for u in users[x]:
-                    if not dirty[u]:
-                        dirty[u] = True
-                        heapq.heappush(heap, rpo_num[u])
+            return moved
+
+        # A block is revisited only when a local it reads changed size.
+        worklist(flow, len(blocks), visit)
         return [static[i] if x is None else x for i, x in enumerate(size)]
 
     def _stmt_size(

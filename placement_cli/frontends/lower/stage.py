@@ -119,9 +119,17 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
     [('bb0', ['interpreter', 'postgres'])]
     """
     options = options or LowerOptions()
+    # MIR text's body file says where its parts were written (frontends/mir_text):
+    # problems and warnings are then told at their MIR line and column, in MIR words.
+    source_map = getattr(doc, "source_map", None)
     try:
         if isinstance(doc, bytes) or (isinstance(doc, dict) and "bodies" in doc):
-            return lower_body(validate_body_file(doc), options)
+            result = lower_body(validate_body_file(doc), options)
+            if source_map is not None and isinstance(doc, dict):
+                place = options.body if options.body is not None else doc.get("place")
+                # in place: the `lower` section holds the same list
+                result[2][:] = [source_map.diagnostic(d, place) for d in result[2]]
+            return result
         if isinstance(doc, dict) and "format_version" in doc and isinstance(doc.get("plan"), dict):
             doc = doc["plan"]  # an artifact: split its (normalised) plan
 
@@ -129,4 +137,6 @@ def lower_to_plan(doc: Any, source: str, options: LowerOptions | None = None) ->
         section["diagnostics"] = diags
         return plan, section, diags
     except InputError as exc:
+        if source_map is not None:
+            raise source_map.input_error(exc, source) from None
         raise exc.with_source(source) from None

@@ -1,7 +1,7 @@
 """A reader for the HashQL compiler's pretty-printed MIR (`.mir` text) that produces a
 body-file dict (docs/body-format.md, version 1). Standard library only.
 
-Grammar (EBNF; `NL` is a newline, `// ...` comments run to the end of a line and are
+Grammar (EBNF; `NL` is a newline, LF or CRLF; `// ...` comments run to the end of a line and are
 ignored, blank lines may appear between any two lines):
 
     file     = { body } ;                                     (* at least one *)
@@ -46,12 +46,13 @@ input `exists(n)`, `apply %c.0 %c.1 args` calls the closure `c` with `args`; typ
     't'
 """
 
-from typing import Any
-
 from placement_cli.core.errors import InputError, Problem
 
 from .convert import parse_mir
 from .errors import MirSyntaxError
+from .positions import MirBodyFile
+
+_BOM = b"\xef\xbb\xbf"
 
 __all__ = ["MirSyntaxError", "is_mir", "parse_mir", "read_body"]
 
@@ -65,22 +66,33 @@ def is_mir(path: str) -> bool:
     return path.endswith(".mir")
 
 
-def read_body(data: bytes, source: str) -> dict[str, Any]:
-    """The body-file dict of MIR text `data`; `InputError` (exit 3, `FILE:LINE:COL:
-    message`) when it is not UTF-8 or not MIR this reader knows.
+def read_body(data: bytes, source: str) -> MirBodyFile:
+    """The body-file dict of MIR text `data` (with its `source_map`); `InputError`
+    (exit 3, `FILE:LINE:COL: message`) when it is not UTF-8 or not MIR this reader
+    knows. A UTF-8 byte-order mark is skipped (positions count from after it).
 
-    >>> read_body(b"thunk t() -> Integer {\\n bb0(): {\\n return 7\\n }\\n}", "t.mir")["version"]
+    >>> read_body(b"\\xef\\xbb\\xbfthunk t() -> Integer {\\r\\n bb0(): {\\r\\n return 7\\r\\n }\\r\\n}", "t.mir")["version"]
     1
     >>> read_body(b"fn", "t.mir")
     Traceback (most recent call last):
     ...
     placement_cli.core.errors.InputError: t.mir:1:3: expected a body name, found end of input
+    >>> read_body(b"fn f(\\n  %0: \\xff", "t.mir")
+    Traceback (most recent call last):
+    ...
+    placement_cli.core.errors.InputError: t.mir:2:7: MIR text is not UTF-8 (byte 0xff)
     """
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8")
+        line = good.count("\n") + 1
+        col = len(good) - good.rfind("\n")  # characters, as the scanner counts them
         raise InputError(
-            [Problem("", f"MIR text is not UTF-8 (byte {exc.start})")], source
+            [Problem("", f"MIR text is not UTF-8 (byte 0x{data[exc.start]:02x})", line, col)],
+            source,
         ) from None
     try:
         return parse_mir(text, source)

@@ -30,6 +30,7 @@ from .parser import (
     parse_text,
     stmt_line,
 )
+from .positions import MirBodyFile, SourceMap
 from .types import BodyType
 
 FILTER_PREFIX = "{graph::read::filter"
@@ -42,9 +43,10 @@ def _is_entity(t: BodyType) -> bool:
     return isinstance(name, str) and (name == "Entity" or name.endswith("::Entity"))
 
 
-def to_body_file(bodies: list[MirBody], source: str) -> dict[str, Any]:
+def to_body_file(bodies: list[MirBody], source: str) -> MirBodyFile:
     """The body-file dict of parsed bodies; the placed body is the first graph-read
     filter (else the first highlighted `*` body, else the format's default, the first).
+    Its `source_map` tells where each part was written (`positions.py`).
 
     >>> src = "thunk t() -> Boolean {\\n    bb0(): {\\n        return true\\n    }\\n}"
     >>> to_body_file(parse_text(src), "t")["bodies"][0]["blocks"]
@@ -58,8 +60,9 @@ def to_body_file(bodies: list[MirBody], source: str) -> dict[str, Any]:
         seen[b.name] = b.tok
         for blk in b.blocks:
             filters.update(name for name, _ in blk.term.filters)
-    out: dict[str, Any] = {"version": 1, "names": "hashql-mir"}
+    out = MirBodyFile(version=1, names="hashql-mir")
     place = None
+    converters = []
     converted = []
     for b in bodies:
         is_filter = (
@@ -71,12 +74,15 @@ def to_body_file(bodies: list[MirBody], source: str) -> dict[str, Any]:
         )
         if is_filter and place is None:
             place = b.name
-        converted.append(_Body(b, is_filter, source).convert())
+        conv = _Body(b, is_filter, source)
+        converters.append(conv)
+        converted.append(conv.convert())
     if place is None:
         place = next((b.name for b in bodies if b.highlighted), None)
     if place is not None and place != bodies[0].name:
         out["place"] = place
     out["bodies"] = converted
+    out.source_map = SourceMap(converters)
     return out
 
 
@@ -291,7 +297,7 @@ class _Body:
         return out
 
 
-def parse_mir(text: str, source: str = "<mir>") -> dict[str, Any]:
+def parse_mir(text: str, source: str = "<mir>") -> MirBodyFile:
     """Parse printed MIR into a body-file dict; raises MirSyntaxError on bad input.
 
     >>> src = '''

@@ -121,7 +121,15 @@ def tokenize(text: str, source: str = "<mir>", lines: bool = False) -> list[Toke
     (0, ('1',))
     >>> [t.kind for t in tokenize("let %2: Integer\\n%2 = %1 + 1\\n%3 = %1 %% 2", lines=True)]
     ['LET', 'STMT', 'PLACE', '=', 'PLACE', '%', '%', 'NUM', 'EOF']
+
+    CRLF line endings read as LF (a line ends where its `\\r\\n` starts, so columns
+    are unchanged; a lone `\\r` stays a blank):
+
+    >>> [(t.kind, t.line, t.col) for t in tokenize("%1\\r\\n\\r\\n  %2")]
+    [('PLACE', 1, 1), ('NL', 1, 3), ('NL', 2, 1), ('PLACE', 3, 3), ('EOF', 3, 5)]
     """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     return _Scanner(text, source).run(lines=lines)
 
 

@@ -61,6 +61,7 @@ class Stmt:
     kind: str  # assign | live | dead | nop
     lhs: Place | None = None  # the assigned local, or the local of live / dead
     rv: tuple[Any, ...] = ()  # (kind, ...): see `_rvalue`
+    tok: Token | None = None  # its first token (a line statement's is its `lhs`)
 
 
 @dataclass(slots=True)
@@ -69,6 +70,7 @@ class Term:
     operand: Operand | None = None
     targets: list[tuple[int | None, Target]] = field(default_factory=list)  # (switch value, target)
     filters: list[tuple[str, Token]] = field(default_factory=list)  # graph read filter bodies
+    tok: Token | None = None  # its keyword, or the line token it was read from
 
 
 @dataclass(slots=True)
@@ -354,16 +356,16 @@ def _term_line(tok: Token, memo: dict[str, Any]) -> Term:
     m = tok.value
     assert isinstance(m, re.Match)
     if m.start("ret") >= 0:
-        return Term("return", _line_operand(tok, *m.span("ret"), memo))
+        return Term("return", _line_operand(tok, *m.span("ret"), memo), tok=tok)
     if m.start("goto") >= 0:
-        return Term("goto", targets=[(None, _line_target(tok, *m.span("goto"), memo))])
+        return Term("goto", targets=[(None, _line_target(tok, *m.span("goto"), memo))], tok=tok)
     arms: list[tuple[int | None, Target]] = []
     for a in ARM.finditer(m.string, *m.span("arms")):
         v = a.group("value")
         arms.append(
             (None if v == "otherwise" else int(v), _line_target(tok, *a.span("target"), memo))
         )
-    return Term("switch", _line_operand(tok, *m.span("disc"), memo), arms)
+    return Term("switch", _line_operand(tok, *m.span("disc"), memo), arms, tok=tok)
 
 
 def _head_line(tok: Token) -> tuple[Token, list[Place]]:
@@ -385,14 +387,14 @@ def _statement(cur: Cursor) -> Stmt:
     if tok.kind == "PLACE":
         lhs = _local(cur, "the assigned local '%N'")
         cur.expect("=")
-        return Stmt("assign", lhs, _rvalue(cur))
+        return Stmt("assign", lhs, _rvalue(cur), tok)
     if tok.kind == "IDENT" and tok.text in ("let", "drop"):
         cur.next()
         p = _local(cur)
-        return Stmt("live" if tok.text == "let" else "dead", p)
+        return Stmt("live" if tok.text == "let" else "dead", p, tok=tok)
     if tok.kind == "IDENT" and tok.text == "nop":
         cur.next()
-        return Stmt("nop")
+        return Stmt("nop", tok=tok)
     raise cur.error(f"expected a statement or a terminator, found {describe(tok)}")
 
 
@@ -531,14 +533,15 @@ def _target(cur: Cursor) -> Target:
 
 
 def _terminator(cur: Cursor) -> Term:
-    kw = cur.next().text
+    kwtok = cur.next()
+    kw = kwtok.text
     if kw == "return":
-        return Term("return", _operand(cur))
+        return Term("return", _operand(cur), tok=kwtok)
     if kw == "unreachable":
-        return Term("unreachable")
+        return Term("unreachable", tok=kwtok)
     if kw == "goto":
         cur.expect("->")
-        return Term("goto", targets=[(None, _target(cur))])
+        return Term("goto", targets=[(None, _target(cur))], tok=kwtok)
     if kw == "switchInt":
         cur.expect("(")
         disc = _operand(cur)
@@ -564,8 +567,10 @@ def _terminator(cur: Cursor) -> Term:
         cur.next()
         if not arms:
             raise cur.error("a switch needs at least one arm")
-        return Term("switch", disc, arms)
-    return _graph_read(cur)
+        return Term("switch", disc, arms, tok=kwtok)
+    term = _graph_read(cur)
+    term.tok = kwtok
+    return term
 
 
 def _graph_read(cur: Cursor) -> Term:

@@ -62,18 +62,40 @@ def parse_type(cur: Cursor, depth: int = 0) -> BodyType:
     """
     if depth > MAX_DEPTH:
         raise cur.error(f"types nested deeper than {MAX_DEPTH} levels")
-    first = _atom(cur, depth)
-    if not (cur.at("|") or cur.at("&")):
-        return first
-    op = cur.peek().kind
-    variants = [first]
-    while cur.at("|") or cur.at("&"):
-        if cur.peek().kind != op:
-            # The printer parenthesises a lattice inside a lattice, so a mix is malformed.
-            raise cur.error("'|' and '&' mixed without parentheses")
-        cur.next()
-        variants.append(_atom(cur, depth))
-    return {"union": variants} if op == "|" else "unknown"
+    start = cur.peek()
+    t = _atom(cur, depth)
+    if cur.at("|") or cur.at("&"):
+        op = cur.peek().kind
+        variants = [t]
+        while cur.at("|") or cur.at("&"):
+            if cur.peek().kind != op:
+                # The printer parenthesises a lattice inside a lattice, so a mix is malformed.
+                raise cur.error("'|' and '&' mixed without parentheses")
+            cur.next()
+            variants.append(_atom(cur, depth))
+        t = {"union": variants} if op == "|" else "unknown"
+    if depth == 0 and t.__class__ is not str and _nesting(t) > MAX_DEPTH:
+        # a level of MIR is up to two of the body file's (`{"dict": [K, V]}`), which the
+        # tools that read and write the body file (JSON: 255 levels) must take
+        raise cur.error(f"types nested deeper than {MAX_DEPTH} levels", start)
+    return t
+
+
+def _nesting(t: BodyType) -> int:
+    """How deep a body type's document is (`'int'` 0, `{'list': 'int'}` 1).
+
+    >>> _nesting({"dict": ["int", {"list": "int"}]})
+    3
+    """
+    deepest, todo = 0, [(t, 0)]
+    while todo:
+        v, d = todo.pop()
+        deepest = max(deepest, d)
+        if isinstance(v, dict):
+            todo.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            todo.extend((x, d + 1) for x in v)
+    return deepest
 
 
 def _atom(cur: Cursor, depth: int) -> BodyType:

@@ -18,19 +18,20 @@ from operator import itemgetter
 from typing import Any
 
 from placement_cli.algorithms.fuse import FuseOptions, FuseResult, fuse
-from placement_cli.pipeline.stage import Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
 def section(res: FuseResult, g: Any) -> dict[str, Any]:
     return res.to_json(g)
 
 
-def compute(run: Any, options: FuseOptions | None) -> Output:
+def compute(run: StageRun, options: FuseOptions | None) -> Output:
     res = fuse(run.g, run.value("solve"), options)  # type: ignore[arg-type]
     return Output(res, section(res, run.g), res.diagnostics)
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     a = run.value("solve")
     # The fused graph is what `islands` runs on, so fusion is computed either way
@@ -83,7 +84,7 @@ _TARGET = itemgetter("target")
 _MEMBERS = itemgetter("members")
 
 
-def _check_slowly(run: Any, sec: dict[str, Any], res: FuseResult) -> Output:
+def _check_slowly(run: StageRun, sec: dict[str, Any], res: FuseResult) -> Output:
     """The checks naming each problem of a section that is not the one `res` writes."""
     g = run.g
     a = run.value("solve")
@@ -167,12 +168,16 @@ def _rest(res: FuseResult, g: Any) -> dict[str, Any]:
     return js
 
 
+def summary(sec: dict[str, Any]) -> str:
+    return f"{len(sec['blocks'])} blocks after fusion" if "blocks" in sec else ""
+
+
 STAGE = Stage(
     name="fuse",
     requires=("solve",),
     options=FuseOptions,
-    section_model="FuseSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

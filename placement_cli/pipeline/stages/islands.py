@@ -1,4 +1,4 @@
-"""Stage `islands`: execution islands, dependencies, schedule (`passes.islands`).
+"""Stage `islands`: execution islands, dependencies, schedule (`algorithms.islands`).
 
 Islands follow from the plan and the fused placement, so a read section is checked
 against the recomputed one: first that each island's blocks are fused blocks on the
@@ -10,16 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.algorithms.islands import IslandsOptions, islands
-from placement_cli.pipeline.stage import Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
-def compute(run: Any, options: IslandsOptions | None) -> Output:
+def compute(run: StageRun, options: IslandsOptions | None) -> Output:
     g = run.g
     res = islands(g, run.value("solve"), run.value("fuse"), options)  # type: ignore[arg-type]
     return Output(res, res.to_json(g), res.diagnostics)
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     fused = run.value("fuse")
     res = islands(g, run.value("solve"), fused, run.options.get("islands"))  # type: ignore[arg-type]
@@ -64,12 +65,22 @@ def check(run: Any, sec: dict[str, Any]) -> Output:
     return Output(res, expected)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    if sec.get("islands") is None:
+        return ""
+    per: dict[str, int] = {}
+    for i in sec["islands"]:
+        per[i["target"]] = per.get(i["target"], 0) + 1
+    targets = ", ".join(f"{t} {n}" for t, n in per.items())
+    return f"{len(sec['islands'])} islands" + (f" ({targets})" if targets else "")
+
+
 STAGE = Stage(
     name="islands",
     requires=("solve", "fuse"),
     options=IslandsOptions,
-    section_model="IslandsSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

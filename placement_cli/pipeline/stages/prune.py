@@ -14,16 +14,17 @@ from operator import and_, invert
 from typing import Any
 
 from placement_cli.algorithms.prune import PruneOptions, prune
-from placement_cli.pipeline.stage import Output, Problems, Stage, dump
+from placement_cli.pipeline.checks import Problems, dump
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
-def compute(run: Any, options: PruneOptions | None) -> Output:
+def compute(run: StageRun, options: PruneOptions | None) -> Output:
     g = run.g
     res = prune(g, options)
     return Output(res.domains, res.to_json(g), res.diagnostics, res.status, res)
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     fast = proved(g, sec, run.shared)
     if fast is not None:
@@ -202,12 +203,16 @@ def _mask(ts: list[str], tindex: dict[str, int]) -> int:
     return m
 
 
+def summary(sec: dict[str, Any]) -> str:
+    return f"removed {len(sec['removed'])} (block, target) pairs" if "removed" in sec else ""
+
+
 STAGE = Stage(
     name="prune",
     requires=(),
     options=PruneOptions,
-    section_model="PruneSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

@@ -1,4 +1,4 @@
-"""Stage `scc`: strongly connected components and the condensation (`passes.scc`).
+"""Stage `scc`: strongly connected components and the condensation (`algorithms.scc`).
 
 The components follow from the plan alone. A read section is checked first for the
 specific ways it can be wrong (unknown or repeated block ids, blocks missing from the
@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.algorithms.scc import SccOptions, SccResult, scc
-from placement_cli.pipeline.stage import Deferred, Output, Problems, Stage, compare
+from placement_cli.pipeline.checks import Problems, compare
+from placement_cli.pipeline.stage import Deferred, Output, Stage, StageRun
 from placement_cli.pipeline.stages.scc_verify import (
     condense,
     proved,
@@ -29,12 +30,12 @@ def section(res: SccResult, g: Any) -> dict[str, Any]:
     return res.to_json(g, boundary=False)
 
 
-def compute(run: Any, options: SccOptions | None) -> Output:
+def compute(run: StageRun, options: SccOptions | None) -> Output:
     res = scc(run.g, options)
     return Output(res, section(res, run.g))
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     fast = proved(g, sec)
     if fast is not None:
@@ -129,12 +130,19 @@ def matches(sec: dict[str, Any], res: SccResult, g: Any) -> bool:
     return written_as(sec, res.components, res.edges, ids)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    if "components" not in sec:
+        return ""
+    cyc = sum(1 for c in sec["components"] if c["kind"] == "cyclic")
+    return f"{len(sec['components'])} components, {cyc} cyclic"
+
+
 STAGE = Stage(
     name="scc",
     requires=("prune",),
     options=SccOptions,
-    section_model="SccSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

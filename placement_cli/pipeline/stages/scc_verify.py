@@ -4,11 +4,11 @@ A partition of the blocks into components, listed in an order in which every pla
 goes forward (or stays inside its component), where each component is strongly
 connected, IS the set of strongly connected components: a cycle crossing two components
 would need an edge going backward. What is left to prove is that the order is the one
-`passes.scc.scc` picks among the topological orders (Kahn's algorithm taking the
+`algorithms.scc.scc` picks among the topological orders (Kahn's algorithm taking the
 component with the smallest first block first), which replaying that algorithm on the
 given order checks, and that every other field is what the plan says (entries, exits,
 header, self-loops, reachability, the condensation edges): those are derived by the
-same function `scc` derives them with (`passes.scc.condensation`, one pass over the
+same function `scc` derives them with (`algorithms.scc.condensation`, one pass over the
 edges), and compared.
 
 The stage (`placement_cli.pipeline.stages.scc`) runs its specific checks first, which give the
@@ -341,7 +341,7 @@ def _all_strongly_connected(g: Any, comp_of: list[int], members: dict[int, list[
 
 def _kahn_order(k: int, firsts: list[int], edges: Sequence[tuple[int, int]]) -> bool:
     """Whether Kahn's algorithm, taking the available component with the smallest first
-    block, pops the components 0, 1, 2, ... (`passes.scc.scc`'s order).
+    block, pops the components 0, 1, 2, ... (`algorithms.scc.scc`'s order).
 
     >>> _kahn_order(3, [0, 2, 1], [(0, 1), (0, 2)]), _kahn_order(3, [0, 2, 1], [(0, 1), (1, 2)])
     (False, True)

@@ -18,10 +18,11 @@ from typing import Any
 from placement_cli.algorithms.solve.driver import SolveOptions, solve
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate
 from placement_cli.algorithms.solve.options import constraints_json
-from placement_cli.pipeline.stage import Output, Problems, Stage, dump
+from placement_cli.pipeline.checks import Problems, dump
+from placement_cli.pipeline.stage import Output, Stage, StageRun
 
 
-def compute(run: Any, options: SolveOptions | None) -> Output:
+def compute(run: StageRun, options: SolveOptions | None) -> Output:
     g = run.g
     res = solve(g, run.value("prune"), run.value("scc"), options)
     js = res.to_json(g, blocks=False)
@@ -37,7 +38,7 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def check(run: Any, sec: dict[str, Any]) -> Output:
+def check(run: StageRun, sec: dict[str, Any]) -> Output:
     g = run.g
     domains = run.value("prune")
     pr = Problems("solve")
@@ -195,12 +196,19 @@ def _placed(
     return tuple(a)
 
 
+def summary(sec: dict[str, Any]) -> str:
+    c = sec.get("cost")
+    if not c:
+        return "no feasible placement"
+    return f"cost {c.get('total')} (optimal: {str(sec.get('optimal')).lower()}, lower bound {sec.get('lower_bound')})"
+
+
 STAGE = Stage(
     name="solve",
     requires=("prune", "scc"),
     options=SolveOptions,
-    section_model="SolveSection",
     compute=compute,
     check=check,
     doc=__doc__ or "",
+    summary=summary,
 )

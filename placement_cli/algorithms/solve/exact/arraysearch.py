@@ -68,7 +68,7 @@ class ArrayNodes:
     `prune`, `leaf`, `node`, the counters and the budget)."""
 
     dense: DenseCore | None
-    K: list[int]
+    sizes: list[int]
     m: int
     nodes: int
     sweeps: int
@@ -158,7 +158,7 @@ class ArrayNodes:
         uv = U[r].tolist()
         hinted = self.hint.get(v)
         order = sorted(
-            (a for a in range(self.K[v]) if uv[a] < INF), key=lambda a: (a != hinted, h[a], a)
+            (a for a in range(self.sizes[v]) if uv[a] < INF), key=lambda a: (a != hinted, h[a], a)
         )
         for idx, a in enumerate(order):
             if self.prune(lb):
@@ -203,7 +203,7 @@ class ArrayNodes:
         leaf = self.budget.cells.leaf_dp
         if len(adj) <= self.budget.search.array_handoff * self.undecided:
             return True
-        return elim_cost(self.K, adj, leaf, leaf) >= 0
+        return elim_cost(self.sizes, adj, leaf, leaf) >= 0
 
     def _hand_to_lists(self, lb: float) -> None:
         """Finish the node in the list search: its reparametrised tables as lists, every
@@ -214,7 +214,7 @@ class ArrayNodes:
         m = self.m
         un: list[list[float] | None] = [None] * m
         nb: list[Tables | None] = [{} for _ in range(m)]
-        core = Core(self.K, un, nb)
+        core = Core(self.sizes, un, nb)
         d.write_back(core)
         xs = sorted(d.ixs)
         # (`write_back` gave every block of `xs` its unary.)

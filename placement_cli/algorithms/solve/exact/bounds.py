@@ -109,19 +109,19 @@ def diffuse(core: Core, xs: list[int]) -> None:
     each block, its unary and the projections of its pair tables onto it are averaged.
     Equivalence-preserving, and it never lowers the bound `bound_of` reads off; a few
     dozen sweeps get close to the LP bound."""
-    K, un, nb = core.K, core.un, core.nb
+    sizes, un, nb = core.sizes, core.un, core.nb
     add = _add
     for x in xs:
         nx = nb[x]
         if not nx:
             continue
-        kx = K[x]
+        kx = sizes[x]
         share_n = len(nx) + 1
         phis = []
         tot = un[x]
         assert tot is not None
         for y, t in nx.items():
-            ky = K[y]
+            ky = sizes[y]
             if x < y:
                 ph = [min(t[i * ky : i * ky + ky]) for i in range(kx)]
             else:
@@ -131,7 +131,7 @@ def diffuse(core: Core, xs: list[int]) -> None:
         share = [a / share_n for a in tot]
         un[x] = share
         for (y, t), ph in zip(list(nx.items()), phis, strict=True):
-            ky = K[y]
+            ky = sizes[y]
             delta = [sh - p if p < INF else 0.0 for sh, p in zip(share, ph, strict=True)]
             # The same sums as adding delta[i] cell by cell, done by map in C: x's values
             # are the rows (each delta repeated ky times) or the columns (delta tiled).
@@ -166,13 +166,13 @@ def bound_of(
     >>> bound_of(core, [0, 1], 0.0)
     inf
     """
-    K, un = core.K, core.un
+    sizes, un = core.sizes, core.un
     lb = const
     for x in xs:
         h = core.unary(x)
         for y, t in core.tables(x).items():
             if y > x:
-                ky = K[y]
+                ky = sizes[y]
                 uy = un[y]
                 assert uy is not None
                 live_y = [j for j in range(ky) if uy[j] < INF]

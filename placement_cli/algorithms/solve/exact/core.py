@@ -26,13 +26,13 @@ class Core:
 
     Invariants (every function taking a `Core` keeps them):
 
-    * `K[x]` is block x's domain size; it never changes while the core lives (a value
+    * `sizes[x]` is block x's domain size; it never changes while the core lives (a value
       ruled out keeps its index and costs `inf`).
-    * `un[x]` is x's unary cost vector, `len(un[x]) == K[x]`, or None once x has left
+    * `un[x]` is x's unary cost vector, `len(un[x]) == sizes[x]`, or None once x has left
       the core (reduced, conditioned or never in it); `nb[x]` is None exactly then too.
     * `nb[x]` maps each neighbour y of x to their pair table, and `nb[x][y] is nb[y][x]`:
       one flat list shared by both ends, with the lower block's values as the rows
-      (cell `i * K[max(x, y)] + j` for the lower block's value i and the higher's j).
+      (cell `i * sizes[max(x, y)] + j` for the lower block's value i and the higher's j).
       A pair appears once: parallel tables are summed into it.
     * Costs are floats, `inf` for forbidden; `+inf` is the only infinity (the
       reparametrisations never write `-inf` or `nan` into a list core).
@@ -47,14 +47,14 @@ class Core:
     ([1.0, 0.0], True)
     """
 
-    K: Sizes
+    sizes: Sizes
     un: list[list[float] | None]
     nb: list[Tables | None]
 
     def copy(self) -> Core:
         """Own unary lists and neighbour dicts (tables shared: steps never write into one)."""
         return Core(
-            self.K,
+            self.sizes,
             [u if u is None else u[:] for u in self.un],
             [d if d is None else dict(d) for d in self.nb],
         )

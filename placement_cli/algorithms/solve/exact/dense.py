@@ -106,21 +106,21 @@ class DenseCore:
         relax: float = 1.0,
         dsatur: bool = True,
     ) -> None:
-        K = core.K
+        sizes = core.sizes
         # Every block of `xs` is in the core: its unary and neighbour tables, by position.
         nbs = [core.tables(x) for x in xs]
         self.np = np
         self.relax = relax
         self.xs = xs
-        self.K = K
-        kmax = max(K[x] for x in xs)
+        self.sizes = sizes
+        kmax = max(sizes[x] for x in xs)
         self.kmax = kmax
         m = len(xs)
         pos = {x: i for i, x in enumerate(xs)}
         rows = []
         for x in xs:
             u = core.unary(x)
-            rows.append(u if K[x] == kmax else u + [INF] * (kmax - K[x]))
+            rows.append(u if sizes[x] == kmax else u + [INF] * (kmax - sizes[x]))
         U = np.array(rows, dtype=float).reshape(m, kmax)
         # The tables, grouped by their shape (the two blocks' domain sizes): one array
         # per shape, written into the padded `T0` with one slice assignment, instead of
@@ -134,7 +134,7 @@ class DenseCore:
         ea_pos: list[int] = []
         eb_pos: list[int] = []
         for i, (x, nx) in enumerate(zip(xs, nbs, strict=True)):
-            kx = K[x]
+            kx = sizes[x]
             for y, t in nx.items():
                 if x < y:
                     e = len(edges)
@@ -144,9 +144,9 @@ class DenseCore:
                     eb_pos.append(j)
                     owned[i].append(2 * e)
                     owned[j].append(2 * e + 1)
-                    grp = shapes.get((kx, K[y]))
+                    grp = shapes.get((kx, sizes[y]))
                     if grp is None:
-                        grp = shapes[(kx, K[y])] = ([], [])
+                        grp = shapes[(kx, sizes[y])] = ([], [])
                     grp[0].append(e)
                     grp[1].extend(t)
         n_e = len(edges)
@@ -371,8 +371,8 @@ class DenseCore:
 
     def margins(self) -> dict[int, list[float]]:
         """Each block's terms by value in the last `bound` (see `bounds._bound`'s `hs`)."""
-        K = self.K
-        return {x: h[: K[x]] for x, h in zip(self.ixs, self.h.tolist(), strict=True)}
+        sizes = self.sizes
+        return {x: h[: sizes[x]] for x, h in zip(self.ixs, self.h.tolist(), strict=True)}
 
     def _flat_tables(self) -> list[list[float]]:
         kmax = self.kmax
@@ -448,12 +448,12 @@ class DenseCore:
     def write_back(self, core: Core) -> None:
         """Store the reparametrised unaries and tables back in the list form (`core`'s
         lists: every block of `xs` gets its unary and its neighbour tables)."""
-        K, un, nb = self.K, core.un, core.nb
+        sizes, un, nb = self.sizes, core.un, core.nb
         kmax = self.kmax
         for x, u in zip(self.ixs, self.U.tolist(), strict=True):
-            un[x] = u if K[x] == kmax else u[: K[x]]
+            un[x] = u if sizes[x] == kmax else u[: sizes[x]]
         for (a, b), f in zip(self.edges, self._flat_tables(), strict=True):
-            ka, kb = K[a], K[b]
+            ka, kb = sizes[a], sizes[b]
             if kb == kmax:
                 tab = f[: ka * kmax] if ka < kmax else f
             else:

@@ -143,20 +143,20 @@ def remove_dominated(
 def mask_dominated(core: Core, xs: list[int]) -> list[tuple[int, int]] | None:
     """Dead-end elimination in place (a dominated value's unary becomes infinite) for the
     blocks `xs`; returns the blocks left with one live value, or None if one has none."""
-    K, un = core.K, core.un
+    sizes, un = core.sizes, core.un
     forced = []
     for x in xs:
         ux = un[x]
         if ux is None:
             continue
-        kx = K[x]
+        kx = sizes[x]
         vals = [i for i in range(kx) if ux[i] < INF]
         if not vals:
             return None
         if len(vals) > 1:
             ctx = []
             for y, t in core.tables(x).items():
-                ky = K[y]
+                ky = sizes[y]
                 uy = un[y]
                 assert uy is not None
                 live_y = [j for j in range(ky) if uy[j] < INF]

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from placement_cli.algorithms.scc import SccResult
-from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, ExactBudget
+from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, Budget, ExactBudget
 from placement_cli.algorithms.solve.exact.bounds import mini_bucket_bound
 from placement_cli.algorithms.solve.exact.dominance import remove_dominated
 from placement_cli.algorithms.solve.exact.elimination import (
@@ -53,7 +53,7 @@ def solve_exact(
     g: Graph,
     domains: tuple[int, ...],
     comps: SccResult,
-    time_limit: float,
+    limits: Budget,
     incumbent: tuple[int, ...] | None = None,
     *,
     budget: ExactBudget = DEFAULT_BUDGET,
@@ -61,8 +61,8 @@ def solve_exact(
     """The cheapest feasible placement of the live blocks within `domains`, with a proof.
 
     Returns a proven optimum (`optimal=True`) when the elimination and, if needed, the
-    search over the remaining core finish within `time_limit` seconds and the table
-    budget; otherwise the best assignment known (the `incumbent` if nothing better was
+    search over the remaining core finish before the deadline of `limits` (the run's
+    `Budget`, or the share of it its caller gives) and within the table budget; otherwise the best assignment known (the `incumbent` if nothing better was
     found) with `optimal=False` and a proven `lower_bound`. Ties between equal-cost
     assignments go to the lowest target index, decided block by block in the reverse of
     the (deterministic) elimination order. `comps` is accepted for the pass contract; the
@@ -77,18 +77,18 @@ def solve_exact(
     ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
     ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
     ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
-    >>> out = solve_exact(g, prune(g).domains, scc(g), time_limit=5.0)
+    >>> out = solve_exact(g, prune(g).domains, scc(g), Budget.within(5.0))
     >>> out.assignment, out.optimal, out.lower_bound
     ((0, 1), True, 5.0)
     """
     del comps
     # Elimination allocates many small acyclic lists: the cyclic GC only costs time here.
     with gc_paused():
-        return _solve(g, domains, time_limit, incumbent, budget)
+        return _solve(g, domains, limits, incumbent, budget)
 
 
 def lower_bound(
-    g: Graph, domains: tuple[int, ...], time_limit: float, *, budget: ExactBudget = DEFAULT_BUDGET
+    g: Graph, domains: tuple[int, ...], limits: Budget, *, budget: ExactBudget = DEFAULT_BUDGET
 ) -> float:
     """A proven lower bound on the optimum, without the search: the reductions and the
     dynamic programming when the core fits (then it is the optimum itself), else the
@@ -102,23 +102,24 @@ def lower_bound(
     ...     "blocks": [{"id": "x", "cost": {"a": 1, "b": 5},
     ...                 "terminator": {"kind": "goto", "successors": [{"block": "y"}]}},
     ...                {"id": "y", "cost": {"a": 9, "b": 1}, "terminator": {"kind": "return"}}]}))
-    >>> lower_bound(g, g.domain, time_limit=1.0)
+    >>> lower_bound(g, g.domain, Budget.within(1.0))
     5.0
     """
     with gc_paused():
-        return _solve(g, domains, time_limit, None, budget, search=False).lower_bound
+        return _solve(g, domains, limits, None, budget, search=False).lower_bound
 
 
 def _solve(
     g: Graph,
     domains: tuple[int, ...],
-    time_limit: float,
+    limits: Budget,
     incumbent: tuple[int, ...] | None,
     budget: ExactBudget,
     search: bool = True,
 ) -> ExactOutcome:
-    t0 = time.monotonic()
-    deadline = t0 + max(0.0, time_limit)
+    # The one deadline every step observes (their checks compare `time.monotonic()` to
+    # it directly: a `Budget.exceeded` call per check costs time in the inner loops).
+    deadline = INF if limits.deadline is None else limits.deadline
     stats: dict[str, int | float] = {}
     live_n = sum(g.live)
     stats["live_blocks"] = live_n

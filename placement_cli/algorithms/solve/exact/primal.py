@@ -96,11 +96,11 @@ def list_arcs(core: Core, xs: Sequence[int]) -> list[list[Arc] | None]:
     >>> list_arcs(Core([2, 2], [[0.0, 0.0], [0.0, 0.0]], [{1: t}, {0: t}]), [0, 1])
     [[(1, [0.0, 1.0, 2.0, 3.0], 2, True)], [(0, [0.0, 1.0, 2.0, 3.0], 2, False)]]
     """
-    K, nb = core.K, core.nb
+    sizes, nb = core.sizes, core.nb
     out: list[list[Arc] | None] = [None] * len(nb)
     for x in xs:
         nx = nb[x]
         if nx is None:
             continue
-        out[x] = [(y, t, K[y] if x < y else K[x], x < y) for y, t in nx.items()]
+        out[x] = [(y, t, sizes[y] if x < y else sizes[x], x < y) for y, t in nx.items()]
     return out

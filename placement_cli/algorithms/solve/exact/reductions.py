@@ -24,11 +24,23 @@ References:
 from __future__ import annotations
 
 from operator import add as _add
+from typing import NamedTuple
 
 from placement_cli.algorithms.solve.exact.core import Core, Sizes, Tables
 from placement_cli.algorithms.solve.exact.model import INF, Factor, Model
 
-Reduction = tuple[int, int, int, list[float], list[float] | None, list[float] | None]
+
+class Reduction(NamedTuple):
+    """One reduction, as `undo_reductions` replays it: `block` left the core with its
+    unary costs `unary` and its tables to the neighbours it had then (R0: none; R1:
+    `first`; R2: `first` < `second`, whose table `reduce_model` summed into theirs)."""
+
+    block: int
+    first: int  # its neighbour's block, or -1 (R0)
+    second: int  # its second neighbour's block, or -1 (R0, R1)
+    unary: list[float]
+    first_table: list[float] | None  # the pair table with `first` (None: R0)
+    second_table: list[float] | None  # the pair table with `second` (None: R0, R1)
 
 
 def reduce_model(
@@ -95,7 +107,7 @@ def reduce_core(
     same sums in the same order, so the forward pass only takes minima. Stops early at
     an infinite constant.
     """
-    ks, unary, nbr = core.K, core.un, core.nb
+    ks, unary, nbr = core.sizes, core.un, core.nb
     queued = bytearray(n)
     queue = []
     for b in cand:
@@ -116,7 +128,7 @@ def reduce_core(
         if d == 0:
             m = min(ux)
             const += m
-            log.append((x, -1, -1, ux, None, None))
+            log.append(Reduction(x, -1, -1, ux, None, None))
             counts[0] += 1
             if m == INF:
                 break
@@ -151,7 +163,7 @@ def reduce_core(
                 for j in range(ky):
                     uy[j] += min(map(add, ux, t[j * kx : j * kx + kx]))
             del ny[x]
-            log.append((x, y, -1, ux, t, None))
+            log.append(Reduction(x, y, -1, ux, t, None))
             counts[1] += 1
             if len(ny) <= 2 and not queued[y]:
                 queued[y] = 1
@@ -176,7 +188,7 @@ def reduce_core(
             tab = list(map(add, old, tab))
         ny[z] = tab
         nz[y] = tab
-        log.append((x, y, z, ux, ty, tz))
+        log.append(Reduction(x, y, z, ux, ty, tz))
         counts[2] += 1
         if len(ny) <= 2 and not queued[y]:
             queued[y] = 1
@@ -402,7 +414,8 @@ def undo_reductions(log: list[Reduction], ks: Sizes, val: dict[int, int]) -> Non
     `s.index(min(s))`).
 
     >>> val = {1: 1}
-    >>> undo_reductions([(0, 1, -1, [1.0, 0.0], [5.0, 3.0, 0.0, 2.0], None)], [2, 2], val); val
+    >>> r1 = Reduction(0, 1, -1, [1.0, 0.0], [5.0, 3.0, 0.0, 2.0], None)
+    >>> undo_reductions([r1], [2, 2], val); val
     {1: 1, 0: 1}
     """
     add = _add

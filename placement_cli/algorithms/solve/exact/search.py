@@ -49,10 +49,10 @@ def condition(core: Core, x: int, a: int, dirty: list[int]) -> float:
     >>> dirty = []; condition(core, 0, 1, dirty), core.un, core.nb, dirty
     (2.0, [None, [7.0, 0.0]], [None, {}], [1])
     """
-    K, un, nb = core.K, core.un, core.nb
-    kx = K[x]
+    sizes, un, nb = core.sizes, core.un, core.nb
+    kx = sizes[x]
     for y, t in core.tables(x).items():
-        ky = K[y]
+        ky = sizes[y]
         row = t[a * ky : a * ky + ky] if x < y else t[a::kx]
         uy, ny = un[y], nb[y]
         assert uy is not None and ny is not None
@@ -93,12 +93,12 @@ class PairSearch(ArrayNodes):
         loc = {v: i for i, v in enumerate(self.vars)}
         m = len(self.vars)
         self.m = m
-        self.K = [ks[v] for v in self.vars]
+        self.sizes = [ks[v] for v in self.vars]
         self.integral = integral
         un: list[list[float] | None] = [None] * m
         nbs: list[Tables] = [{} for _ in range(m)]
         nb: list[Tables | None] = list(nbs)
-        core = Core(self.K, un, nb)
+        core = Core(self.sizes, un, nb)
         self.constant0 = constant
         self.unary0: list[tuple[int, list[float]]] = []
         self.pairs0: list[tuple[int, int, list[float]]] = []
@@ -114,7 +114,7 @@ class PairSearch(ArrayNodes):
         # The original tables laid end to end for `_cost`'s one gather (numpy, on cores
         # where the sweeps use it too: a small core does not import numpy for this).
         # A unary term is entry `v[x]` of its table (its column is the extra zero
-        # value at position m); a pair's is `v[a] * K[b] + v[b]`.
+        # value at position m); a pair's is `v[a] * sizes[b] + v[b]`.
         self._flat: tuple[Any, Any, Any, Any, Any, Any] | None = None
         npc = numpy_or_none() if m >= budget.diffusion.dense_min_blocks else None
         if npc is not None:
@@ -129,7 +129,7 @@ class PairSearch(ArrayNodes):
             for a, b, tab in self.pairs0:
                 base.append(len(parts))
                 row.append(a)
-                stride.append(self.K[b])
+                stride.append(self.sizes[b])
                 col.append(b)
                 parts += tab
             ip = npc.intp
@@ -320,17 +320,17 @@ class PairSearch(ArrayNodes):
     def leaf(self, const: float, val: dict[int, int], ops: list, path: list) -> None:
         if const == INF:
             return  # the leaf's elimination proved this node infeasible
-        K = self.K
+        sizes = self.sizes
         for op in reversed(ops):
             if op[0] == "r":
-                undo_reductions(op[1], K, val)
+                undo_reductions(op[1], sizes, val)
             else:
                 val[op[1]] = op[2]
         for pops, v, a in reversed(path):
             val[v] = a
             for op in reversed(pops):
                 if op[0] == "r":
-                    undo_reductions(op[1], K, val)
+                    undo_reductions(op[1], sizes, val)
                 else:
                     val[op[1]] = op[2]
         # The leaf's value is read off the original tables, not the reparametrised ones
@@ -353,10 +353,10 @@ class PairSearch(ArrayNodes):
         """
         flat = self._flat
         if flat is None:
-            K = self.K
+            sizes = self.sizes
             terms = [self.constant0]
             terms += [u[val[x]] for x, u in self.unary0]
-            terms += [t[val[a] * K[b] + val[b]] for a, b, t in self.pairs0]
+            terms += [t[val[a] * sizes[b] + val[b]] for a, b, t in self.pairs0]
             return math.fsum(terms) if INF not in terms else INF
         np, table, base, row, stride, col = flat
         v = np.array([val[i] for i in range(self.m)] + [0], dtype=np.intp)
@@ -459,23 +459,23 @@ class PairSearch(ArrayNodes):
         it (and round it when `primal`), with reduced-cost fixing between rounds of
         sweeps while it removes values; None when the node is solved or pruned, else
         the bound and the blocks that lost values."""
-        K = self.K
+        sizes = self.sizes
         if not alive:
             self.leaf(const, {}, ops, path)
             return None
         tables = [core.tables(x) for x in alive]
         adj = {x: set(nx) for x, nx in zip(alive, tables, strict=True)}
         order: list[int] = []
-        if elim_cost(K, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
+        if elim_cost(sizes, adj, self.leaf_cells, self.leaf_cells, order, copy=False) >= 0:
             factors: list[Factor] = [((x,), core.unary(x)) for x in alive]
             for x, nx in zip(alive, tables, strict=True):
                 for y, t in nx.items():
                     if x < y:
                         factors.append(((x, y), t))
-            el = OrderedEliminator(K, factors, const, order)
+            el = OrderedEliminator(sizes, factors, const, order)
             el.run(None)
             val: dict[int, int] = {}
-            decode(el.log, K, val)
+            decode(el.log, sizes, val)
             self.leaf(el.constant, val, ops, path)
             return None
         np = numpy_or_none() if len(alive) >= self.budget.diffusion.dense_min_blocks else None
@@ -536,13 +536,13 @@ class PairSearch(ArrayNodes):
         lb: float,
     ) -> None:
         """Condition the block with the most neighbours on each of its live values."""
-        K = self.K
+        sizes = self.sizes
         nb = core.nb
         v = max(alive, key=lambda y: (len(nb[y] or ()), -y))
-        kv = K[v]
+        kv = sizes[v]
         est = list(core.unary(v))
         for y, t in core.tables(v).items():
-            ky = K[y]
+            ky = sizes[y]
             if v < y:
                 est = [a + min(t[i * ky : i * ky + ky]) for i, a in enumerate(est)]
             else:
