@@ -70,12 +70,9 @@ goldens: $(STAMP)
 	$(PY) -m tests.goldens --write
 	$(PY) -m tests.views_goldens --write
 
-# Generated from the models: the JSON Schemas, and the fast checks of the plan, artifact
-# and tree formats (placement_cli/formats/generated/; docs/load.md). Tests fail when
-# either is stale.
+# Generated from the models: the JSON Schemas (tests fail when they are stale).
 schemas: $(STAMP)
 	$(BIN)/placement schema --out-dir schemas
-	$(PY) -m placement_cli.formats.codegen
 
 # The long fuzz campaigns (10k inputs per command, 2 workers; FUZZ_ARGS adds options),
 # then the MIR reader's (mutated real .mir files through lower and run).

@@ -80,8 +80,6 @@ INDIRECT: dict[str, tuple[frozenset[str], str]] = {
             "_param_why:'whole-argument' if R.native else 'unreadable-argument'",
         )
     },
-    # the type check of an artifact's diagnostics, not a diagnostic
-    "placement_cli/formats/generated/section_check.py:<module>:str_": (frozenset(), ""),
     # --diagnostics re-writes a stage's diagnostics and its own records: not raised there
     "placement_cli/app/report.py:diagnostic_records:d['code']": (frozenset(), ""),
     "placement_cli/app/report.py:to_json:self.code": (frozenset(), ""),

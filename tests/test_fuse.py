@@ -356,11 +356,11 @@ def test_fused_plan_blocks_are_built_on_first_read() -> None:
     )
     r = fuse(g, (0, 0, 1))
     assert r.graph is not None
-    doc = r.graph.plan._d
-    assert "blocks" not in dict.keys(doc)
+    plan = r.graph.plan
+    assert "blocks" not in vars(plan)
     assert r.graph.domain == (3, 3) and r.members == ((0, 1), (2,))
-    blocks = r.graph.plan.blocks
-    assert "blocks" in dict.keys(doc)
+    blocks = plan.blocks
+    assert "blocks" in vars(plan)
     assert [b.id for b in blocks] == ["x", "z"]
     assert [s.text for s in blocks[0].statements] == ["s1", "s2"]
     assert r.plan_json(g)["blocks"][0]["terminator"]["successors"][0]["block"] == "z"

@@ -1,5 +1,6 @@
 """The success path of a stage, `validate` and `run` never imports pydantic (a fifth of a
-second per process): plans and artifacts are accepted by `placement_cli.formats.plancheck`, and
+second per process): plans and artifacts are accepted by msgspec Structs (`placement_cli.formats.structs`,
+`sectioncheck`), and
 the models are imported only to diagnose a refused input, for schemas and for library
 callers (`docs/load.md`)."""
 

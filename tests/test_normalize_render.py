@@ -1,5 +1,6 @@
 """The normalised plan written from memoised pieces (`normalize.rendered`, what artifacts
-carry) gives exactly the bytes of `normalize` rendered record by record, the reference:
+carry, and what `normalize` reads back) gives exactly the bytes of the plan rendered
+record by record (`tests/normalize_reference.py`), the reference:
 on every example, on plans that use every optional field (with numbers and ids that
 need care), on random plans, on generated benchmark plans, and on fused plans (blocks
 that are objects rather than dicts)."""
@@ -14,17 +15,17 @@ from hypothesis import strategies as st
 
 from benchmarks.generate import generate_plan
 from placement_cli.formats.artifact import fragment, render
-from placement_cli.formats.planview import plan_document
 from placement_cli.ir.graph import Graph
 from placement_cli.ir.normalize import normalize, plan_fragment, rendered
 from placement_cli.pipeline.run import load, parse_plan
 from tests.budget import examples
 from tests.conftest import EXAMPLES
+from tests.normalize_reference import normalize_reference
 from tests.strategies import plans
 
 
 def _reference(g: Graph) -> bytes:
-    return render({"plan": normalize(g)})
+    return render({"plan": normalize_reference(g)})
 
 
 def _fast(g: Graph) -> bytes:
@@ -35,6 +36,7 @@ def _same(g: Graph) -> None:
     ref = _reference(g)
     assert _fast(g) == ref
     assert render({"plan": plan_fragment(g)}) == ref  # what `Run.artifact` writes
+    assert render({"plan": normalize(g)}) == ref
 
 
 @pytest.mark.parametrize(
@@ -130,7 +132,7 @@ def test_a_fused_plan_made_of_block_objects() -> None:
     run = Run(load(str(EXAMPLES / "three_targets.yaml")))
     fg = run.fused().graph
     assert fg is not None and fg.n_blocks < run.g.n_blocks  # something was fused
-    assert any(type(b).__name__ == "FusedBlock" for b in plan_document(fg.plan)["blocks"])
+    assert any(type(b).__name__ == "FusedBlock" for b in fg.plan.blocks)
     _same(fg)
 
 

@@ -13,15 +13,18 @@ Dead (unreachable) blocks are not placed, so they are left out of the fused plan
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from placement_cli.algorithms.solve.objective import Cost, evaluate
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import gc_paused, num
-from placement_cli.formats.planview import Block, Edge, Plan, Statement, Terminator
-from placement_cli.ir.graph import INF, Graph, assemble, plan_document
+from placement_cli.formats.structs import Block, Edge, Statement, Terminator
+from placement_cli.ir.graph import INF, Graph, assemble
 from placement_cli.ir.normalize import normalize
 
 
@@ -96,7 +99,7 @@ class FuseResult:
 class FusedBlock:
     """A block of the fused plan made of several members: the fields of a plan `Block`
     (what `normalize(graph)` and the views read), without building a model for each
-    (`Block.model_construct` was a fifth of the pass on large plans). Read-only."""
+    (building a `Block` for each was a fifth of the pass on large plans). Read-only."""
 
     id: str
     params: list[str]
@@ -106,21 +109,6 @@ class FusedBlock:
     paths: list[str]
     premium: dict[str, float] | None
     terminator: Terminator
-
-    @property
-    def _d(self) -> dict[str, Any]:
-        """The block as plan data, as a `planview` view gives it (`normalize.normalize`
-        reads blocks this way)."""
-        return {
-            "id": self.id,
-            "params": self.params,
-            "statements": self.statements,
-            "domain": self.domain,
-            "cost": self.cost,
-            "paths": self.paths,
-            "premium": self.premium,
-            "terminator": self.terminator,
-        }
 
 
 def _cost_json(c: Cost | None) -> dict[str, float | int] | None:
@@ -192,9 +180,7 @@ def fuse(g: Graph, assignment: tuple[int, ...], options: FuseOptions | None = No
 def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
     n = g.n_blocks
     live = g.live
-    # The blocks as plan data (dicts), not views: wrapping every block in a view and
-    # reading its fields through properties was half of this pass on large plans.
-    docs = plan_document(g.plan)["blocks"]
+    docs = g.plan.blocks
     # parent[b]: the block b merges into; child[a]: the block merged into a.
     parent = [-1] * n
     child = [-1] * n
@@ -218,21 +204,13 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
             if count != 1:
                 continue
         a = src[only]
-        # The index checks before the plan's fields (reading a block view costs more);
-        # `_data` written out (a call per field read was a fifth of this loop).
+        # The index checks before the plan's fields (reading a block costs more).
         if a == b or assignment[a] != assignment[b]:
             continue
-        db = docs[b]
-        if (db if type(db) is dict else db._d).get("params"):
+        if docs[b].params:
             continue
-        da = docs[a]
-        term = (da if type(da) is dict else da._d)["terminator"]
-        if type(term) is not dict:
-            term = term._d
-        if term["kind"] != "goto":
-            continue
-        s0 = term["successors"][0]
-        if (s0 if type(s0) is dict else s0._d).get("args"):
+        term = docs[a].terminator
+        if term.kind != "goto" or term.successors[0].args:
             continue
         parent[b] = a
         child[a] = b
@@ -298,7 +276,7 @@ def _fused_graph(
     tindex = {t: i for i, t in enumerate(targets)}
     gsucc, gdst, gpos, gmat = g.succ, g.edge_dst, g.edge_pos, g.edge_mat
     gdomain, gcost, gpaths = g.domain, g.cost, g.block_paths
-    docs = plan_document(plan)["blocks"]
+    docs = plan.blocks
 
     # Most fused blocks are single blocks: their fields are the original's, taken in
     # bulk; the merged ones are then computed one by one over their members.
@@ -330,8 +308,7 @@ def _fused_graph(
             bm = base_of[m]
             for t in ts:
                 base[t] += bm[t]
-            dm = docs[m]
-            pm = (dm if type(dm) is dict else dm._d).get("premium")
+            pm = docs[m].premium
             if pm:
                 if prem is None:
                     prem = [0.0] * nt
@@ -379,7 +356,7 @@ def _fused_graph(
         new_id = [None if f == -1 else ids[heads[f]] for f in block_of]
         renamed = [f == -1 or heads[f] != b for b, f in enumerate(block_of)]
         path_names = g.path_names
-        blocks: list[Block | FusedBlock] = []  # unvalidated (model_construct)
+        blocks: list[Block | FusedBlock] = []
         for f, chain in enumerate(members):
             head, tail = chain[0], chain[-1]
             out = gsucc[tail]
@@ -388,12 +365,11 @@ def _fused_graph(
             # code this never triggers: an absorbed block's only predecessor is its head chain.)
             for e in out:
                 if renamed[gdst[e]]:
-                    term = Terminator.model_construct(
+                    term = Terminator(
                         kind=term.kind,
                         successors=[
-                            Edge.model_construct(
-                                block=new_id[d], args=s.args, transitions=s.transitions
-                            )
+                            # (never a dropped block's None: see above)
+                            Edge(block=new_id[d], args=s.args, transitions=s.transitions)  # type: ignore[arg-type]
                             for s, d in zip(term.successors, (gdst[e] for e in out), strict=True)
                         ],
                         cost=term.cost,
@@ -402,7 +378,7 @@ def _fused_graph(
             if len(chain) == 1:
                 pb = plan_blocks[head]
                 if term is not pb.terminator:
-                    pb = pb.model_copy(update={"terminator": term})
+                    pb = msgspec.structs.replace(pb, terminator=term)
                 blocks.append(pb)
                 continue
             dom, base = domain[f], bases[f]
@@ -424,16 +400,13 @@ def _fused_graph(
             )
         return blocks
 
-    fplan = Plan(
-        _FusedDocument(
-            fused_blocks,
-            version=1,
-            name=plan.name,
-            targets=plan.targets,
-            entry=ids[g.entry],
-            transitions=plan.transitions,
-            paths=plan.paths,
-        )
+    fplan = FusedPlan(
+        fused_blocks,
+        name=plan.name,
+        targets=plan.targets,
+        entry=ids[g.entry],
+        transitions=plan.transitions,
+        paths=plan.paths,
     )
     block_ids = tuple(ids[ms[0]] for ms in members)
     fg = assemble(
@@ -456,75 +429,40 @@ def _fused_graph(
     return fg, tuple(fassign)
 
 
-def _data(x: Any) -> dict[str, Any]:
-    """Plan data as a dict: a checked document's part as it is, a view's (`planview`,
-    `FusedBlock`) underlying data."""
-    return x if type(x) is dict else x._d  # type: ignore[no-any-return]
+class FusedPlan:
+    """The fused plan: the fields of a `structs.Plan` (what `normalize(graph)` and the
+    views read), its `blocks` built by `build` on first read, so a fused graph used only
+    for its indices never builds them.
 
-
-class _FusedDocument(dict):  # type: ignore[type-arg]
-    """The fused plan's document (what `planview.Plan` views): its `blocks` are built by
-    `build` on first read, so a fused graph used only for its indices never builds them.
-
-    Anything that walks the whole mapping (iteration, `keys`, `items`, `values`, `len`,
-    `in`, `copy`, and so `dict(d)` and `planview`'s `model_copy`) builds the blocks
-    first, so no copy of the document can miss them. orjson does not go through these
-    methods: never dump this document directly (nothing does; `normalize` reads views).
-
-    >>> d = _FusedDocument(lambda: ["b"], version=1)
-    >>> d.get("blocks"), d["blocks"], dict(d)
-    (['b'], ['b'], {'version': 1, 'blocks': ['b']})
-    >>> e = _FusedDocument(lambda: ["b"], version=1)
-    >>> dict(e), "blocks" in _FusedDocument(lambda: [], v=1), len(_FusedDocument(lambda: [], v=1))
-    ({'version': 1, 'blocks': ['b']}, True, 2)
+    >>> p = FusedPlan(lambda: ["b"], name=None, targets=["a"], entry="b", transitions=None, paths={})
+    >>> p.blocks, p.version, p.matrices, p.provenance
+    (['b'], 1, {}, None)
     """
 
-    __slots__ = ("_build",)
+    version = 1
+    matrices: dict[str, Any] = {}
+    provenance = None
+    lower = None
 
-    def __init__(self, build: Any, **fields: Any) -> None:
-        super().__init__(**fields)
+    def __init__(
+        self,
+        build: Any,
+        *,
+        name: str | None,
+        targets: list[str],
+        entry: str,
+        transitions: Any,
+        paths: dict[str, list[str]],
+    ) -> None:
         self._build = build
+        self.name = name
+        self.targets = targets
+        self.entry = entry
+        self.transitions = transitions
+        self.paths = paths
 
-    def __missing__(self, key: str) -> Any:
-        if key != "blocks" or self._build is None:
-            raise KeyError(key)
-        got = self["blocks"] = self._build()
+    @functools.cached_property
+    def blocks(self) -> list[Any]:
+        got = self._build()
         self._build = None
-        return got
-
-    def get(self, key: str, default: Any = None) -> Any:
-        if key == "blocks" or dict.__contains__(self, key):
-            return self[key]
-        return default
-
-    def _whole(self) -> None:
-        if self._build is not None:
-            self["blocks"]
-
-    def __iter__(self) -> Any:
-        self._whole()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._whole()
-        return dict.__len__(self)
-
-    def __contains__(self, key: object) -> bool:
-        self._whole()
-        return dict.__contains__(self, key)
-
-    def keys(self) -> Any:
-        self._whole()
-        return dict.keys(self)
-
-    def items(self) -> Any:
-        self._whole()
-        return dict.items(self)
-
-    def values(self) -> Any:
-        self._whole()
-        return dict.values(self)
-
-    def copy(self) -> dict[str, Any]:
-        self._whole()
-        return dict(dict.items(self))
+        return got  # type: ignore[no-any-return]

@@ -7,8 +7,9 @@ wrong type (`cost: {"total": -1}`, `scc: 5`, `format_version: true`) is tamperin
 corruption and must be exit 3 with its path, never an internal error later on. The
 semantic checks (does the section hold for the plan?) live with each stage in
 `placement_cli.pipeline.registry`. The load path accepts artifacts without importing these models
-(`placement_cli.formats.sectioncheck` accepts exactly what they accept, and a test holds the two
-together); they still give every error message, the JSON Schemas and library callers.
+(`placement_cli.formats.sectioncheck`'s msgspec Structs accept exactly what they accept, and
+`tests/test_structs.py` holds the two together); they still give every error message, the
+JSON Schemas and library callers.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class _Strict(BaseModel):
 
 # What the artifact writer can write back (`writable`) is defined with the fast checks
 # that accept exactly what these models accept (`placement_cli.formats.checking`; the
-# generator, `placement_cli.formats.codegen`, reads what each validator here means).
+# Structs of `placement_cli.formats.sectioncheck` apply each validator here too).
 
 
 class _Open(BaseModel):

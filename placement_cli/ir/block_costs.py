@@ -3,22 +3,20 @@ from (statement, terminator and block costs, declared domains, premiums): the ho
 of loading, so each distinct problem-free part is read once.
 
 Statement costs and domains repeat (each is read once per distinct serialisation: equal
-bytes, equal values; a checked plan has no NaN, which orjson would write as `null` like
-None). Whole statement lists repeat as well (a few dozen distinct ones on 100k blocks):
-their support and summed cost are computed once per distinct problem-free list, and with
-them, once per distinct serialisation of what else costs (terminator cost, domain, cost,
-premium: their types checked once too, where no `null` may hide a NaN), the block's
-domain, base and cost row. Rows and bases are shared between blocks: nothing changes
-them.
+bytes, equal values). Whole statement lists repeat as well (a few dozen distinct ones on
+100k blocks): their support and summed cost are computed once per distinct problem-free
+list, and with them, once per distinct serialisation of what else costs (terminator
+cost, domain, cost, premium), the block's domain, base and cost row. Rows and bases are
+shared between blocks: nothing changes them. The blocks are `structs.Block`s (msgspec
+checked their types): nothing here checks a type.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from orjson import JSONEncodeError, dumps
+from msgspec.json import encode as dumps
 
-from placement_cli.formats.plancheck import check_costs, check_statements
 from placement_cli.ir.indexed import INF
 from placement_cli.ir.plan_parts import Checker
 
@@ -60,79 +58,51 @@ class BlockCosts:
         self.seen_domains: dict[tuple[str, ...], int] = {}
         self.no_statements: list[Any] = [full, [0.0] * n, {}]
         # What a block's costs follow from (its statements and other costs) is read
-        # under one key when its only `null`s are its absent fields (no NaN can hide in
-        # it): the block's domain, base and cost row, for problem-free blocks. Otherwise,
-        # and the first time, the two keys in `add` (statement list; what else costs)
-        # are used. (A hit has the stored key's bytes, so the same count of `null`s: the
-        # stored block's count of absent fields, which the new block's must equal.)
-        self.whole: dict[bytes, tuple[int, list[float], tuple[float, ...], int]] = {}
+        # under one key: the block's domain, base and cost row, for problem-free blocks.
+        # Otherwise, and the first time, the two keys in `add` (statement list; what else
+        # costs) are used.
+        self.whole: dict[bytes, tuple[int, list[float], tuple[float, ...]]] = {}
 
-    def add(self, i: int, b: dict[str, Any], term: dict[str, Any], check: bool) -> None:
-        """Block `i`'s domain, base and cost row, appended (with `check`, the types of
-        its statements and other costs checked as they are first read)."""
+    def add(self, i: int, b: Any, term: Any) -> None:
+        """Block `i`'s domain, base and cost row, appended (`b`: a `structs.Block`, `term`:
+        its terminator)."""
         chk = self.chk
         at_block = len(chk.problems)
-        stmts = b.get("statements")
-        tcost = term.get("cost")
-        bdomain = b.get("domain")
-        bcost = b.get("cost")
-        premium = b.get("premium")
-        absent = (
-            (not stmts) + (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
-        )
-        try:
-            wkey: bytes | None = dumps((stmts or None, tcost, bdomain, bcost, premium))
-        except (TypeError, JSONEncodeError):
-            wkey = None
-        hit = self.whole.get(wkey) if wkey is not None else None
-        if hit is not None and hit[3] == absent:
+        stmts = b.statements
+        tcost = term.cost
+        bdomain = b.domain
+        bcost = b.cost
+        premium = b.premium
+        wkey = dumps((stmts, tcost, bdomain, bcost, premium))
+        hit = self.whole.get(wkey)
+        if hit is not None:
             self.domain.append(hit[0])
             self.bases.append(hit[1])
             self.costs.append(hit[2])
             return
         memo: list[Any] | None
         if stmts:
-            try:
-                lkey: bytes | None = dumps(stmts)
-            except (TypeError, JSONEncodeError):
-                lkey = None
-            memo = self.seen_lists.get(lkey) if lkey is not None else None
+            lkey = dumps(stmts)
+            memo = self.seen_lists.get(lkey)
             if memo is None:
-                if check:
-                    check_statements(stmts)
                 memo = self._statements(stmts, i)
-                if (
-                    lkey is not None
-                    and len(chk.problems) == at_block
-                    and not (check and b"null" in lkey)
-                ):
+                if len(chk.problems) == at_block:
                     self.seen_lists[lkey] = memo
         else:
             memo = self.no_statements
         support, base, rows = memo
-        xkey: bytes | None = b""
-        nulls = 0  # the `null`s of the absent fields in the key
-        if tcost is not None or bdomain is not None or bcost is not None or premium is not None:
-            nulls = (tcost is None) + (bdomain is None) + (bcost is None) + (premium is None)
-            try:
-                xkey = dumps((tcost, bdomain, bcost, premium))
-            except (TypeError, JSONEncodeError):
-                xkey = None
-        got = rows.get(xkey) if xkey is not None else None
-        if check and (got is None or xkey.count(b"null") != nulls):  # type: ignore[union-attr]
-            # Types as the first block with these bytes had them (it was checked), unless
-            # a `null` beyond the absent fields' own may be a NaN here.
-            check_costs(b)
+        xkey = dumps((tcost, bdomain, bcost, premium))
+        got = rows.get(xkey)
         if got is not None:
             self.domain.append(got[0])
             self.bases.append(got[1])
             self.costs.append(got[2])
         else:
             self._block(i, support, base, tcost, bdomain, bcost, premium)
-            if xkey is not None and len(chk.problems) == at_block:
+            if len(chk.problems) == at_block:
                 rows[xkey] = (self.domain[-1], self.bases[-1], self.costs[-1])
-        if wkey is not None and len(chk.problems) == at_block and wkey.count(b"null") == absent:
-            self.whole[wkey] = (self.domain[-1], self.bases[-1], self.costs[-1], absent)
+        if len(chk.problems) == at_block:
+            self.whole[wkey] = (self.domain[-1], self.bases[-1], self.costs[-1])
 
     def _statements(self, stmts: list[Any], i: int) -> list[Any]:
         """[support, base, {}] of the statements of block `i` (problems reported)."""
@@ -140,12 +110,9 @@ class BlockCosts:
         support = self.full
         base = [0.0] * self.n
         for j, st in enumerate(stmts):
-            sc = st["cost"]
-            try:
-                key: bytes | None = dumps(sc)
-            except (TypeError, JSONEncodeError):
-                key = None
-            hit = seen_costs.get(key) if key is not None else None
+            sc = st.cost
+            key = dumps(sc)
+            hit = seen_costs.get(key)
             if hit is None:
                 m = 0
                 adds = []
@@ -157,7 +124,7 @@ class BlockCosts:
                     elif c is not None:
                         m |= got[1]
                         adds.append((got[0], c))
-                if key is not None and len(chk.problems) == before:
+                if len(chk.problems) == before:
                     seen_costs[key] = (m, tuple(adds))
             else:
                 m, adds = hit  # type: ignore[assignment]

@@ -3,8 +3,8 @@ runs the checks of `placement_cli.ir.plan_parts` and `placement_cli.ir.block_cos
 the plan's order; the form itself: `placement_cli.ir.indexed`, whose names are
 re-exported here).
 
-A plan's types are the models' (`placement_cli.formats.plan`) or the checks generated
-from them (`placement_cli.formats.plancheck`); its meaning (references, duplicates,
+A plan's types are checked by msgspec (`placement_cli.formats.structs`) or by the
+models (`placement_cli.formats.plan`); its meaning (references, duplicates,
 argument counts, matrices' targets and diagonals, the objective's range) is checked here
 and nowhere else. Afterwards blocks are indices in input order, targets bit positions,
 domains int bitsets (`placement_cli.ir.indexed.Graph`).
@@ -18,9 +18,9 @@ from placement_cli.core.errors import InputError
 from placement_cli.core.io import gc_paused
 from placement_cli.core.limits import objective_problems
 from placement_cli.core.problems import validation_problems
-from placement_cli.formats.plancheck import check_block, check_edge, check_head
-from placement_cli.formats.planview import Plan as PlanView
-from placement_cli.formats.planview import plan_document
+from placement_cli.formats.checking import Reject
+from placement_cli.formats.structs import Plan as PlanStruct
+from placement_cli.formats.structs import convert_plan, decode_plan, from_model
 from placement_cli.ir.block_costs import BlockCosts
 from placement_cli.ir.indexed import (
     INF,
@@ -54,7 +54,6 @@ __all__ = [
     "build_graph",
     "identity_matrix",
     "make_matrix",
-    "plan_document",
     "popcount",
 ]
 
@@ -62,18 +61,15 @@ __all__ = [
 def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     """Check every semantic rule of the plan format and build the indexed form.
 
-    `plan` is a validated `plan.Plan`, or a document `plancheck.check_plan` accepted
-    (or its `planview.Plan`). All problems are collected and raised together as one
-    `InputError`, in the order of the plan's parts: the targets, the block ids and the
-    entry, the matrices and the paths (`placement_cli.ir.plan_parts`), then block by
-    block its costs (`placement_cli.ir.block_costs`), paths, terminator and edges, and
-    last the objective's range. With `check`, `plan` is a parsed document not yet
-    checked: the generated check of each part of it (`plancheck`: `check_head`,
-    `check_block_head`, `check_block`, `check_edge`, `check_statements`, `check_costs`,
-    `check_matrix`) is made just before that part is read (one traversal of a large
-    document instead of two; a repeated part once per distinct serialisation), and
-    `Reject` is raised before any `InputError` when one refuses it (the caller then asks
-    the models). The builder makes no type check of its own.
+    `plan` is a `structs.Plan` (msgspec checked its types), a validated pydantic
+    `plan.Plan` (read as its `structs.Plan`), or a plan's JSON bytes or parsed document
+    (with `check`, or a `dict`): decoded or converted to a `structs.Plan` first, and
+    `Reject` raised when msgspec refuses it (the caller then asks the models, which say
+    why). All problems are collected and raised together as one `InputError`, in the
+    order of the plan's parts: the targets, the block ids and the entry, the matrices
+    and the paths (`placement_cli.ir.plan_parts`), then block by block its costs
+    (`placement_cli.ir.block_costs`), paths, terminator and edges, and last the
+    objective's range.
 
     >>> from placement_cli.formats.plan import Plan
     >>> g = build_graph(Plan.model_validate({"version": 1, "targets": ["a", "b"],
@@ -81,15 +77,21 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     >>> g.block_ids, g.domain
     (('b0',), (3,))
     """
-    if check:
-        check_head(plan)
-    doc = plan_document(plan)
+    if type(plan) is PlanStruct:
+        doc = plan
+    elif check or type(plan) is dict:
+        got = decode_plan(plan) if type(plan) is bytes else convert_plan(plan)
+        if got is None:
+            raise Reject("plan")
+        doc = got
+    else:
+        doc = from_model(plan)
     chk = Checker()
     p = prefix
-    targets = tuple(doc["targets"])
+    targets = tuple(doc.targets)
     tindex = target_index(targets, p, chk)
-    blocks = doc["blocks"]
-    ids, nparams, index = block_index(blocks, check, p, chk)
+    blocks = doc.blocks
+    ids, nparams, index = block_index(blocks, p, chk)
     entry = entry_index(doc, index, p, chk)
     mats = Matrices(doc, targets, tindex, p, chk)
     path_index, path_origin = path_indices(doc, tindex, p, chk)
@@ -104,39 +106,32 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
     succ: list[tuple[int, ...]] = []
     paths_of: list[tuple[int, ...]] = []
     for i, b in enumerate(blocks):
-        if check:
-            # The block's parts as they are read: its edges one by one below, each before
-            # it is read; its statements, other costs and matrices once per serialisation.
-            check_block(b)
-        term = b["terminator"]
-        add_costs(i, b, term, check)
-        paths_of.append(block_paths(b.get("paths"), i, path_index, p, chk))
-        successors = term.get("successors") or ()
-        check_terminator(b, term["kind"], successors, i, p, chk)
+        term = b.terminator
+        add_costs(i, b, term)
+        paths_of.append(block_paths(b.paths, i, path_index, p, chk))
+        successors = term.successors
+        check_terminator(b, term.kind, successors, i, p, chk)
         first_edge = len(edge_src)  # a block's edges are consecutive ids
         for k, e in enumerate(successors):
-            if check:
-                check_edge(e)
-            tr = e.get("transitions")
-            dst = index.get(e["block"])
+            dst = index.get(e.block)
             if dst is None:
                 chk.add(
                     f"{p}blocks[{i}].terminator.successors[{k}].block",
-                    f"unknown block '{e['block']}'",
+                    f"unknown block '{e.block}'",
                 )
                 dst = -1
             else:
                 want_n = nparams[dst]
-                got_n = len(e.get("args") or ())
+                got_n = len(e.args)
                 if got_n != want_n:
                     chk.add(
                         f"{p}blocks[{i}].terminator.successors[{k}].args",
-                        f"block '{e['block']}' takes {want_n} argument(s), got {got_n}",
+                        f"block '{e.block}' takes {want_n} argument(s), got {got_n}",
                     )
             edge_src.append(i)
             edge_dst.append(dst)
             edge_pos.append(k)
-            edge_mat.append(edge_matrix(tr, i, k, check))
+            edge_mat.append(edge_matrix(e.transitions, i, k))
         last = len(edge_src)
         succ.append((first_edge,) if last == first_edge + 1 else tuple(range(first_edge, last)))
 
@@ -146,7 +141,7 @@ def build_graph(plan: Any, prefix: str = "", *, check: bool = False) -> Graph:
         raise InputError(chk.problems)
 
     return assemble(
-        plan=PlanView(doc),
+        plan=doc,
         block_ids=tuple(ids),
         index=index,
         entry=entry,
@@ -185,9 +180,8 @@ def parse_plan(doc: Any, prefix: str = "") -> Graph:
 
 
 def checked_graph(doc: Any, prefix: str = "") -> Graph:
-    """The graph of a parsed plan document, its types checked by the generated checks of
-    its parts in the same traversal (`build_graph(..., check=True)`): raises `Reject`
-    when they are not certainly what the models accept, else `InputError` for the
-    plan's problems."""
+    """The graph of a plan's JSON bytes or parsed document, its types checked by msgspec
+    (`build_graph(..., check=True)`): raises `Reject` when they are not certainly what
+    the models accept, else `InputError` for the plan's problems."""
     with gc_paused():
         return build_graph(doc, prefix, check=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.core.io import num
-from placement_cli.formats.planview import Plan as PlanView
+from placement_cli.formats.structs import Plan as PlanStruct
 
 INF = math.inf
 
@@ -76,7 +76,7 @@ class Graph:
     block_paths: tuple[tuple[int, ...], ...]  # path indices each block reads
     path_names: tuple[str, ...]
     path_origin: tuple[int, ...]  # bitset of origin targets per path
-    plan: PlanView  # the checked plan (views over its document), kept for `ir.normalize.normalize`
+    plan: PlanStruct  # the checked plan (or a fused one, read alike), kept for `ir.normalize.normalize`
     default_matrix: Matrix
     _memo: dict[str, Any]  # lazily built views (the normalised plan dict: `normalize`)
 
@@ -127,7 +127,7 @@ def popcount(mask: int) -> int:
 
 def assemble(
     *,
-    plan: PlanView,
+    plan: Any,  # a `structs.Plan`, or a fused plan read alike (`algorithms.fuse.FusedPlan`)
     block_ids: tuple[str, ...],
     entry: int,
     domain: list[int],

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from msgspec.json import encode
 
 from placement_cli.formats.artifact import Raw, fragment
-from placement_cli.formats.planview import plan_document
 
 if TYPE_CHECKING:
     from placement_cli.ir.indexed import Graph
@@ -45,90 +45,11 @@ def _normalize(g: Graph) -> dict[str, Any]:
     an edge on the default matrix carries no `transitions`. Empty lists and maps are left
     out. It is a valid plan file, and normalising it again gives the same bytes.
 
-    Lists that only depend on a domain bitset (`domain`) are shared between blocks:
-    the result is read (written, compared), never changed in place."""
-    plan = g.plan
-    targets = g.targets
-    n = len(targets)
-    default = g.default_matrix
-    names: dict[int, str] = {}
-    matrices: dict[str, Any] = {}
-    nums = _Nums()
-    dom_bits: dict[int, list[int]] = {}
-    dom_names: dict[int, list[str]] = {}
-    stmt_memo: dict[tuple[tuple[str, float | None], ...], dict[str, Any]] = {}
-
-    out_blocks = []
-    bases = g._memo["base"]
-    domain, succ, edge_mat = g.domain, g.succ, g.edge_mat
-    # Read from the plan's document (views of a derived plan unwrapped): attribute access
-    # through `planview` would double the time of this loop on large plans.
-    for i, b in enumerate(plan_document(plan)["blocks"]):
-        if type(b) is not dict:
-            b = b._d
-        dom = domain[i]
-        ts = dom_bits.get(dom)
-        if ts is None:
-            ts = dom_bits[dom] = [t for t in range(n) if dom >> t & 1]
-            dom_names[dom] = [targets[t] for t in ts]
-        term = b["terminator"]
-        if type(term) is not dict:
-            term = term._d
-        base = bases[i]
-        nb: dict[str, Any] = {"id": b["id"]}
-        params = b.get("params")
-        if params:
-            nb["params"] = list(params)
-        sts = []
-        for st in b.get("statements") or ():
-            if type(st) is not dict:
-                st = st._d
-            cost = st["cost"]
-            text = st.get("text")
-            if text is None:
-                # Statements without text repeat (same costs): one shared record each.
-                key = tuple(cost.items())
-                rec = stmt_memo.get(key)
-                if rec is None:
-                    rec = stmt_memo[key] = {"cost": {k: nums[v] for k, v in cost.items()}}
-                sts.append(rec)
-            else:
-                sts.append({"text": text, "cost": {k: nums[v] for k, v in cost.items()}})
-        nb["statements"] = sts
-        nb["domain"] = dom_names[dom]
-        nb["cost"] = {targets[t]: nums[base[t]] for t in ts}
-        paths = b.get("paths")
-        if paths:
-            nb["paths"] = list(paths)
-        premium = b.get("premium")
-        if premium:
-            nb["premium"] = {k: nums[v] for k, v in premium.items()}
-        nt: dict[str, Any] = {"kind": term["kind"]}
-        tsuccs = term.get("successors")
-        if tsuccs:
-            succs = []
-            for e, eid in zip(tsuccs, succ[i], strict=True):
-                if type(e) is not dict:
-                    e = e._d
-                se: dict[str, Any] = {"block": e["block"]}
-                args = e.get("args")
-                if args:
-                    se["args"] = list(args)
-                mt = edge_mat[eid]
-                if mt is not default:
-                    name = names.get(id(mt))
-                    if name is None:
-                        name = names[id(mt)] = f"m{len(names)}"
-                        matrices[name] = mt.to_json(targets)
-                    se["transitions"] = name
-                succs.append(se)
-            nt["successors"] = succs
-        tcost = term.get("cost")
-        if tcost is not None:
-            nt["cost"] = {k: nums[v] for k, v in tcost.items()}
-        nb["terminator"] = nt
-        out_blocks.append(nb)
-    return _top(g, out_blocks, matrices)
+    Written once, by `rendered` (what artifacts carry), and read back: one writer, so a
+    field it writes reaches every artifact and every view of the plan alike."""
+    got = rendered(g)
+    got["blocks"] = orjson.loads(b"".join(got["blocks"].parts))
+    return got
 
 
 def _top(g: Graph, blocks: Any, matrices: dict[str, Any]) -> dict[str, Any]:
@@ -169,13 +90,13 @@ _ARGS_BLOCK = b',"block":'
 
 
 def rendered(g: Graph) -> dict[str, Any]:
-    """`normalize(g)` with its `blocks` already written as `artifact.render` writes
-    them in an artifact's `plan` (an `artifact.Raw`): the same bytes, made from
+    """The normalised plan (`normalize`) with its `blocks` already written as
+    `artifact.render` writes them in an artifact's `plan` (an `artifact.Raw`), made from
     memoised pieces (a block's cost and domain per distinct domain and cost row, its
     statements per distinct statement list, a successor's matrix name per matrix)
     rather than a dict per block, statement and successor rendered one by one.
-    `tests/test_normalize_render.py` holds it to `normalize` on every example and on
-    random plans.
+    `tests/test_normalize_render.py` holds it to a record-by-record reference writer on
+    every example and on random plans.
 
     >>> from placement_cli.formats.plan import Plan
     >>> from placement_cli.ir.graph import build_graph
@@ -206,9 +127,7 @@ def rendered(g: Graph) -> dict[str, Any]:
     push = out.append
     bases = g._memo["base"]
     domain, succ, edge_mat, edge_dst = g.domain, g.succ, g.edge_mat, g.edge_dst
-    for i, b in enumerate(plan_document(g.plan)["blocks"]):
-        if type(b) is not dict:
-            b = b._d
+    for i, b in enumerate(g.plan.blocks):
         dom = domain[i]
         base = bases[i]
         hk = (dom, *base)
@@ -221,45 +140,34 @@ def rendered(g: Graph) -> dict[str, Any]:
             )
         push(head)
         push(idb[i])
-        sts = b.get("statements")
-        # `id` and `terminator` are always there: a block with no other key than those
-        # (and `statements`) has no params, paths or premium to look up.
-        if len(b) > (2 if sts is None else 3):
-            params = b.get("params")
-            if params:
-                push(_PARAMS + dumps(list(params)))
-            paths = b.get("paths")
-            if paths:
-                push(_PATHS + dumps(list(paths)))
-            premium = b.get("premium")
-            if premium:
-                push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
+        sts = b.statements
+        params = b.params
+        if params:
+            push(_PARAMS + dumps(list(params)))
+        paths = b.paths
+        if paths:
+            push(_PATHS + dumps(list(paths)))
+        premium = b.premium
+        if premium:
+            push(_PREMIUM + dumps({k: nums[v] for k, v in premium.items()}, option=sort))
         if not sts:
             push(_NO_STATEMENTS)
         else:
             # Keyed by the statements' own JSON: equal JSON is an equal list, which
-            # normalises to equal bytes (key order and number types included).
-            try:
-                key: bytes | None = dumps(sts)
-            except TypeError:  # statements as objects (a fused plan): not memoised
-                key = None
-            got = stmts_memo.get(key) if key is not None else None
+            # normalises to equal bytes.
+            key = encode(sts)
+            got = stmts_memo.get(key)
             if got is None:
-                got = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
-                if key is not None:
-                    stmts_memo[bytes(memoryview(key))] = got  # a copy: see `_json_strings`
+                got = stmts_memo[key] = _STATEMENTS + dumps(_statements(sts, nums), option=sort)
             push(got)
-        term = b["terminator"]
-        if type(term) is not dict:
-            term = term._d
-        tsuccs = term.get("successors")
-        # `kind` is always there; the cost only when some other key is.
-        tcost = term.get("cost") if len(term) > (1 if tsuccs is None else 2) else None
+        term = b.terminator
+        tsuccs = term.successors
+        tcost = term.cost
         if tcost is None:
             push(_TERM)
         else:
             push(_TERM_COST + dumps({k: nums[v] for k, v in tcost.items()}, option=sort) + b",")
-        kind = term["kind"]
+        kind = term.kind
         kb = kinds.get(kind)
         if kb is None:
             kb = kinds[kind] = b'"kind":' + dumps(kind)
@@ -269,9 +177,7 @@ def rendered(g: Graph) -> dict[str, Any]:
             for e, eid in zip(tsuccs, succ[i], strict=True):
                 push(first)
                 first = _SUCC_NEXT
-                if type(e) is not dict:
-                    e = e._d
-                args = e.get("args")
+                args = e.args
                 if args:
                     push(_ARGS + dumps(list(args)) + _ARGS_BLOCK)
                 else:
@@ -322,10 +228,8 @@ def _statements(sts: Any, nums: _Nums) -> list[dict[str, Any]]:
     """A block's statements as `normalize` writes them."""
     got = []
     for st in sts:
-        if type(st) is not dict:
-            st = st._d
-        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st["cost"].items()}}
-        text = st.get("text")
+        rec: dict[str, Any] = {"cost": {k: nums[v] for k, v in st.cost.items()}}
+        text = st.text
         if text is not None:
             rec["text"] = text
         got.append(rec)

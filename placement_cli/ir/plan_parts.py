@@ -1,17 +1,17 @@
 """The semantic checks of a plan's parts other than its blocks' costs, each with what it
 builds (`build_graph` runs them in the plan's order, so problems keep that order): the
 targets, the block ids and the entry, the transition matrices, the paths, and each
-block's paths and terminator. Every check adds its problems to one `Checker`.
+block's paths and terminator. Every check adds its problems to one `Checker`. The plan
+is a `structs.Plan` (msgspec checked its types): nothing here checks a type.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from orjson import JSONEncodeError, dumps
+from msgspec.json import encode as dumps
 
 from placement_cli.core.errors import Problem
-from placement_cli.formats.plancheck import check_block_head, check_matrix
 from placement_cli.ir.indexed import Matrix, identity_matrix, make_matrix
 
 SUCCESSOR_COUNT = {
@@ -47,20 +47,16 @@ def target_index(targets: tuple[str, ...], p: str, chk: Checker) -> dict[str, in
 
 
 def block_index(
-    blocks: list[Any], check: bool, p: str, chk: Checker
+    blocks: list[Any], p: str, chk: Checker
 ) -> tuple[list[str], list[int], dict[str, int]]:
     """The block ids, each block's parameter count, and id -> index (duplicates are
-    problems). Ids and parameter counts are read across blocks (an edge's destination):
-    their types are checked first (with `check`), in the one pass that collects them
-    (each pass over 100k block dicts costs a cache miss per block)."""
+    problems). Ids and parameter counts are read across blocks (an edge's destination),
+    in one pass before the blocks' own."""
     ids = []
     nparams = []
     for b in blocks:
-        if check:
-            check_block_head(b)
-        ids.append(b["id"])
-        v = b.get("params")
-        nparams.append(len(v) if v else 0)
+        ids.append(b.id)
+        nparams.append(len(b.params))
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         index = {}
@@ -77,7 +73,7 @@ def block_index(
 
 def entry_index(doc: Any, index: dict[str, int], p: str, chk: Checker) -> int:
     """The entry block's index: the plan's `entry`, else the first block."""
-    plan_entry = doc.get("entry")
+    plan_entry = doc.entry
     if plan_entry is None:
         return 0
     if plan_entry in index:
@@ -140,14 +136,14 @@ class Matrices:
             pair[src] = {dst: s * n + d for d, dst in reversed(list(enumerate(targets)))}
         self.pair = pair
         self.diagonal = [s * n + s for s in range(n)]
-        transitions = doc.get("transitions")
+        transitions = doc.transitions
         if transitions is not None:
             self.default = self.intern(matrix_cost(transitions, f"{p}transitions", tindex, n, chk))
         else:
             self.default = self.intern(identity_matrix(n).cost)
         self.named = {
             name: self.intern(matrix_cost(raw, f"{p}matrices.{name}", tindex, n, chk))
-            for name, raw in (doc.get("matrices") or {}).items()
+            for name, raw in doc.matrices.items()
         }
 
     def intern(self, cost: tuple[float | None, ...]) -> Matrix:
@@ -156,12 +152,12 @@ class Matrices:
             m = self.cache[cost] = make_matrix(self.n, cost)
         return m
 
-    def edge(self, tr: Any, i: int, k: int, check: bool) -> Matrix:
+    def edge(self, tr: Any, i: int, k: int) -> Matrix:
         """The matrix of edge `k` of block `i` (its `transitions`: absent, a name, or a
-        matrix; with `check`, a matrix's types are checked on its first reading)."""
+        matrix)."""
         if tr is None:
             return self.default
-        if type(tr) is str:
+        if isinstance(tr, str):
             mat = self.named.get(tr)
             if mat is None:
                 self.chk.add(
@@ -170,18 +166,13 @@ class Matrices:
                 )
                 return self.default
             return mat
-        try:
-            key: bytes | None = dumps(tr)
-        except (TypeError, JSONEncodeError):
-            key = None
-        got = self.by_bytes.get(key) if key is not None else None
+        key = dumps(tr)
+        got = self.by_bytes.get(key)
         if got is not None:
             return got
-        if check:
-            check_matrix(tr)  # an accepted matrix has no `null`: its key is safe
         before = len(self.chk.problems)
         m = self._convert(tr, i, k)
-        if key is not None and len(self.chk.problems) == before:
+        if len(self.chk.problems) == before:
             self.by_bytes[key] = m
         return m
 
@@ -216,7 +207,7 @@ def path_indices(
     order would differ between a plan and its own artifact."""
     path_index: dict[str, int] = {}
     path_origin: list[int] = []
-    for name, origins in sorted((doc.get("paths") or {}).items()):
+    for name, origins in sorted(doc.paths.items()):
         m = 0
         for j, t in enumerate(origins):
             if t not in tindex:
@@ -262,7 +253,7 @@ def check_terminator(b: Any, kind: str, successors: Any, i: int, p: str, chk: Ch
             f"{p}blocks[{i}].terminator.successors",
             f"a '{kind}' terminator has {want} successor(s), got {k}",
         )
-    params = b.get("params")
+    params = b.params
     if params and len(params) > 1 and len(set(params)) != len(params):
         seen: set[str] = set()
         for j, prm in enumerate(params):

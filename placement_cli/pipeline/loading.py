@@ -1,7 +1,7 @@
 """Reading a plan, a body file or an artifact once (`load`): parsed once with orjson (or
-`yaml_core`), its types checked by the fast checks generated from the models
-(`placement_cli.formats.plancheck`, `placement_cli.formats.sectioncheck`; docs/load.md),
-which accept exactly what the strict models
+`yaml_core`), its types checked without pydantic (a plan by msgspec,
+`placement_cli.formats.structs`; sections by `placement_cli.formats.sectioncheck`;
+docs/load.md), which accept exactly what the strict models
 (`placement_cli.formats.plan`, `placement_cli.formats.sections`) accept; anything else goes to those
 models for its messages (docs/load.md). The result, `Loaded`, holds the checked plan's
 graph and the artifact's sections, not yet checked against the plan: the driver
@@ -20,11 +20,18 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, source_name
 from placement_cli.core.problems import brief, validation_problems
-from placement_cli.formats.plancheck import Reject
-from placement_cli.formats.sectioncheck import check_artifact, check_section
+from placement_cli.formats import sectioncheck
+from placement_cli.formats.checking import Reject
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
-from placement_cli.pipeline.registry import STAGES, artifact_model, section_model, upto
+from placement_cli.pipeline.registry import (
+    STAGES,
+    artifact_model,
+    artifact_struct,
+    section_model,
+    section_struct,
+    upto,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -33,6 +40,18 @@ __all__ = ["Loaded", "load", "parse_plan"]
 
 # Where a diagnostic's stage sorts: the front end first, then the pipeline's stages.
 _ORDER = {"lower": -1, **{s: i for i, s in enumerate(STAGES)}}
+
+
+def check_section(name: str, value: Any) -> None:
+    """Accept stage `name`'s section exactly when its model certainly would (`Reject`
+    otherwise): its Struct (`sectioncheck`), as the registry names it."""
+    sectioncheck.check_section(section_struct(name), value, name)
+
+
+def check_artifact(doc: Any, *, plan: bool = True) -> None:
+    """Accept an artifact document exactly when the registry's `artifact_model()`
+    certainly would (`sectioncheck.check_artifact` with the registry's Struct)."""
+    sectioncheck.check_artifact(doc, artifact_struct(), plan=plan)
 
 
 class _Models(Mapping[str, Any]):
@@ -184,28 +203,30 @@ def load(
             return _lower(doc, source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
-            # Fast accept: parse with orjson and check without pydantic; anything the
-            # check does not certainly accept goes to the models, which give today's
-            # messages (pydantic's own JSON parser validates while parsing).
-            artifact = b'"format_version"' in data
+            # Fast accept: a plan decoded and type-checked by msgspec in one pass, an
+            # artifact parsed with orjson and checked without pydantic; anything not
+            # certainly accepted goes to the models, which give today's messages.
             raw_plan: bytes | None = None
-            if artifact:
+            if b'"format_version"' in data:
                 doc, raw_plan = _parse_artifact(data)
             else:
-                doc = _loads(data)
-                artifact = _artifact_like(doc)
-            if doc is not None:
                 try:
-                    if artifact:
-                        check_artifact(doc, plan=False)
-                        loaded = _artifact_doc(doc, source)
-                        loaded.raw_plan = raw_plan
-                        return loaded
-                    return _plan(source, checked_graph(doc))
+                    # The plan Struct has no `kind` or `plan`: what it accepts is not
+                    # an artifact that lost its version.
+                    return _plan(source, checked_graph(data))
                 except Reject:
                     pass
-            if not artifact:
-                return _plan(source, _plan_from_json(data))
+                doc = _loads(data)
+                if not _artifact_like(doc):
+                    return _plan(source, _plan_from_json(data))
+            if doc is not None:
+                try:
+                    check_artifact(doc, plan=False)
+                    loaded = _artifact_doc(doc, source)
+                    loaded.raw_plan = raw_plan
+                    return loaded
+                except Reject:
+                    pass
             return _artifact_from_json(data, source, doc)
         with gc_paused():
             doc = parse_document(path, data)

@@ -5,7 +5,8 @@ to register one command per stage, and `placement --help` must not pay for impor
 the algorithms. `get(name)` imports a stage's module on first use.
 
 This is the one list of stages: the command line, the artifact's kinds and sections
-(`artifact_model`, `section_models`: the reading models and `schemas/`), the human
+(`artifact_model`, `section_models`: the reading models and `schemas/`; `artifact_struct`,
+`section_struct`: the fast checks' msgspec Structs), the human
 summaries and the golden files all derive from it. Adding a stage: write
 `placement_cli/pipeline/stages/<name>.py` defining `STAGE` (a `Stage`, see
 `placement_cli.pipeline.stage`), its algorithm, and add one `StageInfo` line here (or
@@ -36,8 +37,10 @@ class StageInfo:
     summary: str  # one line, for `--help`
     module: str
     solver_options: bool  # the command takes --method/--time-limit (it may run `solve`)
-    # The section's pydantic model: a class of `placement_cli.formats.sections` by name, or
-    # "module:Class" (imported on use: pydantic costs start-up time).
+    # The section's pydantic model: a class of `placement_cli.formats.sections` by name (its
+    # Struct, the fast check, is the class of `placement_cli.formats.sectioncheck` of that
+    # name), or "module:Class" (imported on use: pydantic costs start-up time; no Struct:
+    # the model reads every such section).
     section: str
 
 
@@ -96,6 +99,7 @@ def register(stage: StageInfo) -> None:
     STAGES = (*STAGES, stage.name)
     _INFO[stage.name] = stage
     _artifact_models.cache_clear()
+    _artifact_structs.cache_clear()
 
 
 def info(name: str) -> StageInfo:
@@ -130,6 +134,30 @@ def _artifact_models(stages: tuple[str, ...], kind: str | None) -> Any:
     from placement_cli.formats.sections import artifact_model as build
 
     return build(tuple((s, section_model(s)) for s in stages), kind)
+
+
+def section_struct(name: str) -> Any:
+    """The msgspec Struct that checks stage `name`'s section fast, or None (a section
+    model outside `placement_cli.formats.sections`: its model reads the section)."""
+    module, _, cls = _INFO[name].section.rpartition(":")
+    if module:
+        return None
+    from placement_cli.formats.sectioncheck import section_struct as struct
+
+    return struct(cls)
+
+
+def artifact_struct() -> Any:
+    """The Struct that checks an artifact of any kind fast (`sectioncheck.check_artifact`),
+    built from the stage list as `artifact_model()` is."""
+    return _artifact_structs(STAGES)
+
+
+@cache
+def _artifact_structs(stages: tuple[str, ...]) -> Any:
+    from placement_cli.formats.sectioncheck import artifact_struct as build
+
+    return build(tuple((s, section_struct(s)) for s in stages))
 
 
 def upto(kind: str) -> tuple[str, ...]:

@@ -1,11 +1,10 @@
 """Reading and checking a tree file: every problem at once, each with its field path.
 
 Explicit transfers are the bulk of a large file (one entry per edge and engine pair).
-They skip pydantic: the column check generated from their model
-(`formats.generated.tree_check`, docs/load.md) checks the raw entries a field at a
-time and hands over the columns, which go straight into arrays; only when some entry
-is not certainly accepted does the whole file go through the model, which accepts it
-or gives its precise messages.
+They skip pydantic: msgspec checks the raw entries against their Struct
+(`formats.structs.ExplicitTransfer`, docs/load.md) in one call, and their fields go
+straight into arrays; only when some entry is not certainly accepted does the whole
+file go through the model, which accepts it or gives its precise messages.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import orjson
 from pydantic import ValidationError
@@ -27,8 +27,7 @@ from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.core.limits import Limits
 from placement_cli.core.problems import validation_problems
-from placement_cli.formats.checking import Reject
-from placement_cli.formats.generated.tree_check import EXPLICIT
+from placement_cli.formats.structs import ExplicitTransfer
 from placement_cli.formats.tree import LinearTransfer, TreeFile
 
 _BIG = float(2**64)  # orjson reads a larger integer literal as a float
@@ -177,8 +176,8 @@ def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str,
 def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], _Raw | None]:
     """Take well-formed explicit transfers out of the document before the model sees it.
     Returns the document to validate and the entries as columns (None: the model
-    checks them). The check is the model's, generated (`formats.generated.tree_check`),
-    and runs over a whole column at a time in C."""
+    checks them). The check is msgspec's, of the list at once (`formats.structs`, held
+    equal to the model by `tests/test_structs.py`)."""
     tr = doc.get("transfer")
     if not isinstance(tr, dict):
         return doc, None
@@ -186,13 +185,12 @@ def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], _Raw | None]:
     if not isinstance(items, list) or not items:
         return doc, None
     try:
-        cols = EXPLICIT.columns(items)
-    except Reject:
+        got = msgspec.convert(items, list[ExplicitTransfer], strict=True)
+    except msgspec.ValidationError:
         return doc, None
-    # Finite costs a float holds exactly: the model would read the same floats.
-    cost = np.array(cols["cost"], dtype=np.float64)
+    cost = np.fromiter((e.cost for e in got), dtype=np.float64, count=len(got))
     return {**doc, "transfer": {**tr, "explicit": []}}, _Raw(
-        cols["child"], cols["from"], cols["to"], cost
+        [e.child for e in got], [e.from_ for e in got], [e.to for e in got], cost
     )
 
 
