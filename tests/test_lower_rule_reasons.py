@@ -11,7 +11,8 @@ import orjson
 import pytest
 import yaml
 
-from placement_cli.core.codes import CODES, RULE_WORDS
+from placement_cli.core.codes import CODES
+from placement_cli.core.rule_codes import RULE_WORDS
 from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.frontends.lower.stage import lower_to_plan
 from placement_cli.frontends.mir_text import parse_mir

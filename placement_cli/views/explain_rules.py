@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement_cli.core.codes import RULE_WORDS
+from placement_cli.core.rule_codes import RULE_WORDS
 
 MAX_HOPS = 8  # a propagated exclusion is followed this far, then summarised
 

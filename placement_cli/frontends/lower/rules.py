@@ -1,6 +1,6 @@
 """Why a target cannot run a statement, a terminator or a block parameter: the rule of
 the eligibility analysis that rules it out, one registered code per rule
-(`placement codes RULE`; the wording `explain` prints is `core.codes.RULE_WORDS`).
+(`placement codes RULE`; the wording `explain` prints is `core.rule_codes.RULE_WORDS`).
 
 `analyse` (eligibility.py) decides *whether*; this module says *why*, for what it
 excluded only, by asking the same questions in the same order as `_Rules.op_ok`,
