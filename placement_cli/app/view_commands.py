@@ -16,7 +16,7 @@ from placement_cli.core.io import dumps, source_name, write_output
 from placement_cli.pipeline.run import load
 from placement_cli.views.data import prepare, run_to
 from placement_cli.views.diff import diff as diff_artifacts
-from placement_cli.views.diff import to_text as diff_text
+from placement_cli.views.diff_text import to_text as diff_text
 from placement_cli.views.dot import to_dot
 from placement_cli.views.explain import ExplainOptions
 from placement_cli.views.explain import explain as explain_block

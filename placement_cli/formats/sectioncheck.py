@@ -29,6 +29,7 @@ import msgspec
 from msgspec import Meta, Struct, field
 
 from placement_cli.formats.checking import INT_MIN, Reject, writable
+from placement_cli.formats.structs import convert_plan
 
 Status = Literal["ok", "infeasible", "unsolved"]
 # An integer the artifact writer can write back (64 bits; msgspec's bounds stop at the
@@ -300,7 +301,5 @@ def check_artifact(doc: Any, struct: type[ArtifactBase], *, plan: bool = True) -
             _extras(doc[name], SolveSection, name)
             _writable(sec.stats, name)
     if plan:
-        from placement_cli.formats.structs import convert_plan
-
         if convert_plan(doc["plan"]) is None:
             raise Reject("plan")

@@ -35,7 +35,8 @@ from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num, read_bytes
 from placement_cli.views.data import fmt_num
 from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
-from placement_cli.views.diff import changes, value_text
+from placement_cli.views.diff import changes
+from placement_cli.views.diff_text import value_text
 from placement_cli.views.text import TextTable
 from placement_cli.views.tree_sniff import TreeArtifact
 
