@@ -23,7 +23,7 @@ PIP := PYTHONWARNINGS=ignore $(PY) -m pip install -q
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PIP) -e '.[dev]' $(EDITABLE) || $(PIP) -e '.[dev]'
+	$(PIP) -e '.[dev,engines]' $(EDITABLE) || $(PIP) -e '.[dev,engines]'
 	touch $@
 
 # `make run` needs only the package itself, not the test and lint tools.
@@ -34,15 +34,17 @@ $(RSTAMP): pyproject.toml
 	touch $@
 
 $(BSTAMP): $(STAMP)
-	$(PIP) -e '.[dev,bench]' $(EDITABLE) || $(PIP) -e '.[dev,bench]'
+	$(PIP) -e '.[dev,engines,bench]' $(EDITABLE) || $(PIP) -e '.[dev,engines,bench]'
 	touch $@
 
 run: $(RSTAMP)
 	$(BIN)/placement run $(EXAMPLE) --out-dir out
 
 # Two workers or more: the suite is hundreds of independent property and CLI tests.
+# The tests of the real engines share one PostgreSQL server and one TPC-H database,
+# started and stopped around the run by tests/servers.py; a missing engine fails them.
 test: $(STAMP)
-	$(PY) -m pytest -n auto
+	PLACEMENT_TEST_ENGINES=required $(PY) -m tests.servers -- $(PY) -m pytest -n auto
 
 # The inner loop: a tenth of the property examples, and without the tests marked `slow`
 # (whole-process fuzzing, scale and timing runs; `make test` and CI run them).

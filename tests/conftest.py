@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,9 @@ SLOW_MODULES = {
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.stem in SLOW_MODULES:
+        # A test of a real engine is slow too: it needs the server and the TPC-H data.
+        engine = {"pg_dsn", "tpch_db"} & set(getattr(item, "fixturenames", ()))
+        if item.path.stem in SLOW_MODULES or engine:
             item.add_marker(pytest.mark.slow)
 
 
@@ -68,3 +71,56 @@ def run_cli(
 @pytest.fixture
 def cli():
     return run_cli
+
+
+# --- real engines (tests/servers.py). Under `make test` one PostgreSQL server and one
+# TPC-H database serve every worker (their locations come in the environment); a test
+# file run alone starts its own, once per session. Without the `engines` extra the
+# tests that need an engine are skipped, except where PLACEMENT_TEST_ENGINES=required
+# (`make test` sets it): then a missing engine is a failure, never a silent skip.
+def _engines_or_skip() -> None:
+    try:
+        import datafusion  # noqa: F401
+        import duckdb  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        if os.environ.get("PLACEMENT_TEST_ENGINES") == "required":
+            raise
+        pytest.skip(f"the engines extra is not installed ({exc.name})")
+
+
+@pytest.fixture(scope="session")
+def engines_dir() -> Iterator[Path]:
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="placement-engines-"))
+    folder.chmod(0o755)  # the server's own user reaches its folder through this one
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def tpch_db(engines_dir: Path) -> Path:
+    """A DuckDB file with TPC-H at SF 0.1 (open it read-only: workers share it)."""
+    _engines_or_skip()
+    given = os.environ.get("PLACEMENT_TEST_TPCH")
+    if given:
+        return Path(given)
+    from tests.servers import tpch_duckdb
+
+    return tpch_duckdb(engines_dir / "tpch.duckdb")
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(engines_dir: Path, tpch_db: Path) -> Iterator[str]:
+    """A running PostgreSQL with the TPC-H tables loaded; its connection string."""
+    given = os.environ.get("PLACEMENT_TEST_PG")
+    if given:
+        yield given
+        return
+    from tests.servers import load_postgres, postgres
+
+    with postgres(engines_dir / "pg") as dsn:
+        load_postgres(dsn, tpch_db)
+        yield dsn
