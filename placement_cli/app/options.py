@@ -90,11 +90,12 @@ class Command:
         return next((a for a in self.args if a.many), None)
 
 
-def model_options(model: type) -> tuple[Opt, ...]:
+def model_options(model: type, *, plain: bool = False) -> tuple[Opt, ...]:
     """The options a stage's options model declares on its fields, in field order: the
     field's flags, help, metavar and bound; its `Literal` values as choices; its
     default. An option the handler turns into the field's value (`Flag.kind`: a file
-    it reads, text it splits) is of that kind, with no default.
+    it reads, text it splits) is of that kind, with no default; `plain`: only the
+    options that are the field's value as given.
 
     >>> [(o.key, o.kind, o.default) for o in model_options(LowerOptions)][1:]
     [('targets', 'str', None), ('split', 'str', None), ('size_cap', 'float', None)]
@@ -103,6 +104,8 @@ def model_options(model: type) -> tuple[Opt, ...]:
     out = []
     for f, flag in flags_of(model):
         converted = flag.kind is not None
+        if plain and converted:
+            continue
         out.append(
             Opt(
                 flag.key or f.name,
@@ -239,7 +242,8 @@ FROM = Opt(
 )
 # What the input is and how a body in it is lowered: every command that reads one.
 INPUT_KIND = (FROM, *LOWER)
-SOLVER = (METHOD, TIME_LIMIT)
+# `run`'s solver options: the plain ones (pins and warm starts are a single stage's).
+SOLVER = model_options(SolveOptions, plain=True)
 # Settings of a call rather than of an input's stages that a project file may set.
 CALL_SETTINGS = (FORMAT, JOBS, STRICT)
 
