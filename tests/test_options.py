@@ -58,3 +58,116 @@ def test_solver_defaults_and_choices_come_from_the_stage_options():
         assert option(name, "method").default == defaults.method
         assert option(name, "time_limit").default == defaults.time_limit
     assert "exact" in option("solve", "method").choices
+
+
+# A process in which `solve`'s options model has one more field, declared as any field is
+# (`core/option_field.py`); it then asks every derived part of the command line about it.
+_ADDED = r"""
+import dataclasses, json, sys
+from typing import Literal
+from placement_cli.algorithms.solve import options as m
+from placement_cli.core.option_field import Flag, option
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Derived(m.SolveOptions):
+    order: Literal["input", "size"] = option(
+        "input", Flag(("--order",), "The order blocks are tried in.", settable=True)
+    )
+    rounds_hint: int = option(
+        3, Flag(("--rounds-hint",), "Rounds to try first.", minimum=1, settable=True)
+    )
+
+m.SolveOptions = Derived  # before any module of the command line reads it
+
+from typer.main import get_command
+from placement_cli.app.cli import app
+from placement_cli.app.commands import command, markdown
+from placement_cli.app.config import SETTABLE, apply_config
+from placement_cli.app.launch import fast_call
+from placement_cli.app.solve_cli import solve_options
+from placement_cli.core.errors import InputError
+
+line = ["solve", "plan.json", "--order", "size", "--rounds-hint=4"]
+_, fast, given = fast_call(line)
+ctx = get_command(app).commands["solve"].make_context("solve", line[1:])
+typer_values = {k: getattr(v, "value", v) for k, v in ctx.params.items()}
+table = apply_config(command("solve"), command("solve").defaults(), set(),
+                     {"order": "size", "rounds-hint": 7}, "/p/placement.toml")
+try:
+    apply_config(command("solve"), {}, set(), {"rounds-hint": 0}, "/p/placement.toml")
+    bad_config = None
+except InputError as exc:
+    bad_config = [p.message for p in exc.problems]
+try:
+    Derived(rounds_hint=0)
+    bad_model = None
+except ValueError as exc:
+    bad_model = str(exc)
+model = solve_options(fast)
+print(json.dumps({
+    "fast": [fast["order"], fast["rounds_hint"], sorted(given)],
+    "typer": [typer_values["order"], typer_values["rounds_hint"]],
+    "settable": list(SETTABLE),
+    "config": [table["order"], table["rounds_hint"], table["config"]["settings"]],
+    "bad_config": bad_config,
+    "bad_model": bad_model,
+    "handler": [type(model).__name__, model.order, model.rounds_hint],
+    "docs": [l for l in markdown().splitlines() if "--order" in l or "--rounds-hint" in l],
+}))
+"""
+
+
+def test_a_field_added_to_a_stage_options_model_reaches_every_part_of_the_command_line(tmp_path):
+    """One declaration: a field added to `SolveOptions` (with its flag) is an option of
+    every command that solves, read by typer and by the fast launcher, settable in
+    placement.toml and checked there and on the model by its bound, listed in
+    docs/cli.md, and in the model the handler gets, with no other edit."""
+    import json
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-c", _ADDED], capture_output=True, cwd=tmp_path, check=False
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    got = json.loads(r.stdout)
+    assert got["fast"] == ["size", 4, ["order", "rounds_hint"]]
+    assert got["typer"] == ["size", 4]
+    assert got["settable"][:4] == ["method", "time-limit", "order", "rounds-hint"]
+    assert got["config"] == ["size", 7, {"order": "size", "rounds_hint": 7}]
+    assert got["bad_config"] == ["expected a number >= 1, got 0"]
+    assert got["bad_model"] == "invalid solve options: rounds_hint: expected an integer >= 1, got 0"
+    assert got["handler"] == ["Derived", "size", 4]
+    # solve, fuse, islands and run solve; each lists both options.
+    assert len(got["docs"]) == 8
+    assert (
+        "| `--order` | `input` / `size` | `input` | The order blocks are tried in. |" in got["docs"]
+    )
+    assert "| `--rounds-hint` | INT >= 1 | `3` | Rounds to try first. |" in got["docs"]
+
+
+def test_no_stage_option_or_setting_is_written_by_hand():
+    """Every option spelt like a stage's own is the one its options model declares (a
+    view may word its help and default apart), and the settings placement.toml may give
+    are exactly the declarations marked settable."""
+    from placement_cli.algorithms.tree.model import TreeOptions
+    from placement_cli.app.config import _PATHS, SETTABLE
+    from placement_cli.app.options import CALL_SETTINGS, model_options, settable
+    from placement_cli.frontends.lower.options import LowerOptions
+
+    derived = {m: model_options(m) for m in (SolveOptions, LowerOptions, TreeOptions)}
+    by_flag = {f: o for opts in derived.values() for o in opts for f in o.flags}
+    for cmd in commands():
+        own = cmd.name == "tree"
+        for o in cmd.options:
+            d = by_flag.get(o.flags[0])
+            if d is None or (o.key == "time_limit" and (own != (d in derived[TreeOptions]))):
+                continue
+            if cmd.name in ("show", "explain"):
+                assert (o.key, o.flags, o.kind, o.minimum) == (d.key, d.flags, d.kind, d.minimum)
+            else:
+                assert o == d, (cmd.name, o.key)
+    assert SETTABLE == settable((*derived[SolveOptions], *derived[LowerOptions], *CALL_SETTINGS))
+    assert _PATHS == ("targets",)
+    # tree's model is not read for the settings (it imports numpy): it may mark none.
+    assert settable(derived[TreeOptions]) == ()

@@ -19,7 +19,7 @@ from placement_cli.algorithms.prune import prune
 from placement_cli.algorithms.scc import scc
 from placement_cli.algorithms.solve.driver import SolveOptions, solve
 from placement_cli.algorithms.solve.objective import evaluate, feasible_for
-from placement_cli.app.solve_cli import cli_options
+from placement_cli.app.solve_cli import solve_options
 from placement_cli.core.errors import InputError, UsageError
 from placement_cli.pipeline.run import parse_plan
 from tests.budget import examples
@@ -199,10 +199,11 @@ def test_cli_pin_flags_and_files(tmp_path: Any, cli: Any) -> None:
 
 
 def test_cli_options_parsing() -> None:
-    o = cli_options("exact", 2.0, pin=["a=b=c"], forbid=["x=y"])
+    o = solve_options({"method": "exact", "time_limit": 2.0, "pin": ["a=b=c"], "forbid": ["x=y"]})
     assert o.pins == (("a=b", "c"),) and o.forbids == (("x", "y"),) and o.method == "exact"
+    assert o.time_limit == 2.0
     with pytest.raises(UsageError):
-        cli_options(pin=["=t"])
+        solve_options({"pin": ["=t"]})
 
 
 # --------------------------------------------------------------- warm start

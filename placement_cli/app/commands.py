@@ -24,13 +24,12 @@ from placement_cli.app.options import (
     INPUT,
     INPUT_KIND,
     JOBS,
-    LOWER,
     NO_CONFIG,
     OUT_DIR,
     OUTPUT,
     QUIET,
+    SOLVE,
     SOLVER,
-    SOLVER_STAGE,
     STRICT,
     TIME_LIMIT,
     TIMINGS,
@@ -41,6 +40,7 @@ from placement_cli.app.options import (
     Arg,
     Command,
     Opt,
+    model_options,
 )
 from placement_cli.pipeline.registry import REGISTRY
 
@@ -52,9 +52,8 @@ def _stage(name: str, summary: str, solves: bool) -> Command:
         QUIET,
         DEBUG,
         TIMINGS,
-        *(SOLVER_STAGE if solves else ()),
+        *(SOLVE if solves else ()),
         *INPUT_KIND,
-        *LOWER,
         OUT_DIR,
         JOBS,
     )
@@ -77,7 +76,6 @@ def _lower() -> Command:
         ),
         (
             *INPUT_KIND,
-            *LOWER,
             OUTPUT,
             FORMAT,
             QUIET,
@@ -90,6 +88,9 @@ def _lower() -> Command:
 
 
 def _tree() -> Command:
+    # Lazy: the tree package (numpy, pydantic), only when `tree` is built.
+    from placement_cli.algorithms.tree.model import TreeOptions
+
     return Command(
         "tree",
         "Place the operators of a query-plan tree on engines under a cut budget.",
@@ -102,35 +103,7 @@ def _tree() -> Command:
             ),
         ),
         (
-            Opt(
-                "budget",
-                ("--budget", "-k"),
-                "Cut budget K (default: the file's budget).",
-                kind="int",
-                minimum=0,
-            ),
-            Opt(
-                "expand_dag",
-                ("--expand-dag",),
-                "Duplicate shared sub-plans instead of rejecting a DAG.",
-                kind="bool",
-                default=False,
-            ),
-            Opt(
-                "include_input",
-                ("--include-input",),
-                "Write the tree file back into the artifact (default: its name and sha256 only).",
-                kind="bool",
-                default=False,
-            ),
-            Opt(
-                "time_limit",
-                ("--time-limit",),
-                "Seconds for the DP; when they run out the artifact says `unsolved` (exit 5).",
-                kind="float",
-                default=60.0,
-                minimum=0.001,
-            ),
+            *model_options(TreeOptions),
             OUTPUT,
             FORMAT,
             QUIET,
@@ -148,7 +121,7 @@ def _validate() -> Command:
         "Check a plan, or an artifact and every section in it (a tree artifact against its tree "
         "file); exit 3 listing every problem.",
         (INPUT,),
-        (TREE_FILE, QUIET, DEBUG, TIMINGS, *INPUT_KIND, *LOWER, JOBS),
+        (TREE_FILE, QUIET, DEBUG, TIMINGS, *INPUT_KIND, JOBS),
         "placement_cli.app.stagecmd:validate",
         phases=True,
     )
@@ -173,7 +146,6 @@ def _run() -> Command:
             DEBUG,
             TIMINGS,
             *INPUT_KIND,
-            *LOWER,
             JOBS,
         ),
         "placement_cli.app.stagecmd:run_all",
@@ -230,17 +202,11 @@ def _show() -> Command:
                 choices=("dot", "mermaid", "text"),
             ),
             VIEW_OUTPUT,
-            Opt(
-                "time_limit",
-                ("--time-limit",),
-                "Seconds the solve may spend when the input has no solve section.",
-                kind="float",
-                default=TIME_LIMIT.default,
-                minimum=0.0,
+            dataclasses.replace(
+                TIME_LIMIT, help="Seconds the solve may spend when the input has no solve section."
             ),
             TREE_FILE,
             *INPUT_KIND,
-            *LOWER,
             VIEW_QUIET,
             DEBUG,
         ),
@@ -256,17 +222,13 @@ def _explain() -> Command:
         (
             Opt("format", ("--format",), "json or text.", default="text", choices=("json", "text")),
             VIEW_OUTPUT,
-            Opt(
-                "time_limit",
-                ("--time-limit",),
-                "Seconds for all the pinned solves together (and for the solve "
+            dataclasses.replace(
+                TIME_LIMIT,
+                help="Seconds for all the pinned solves together (and for the solve "
                 "itself when the input has none).",
-                kind="float",
                 default=10.0,
-                minimum=0.0,
             ),
             *INPUT_KIND,
-            *LOWER,
             VIEW_QUIET,
             DEBUG,
         ),

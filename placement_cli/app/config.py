@@ -42,15 +42,19 @@ from pathlib import Path
 from typing import Any
 
 from placement_cli.app.commands import commands
-from placement_cli.app.options import Command, Opt
+from placement_cli.app.options import CALL_SETTINGS, LOWER, SOLVE, Command, Opt, settable
 from placement_cli.core.errors import InputError, IOFailure, Problem
 from placement_cli.core.io import STDIN
 
 FILES = ("placement.toml", "pyproject.toml")
-# Options a project may set; the others (inputs, outputs, flags) belong to one call.
-SETTABLE = ("method", "time-limit", "targets", "size-cap", "split", "format", "jobs", "strict")
+# Options a project may set, as their declarations mark them (the stages' on their
+# options models); the others (inputs, outputs, flags) belong to one call. A key sets
+# every command's option of that name. `tree`'s model marks none (importing it costs
+# numpy; `tests/test_options.py` holds it to that).
+_SETTABLE_OPTIONS = (*SOLVE, *LOWER, *CALL_SETTINGS)
+SETTABLE = settable(_SETTABLE_OPTIONS)
 # Options whose value is a path: relative to the configuration file's directory.
-_PATHS = ("targets",)
+_PATHS = settable(tuple(o for o in _SETTABLE_OPTIONS if o.path))
 # Settings of the call, not of its results: applied, never recorded in an artifact.
 _UNRECORDED = ("jobs",)
 
@@ -132,14 +136,13 @@ def apply_config(
     under `config` what was taken and from which file (the artifacts record it: the
     file's name and the settings as written). `only`: the keys to apply (every one when
     None). Every problem of the table is an InputError naming `source` and the key."""
-    known = {f.lstrip("-") for c in commands() for o in c.options for f in o.flags}
     out = dict(values)
     recorded: dict[str, Any] = {}
     problems: list[Problem] = []
     by_name = {f.lstrip("-"): o for o in cmd.options for f in o.flags if f.startswith("--")}
     for key, raw in table.items():
         if key not in SETTABLE:
-            hint = "an option of a single call" if key in known else "no such option"
+            hint = "an option of a single call" if key in _known() else "no such option"
             problems.append(
                 Problem(key, f"not a setting ({hint}); settable: {', '.join(SETTABLE)}")
             )
@@ -160,6 +163,12 @@ def apply_config(
     if recorded:
         out["config"] = {"file": Path(source).name, "settings": recorded}
     return out
+
+
+def _known() -> set[str]:
+    """Every option's name, without its dashes (building every command: only for a
+    key that is not a setting)."""
+    return {f.lstrip("-") for c in commands() for o in c.options for f in o.flags}
 
 
 def configured(cmd: Command, values: dict[str, Any], given: set[str]) -> dict[str, Any]:

@@ -5,36 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from placement_cli.app.console import say, warn_diagnostics
+from placement_cli.app.values import Common, lower_options
 from placement_cli.core.errors import EXIT_OK, InputError, Problem
 from placement_cli.core.io import (
     dumps,
     gc_paused,
     is_json,
     parse_document,
-    read_bytes,
     source_name,
     write_output,
 )
-from placement_cli.frontends.lower.profile import load_profile
-from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
+from placement_cli.frontends.lower.options import LowerOptions
+from placement_cli.frontends.lower.stage import lower_to_plan
 from placement_cli.frontends.mir_text import read_body
 from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
-
-
-def read_profile(path: str) -> dict[str, Any]:
-    """A profile file (`--targets FILE`): a mapping, checked when the body is lowered."""
-    source = source_name(path)
-    doc = parse_document(path, read_bytes(path))
-    if not isinstance(doc, dict):
-        raise InputError([Problem("", "a profile file is a mapping at the top level")], source)
-
-    try:
-        load_profile(doc, "")
-    except InputError as exc:
-        raise InputError(
-            [Problem(p.path.lstrip("."), p.message) for p in exc.problems], source
-        ) from None
-    return doc
 
 
 def lower_command(
@@ -51,7 +35,7 @@ def lower_command(
         with gc_paused():
             if mir:
                 doc = read_body(data, source)
-                one_body(doc, source, {"body": options.body})
+                one_body(doc, source, options.body)
             elif is_json(path, data) and b'"bodies"' in data and b'"format_version"' not in data:
                 doc = data  # pydantic validates JSON bytes faster than parsed data
             else:
@@ -73,20 +57,11 @@ def lower_command(
 
 def command(name: str, v: dict[str, Any]) -> int:
     """`placement lower`: lower the body, write the plan, report what was split."""
-    profile = read_profile(v["targets"]) if v["targets"] is not None else None
-    opts = LowerOptions(
-        split=v["split"], size_cap=v["size_cap"], body=v["body_name"], profile=profile
-    )
-    plan, diags = lower_command(v["path"], v["output"], v["format"], opts, v["source"])
-    warn_diagnostics(
-        [d for d in diags if d["severity"] != "info"],
-        v["quiet"],
-        v.get("diagnostics", "text"),
-        v["path"],
-    )
+    c = Common.of(v)
+    plan, diags = lower_command(c.path, c.output, c.format, lower_options(v), c.source)
+    warn_diagnostics([d for d in diags if d["severity"] != "info"], c.quiet, c.diagnostics, c.path)
     low = plan["lower"]
     say(
-        f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})",
-        v["quiet"],
+        f"lowered: {low['blocks_before']} blocks -> {low['blocks_after']} ({low['split']})", c.quiet
     )
     return EXIT_OK

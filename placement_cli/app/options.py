@@ -1,27 +1,29 @@
 """The declaration types of the command line (`Opt`, `Arg`, `Command`) and the options
 several commands share, each declared once; `app/commands.py` says which command takes
-which. The typer commands (`app/cli.py`), the fast launcher (`app/launch.py`) and the
-option tables of `docs/cli.md` are all derived from these declarations. A default or a
-set of choices that a stage's own options model already has (`SolveOptions.method`,
-`lower`'s split modes) is read from that model, not written again.
+which. The typer commands (`app/cli.py`), the fast launcher (`app/launch.py`), the
+settings `placement.toml` may give (`app/config.py`) and the option tables of
+`docs/cli.md` are all derived from these declarations.
+
+A stage's own options are not declared here: its options model (`SolveOptions`,
+`LowerOptions`, `TreeOptions`) declares them on its fields (`core/option_field.py`),
+and `model_options` derives their `Opt`s: flags, help, kind, choices (the field's
+`Literal`), default (the field's) and lower bound.
 
 Nothing here imports typer or pydantic: the fast launcher reads these declarations on
 every pipeline command, before it knows whether typer is needed.
 
->>> METHOD.choices, METHOD.default, OUT_DIR.flags
-(('auto', 'exact', 'heuristic'), 'auto', ('--out-dir',))
+>>> [o.key for o in SOLVE], METHOD.choices, METHOD.default, OUT_DIR.flags
+(['method', 'time_limit', 'pin', 'forbid', 'pins_file', 'warm_start'], ('auto', 'exact', 'heuristic'), 'auto', ('--out-dir',))
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_type_hints
+from typing import Any
 
 from placement_cli.algorithms.solve.options import SolveOptions
-from placement_cli.frontends.lower.split import SplitMode
-
-Kind = Literal["str", "float", "int", "bool"]
+from placement_cli.core.option_field import Kind, flags_of, hints, literal_choices, value_kind
+from placement_cli.frontends.lower.options import LowerOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,9 @@ class Opt:
 
     `kind` is the value's type; `choices` restricts a string; `minimum` bounds a number
     from below; a `repeatable` option collects a list (None when not given); an option
-    with `default=None` and no flag kind is optional (None when not given)."""
+    with `default=None` and no flag kind is optional (None when not given). A
+    `settable` option may be set by the project's configuration (`app/config.py`);
+    `path`: a settable path, relative to the configuration file."""
 
     key: str
     flags: tuple[str, ...]
@@ -42,6 +46,8 @@ class Opt:
     repeatable: bool = False
     metavar: str | None = None
     eager: bool = False  # acts while the line is read and ends the process (--version)
+    settable: bool = False
+    path: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,30 +90,69 @@ class Command:
         return next((a for a in self.args if a.many), None)
 
 
-def _literal_choices(model: type, field: str) -> tuple[str, ...]:
-    """The values of a `Literal[...]` field (None excluded) of a dataclass."""
-    hint = get_type_hints(model)[field]
-    out: list[str] = []
-    stack = [hint]
-    while stack:  # Literal[...] | None nests: flatten it in order
-        h = stack.pop(0)
-        args = get_args(h)
-        if args and all(isinstance(a, str) for a in args):
-            out += args
-        else:
-            stack[:0] = [a for a in args if a is not type(None)]
+def model_options(model: type, *, plain: bool = False) -> tuple[Opt, ...]:
+    """The options a stage's options model declares on its fields, in field order: the
+    field's flags, help, metavar and bound; its `Literal` values as choices; its
+    default. An option the handler turns into the field's value (`Flag.kind`: a file
+    it reads, text it splits) is of that kind, with no default; `plain`: only the
+    options that are the field's value as given.
+
+    >>> [(o.key, o.kind, o.default) for o in model_options(LowerOptions)][1:]
+    [('targets', 'str', None), ('split', 'str', None), ('size_cap', 'float', None)]
+    """
+    types = hints(model)
+    out = []
+    for f, flag in flags_of(model):
+        converted = flag.kind is not None
+        if plain and converted:
+            continue
+        out.append(
+            Opt(
+                flag.key or f.name,
+                flag.flags,
+                flag.help,
+                kind=flag.kind or value_kind(types[f.name]),
+                default=None if converted or flag.repeatable else f.default,
+                choices=() if converted else literal_choices(types[f.name]),
+                minimum=flag.minimum,
+                repeatable=flag.repeatable,
+                metavar=flag.metavar,
+                settable=flag.settable,
+                path=flag.path,
+            )
+        )
     return tuple(out)
 
 
-def _default(model: type, field: str) -> Any:
-    return {f.name: f.default for f in dataclasses.fields(model)}[field]
+def settable(options: tuple[Opt, ...]) -> tuple[str, ...]:
+    """The keys a project file may set among `options`: each settable option's long
+    flag without its dashes, in order.
+
+    >>> settable((METHOD, PIN, FORMAT))
+    ('method', 'format')
+    """
+    return tuple(
+        dict.fromkeys(f[2:] for o in options if o.settable for f in o.flags if f[:2] == "--")
+    )
+
+
+def solve_option(key: str) -> Opt:
+    """`solve`'s option `key`, as its model declares it."""
+    return next(o for o in SOLVE if o.key == key)
 
 
 # --- the options several commands share
 OUTPUT = Opt(
     "output", ("-o", "--output"), "Write the artifact here (atomically) instead of stdout."
 )
-FORMAT = Opt("format", ("--format",), "Artifact format.", default="json", choices=("json", "yaml"))
+FORMAT = Opt(
+    "format",
+    ("--format",),
+    "Artifact format.",
+    default="json",
+    choices=("json", "yaml"),
+    settable=True,
+)
 QUIET = Opt(
     "quiet",
     ("--quiet", "-q"),
@@ -145,6 +190,7 @@ STRICT = Opt(
     "(also strict = true in placement.toml).",
     kind="bool",
     default=False,
+    settable=True,
 )
 NO_CONFIG = Opt(
     "no_config",
@@ -169,6 +215,7 @@ JOBS = Opt(
     "With several inputs: how many to run at once (default: the number of cores).",
     kind="int",
     minimum=1,
+    settable=True,
 )
 OUT_DIR = Opt(
     "out_dir",
@@ -177,69 +224,13 @@ OUT_DIR = Opt(
     "and DIR/summary.json.",
 )
 
-# --- solve's options (defaults and choices from `SolveOptions`)
-METHOD = Opt(
-    "method",
-    ("--method",),
-    "heuristic: the seed algorithm; exact: proven optimum (or best bound within the limit); "
-    "auto: exact first, and the heuristic too when the optimum is not proven in time.",
-    default=_default(SolveOptions, "method"),
-    choices=_literal_choices(SolveOptions, "method"),
-)
-TIME_LIMIT = Opt(
-    "time_limit",
-    ("--time-limit",),
-    "Seconds the exact method (and so the optimality proof) may spend.",
-    kind="float",
-    default=_default(SolveOptions, "time_limit"),
-    minimum=0.0,
-)
-PIN = Opt(
-    "pin", ("--pin",), "Run BLOCK on TARGET (repeatable).", repeatable=True, metavar="BLOCK=TARGET"
-)
-FORBID = Opt(
-    "forbid",
-    ("--forbid",),
-    "Never run BLOCK on TARGET (repeatable).",
-    repeatable=True,
-    metavar="BLOCK=TARGET",
-)
-PINS_FILE = Opt(
-    "pins_file",
-    ("--pins",),
-    "Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a list of "
-    "BLOCK=TARGET / {block, target, forbid}.",
-    metavar="FILE",
-)
-WARM_START = Opt(
-    "warm_start",
-    ("--warm-start",),
-    "Start from the assignment of an earlier solve/fuse/islands artifact (blocks matched by id).",
-    metavar="ARTIFACT",
-)
+# --- the stages' own options, declared on their options models
+SOLVE = model_options(SolveOptions)
+METHOD, TIME_LIMIT = solve_option("method"), solve_option("time_limit")
+PIN = solve_option("pin")
 # --- the front end's options: `lower`, and every command that may lower a body first
-LOWER = (
-    Opt(
-        "targets",
-        ("--targets",),
-        "Target profile file for a body (default: the body file's profile, else hashql).",
-    ),
-    Opt(
-        "split",
-        ("--split",),
-        "How a body's blocks are split: runs (default): cut where support changes; "
-        "intersection: never cut; per-statement: one block per statement.",
-        choices=get_args(SplitMode),
-    ),
-    Opt(
-        "size_cap",
-        ("--size-cap",),
-        "Information units an unbounded size counts as in a body (default: the file's "
-        "size_cap, else unpriceable).",
-        kind="float",
-        minimum=0.0,
-    ),
-)
+# (`--body`, then `--targets`, `--split`, `--size-cap`)
+LOWER = model_options(LowerOptions)
 # --- what the input is, and which of its bodies to place: every command that reads one
 FROM = Opt(
     "source",
@@ -249,17 +240,12 @@ FROM = Opt(
     "MIR (standard input too), else body.",
     choices=("body", "hashql-mir"),
 )
-BODY = Opt(
-    "body_name",
-    ("--body",),
-    "The body to place (default: the file's `place`, else its one graph-read filter, else "
-    "the first). MIR text with several filters and no --body: each is placed (DIR/NAME/BODY/ "
-    "with --out-dir; `run` and `validate` always), or, writing one output, a usage error "
-    "naming them.",
-)
-INPUT_KIND = (FROM, BODY)
-SOLVER = (METHOD, TIME_LIMIT)
-SOLVER_STAGE = (METHOD, TIME_LIMIT, PIN, FORBID, PINS_FILE, WARM_START)
+# What the input is and how a body in it is lowered: every command that reads one.
+INPUT_KIND = (FROM, *LOWER)
+# `run`'s solver options: the plain ones (pins and warm starts are a single stage's).
+SOLVER = model_options(SolveOptions, plain=True)
+# Settings of a call rather than of an input's stages that a project file may set.
+CALL_SETTINGS = (FORMAT, JOBS, STRICT)
 
 
 ARTIFACT = Arg(

@@ -1,11 +1,14 @@
 """`solve`'s command-line options: `--pin`/`--forbid`/`--pins FILE` and `--warm-start`
-read into a `SolveOptions` (the parsing is apart from the solver it configures)."""
+read into a `SolveOptions` (the parsing is apart from the solver it configures); the
+options themselves are declared on `SolveOptions`' fields."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import Any
 
 from placement_cli.algorithms.solve.options import Pair, SolveOptions
+from placement_cli.app.values import model_values
 from placement_cli.core.errors import InputError, Problem, UsageError
 from placement_cli.core.io import read_document, source_name
 
@@ -82,34 +85,22 @@ def _warm_pairs(path: str) -> tuple[Pair, ...]:
     return tuple(amap.items())
 
 
-def cli_options(
-    method: str = "auto",
-    time_limit: float = 5.0,
-    *,
-    pin: list[str] | None = None,
-    forbid: list[str] | None = None,
-    pins_file: str | None = None,
-    warm_start: str | None = None,
-) -> SolveOptions:
-    """`SolveOptions` from the command line: `--pin`/`--forbid BLOCK=TARGET` (repeatable),
-    `--pins FILE`, `--warm-start ARTIFACT`. Malformed flags are usage errors (exit 2);
-    unreadable or invalid files are reported like any input. Whether the blocks and
-    targets exist is checked against the plan when solving (exit 3).
+def solve_options(v: Mapping[str, Any]) -> SolveOptions:
+    """`SolveOptions` from a command's values: `--method` and `--time-limit` as given,
+    `--pin`/`--forbid BLOCK=TARGET` (repeatable), `--pins FILE` and `--warm-start
+    ARTIFACT` read into pins, forbids and the warm start. Malformed flags are usage
+    errors (exit 2); unreadable or invalid files are reported like any input. Whether
+    the blocks and targets exist is checked against the plan when solving (exit 3).
 
-    >>> cli_options(pin=["x=a", "y=b"], forbid=["x=b"]).pins
-    (('x', 'a'), ('y', 'b'))
+    >>> o = solve_options({"method": "exact", "pin": ["x=a", "y=b"], "forbid": ["x=b"]})
+    >>> o.method, o.pins, o.forbids
+    ('exact', (('x', 'a'), ('y', 'b')), (('x', 'b'),))
     """
-    pins = [_pair(x, "--pin") for x in pin or ()]
-    forbids = [_pair(x, "--forbid") for x in forbid or ()]
-    if pins_file is not None:
-        more_pins, more_forbids = _pins_from_file(pins_file)
+    pins = [_pair(x, "--pin") for x in v.get("pin") or ()]
+    forbids = [_pair(x, "--forbid") for x in v.get("forbid") or ()]
+    if v.get("pins_file") is not None:
+        more_pins, more_forbids = _pins_from_file(v["pins_file"])
         pins += more_pins
         forbids += more_forbids
-    warm = _warm_pairs(warm_start) if warm_start is not None else None
-    return SolveOptions(
-        method=cast(Any, method),  # a choice the command line checked; SolveOptions checks it again
-        time_limit=time_limit,
-        pins=tuple(pins),
-        forbids=tuple(forbids),
-        warm_start=warm,
-    )
+    warm = _warm_pairs(v["warm_start"]) if v.get("warm_start") is not None else None
+    return model_values(SolveOptions, v, pins=tuple(pins), forbids=tuple(forbids), warm_start=warm)

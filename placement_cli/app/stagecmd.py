@@ -2,18 +2,20 @@
 argument parsing.
 
 Each handler gets the command's name and its values by option key, as declared in
-`app/commands.py`. Two parsers produce those values: typer (`app/cli.py`, the authority
-on `--help` and every usage error) and the fast launcher (`app/launch.py`, which
-handles only plain, valid invocations and otherwise hands the command line to typer).
-Nothing here imports typer.
+`app/commands.py`, and reads them as typed records (`app/values.py`): the shared
+options (`Common`) and its stages' options models. Two parsers produce those values:
+typer (`app/cli.py`, the authority on `--help` and every usage error) and the fast
+launcher (`app/launch.py`, which handles only plain, valid invocations and otherwise
+hands the command line to typer). Nothing here imports typer.
 
->>> solve_options({"method": "exact", "time_limit": 2.5})["solve"].method
+>>> stage_options({"method": "exact", "time_limit": 2.5})["solve"].method
 'exact'
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from placement_cli.app.console import (
@@ -26,8 +28,9 @@ from placement_cli.app.console import (
     show_summary,
     warn_diagnostics,
 )
-from placement_cli.app.solve_cli import cli_options
+from placement_cli.app.solve_cli import solve_options
 from placement_cli.app.summary import summarize, summarize_run
+from placement_cli.app.values import Common, lower_options
 from placement_cli.core.errors import EXIT_OK, InputError
 from placement_cli.core.io import write_files
 from placement_cli.formats.artifact import render_parts
@@ -36,107 +39,69 @@ from placement_cli.pipeline.run import Run, load
 from placement_cli.views.tree_sniff import sniff
 
 
-def solve_options(v: dict[str, Any]) -> dict[str, Any]:
+def stage_options(v: Mapping[str, Any]) -> dict[str, Any]:
     """The stage options of a command that may run `solve`, from its values (empty for
     a command without solver options)."""
     if "method" not in v:
         return {}
-
-    return {
-        "solve": cli_options(
-            v["method"],
-            v["time_limit"],
-            pin=v.get("pin"),
-            forbid=v.get("forbid"),
-            pins_file=v.get("pins_file"),
-            warm_start=v.get("warm_start"),
-        )
-    }
+    return {"solve": solve_options(v)}
 
 
-def lower_settings(v: dict[str, Any]) -> dict[str, Any] | None:
-    """The front end's settings a command line gave (`--targets`, `--split`,
-    `--size-cap`, `--body`), for a body it lowers first; None when it gave none.
-
-    >>> lower_settings({"split": "intersection", "size_cap": None, "targets": None})
-    {'split': 'intersection'}
-    >>> lower_settings({"body_name": "f"})
-    {'body': 'f'}
-    """
-    out = {k: v[k] for k in ("split", "size_cap") if v.get(k) is not None}
-    if v.get("body_name") is not None:
-        out["body"] = v["body_name"]
-    if v.get("targets") is not None:
-        # The profile file is read (and checked) only when one is named.
-        # Lazy: the front end and pydantic (0.2 s, measured), only when --targets names a profile.
-        from placement_cli.app.lower_command import (
-            read_profile,
-        )
-
-        out["profile"] = read_profile(v["targets"])
-    return out or None
-
-
-def _loaded_run(path: str, v: dict[str, Any], options: dict[str, Any], update: Any) -> Any:
+def _loaded_run(c: Common, v: Mapping[str, Any], options: dict[str, Any], update: Any) -> Any:
     """The input read (a body lowered with the command line's front-end settings) and a
     `Run` over it, its load timed and its progress shown."""
 
     t0 = time.perf_counter()
-    run = Run(load(path, lower_settings(v), v.get("source")), options)
+    run = Run(load(c.path, lower_options(v), c.source), options)
     run.progress = update
     run.timings.append(("load", time.perf_counter() - t0))
     return run
 
 
-def _artifact(run: Run, name: str, fmt: str, v: dict[str, Any]) -> dict[str, Any]:
+def _artifact(run: Run, name: str, c: Common) -> dict[str, Any]:
     """Stage `name`'s artifact, with the project configuration it was made under."""
-    art: dict[str, Any] = run.artifact(name, raw_plan=fmt == "json")
-    if v.get("config"):
-        art["config"] = v["config"]
+    art: dict[str, Any] = run.artifact(name, raw_plan=c.format == "json")
+    if c.config:
+        art["config"] = c.config
     return art
 
 
 def stage(name: str, v: dict[str, Any]) -> int:
     """`placement STAGE`: read, check, run what is missing up to `name`, write the artifact.
     Returns the exit code the artifact's status calls for."""
-    path, output, fmt, quiet, timings = (
-        v["path"],
-        v["output"],
-        v["format"],
-        v["quiet"],
-        v["timings"],
-    )
-    options = solve_options(v)
+    c = Common.of(v)
+    options = stage_options(v)
 
-    with progress(quiet) as update:
-        run = _loaded_run(path, v, options, update)
+    with progress(c.quiet) as update:
+        run = _loaded_run(c, v, options, update)
         run.run(name)
         with run.timed("build artifact"):
-            art = _artifact(run, name, fmt, v)
+            art = _artifact(run, name, c)
         keep(run)
         with run.timed("write"):
-            emit(art, output, fmt)
-    warn_diagnostics(run.new_diagnostics, quiet, v.get("diagnostics", "text"), path)
-    print_timings(run.timings, timings)
+            emit(art, c.output, c.format)
+    warn_diagnostics(run.new_diagnostics, c.quiet, c.diagnostics, c.path)
+    print_timings(run.timings, c.timings)
 
     def summary() -> str:
 
         return summarize(run, name)
 
-    show_summary(summary, quiet)
+    show_summary(summary, c.quiet)
     return exit_for(art["status"])
 
 
 def validate(name: str, v: dict[str, Any]) -> int:
     """`placement validate`: check a plan, or an artifact and every section in it."""
-    path, quiet, timings = v["path"], v["quiet"], v["timings"]
+    c = Common.of(v)
 
     t0 = time.perf_counter()
-    tree_art, again = sniff(path)
+    tree_art, again = sniff(c.path)
     if tree_art is not None:
-        return _validate_tree(tree_art, v)
+        return _validate_tree(tree_art, c)
     with again:
-        loaded = load(path, lower_settings(v), v.get("source"))
+        lower = lower_options(v)
+        loaded = load(c.path, lower, c.source)
     run = Run(loaded)
     run.timings.append(("load", time.perf_counter() - t0))
     for name in STAGES:
@@ -146,17 +111,17 @@ def validate(name: str, v: dict[str, Any]) -> int:
     g = loaded.graph
     checked = [s for s in STAGES if s in loaded.models]
     what = f"; sections checked: {', '.join(checked)}" if checked else ""
-    print_timings(run.timings, timings)
-    body = f" ({v['body_name']})" if v.get("body_name") is not None else ""
+    print_timings(run.timings, c.timings)
+    body = f" ({lower.body})" if lower.body is not None else ""
     say(
         f"{loaded.source}{body}: ok: {g.n_blocks} blocks, {g.n_edges} edges, {g.n_targets} targets{what}",
-        quiet,
+        c.quiet,
         always=True,
     )
     return EXIT_OK
 
 
-def _validate_tree(art: Any, v: dict[str, Any]) -> int:
+def _validate_tree(art: Any, c: Common) -> int:
     """A tree artifact: its recorded result checked against its tree file."""
     # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
     from placement_cli.views.tree import (
@@ -164,8 +129,8 @@ def _validate_tree(art: Any, v: dict[str, Any]) -> int:
     )
 
     t0 = time.perf_counter()
-    problems, tree, _ = check(art, v.get("tree"))
-    print_timings([("check", time.perf_counter() - t0)], v["timings"])
+    problems, tree, _ = check(art, c.tree)
+    print_timings([("check", time.perf_counter() - t0)], c.timings)
     if problems:
         raise InputError(problems, art.source)
     sec = art.section
@@ -177,8 +142,8 @@ def _validate_tree(art: Any, v: dict[str, Any]) -> int:
     )
     say(
         f"{art.source}: ok: tree artifact, {tree.n} operators on {len(tree.engines)} engines, "
-        f"{result}; consistent with its tree file {v.get('tree') or ref.get('name')}",
-        v["quiet"],
+        f"{result}; consistent with its tree file {c.tree or ref.get('name')}",
+        c.quiet,
         always=True,
     )
     return EXIT_OK
@@ -186,30 +151,25 @@ def _validate_tree(art: Any, v: dict[str, Any]) -> int:
 
 def run_all(name: str, v: dict[str, Any]) -> int:
     """`placement run`: every stage; one artifact per stage in `out_dir` (all written or none)."""
-    path, out_dir, fmt, quiet, timings = (
-        v["path"],
-        v["out_dir"],
-        v["format"],
-        v["quiet"],
-        v["timings"],
-    )
-    options = solve_options(v)
+    c = Common.of(v)
+    out_dir, fmt, quiet = c.out_dir or "out", c.format, c.quiet
+    options = stage_options(v)
     from pathlib import Path
 
     with progress(quiet) as update:
-        pipeline = _loaded_run(path, v, options, update)
+        pipeline = _loaded_run(c, v, options, update)
         files = []
         for name in STAGES:
             pipeline.run(name)
             with pipeline.timed(f"artifact {name}"):
-                art = _artifact(pipeline, name, fmt, v)
+                art = _artifact(pipeline, name, c)
                 files.append((str(Path(out_dir) / f"{name}.{fmt}"), render_parts(art, fmt)))
         keep(pipeline)
         # All or nothing: a failure while writing leaves no new file behind.
         with pipeline.timed("write"):
             write_files(files)
-    warn_diagnostics(pipeline.new_diagnostics, quiet, v.get("diagnostics", "text"), path)
-    print_timings(pipeline.timings, timings)
+    warn_diagnostics(pipeline.new_diagnostics, quiet, c.diagnostics, c.path)
+    print_timings(pipeline.timings, c.timings)
     if not quiet:
 
         def summary() -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from placement_cli.algorithms.tree import TreeOptions, load_tree, tree_artifact
 from placement_cli.app.console import exit_for, say, warn_diagnostics
+from placement_cli.app.values import Common, model_values
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
 from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
@@ -61,24 +62,15 @@ def recorded_path(path: str, output: str | None, ref: dict[str, Any]) -> str | N
 
 def command(name: str, v: dict[str, Any]) -> int:
     """Place the tree's operators; write the artifact; exit by its status."""
-    problem = _load(v["path"])
-    options = TreeOptions(
-        budget=v["budget"],
-        expand_dag=v["expand_dag"],
-        include_input=v["include_input"],
-        time_limit=v["time_limit"],
-    )
-    art, summary = tree_artifact(problem, options)
+    c = Common.of(v)
+    problem = _load(c.path)
+    art, summary = tree_artifact(problem, model_values(TreeOptions, v))
     ref = art["tree"]["input_ref"]
-    where = recorded_path(v["path"], v["output"], ref)
+    where = recorded_path(c.path, c.output, ref)
     ref.pop("path", None)
     if where is not None:
         ref["path"] = where
-    write_output(
-        dumps(art, v["format"]), v["output"]
-    )  # the tree artifact keeps its indented layout
-    warn_diagnostics(
-        art.get("diagnostics", []), v["quiet"], v.get("diagnostics", "text"), v["path"]
-    )
-    say(summary, v["quiet"])
+    write_output(dumps(art, c.format), c.output)  # the tree artifact keeps its indented layout
+    warn_diagnostics(art.get("diagnostics", []), c.quiet, c.diagnostics, c.path)
+    say(summary, c.quiet)
     return exit_for(art["status"])

@@ -10,7 +10,7 @@ from typing import Any
 
 from placement_cli.algorithms.solve.options import SolveOptions
 from placement_cli.app.console import report
-from placement_cli.app.stagecmd import lower_settings
+from placement_cli.app.values import Common, lower_options, model_values
 from placement_cli.core.errors import EXIT_DIFFERS, InputError, Problem, UsageError
 from placement_cli.core.io import dumps, source_name, write_output
 from placement_cli.pipeline.run import load
@@ -27,9 +27,9 @@ from placement_cli.views.text import plain, rich_print
 from placement_cli.views.tree_sniff import sniff
 
 
-def _options(time_limit: float) -> dict[str, object]:
-
-    return {"solve": SolveOptions(time_limit=time_limit)}
+def _options(v: dict[str, Any]) -> dict[str, Any]:
+    """The solve a view runs when its input has none: its `--time-limit`."""
+    return {"solve": model_values(SolveOptions, v)}
 
 
 def _warn(lines: list[str], quiet: bool) -> None:
@@ -47,12 +47,13 @@ def _write(text: str, output: str | None) -> None:
 def show(name: str, v: dict[str, Any]) -> int:
     """Draw a placement: the CFG by target, the islands, or the island graph."""
 
-    view, fmt, output = v["view"], v["format"], v["output"]
-    tree_art, again = sniff(v["path"])
+    c = Common.of(v)
+    view, fmt, output = v["view"], c.format, c.output
+    tree_art, again = sniff(c.path)
     if tree_art is not None:
         return _show_tree(tree_art, v)
     with again:
-        data = prepare(v["path"], _options(v["time_limit"]), lower_settings(v), v.get("source"))
+        data = prepare(c.path, _options(v), lower_options(v), c.source)
     warnings = []
     if data.status == "infeasible":
         warnings.append("the plan has no feasible placement: blocks are drawn without targets")
@@ -66,7 +67,7 @@ def show(name: str, v: dict[str, Any]) -> int:
         text, more = render(data, view, fmt)
         warnings += more
         _write(text, output)
-    _warn(warnings, v["quiet"])
+    _warn(warnings, c.quiet)
     return 0
 
 
@@ -81,10 +82,11 @@ def _show_tree(art: Any, v: dict[str, Any]) -> int:
         tree_table,
     )
 
-    problem = tree_input(art, v.get("tree"))
+    c = Common.of(v)
+    problem = tree_input(art, c.tree)
     tree = built_tree(art, problem)
     ops = operators(problem, tree)
-    fmt, output = v["format"], v["output"]
+    fmt, output = c.format, c.output
     warnings = []
     if v["view"] != "cfg":
         warnings.append(
@@ -104,7 +106,7 @@ def _show_tree(art: Any, v: dict[str, Any]) -> int:
         _write(to_dot(tree_diagram(art, tree, ops)), output)
     else:
         _write(to_mermaid(tree_diagram(art, tree, ops))[0], output)
-    _warn(warnings, v["quiet"])
+    _warn(warnings, c.quiet)
     return 0
 
 
@@ -112,17 +114,19 @@ def explain(name: str, v: dict[str, Any]) -> int:
     """Why a block can or cannot run on each target, and the proven optimum if pinned there."""
     from pathlib import PurePath
 
-    loaded = load(v["path"], lower_settings(v), v.get("source"))
-    run = run_to(loaded, "solve", _options(v["time_limit"]))
-    ex = explain_block(run, v["block"], ExplainOptions(time_limit=v["time_limit"]))
-    if v["format"] == "json":
-        _write(dumps(ex).decode(), v["output"])
+    c = Common.of(v)
+    loaded = load(c.path, lower_options(v), c.source)
+    options = _options(v)
+    run = run_to(loaded, "solve", options)
+    ex = explain_block(run, v["block"], ExplainOptions(time_limit=options["solve"].time_limit))
+    if c.format == "json":
+        _write(dumps(ex).decode(), c.output)
     else:
-        _write(explain_text(ex, run.g.name or PurePath(loaded.source).name), v["output"])
+        _write(explain_text(ex, run.g.name or PurePath(loaded.source).name), c.output)
     if any(r["pinned"] and not r["pinned"]["proven"] for r in ex["targets"]):
         _warn(
             ["some pinned optima are not proven within --time-limit; raise it for a proof"],
-            v["quiet"],
+            c.quiet,
         )
     return 0
 
@@ -154,9 +158,10 @@ def diff(name: str, v: dict[str, Any]) -> int:
     else:
         with again_a, again_b:  # standard input stays readable for the loader
             d = diff_artifacts(load(a), load(b))
-    if v["quiet"]:
+    c = Common.of(v)
+    if c.quiet:
         return 0 if d["same"] else EXIT_DIFFERS
-    if v["format"] == "json":
+    if c.format == "json":
         text = dumps(d).decode()
     elif d["kind"] == "tree":
         # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
@@ -167,5 +172,5 @@ def diff(name: str, v: dict[str, Any]) -> int:
         text = tree_diff_text(d)
     else:
         text = diff_text(d)
-    _write(text, v["output"])
+    _write(text, c.output)
     return 0 if d["same"] else EXIT_DIFFERS

@@ -272,10 +272,10 @@ def several_bodies(source: str, names: list[str]) -> str:
     )
 
 
-def one_body(doc: Any, source: str, lower: dict[str, Any] | None) -> None:
-    """MIR text with several bodies to place and no `--body` chosen: a usage error
-    (exit 2) naming them, never silently the first."""
-    if lower and lower.get("body") is not None:
+def one_body(doc: Any, source: str, body: str | None) -> None:
+    """MIR text with several bodies to place and no `--body` chosen (`body`): a usage
+    error (exit 2) naming them, never silently the first."""
+    if body is not None:
         return
     names = placeable(doc)
     if len(names) > 1:

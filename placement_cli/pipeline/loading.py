@@ -22,6 +22,7 @@ from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, sou
 from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats import sectioncheck
 from placement_cli.formats.checking import Reject
+from placement_cli.frontends.lower.options import LowerOptions
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
 from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
 from placement_cli.pipeline.registry import (
@@ -175,12 +176,10 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def load(
-    path: str, lower: dict[str, Any] | None = None, source_format: str | None = None
-) -> Loaded:
+def load(path: str, lower: LowerOptions | None = None, source_format: str | None = None) -> Loaded:
     """Read a plan file, a body file or MIR text (through the `lower` front end) or an
-    artifact of any stage. `lower`: settings of the front end for a body
-    (`LowerOptions`' fields: split, size_cap, profile, body). `source_format`
+    artifact of any stage. `lower`: settings of the front end for a body (None: the
+    file's own). `source_format`
     (`--from`): `hashql-mir` reads MIR text, `body` a body file, a plan or an artifact;
     None decides by the extension, then by the bytes (`pipeline/kinds.py`). Raises
     InputError (exit 3) naming the file; a file of another command's kind (an operator
@@ -199,7 +198,7 @@ def load(
             from placement_cli.frontends.mir_text import read_body
 
             doc = read_body(data, source)
-            one_body(doc, source, lower)
+            one_body(doc, source, lower.body if lower is not None else None)
             return _lower(doc, source, lower)
         json_input = is_json(path, data)
         if json_input and b'"bodies"' not in data:
@@ -257,11 +256,10 @@ def _plan(source: str, g: Graph) -> Loaded:
     return Loaded(source, g, extra={"lower": lower} if isinstance(lower, dict) else None)
 
 
-def _lower(doc: dict[str, Any], source: str, settings: dict[str, Any] | None = None) -> Loaded:
+def _lower(doc: dict[str, Any], source: str, options: LowerOptions | None = None) -> Loaded:
     # Lazy: the front end and pydantic (0.2 s, measured), only for body files.
-    from placement_cli.frontends.lower.stage import LowerOptions, lower_to_plan
+    from placement_cli.frontends.lower.stage import lower_to_plan
 
-    options = LowerOptions(**settings) if settings else None
     plan_doc, lower_section, diagnostics = lower_to_plan(doc, source, options)
     diags = []
     for d in diagnostics or ():

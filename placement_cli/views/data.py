@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement_cli.core.io import num
+from placement_cli.frontends.lower.options import LowerOptions
 from placement_cli.ir.graph import Graph
 from placement_cli.pipeline.run import STAGES, Loaded, Run, load
 
@@ -120,7 +121,7 @@ def run_to(loaded: Loaded, stage: str, options: dict[str, Any] | None = None) ->
 def prepare(
     path: str,
     options: dict[str, Any] | None = None,
-    lower: dict[str, Any] | None = None,
+    lower: LowerOptions | None = None,
     source_format: str | None = None,
 ) -> ViewData:
     """Load `path` (plan, body, MIR text or artifact; `lower` and `source_format` as

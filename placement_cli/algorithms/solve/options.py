@@ -1,5 +1,7 @@
 """The options of `solve` (`placement_cli.algorithms.solve.driver`): a frozen dataclass checked on
-construction, so that running the stage does not import pydantic."""
+construction, so that running the stage does not import pydantic. It is also the one
+declaration of `solve`'s command-line options (`core/option_field.py`): their flags,
+help, choices, defaults and bounds."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
+
+from placement_cli.core.option_field import Flag, check, option
 
 Pair = tuple[str, str]
 
@@ -28,28 +32,77 @@ class SolveOptions:
     ValueError: invalid solve options: method: expected one of auto, exact, heuristic, got 'fast'; max_rounds: expected an integer >= 0, got -1
     """
 
-    method: Literal["auto", "exact", "heuristic"] = "auto"
-    time_limit: float = 5.0
+    method: Literal["auto", "exact", "heuristic"] = option(
+        "auto",
+        Flag(
+            ("--method",),
+            "heuristic: the seed algorithm; exact: proven optimum (or best bound within the "
+            "limit); auto: exact first, and the heuristic too when the optimum is not proven "
+            "in time.",
+            settable=True,
+        ),
+    )
+    time_limit: float = option(
+        5.0,
+        Flag(
+            ("--time-limit",),
+            "Seconds the exact method (and so the optimality proof) may spend.",
+            minimum=0.0,
+            settable=True,
+        ),
+    )
     memory_limit_mb: int | None = 2048  # MB the searches may grow the process by (None: unbounded)
     max_rounds: int = 100  # forward/backward rounds of the fixpoint (0: forward pass only)
     max_backtracks: int = 10_000  # backtracks before the seed gives up
     csp_node_limit: int = 5_000  # B&B nodes per CSP solve of a loop (>= 1)
     prove_max_blocks: int = 200  # live blocks up to which B&B tries to prove optimality
     prove_node_limit: int = 200_000  # nodes of that proof attempt
-    pins: tuple[Pair, ...] = ()  # (block id, target): the block must run there
-    forbids: tuple[Pair, ...] = ()  # (block id, target): the block must not run there
+    # (block id, target): the block must run there
+    pins: tuple[Pair, ...] = option(
+        (),
+        Flag(
+            ("--pin",),
+            "Run BLOCK on TARGET (repeatable).",
+            metavar="BLOCK=TARGET",
+            key="pin",
+            kind="str",
+            repeatable=True,
+        ),
+    )
+    # (block id, target): the block must not run there; a pins file gives both kinds
+    forbids: tuple[Pair, ...] = option(
+        (),
+        Flag(
+            ("--forbid",),
+            "Never run BLOCK on TARGET (repeatable).",
+            metavar="BLOCK=TARGET",
+            key="forbid",
+            kind="str",
+            repeatable=True,
+        ),
+        Flag(
+            ("--pins",),
+            "Pins from a YAML/JSON file: a mapping BLOCK: TARGET, or a list of "
+            "BLOCK=TARGET / {block, target, forbid}.",
+            metavar="FILE",
+            key="pins_file",
+            kind="str",
+        ),
+    )
     # (block id, target) of an earlier solve: the first incumbent
-    warm_start: tuple[Pair, ...] | None = None
+    warm_start: tuple[Pair, ...] | None = option(
+        None,
+        Flag(
+            ("--warm-start",),
+            "Start from the assignment of an earlier solve/fuse/islands artifact (blocks "
+            "matched by id).",
+            metavar="ARTIFACT",
+            kind="str",
+        ),
+    )
 
     def __post_init__(self) -> None:
-        bad: list[str] = []
-        if self.method not in ("auto", "exact", "heuristic"):
-            bad.append(f"method: expected one of auto, exact, heuristic, got {self.method!r:.40}")
-        t = self.time_limit
-        if isinstance(t, bool) or not isinstance(t, int | float) or not t >= 0:
-            bad.append(f"time_limit: expected a number >= 0, got {t!r:.40}")
-        else:
-            object.__setattr__(self, "time_limit", float(t))
+        bad: list[str] = []  # method and time_limit: as their flags declare (`check`)
         m = self.memory_limit_mb
         if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
             bad.append(f"memory_limit_mb: expected an integer >= 1 or None, got {m!r:.40}")
@@ -76,8 +129,7 @@ class SolveOptions:
                 bad.append(f"{name}: expected (block id, target) pairs of strings")
             else:
                 object.__setattr__(self, name, pairs)
-        if bad:
-            raise ValueError("invalid solve options: " + "; ".join(bad))
+        check(self, "solve", tuple(bad))
 
 
 def constraints_json(opts: SolveOptions | None) -> dict[str, Any] | None:

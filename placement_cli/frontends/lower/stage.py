@@ -6,9 +6,9 @@ liveness -> transition matrices per edge and path premium per block -> plan.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from placement_cli.core.errors import InputError
 from placement_cli.core.problems import validation_problems
@@ -17,24 +17,12 @@ from placement_cli.frontends.lower.compile import compile_file
 from placement_cli.frontends.lower.eligibility import analyse
 from placement_cli.frontends.lower.emit import emit, piece_edges
 from placement_cli.frontends.lower.ir import FileIR
+from placement_cli.frontends.lower.options import LowerOptions
 from placement_cli.frontends.lower.planmode import lower_plan
 from placement_cli.frontends.lower.profile import Compiled, load_profile
 from placement_cli.frontends.lower.rules import exclusions, target_rules
 from placement_cli.frontends.lower.sizes import ZERO, SizeAnalysis, liveness
 from placement_cli.frontends.lower.split import split
-
-
-class LowerOptions(BaseModel):
-    """Settings of the `lower` stage (frozen; passed in, never global)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    split: Literal["runs", "intersection", "per-statement"] | None = (
-        None  # overrides the file's; default runs
-    )
-    size_cap: float | None = Field(default=None, ge=0)  # overrides the file's size_cap
-    body: str | None = None  # the body to place (default: the file's `place`, else the first)
-    profile: str | dict[str, Any] | None = None  # overrides the file's profile (--targets FILE)
 
 
 def validate_body_file(doc: Any) -> BodyFile:
