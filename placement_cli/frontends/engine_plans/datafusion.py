@@ -27,6 +27,7 @@ from placement_cli.frontends.engine_plans.model import (
     Node,
     Plan,
     bad,
+    checked,
     load,
     mapping,
     number,
@@ -78,7 +79,7 @@ def read(path: str, data: bytes, source: str, engine: str, options: Any = None) 
     plan = Plan(engine, FORMAT, nodes)
     _scans(plan, metrics, parents)
     plan.total = sum(n.time for n in nodes)
-    return plan
+    return checked(plan, source)
 
 
 def _scans(plan: Plan, metrics: list[dict[str, Any]], parents: list[int]) -> None:

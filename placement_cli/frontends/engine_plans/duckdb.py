@@ -19,6 +19,7 @@ from placement_cli.frontends.engine_plans.model import (
     Node,
     Plan,
     bad,
+    checked,
     load,
     mapping,
     number,
@@ -55,7 +56,7 @@ def read(path: str, data: bytes, source: str, engine: str, options: Any = None) 
         for k in range(len(kids) - 1, -1, -1):
             stack.append((kids[k], f"{p}.children[{k}]", me))
     nodes[0].time += extra
-    return Plan(engine, "duckdb-profile", nodes, total=total + extra)
+    return checked(Plan(engine, "duckdb-profile", nodes, total=total + extra), source)
 
 
 def _root(top: dict[str, Any], source: str) -> tuple[Any, str, float]:

@@ -49,18 +49,21 @@ def bad(path: str, message: str, source: str) -> InputError:
 
 
 def load(path: str, data: bytes, source: str) -> Any:
-    """The document in `data`: JSON (whatever the file is called), else YAML, else the
-    reader's own syntax error.
+    """The document in `data`: JSON (whatever the file is called, unless it is named
+    `.yaml`), else YAML; a syntax error is exit 3.
 
     >>> load("x", b' [{"Plan": {}}]', "x")
     [{'Plan': {}}]
     """
-    if data.lstrip()[:1] in (b"{", b"["):
+    if data.lstrip()[:1] in (b"{", b"[") and not path.endswith((".yaml", ".yml")):
         try:
             return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass  # parse_document says what is wrong, with the same message as elsewhere
-    return parse_document(path if path.endswith(".json") else path + ".json", data)
+        except orjson.JSONDecodeError as exc:
+            raise bad("", f"invalid JSON: {exc}", source) from None
+    try:
+        return parse_document(path, data)
+    except InputError as exc:
+        raise exc.with_source(source) from None
 
 
 def number(obj: dict[str, Any], key: str, path: str, source: str, default: Any = ...) -> float:
@@ -130,7 +133,7 @@ def clamped(plan: Plan, exclusive: list[float], what: str) -> None:
     """Set each node's time to its exclusive time, negative ones (timing noise: a child
     measured as slower than its parent) clamped to 0, with one warning that counts
     them and says how much time was dropped."""
-    negative = [i for i, t in enumerate(exclusive) if t < 0]
+    negative = [i for i, t in enumerate(exclusive) if t < 0]  # NaN is caught by `checked`
     why = (
         "a node that stops early, such as a Limit, costs less than its input"
         if plan.estimated
@@ -150,3 +153,18 @@ def clamped(plan: Plan, exclusive: list[float], what: str) -> None:
                 "blocks": [],
             }
         )
+
+
+def checked(plan: Plan, source: str) -> Plan:
+    """`plan`, once every time, row count and width is known finite: a product or a
+    difference of finite numbers (rows x loops, 1e308 x 10) can overflow, and a tree
+    file never holds an infinite number."""
+    for node in plan.nodes:
+        for what, x in (("time", node.time), ("rows", node.rows), ("width", node.row_width)):
+            if x is not None and not math.isfinite(x):
+                raise bad(
+                    node.path, f"the node's {what} overflows a float: numbers too large", source
+                )
+    if plan.total is not None and not math.isfinite(plan.total):
+        raise bad("", "the plan's total time overflows a float: numbers too large", source)
+    return plan

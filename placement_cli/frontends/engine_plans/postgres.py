@@ -24,6 +24,7 @@ from placement_cli.frontends.engine_plans.model import (
     Node,
     Plan,
     bad,
+    checked,
     clamped,
     load,
     mapping,
@@ -111,7 +112,7 @@ def _walk(root: dict[str, Any], root_path: str, source: str, engine: str, analyz
                 "blocks": [],
             }
         )
-    return plan
+    return checked(plan, source)
 
 
 def _label(node: dict[str, Any], kind: str, path: str, source: str) -> str:
