@@ -124,8 +124,25 @@ def test_postgres_a_child_slower_than_its_parent_is_clamped_with_a_warning(tmp_p
     doc = [{"Plan": pg_node("Hash", 4.0, 1, 5, pg_node("Seq Scan", 4.5, 1, 5))}]
     r, tree = imported(tmp_path, "postgres-explain", write(tmp_path, "n.json", doc))
     assert r.returncode == 0, r.stderr
-    assert times(tree, "postgres") == [0, 4.5]
+    # the subtree is scaled to what its root measured: the times still add up to 4.0
+    assert times(tree, "postgres") == [0, 4.0]
     assert b"negative-self-time: 1 node(s)" in r.stderr and b"[0].Plan" in r.stderr
+
+
+def test_postgres_an_init_plan_moves_under_the_node_that_uses_its_value(tmp_path: Path) -> None:
+    # Q11's shape: the HAVING of the Aggregate runs the init-plan, so the Aggregate's
+    # 100 ms hold its 60; listed under the Sort, they would be taken off the Sort twice.
+    init = pg_node("Aggregate", 60, 1, 1, pg_node("Seq Scan", 50, 1, 10))
+    init.update({"Parent Relationship": "InitPlan", "Subplan Name": "InitPlan 1 (returns $0)"})
+    agg = pg_node("Aggregate", 100, 1, 5, pg_node("Seq Scan", 30, 1, 10))
+    agg["Filter"] = "(sum(x) > $0)"
+    doc = [{"Plan": pg_node("Sort", 101, 1, 5, init, agg)}]
+    r, tree = imported(tmp_path, "postgres-explain", write(tmp_path, "i.json", doc))
+    assert r.returncode == 0, r.stderr
+    assert b"negative-self-time" not in r.stderr
+    by_op = {n["id"]: n for n in tree["nodes"]}
+    assert by_op["n0"]["children"] == ["n3"] and by_op["n3"]["children"] == ["n1", "n4"]
+    assert times(tree, "postgres") == [1, 10, 50, 10, 30]
 
 
 def test_postgres_without_analyze_is_marked_estimated(tmp_path: Path) -> None:

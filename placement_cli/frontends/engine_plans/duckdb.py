@@ -8,7 +8,8 @@ clock: on several cores the times add up to more than the query's latency. Rows 
 `operator_cardinality`, the width `result_set_size / operator_cardinality` (bytes).
 `EXPLAIN ANALYZE`'s own `EXPLAIN_ANALYZE` operator on top is not an operator of the
 query: it is left out and its (tiny) time added to the root's, so the total of the
-timings is kept.
+timings is kept. A `CTE` operator returns what its last input returns, but the profile
+gives it 0 rows: it gets its last input's rows and width.
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ def read(path: str, data: bytes, source: str, engine: str, options: Any = None) 
         for k in range(len(kids) - 1, -1, -1):
             stack.append((kids[k], f"{p}.children[{k}]", me))
     nodes[0].time += extra
+    for node in nodes:
+        # A CTE operator runs its first input (the CTE) and returns its last one (the
+        # query that reads it), but the profile gives it no rows: it has the last's.
+        if node.op == "CTE" and node.rows == 0 and len(node.children) > 1:
+            last = nodes[node.children[-1]]
+            node.rows, node.row_width = last.rows, last.row_width
     return checked(Plan(engine, "duckdb-profile", nodes, total=total + extra), source)
 
 

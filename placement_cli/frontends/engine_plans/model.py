@@ -129,27 +129,46 @@ def width(size: float | None, rows: float | None) -> float | None:
     return size / rows
 
 
-def clamped(plan: Plan, exclusive: list[float], what: str) -> None:
-    """Set each node's time to its exclusive time, negative ones (timing noise: a child
-    measured as slower than its parent) clamped to 0, with one warning that counts
-    them and says how much time was dropped."""
-    negative = [i for i, t in enumerate(exclusive) if t < 0]  # NaN is caught by `checked`
-    why = (
-        "a node that stops early, such as a Limit, costs less than its input"
-        if plan.estimated
-        else "children measured as slower than their parent: timing noise"
-    )
-    for node, t in zip(plan.nodes, exclusive, strict=True):
-        node.time = max(t, 0.0)
-    if negative:
-        lost = -sum(exclusive[i] for i in negative)
-        first = plan.nodes[negative[0]].path
+def shared(plan: Plan, inclusive: list[float], what: str) -> None:
+    """Set each node's exclusive time from the inclusive ones, top down: a node keeps
+    what its children's inclusive times leave of its own, and when they add up to
+    more than it (timer noise, or time a node spent on behalf of another, as a CTE
+    read by two nodes) it keeps 0 and its children's subtrees are scaled down to its
+    time: a subtree never takes longer than its root measured, and the exclusive times
+    add up to the root's inclusive time exactly. One warning counts such nodes and
+    says how much was scaled away."""
+    nodes = plan.nodes
+    budget = list(inclusive)
+    over: list[int] = []
+    lost = 0.0
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        kids = nodes[i].children
+        claimed = sum(inclusive[c] for c in kids)
+        scale = 1.0
+        if claimed > budget[i]:
+            over.append(i)
+            lost += claimed - budget[i]
+            scale = budget[i] / claimed
+        nodes[i].time = max(budget[i] - claimed * scale, 0.0)
+        for c in kids:
+            budget[c] = inclusive[c] * scale
+            stack.append(c)
+    if over:
+        why = (
+            "a node that stops early, such as a Limit, costs less than its input"
+            if plan.estimated
+            else "timer noise, or a CTE or sub-plan timed inside another node too"
+        )
         plan.diagnostics.append(
             {
                 "severity": "warning",
                 "code": "negative-self-time",
-                "message": f"{len(negative)} node(s) of the {plan.engine} plan had a negative "
-                f"exclusive {what} ({why}), set to 0; {lost:.6g} in all, the first at {first}",
+                "message": f"{len(over)} node(s) of the {plan.engine} plan measured less "
+                f"{what} than their children ({why}): each got 0 and its children's "
+                f"subtrees were scaled down to its {what}; {lost:.6g} in all, the first at "
+                f"{nodes[over[0]].path}",
                 "blocks": [],
             }
         )

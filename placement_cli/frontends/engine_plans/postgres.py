@@ -7,8 +7,11 @@ loops` and its exclusive time that minus its children's inclusive times. Under a
 `Gather` or `Gather Merge` the loops count the processes that ran the subtree side by
 side (workers and leader), so there each inclusive time is divided by the number of
 processes that ran the Gather's child: the per-process (wall-clock) time, which is
-what the Gather waited for. The exclusive times then add up to the root's `total x
-loops` exactly, before noise (a child measured slower than its parent) is clamped to 0.
+what the Gather waited for. When a node's children took longer together than the node
+itself (timer noise; a CTE read by several nodes), the node's time is 0 and its
+children's subtrees are scaled down to what it measured (`model.shared`), so the
+exclusive times always add up to the root's `total x loops`. An init-plan or a CTE
+moves under the node that uses it (`_move_init_plans`).
 Rows are `Actual Rows x Actual Loops`, the width is `Plan Width` (bytes).
 
 Without ANALYZE there are no actual times: the planner's `Total Cost` (inclusive, in
@@ -18,6 +21,7 @@ estimated.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from placement_cli.frontends.engine_plans.model import (
@@ -25,15 +29,18 @@ from placement_cli.frontends.engine_plans.model import (
     Plan,
     bad,
     checked,
-    clamped,
     load,
     mapping,
     number,
     sequence,
+    shared,
     text,
 )
 
 GATHERS = ("Gather", "Gather Merge")
+# What an init-plan returns: `InitPlan 1 (returns $0,$1)` up to PostgreSQL 15, used as
+# `$0`; from 16 on `InitPlan 1`, used as `(InitPlan 1).col1`. A CTE is `CTE name`.
+_RETURNS = re.compile(r"\$\d+")
 
 
 def read(path: str, data: bytes, source: str, engine: str, options: Any = None) -> Plan:
@@ -58,6 +65,8 @@ def read(path: str, data: bytes, source: str, engine: str, options: Any = None) 
 def _walk(root: dict[str, Any], root_path: str, source: str, engine: str, analyzed: bool) -> Plan:
     nodes: list[Node] = []
     inclusive: list[float] = []
+    raws: list[dict[str, Any]] = []
+    parents: list[int] = []
     # (node, its path, parent index, processes sharing its subtree's loops)
     stack: list[tuple[Any, str, int, float]] = [(root, root_path, -1, 1.0)]
     while stack:
@@ -82,6 +91,8 @@ def _walk(root: dict[str, Any], root_path: str, source: str, engine: str, analyz
             )
         )
         me = len(nodes) - 1
+        raws.append(node)
+        parents.append(parent)
         if parent >= 0:
             nodes[parent].children.append(me)
         kids = sequence(node.get("Plans", []), f"{path}.Plans", source)
@@ -95,12 +106,9 @@ def _walk(root: dict[str, Any], root_path: str, source: str, engine: str, analyz
                 kid = mapping(kids[k], kid_path, source)
                 kid_share = max(number(kid, "Actual Loops", kid_path, source), 1.0)
             stack.append((kids[k], kid_path, me, kid_share))
-    exclusive = list(inclusive)
-    for i, node in enumerate(nodes):
-        for c in node.children:
-            exclusive[i] -= inclusive[c]
+    _move_init_plans(nodes, raws, parents, inclusive)
     plan = Plan(engine, "postgres-explain", nodes, estimated=not analyzed, total=inclusive[0])
-    clamped(plan, exclusive, "cost" if not analyzed else "time")
+    shared(plan, inclusive, "cost" if not analyzed else "time")
     if not analyzed:
         plan.diagnostics.append(
             {
@@ -126,3 +134,72 @@ def _label(node: dict[str, Any], kind: str, path: str, source: str) -> str:
     if sub is not None:
         label += f" ({sub})"
     return label
+
+
+def _move_init_plans(
+    nodes: list[Node], raws: list[dict[str, Any]], parents: list[int], inclusive: list[float]
+) -> None:
+    """Put each init-plan under the node that uses its result.
+
+    EXPLAIN lists an init-plan (and a CTE) under the top node of its query level, but
+    PostgreSQL runs it when a node first needs its value, and charges its time to that
+    node (and so to every node above it): Q11's `HAVING sum(...) > $0` puts the
+    init-plan's time inside the Aggregate, not beside it. Left where EXPLAIN lists it,
+    its time would be taken off its listed parent twice. So it moves under the first
+    node (in pre-order, below its listed parent) whose expressions use its value, or,
+    for a CTE, the CTE Scan of it that took longest (the one that drove most of the
+    CTE's work; the others' share of it is scaled away by `shared`); when its listed
+    parent uses it itself, or no node does, it stays.
+    """
+    for i, raw in enumerate(raws):
+        if raw.get("Parent Relationship") != "InitPlan" or parents[i] < 0:
+            continue
+        name = raw.get("Subplan Name")
+        if not isinstance(name, str):
+            continue
+        p = parents[i]
+        user = _user(name, p, i, nodes, raws, inclusive)
+        if user is None or user == p:
+            continue
+        nodes[p].children.remove(i)
+        nodes[user].children.insert(0, i)  # EXPLAIN lists init-plans first
+        parents[i] = user
+
+
+def _user(
+    name: str,
+    p: int,
+    skip: int,
+    nodes: list[Node],
+    raws: list[dict[str, Any]],
+    inclusive: list[float],
+) -> int | None:
+    """The node at or below `p` (not in `skip`'s subtree) that uses `name`'s value."""
+    if name.startswith("CTE "):
+        cte = name[4:]
+        scans = [
+            j
+            for j in _below(p, skip, nodes)
+            if raws[j].get("Node Type") == "CTE Scan" and raws[j].get("CTE Name") == cte
+        ]
+        return max(scans, key=lambda j: inclusive[j], default=None)
+    head = name.split(" (", 1)[0]
+    tokens = [re.compile(re.escape(t) + r"(?!\d)") for t in _RETURNS.findall(name)]
+    tokens.append(re.compile(re.escape(f"({head})")))
+    for j in _below(p, skip, nodes):
+        for value in raws[j].values():
+            texts = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+            if any(isinstance(t, str) and k.search(t) for t in texts for k in tokens):
+                return j
+    return None
+
+
+def _below(p: int, skip: int, nodes: list[Node]) -> list[int]:
+    """`p` and the nodes below it in pre-order, without `skip`'s subtree."""
+    out, stack = [], [p]
+    while stack:
+        j = stack.pop()
+        if j != skip:
+            out.append(j)
+            stack.extend(reversed(nodes[j].children))
+    return out
