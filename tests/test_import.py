@@ -278,6 +278,18 @@ def test_foreign_input_is_exit_3_with_its_path(
     assert where in r.stderr.decode() and b"Traceback" not in r.stderr
 
 
+def test_an_integer_past_the_largest_float_is_refused(tmp_path: Path) -> None:
+    p = tmp_path / "p.json"
+    p.write_text(
+        '[{"Plan": {"Node Type": "Limit", "Actual Loops": 1, "Actual Total Time": 1'
+        + "0" * 400
+        + "}}]"
+    )
+    r, _ = imported(tmp_path, "postgres-explain", str(p))
+    assert r.returncode == 3, r.stderr
+    assert b"Traceback" not in r.stderr
+
+
 def test_non_finite_numbers_in_yaml_are_refused(tmp_path: Path) -> None:
     p = tmp_path / "p.yaml"
     p.write_text(

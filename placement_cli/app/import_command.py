@@ -88,7 +88,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     differ in shape."""
     from placement_cli.app.console import say, warn_diagnostics
     from placement_cli.core.errors import EXIT_OK, UsageError
-    from placement_cli.core.io import dumps, read_bytes, source_name, write_output
+    from placement_cli.core.io import dumps, gc_paused, read_bytes, source_name, write_output
     from placement_cli.formats.tree import TreeFile
     from placement_cli.frontends.engine_plans.model import Plan
     from placement_cli.frontends.engine_plans.tree_file import check_same_shape, tree_document
@@ -105,7 +105,9 @@ def command(name: str, v: dict[str, Any]) -> int:
     for i, (f, path) in enumerate(files):
         engine = named[i] if i < len(named) else _engine_of(f)
         source = source_name(path)
-        got = _reader(f)(path, read_bytes(path), source, engine, v)
+        data = read_bytes(path)
+        with gc_paused():  # a plan is a tree of small objects, all kept: nothing to collect
+            got = _reader(f)(path, data, source, engine, v)
         for plan in got if isinstance(got, list) else [got]:
             plans.append(plan)
             sources.append(source)

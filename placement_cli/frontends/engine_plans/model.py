@@ -66,6 +66,17 @@ def load(path: str, data: bytes, source: str) -> Any:
         raise exc.with_source(source) from None
 
 
+_MISSING = object()
+
+
+def _float(value: float) -> float:
+    """`value` as a float; an integer past the largest float is infinite (not an error)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def number(obj: dict[str, Any], key: str, path: str, source: str, default: Any = ...) -> float:
     """`obj[key]` as a finite float >= 0; missing (without a default), not a number,
     a bool, infinite or negative: exit 3 naming `path.key`.
@@ -77,20 +88,21 @@ def number(obj: dict[str, Any], key: str, path: str, source: str, default: Any =
     ...
     placement_cli.core.errors.InputError: f: x.a: expected a number, got str
     """
+    value = obj.get(key, _MISSING)
+    if type(value) is float or type(value) is int:  # the common case, checked first
+        x = _float(value)
+        if 0 <= x < math.inf:
+            return x
     here = f"{path}.{key}" if path else key
-    if key not in obj:
+    if value is _MISSING:
         if default is not ...:
             return default  # type: ignore[no-any-return]
         raise bad(here, "missing", source)
-    value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise bad(here, f"expected a number, got {type(value).__name__}", source)
-    x = float(value)
-    if not math.isfinite(x):
-        raise bad(here, f"not a finite number: {value!r}", source)
-    if x < 0:
-        raise bad(here, f"negative: {value!r}", source)
-    return x
+    if not math.isfinite(_float(value)):
+        raise bad(here, f"not a finite number: {str(value)[:40]}", source)
+    raise bad(here, f"negative: {value!r}", source)
 
 
 def mapping(value: Any, path: str, source: str) -> dict[str, Any]:
