@@ -290,6 +290,12 @@ def test_an_integer_past_the_largest_float_is_refused(tmp_path: Path) -> None:
     assert b"Traceback" not in r.stderr
 
 
+def test_a_file_of_another_format_says_which_it_looks_like(tmp_path: Path) -> None:
+    r, _ = imported(tmp_path, "duckdb-profile", str(PG))
+    assert r.returncode == 3
+    assert b"this looks like postgres-explain, not duckdb-profile" in r.stderr
+
+
 def test_non_finite_numbers_in_yaml_are_refused(tmp_path: Path) -> None:
     p = tmp_path / "p.yaml"
     p.write_text(

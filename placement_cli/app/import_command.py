@@ -87,7 +87,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     first problem (its JSON path) when a file is not what FORMAT says or the plans
     differ in shape."""
     from placement_cli.app.console import say, warn_diagnostics
-    from placement_cli.core.errors import EXIT_OK, UsageError
+    from placement_cli.core.errors import EXIT_OK, InputError, UsageError
     from placement_cli.core.io import dumps, gc_paused, read_bytes, source_name, write_output
     from placement_cli.formats.tree import TreeFile
     from placement_cli.frontends.engine_plans.model import Plan
@@ -106,8 +106,11 @@ def command(name: str, v: dict[str, Any]) -> int:
         engine = named[i] if i < len(named) else _engine_of(f)
         source = source_name(path)
         data = read_bytes(path)
-        with gc_paused():  # a plan is a tree of small objects, all kept: nothing to collect
-            got = _reader(f)(path, data, source, engine, v)
+        try:
+            with gc_paused():  # a plan is a tree of small objects, all kept: nothing to collect
+                got = _reader(f)(path, data, source, engine, v)
+        except InputError as exc:
+            raise _hinted(exc, f, path, data, source) from None
         for plan in got if isinstance(got, list) else [got]:
             plans.append(plan)
             sources.append(source)
@@ -118,7 +121,8 @@ def command(name: str, v: dict[str, Any]) -> int:
             f"two files for engine {twice!r:.60}: give each file its own name with --engine"
         )
     check_same_shape(plans, sources)
-    title = v.get("name") or Path(files[0][1]).stem
+    first = files[0][1]
+    title = v.get("name") or ("stdin" if first == "-" else Path(first).stem)
     doc = tree_document(plans, title, v.get("budget"))
     try:
         TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
@@ -131,6 +135,21 @@ def command(name: str, v: dict[str, Any]) -> int:
     )
     say(_summary(plans), v["quiet"])
     return EXIT_OK
+
+
+def _hinted(exc: Any, fmt: str, path: str, data: bytes, source: str) -> Any:
+    """`exc`, with one more line when the file looks like another format than `fmt`."""
+    from placement_cli.core.errors import InputError, Problem
+    from placement_cli.frontends.engine_plans.model import load, looks_like
+
+    try:
+        other = looks_like(load(path, data, source))
+    except InputError:
+        return exc
+    if other is None or other == fmt:
+        return exc
+    hint = Problem("", f"this looks like {other}, not {fmt}: placement import {other} FILE")
+    return InputError([*exc.problems, hint], source)
 
 
 def _engine_of(fmt: str) -> str:

@@ -57,12 +57,12 @@ def read(path: str, data: bytes, source: str, engine: str, options: Any = None) 
         for k in range(len(kids) - 1, -1, -1):
             stack.append((kids[k], f"{p}.children[{k}]", me))
     nodes[0].time += extra
-    for node in nodes:
+    for item in nodes:
         # A CTE operator runs its first input (the CTE) and returns its last one (the
         # query that reads it), but the profile gives it no rows: it has the last's.
-        if node.op == "CTE" and node.rows == 0 and len(node.children) > 1:
-            last = nodes[node.children[-1]]
-            node.rows, node.row_width = last.rows, last.row_width
+        if item.op == "CTE" and item.rows == 0 and len(item.children) > 1:
+            last = nodes[item.children[-1]]
+            item.rows, item.row_width = last.rows, last.row_width
     return checked(Plan(engine, "duckdb-profile", nodes, total=total + extra), source)
 
 

@@ -199,3 +199,21 @@ def checked(plan: Plan, source: str) -> Plan:
     if plan.total is not None and not math.isfinite(plan.total):
         raise bad("", "the plan's total time overflows a float: numbers too large", source)
     return plan
+
+
+def looks_like(doc: Any) -> str | None:
+    """Which import format a parsed document looks like, by its top level (None: none).
+
+    >>> looks_like([{"Plan": {}}]), looks_like({"query_name": "q", "children": []})
+    ('postgres-explain', 'duckdb-profile')
+    """
+    top = doc[0] if isinstance(doc, list) and len(doc) == 1 else doc
+    if not isinstance(top, dict):
+        return None
+    if "Plan" in top:
+        return "postgres-explain"
+    if top.get("format") == "datafusion-metrics":
+        return "datafusion-metrics"
+    if "children" in top and ("operator_type" in top or "query_name" in top):
+        return "duckdb-profile"
+    return None
