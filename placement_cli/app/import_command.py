@@ -4,8 +4,8 @@ engines printed about a query (docs/import.md): its declaration and its handler.
 `FORMATS` names each format's reader (`module:function`, imported only when used):
 `read(path, data, source, engine, values) -> Plan | list[Plan]` (the plans of
 `frontends/engine_plans/model.py`; several for a reader that times one tree on several
-engines). A format named `ENGINE-...` gives its files that engine unless `--engine`
-names another.
+engines); `engine` is the file's `--engine`, else the engine the format is named after
+(`postgres-explain`: postgres), else None, and `values` every option of the call.
 """
 
 from __future__ import annotations
@@ -115,6 +115,8 @@ def command(name: str, v: dict[str, Any]) -> int:
             plans.append(plan)
             sources.append(source)
     engines = [p.engine for p in plans]
+    if not all(engines):
+        raise UsageError(f"format {fmt!r} names no engine: give --engine NAME per file")
     twice = next((e for e in engines if engines.count(e) > 1), None)
     if twice is not None:
         raise UsageError(
@@ -152,14 +154,11 @@ def _hinted(exc: Any, fmt: str, path: str, data: bytes, source: str) -> Any:
     return InputError([*exc.problems, hint], source)
 
 
-def _engine_of(fmt: str) -> str:
-    """The engine a format's name starts with (`postgres-explain`: postgres)."""
+def _engine_of(fmt: str) -> str | None:
+    """The engine a format's name starts with (`postgres-explain`: postgres), else None
+    (a reader that times several engines names them itself)."""
     head = fmt.split("-", 1)[0]
-    if head in KNOWN_ENGINES:
-        return head
-    from placement_cli.core.errors import UsageError
-
-    raise UsageError(f"format {fmt!r} names no engine: give --engine NAME")
+    return head if head in KNOWN_ENGINES else None
 
 
 def _summary(plans: list[Any]) -> str:
