@@ -120,7 +120,9 @@ def test_postgres_subplans_are_nodes_and_loops_multiply(tmp_path: Path) -> None:
     assert times(tree, "postgres") == [15, 5]  # the subplan ran 500 times, 0.01 ms each
 
 
-def test_postgres_a_child_slower_than_its_parent_is_clamped_with_a_warning(tmp_path: Path) -> None:
+def test_postgres_a_child_slower_than_its_parent_is_scaled_to_it_with_a_warning(
+    tmp_path: Path,
+) -> None:
     doc = [{"Plan": pg_node("Hash", 4.0, 1, 5, pg_node("Seq Scan", 4.5, 1, 5))}]
     r, tree = imported(tmp_path, "postgres-explain", write(tmp_path, "n.json", doc))
     assert r.returncode == 0, r.stderr

@@ -436,14 +436,15 @@ CODES: dict[str, Code] = _codes(
         "negative-self-time",
         ("warning",),
         ("import",),
-        "some nodes' exclusive times came out negative and were set to 0",
-        "A node's exclusive time is its inclusive time minus its children's. When a "
-        "child was measured as slower than its parent (timer noise, a parallel child "
-        "timed per worker), or a planner costs a node that stops early (a Limit) below "
-        "its input, the difference is negative: it is set to 0, so the node's time is "
-        "not negative. The message counts such nodes, adds up what was dropped and "
-        "names the first; the tree's times then add up to slightly more than the "
-        "root's measured total.",
+        "some nodes took less time than their children; their subtrees were scaled",
+        "A node's exclusive time is its inclusive time minus its children's. When the "
+        "children were measured as slower than their parent (timer noise, a CTE read by "
+        "two nodes and timed in each), or a planner costs a node that stops early (a "
+        "Limit) below its input, the difference would be negative: the node gets 0 and "
+        "its children's subtrees are scaled down to its time, so a subtree never takes "
+        "longer than its root measured and the times still add up to the root's total. "
+        "The message counts such nodes, says how much was scaled away and names the "
+        "first.",
     ),
     Code(
         "scan-metrics-from-parent",

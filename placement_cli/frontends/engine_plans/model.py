@@ -32,7 +32,7 @@ class Node:
 class Plan:
     """One engine's plan of one query. `nodes[0]` is the root; `estimated` when the
     times are the planner's cost estimates, not measurements; `total` what the
-    exclusive times add up to before any clamping (the root's inclusive time);
+    exclusive times add up to (the root's inclusive time; DuckDB, DataFusion: their sum);
     `diagnostics` the warnings reading it raised."""
 
     engine: str
