@@ -13,6 +13,7 @@ BENCHES = [
     "bench_pipe",
     "bench_lower",
     "bench_batch",
+    "bench_import",
 ]
 
 

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
 
+from placement_cli.app import import_command
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -306,6 +307,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
+        "import": import_command.declaration,
     }
 
 
