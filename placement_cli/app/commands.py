@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
+from importlib import import_module
 
 from placement_cli.app.options import (
     ARTIFACT,
@@ -338,6 +339,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         **stages,
         "run": _run,
         "tree": _tree,
+        "execute": lambda: import_module("placement_cli.app.execute_command").COMMAND,
         "show": _show,
         "explain": _explain,
         "diff": _diff,

@@ -419,6 +419,48 @@ CODES: dict[str, Code] = _codes(
         "`--budget` to pass. Status `infeasible`.",
         (4,),
     ),
+    # ------------------------------------------------------------------ execute
+    Code(
+        "result-mismatch",
+        ("error",),
+        ("execute",),
+        "a placement returned other rows than the single-engine reference",
+        "`placement execute` checks every placement's rows against the whole query run on "
+        "one engine (the same rows as a multiset, numbers equal within 0.01). A placement "
+        "whose rows differ is a wrong answer, not a timing: its times are not reported, "
+        "the report's status is `mismatch`. Look at the fragment runner's SQL for the "
+        "fragments of that placement (a re-planned fragment may change what a subtree "
+        "means).",
+        (8,),
+    ),
+    Code(
+        "not-executable",
+        ("warning",),
+        ("execute",),
+        "an engine could not run a fragment of a placement",
+        "An engine failed on a fragment (it cannot run that subtree as given, an "
+        "unsupported type or function, a statement timeout): the placement is listed with "
+        "the engine's reason and left out of the ranking.",
+    ),
+    Code(
+        "model-ranks-badly",
+        ("warning",),
+        ("execute",),
+        "the predicted latencies rank the placements badly",
+        "Over `execute --all`, Spearman's rank correlation between predicted and measured "
+        "latency is below 0.5: the tree's self-times or transfer model do not order the "
+        "placements as the engines do. Feed the measurements back (`--calibrate-out`, "
+        "`--times-out`) and place again; repeat on a quiet machine before trusting either.",
+    ),
+    Code(
+        "predicted-best-loses",
+        ("warning",),
+        ("execute",),
+        "the placement the model predicts fastest is slower than a single engine",
+        "Among the executed placements, the one with the least predicted latency took "
+        "longer (median) than the best single-engine run: a split chosen by this model "
+        "would not pay off here.",
+    ),
     # ------------------------------------------------------------------ lower rules
     *RULE_CODES,
     # ------------------------------------------------------------------ explain
