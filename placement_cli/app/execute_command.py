@@ -77,6 +77,13 @@ COMMAND = Command(
             "Write the measured per-node times (node,engine,subtree_ms,self_ms,runs) as CSV.",
             metavar="FILE",
         ),
+        Opt(
+            "sql",
+            ("--sql",),
+            "The query, for a tree file that records none; planned again in DataFusion, its "
+            "plan's nodes must be the tree's.",
+            metavar="FILE",
+        ),
         TREE_FILE,
         OUTPUT,
         QUIET,
@@ -86,7 +93,9 @@ COMMAND = Command(
 )
 
 
-def _tree_of(path: str, tree_file: str | None) -> tuple[Any, Any, Any, list[int] | None, Any]:
+def _tree_of(
+    path: str, tree_file: str | None, budget: int | None
+) -> tuple[Any, Any, Any, list[int] | None, Any]:
     """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
     artifact's section or None for a tree file)."""
     from placement_cli.algorithms.tree import (
@@ -106,7 +115,9 @@ def _tree_of(path: str, tree_file: str | None) -> tuple[Any, Any, Any, list[int]
     else:
         problem = load_tree(path)
         tree, _ = build_tree(problem)
-        section = tree_artifact(problem, TreeOptions())[0]["tree"]
+        # A tree file is placed first: with its own budget, else --budget.
+        budget = budget if problem.file.budget is None else None
+        section = tree_artifact(problem, TreeOptions(budget=budget))[0]["tree"]
     eidx = {e: i for i, e in enumerate(tree.engines)}
     engines = section.get("engines") or {}
     chosen = None
@@ -133,8 +144,8 @@ def command(name: str, v: dict[str, Any]) -> int:
 
     if v["db"] is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
-    problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"))
-    node_ids, runner = runner_for(problem, tree)
+    problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
+    make_runner = runner_for(problem, tree, v["sql"])
     assignments: list[tuple[int, ...]] = []
     if v["all"]:
         assignments = list(allowed(tree, v["budget"]))
@@ -155,12 +166,12 @@ def command(name: str, v: dict[str, Any]) -> int:
             )
 
     ref, outcomes = execute_many(
-        sources, tree, node_ids, assignments, runner, v["repeat"], progress=progress
+        sources, tree, tree.ids, assignments, make_runner, v["repeat"], progress=progress
     )
     art = build(
         tree,
         ops,
-        node_ids,
+        tree.ids,
         ref,
         outcomes,
         chosen,

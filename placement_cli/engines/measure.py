@@ -206,15 +206,17 @@ def execute_many(
     tree: Tree,
     node_ids: Sequence[str],
     assignments: Sequence[Sequence[int]],
-    runner: Runner,
+    make_runner: Callable[[Connections], Runner],
     repeat: int,
     warmup: int = 1,
     progress: Callable[[int, Outcome], None] | None = None,
 ) -> tuple[Reference, list[Outcome]]:
     """The reference, then every assignment executed in turn (one at a time: placements
-    must not compete for the cores they are timed on)."""
+    must not compete for the cores they are timed on). `make_runner` gets the main
+    connections (to load the query's plan) and gives the fragments' runner."""
     workers = max((len(fragments(tree, a)) for a in assignments), default=1)
     with Pool(sources, workers) as pool:
+        runner = make_runner(pool.main)
         ref = reference(pool, tree, node_ids, runner)
         outs = []
         for i, a in enumerate(assignments):
