@@ -42,6 +42,7 @@ from placement_cli.app.options import (
     Command,
     Opt,
 )
+from placement_cli.app import import_command
 from placement_cli.pipeline.registry import REGISTRY
 
 
@@ -344,6 +345,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
+        "import": import_command.declaration,
     }
 
 

@@ -75,6 +75,9 @@ class TreeFile(_Strict):
     version: Literal[1]
     name: str | None = None
     engines: list[Name] = Field(min_length=1)
+    # Engines whose times are a planner's cost estimates (cost units, not measured
+    # milliseconds): `placement import` of an EXPLAIN without ANALYZE marks them.
+    estimated: list[Name] = []
     budget: Annotated[int, Field(ge=0)] | None = None
     root: str | None = None
     nodes: list[TreeNode] = Field(min_length=1)
