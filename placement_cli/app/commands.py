@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
 
+from placement_cli.app import import_command
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -42,7 +43,6 @@ from placement_cli.app.options import (
     Command,
     Opt,
 )
-from placement_cli.app import import_command
 from placement_cli.pipeline.registry import REGISTRY
 
 
