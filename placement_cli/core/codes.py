@@ -455,6 +455,18 @@ CODES: dict[str, Code] = _codes(
         "rows as its parent's when the parent passes every row on (a repartition or "
         "coalesce), so a scan that produced rows never costs 0.",
     ),
+    Code(
+        "engine-cannot-run",
+        ("warning",),
+        ("import",),
+        "an engine could not run some subtrees of the probed query: no time there",
+        "`import sql --probe` runs every subtree of the query's plan on every engine. "
+        "Where an engine failed (DataFusion's unparser could not write the subtree in "
+        "its SQL dialect, the engine refused the SQL or timed out) or returned another "
+        "number of rows than the first engine, the node and every node above it get no "
+        "time on that engine, so `tree` never places them there. The message names the "
+        "nodes and the first cause.",
+    ),
     # ------------------------------------------------------------------ lower rules
     *RULE_CODES,
     # ------------------------------------------------------------------ explain
