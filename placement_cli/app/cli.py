@@ -96,7 +96,7 @@ def _register(cmd: Command) -> None:
             a.key,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
             annotation=Annotated[
-                list[str] if a.many else str | None if a.optional else str,
+                list[str] if a.many or a.several else str | None if a.optional else str,
                 typer.Argument(metavar=a.usage, help=a.help),
             ],
             **({"default": None} if a.optional else {}),

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
 
+from placement_cli.app import import_command
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -346,6 +347,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
+        "import": import_command.declaration,
     }
 
 

@@ -48,13 +48,15 @@ class Opt:
 class Arg:
     """One positional argument; a `many` argument takes one path or more (files or
     directories), and the command then runs once per file (`app/batch.py`); an
-    `optional` one may be left out (None then)."""
+    `optional` one may be left out (None then); a `several` one takes one value or
+    more that the command reads together (a list, never a batch)."""
 
     key: str
     metavar: str
     help: str
     many: bool = False
     optional: bool = False
+    several: bool = False
 
     @property
     def usage(self) -> str:

@@ -461,6 +461,54 @@ CODES: dict[str, Code] = _codes(
         "longer (median) than the best single-engine run: a split chosen by this model "
         "would not pay off here.",
     ),
+    # ------------------------------------------------------------------ import
+    Code(
+        "estimated-times",
+        ("warning",),
+        ("import",),
+        "the plan's times are a planner's estimates, not measurements",
+        "The file is an EXPLAIN without ANALYZE: it has no actual times, so the tree "
+        "takes the planner's cost (PostgreSQL's `Total Cost`, in cost units, not "
+        "milliseconds) as each node's time and the planner's row estimates as its rows. "
+        "The tree file lists the engine under `estimated`. Cost units are comparable "
+        "within one engine only; for a placement across engines, import EXPLAIN "
+        "(ANALYZE, FORMAT JSON) instead.",
+    ),
+    Code(
+        "negative-self-time",
+        ("warning",),
+        ("import",),
+        "some nodes' exclusive times came out negative and were set to 0",
+        "A node's exclusive time is its inclusive time minus its children's. When a "
+        "child was measured as slower than its parent (timer noise, a parallel child "
+        "timed per worker), or a planner costs a node that stops early (a Limit) below "
+        "its input, the difference is negative: it is set to 0, so the node's time is "
+        "not negative. The message counts such nodes, adds up what was dropped and "
+        "names the first; the tree's times then add up to slightly more than the "
+        "root's measured total.",
+    ),
+    Code(
+        "scan-metrics-from-parent",
+        ("info",),
+        ("import",),
+        "a DataFusion scan reported no metrics; its parent's were used",
+        "An in-memory table scan in DataFusion records no time and no rows. Its time "
+        "is taken as the time its parent spent fetching from it (`fetch_time`), and its "
+        "rows as its parent's when the parent passes every row on (a repartition or "
+        "coalesce), so a scan that produced rows never costs 0.",
+    ),
+    Code(
+        "engine-cannot-run",
+        ("warning",),
+        ("import",),
+        "an engine could not run some subtrees of the probed query: no time there",
+        "`import sql --probe` runs every subtree of the query's plan on every engine. "
+        "Where an engine failed (DataFusion's unparser could not write the subtree in "
+        "its SQL dialect, the engine refused the SQL or timed out) or returned another "
+        "number of rows than the first engine, the node and every node above it get no "
+        "time on that engine, so `tree` never places them there. The message names the "
+        "nodes and the first cause.",
+    ),
     # ------------------------------------------------------------------ lower rules
     *RULE_CODES,
     # ------------------------------------------------------------------ explain

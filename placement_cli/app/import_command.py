@@ -1,0 +1,207 @@
+"""`placement import FORMAT FILE... -o TREE`: a tree file for `placement tree` from what
+engines printed about a query (docs/import.md): its declaration and its handler.
+
+`FORMATS` names each format's reader (`module:function`, imported only when used):
+`read(path, data, source, engine, values) -> Plan | list[Plan]` (the plans of
+`frontends/engine_plans/model.py`; several for a reader that times one tree on several
+engines). A format named `ENGINE-...` gives its files that engine unless `--engine`
+names another.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from placement_cli.app.options import DEBUG, FORMAT, OUTPUT, QUIET, Arg, Command, Opt
+
+FORMATS: dict[str, str] = {
+    "postgres-explain": "placement_cli.frontends.engine_plans.postgres:read",
+    "duckdb-profile": "placement_cli.frontends.engine_plans.duckdb:read",
+    "datafusion-metrics": "placement_cli.frontends.engine_plans.datafusion:read",
+}
+KNOWN_ENGINES = ("duckdb", "datafusion", "postgres")
+# Formats that run the query rather than read what an engine printed, and make the whole
+# tree file: `read(path, data, source, values) -> (tree document, warnings)`.
+PROBES: dict[str, str] = {"sql": "placement_cli.engines.probe:read"}
+
+
+def declaration() -> Command:
+    return Command(
+        "import",
+        "Make a tree file for `placement tree` from the plans and profiles engines print "
+        "(docs/import.md).",
+        (
+            Arg(
+                "plan_format",
+                "FORMAT",
+                f"What the files are: {', '.join(FORMATS)}, or sql (a query, with --probe).",
+            ),
+            Arg(
+                "files",
+                "FILE...",
+                "One file per engine, all of one query (their plans must have the same shape); "
+                "FORMAT:FILE reads one file as another format; - for stdin.",
+                several=True,
+            ),
+        ),
+        (
+            Opt(
+                "engine",
+                ("--engine",),
+                "The engine of each file, in order (repeatable; default: the format's "
+                "engine, e.g. postgres for postgres-explain).",
+                repeatable=True,
+                metavar="NAME",
+            ),
+            Opt(
+                "budget",
+                ("--budget", "-k"),
+                "The cut budget K the tree file carries (default: none; `tree --budget`).",
+                kind="int",
+                minimum=0,
+            ),
+            Opt("name", ("--name",), "The tree's name (default: the first file's name)."),
+            Opt(
+                "probe",
+                ("--probe",),
+                "sql: time every subtree of the query's plan on every engine (docs/probe.md).",
+                kind="bool",
+                default=False,
+            ),
+            Opt(
+                "engines",
+                ("--engines",),
+                "sql --probe: the engines, comma-separated (default: all --db and --pg run).",
+                metavar="A,B",
+            ),
+            Opt(
+                "db",
+                ("--db",),
+                "sql --probe: the DuckDB database file with the tables.",
+                metavar="FILE",
+            ),
+            Opt("pg", ("--pg",), "sql --probe: a PostgreSQL connection string.", metavar="DSN"),
+            Opt(
+                "repeat",
+                ("--repeat",),
+                "sql --probe: timed runs of each subtree after one warm-up (the median is kept).",
+                kind="int",
+                default=3,
+                minimum=1,
+            ),
+            OUTPUT,
+            FORMAT,
+            QUIET,
+            DEBUG,
+        ),
+        "placement_cli.app.import_command:command",
+    )
+
+
+def _reader(fmt: str) -> Any:
+    module, _, func = FORMATS[fmt].partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _split(arg: str, default: str) -> tuple[str, str]:
+    """(format, path) of a FILE argument: `FORMAT:PATH` when FORMAT is a known format."""
+    head, sep, rest = arg.partition(":")
+    if sep and head in FORMATS and rest:
+        return head, rest
+    return default, arg
+
+
+def command(name: str, v: dict[str, Any]) -> int:
+    """Read every file, line their plans up, write the tree file; exit 0, or 3 with the
+    first problem (its JSON path) when a file is not what FORMAT says or the plans
+    differ in shape."""
+    from placement_cli.app.console import say, warn_diagnostics
+    from placement_cli.core.errors import EXIT_OK, UsageError
+    from placement_cli.core.io import dumps, read_bytes, source_name, write_output
+    from placement_cli.formats.tree import TreeFile
+    from placement_cli.frontends.engine_plans.model import Plan
+    from placement_cli.frontends.engine_plans.tree_file import check_same_shape, tree_document
+
+    fmt = v["plan_format"]
+    if fmt in PROBES:
+        return _probe(fmt, v)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
+    files = [_split(a, fmt) for a in v["files"]]
+    named = list(v.get("engine") or [])
+    if len(named) > len(files):
+        raise UsageError(f"{len(named)} --engine given for {len(files)} file(s): one per file")
+    plans: list[Plan] = []
+    sources: list[str] = []
+    for i, (f, path) in enumerate(files):
+        engine = named[i] if i < len(named) else _engine_of(f)
+        source = source_name(path)
+        got = _reader(f)(path, read_bytes(path), source, engine, v)
+        for plan in got if isinstance(got, list) else [got]:
+            plans.append(plan)
+            sources.append(source)
+    engines = [p.engine for p in plans]
+    twice = next((e for e in engines if engines.count(e) > 1), None)
+    if twice is not None:
+        raise UsageError(
+            f"two files for engine {twice!r:.60}: give each file its own name with --engine"
+        )
+    check_same_shape(plans, sources)
+    title = v.get("name") or Path(files[0][1]).stem
+    doc = tree_document(plans, title, v.get("budget"))
+    try:
+        TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
+    except Exception as exc:  # noqa: BLE001 - a bug of a reader, reported as one
+        raise RuntimeError(f"import wrote a tree file `tree` would refuse: {exc}") from exc
+    write_output(dumps(doc, v["format"]), v["output"])
+    diags = [d for p in plans for d in p.diagnostics]
+    warn_diagnostics(
+        [d for d in diags if d["severity"] != "info"], v["quiet"], v.get("diagnostics", "text")
+    )
+    say(_summary(plans), v["quiet"])
+    return EXIT_OK
+
+
+def _probe(fmt: str, v: dict[str, Any]) -> int:
+    """`import sql --probe`: one query file, run on the engines; the tree file written."""
+    from placement_cli.app.console import say, warn_diagnostics
+    from placement_cli.core.errors import EXIT_OK, UsageError
+    from placement_cli.core.io import dumps, read_bytes, source_name, write_output
+    from placement_cli.formats.tree import TreeFile
+
+    if len(v["files"]) != 1:
+        raise UsageError(f"import {fmt} reads one query file, got {len(v['files'])}")
+    path = v["files"][0]
+    module, _, func = PROBES[fmt].partition(":")
+    read = getattr(importlib.import_module(module), func)
+    doc, diags = read(path, read_bytes(path), source_name(path), v)
+    TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
+    write_output(dumps(doc, v["format"]), v["output"])
+    warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))
+    timed = sum(1 for n in doc["nodes"] for t in n["time"].values() if t is not None)
+    say(
+        f"probed: {len(doc['nodes'])} operators on {', '.join(doc['engines'])}; "
+        f"{timed} of {len(doc['nodes']) * len(doc['engines'])} node times measured",
+        v["quiet"],
+    )
+    return EXIT_OK
+
+
+def _engine_of(fmt: str) -> str:
+    """The engine a format's name starts with (`postgres-explain`: postgres)."""
+    head = fmt.split("-", 1)[0]
+    if head in KNOWN_ENGINES:
+        return head
+    from placement_cli.core.errors import UsageError
+
+    raise UsageError(f"format {fmt!r} names no engine: give --engine NAME")
+
+
+def _summary(plans: list[Any]) -> str:
+    parts = []
+    for p in plans:
+        unit = "cost units (estimated)" if p.estimated else "ms"
+        parts.append(f"{p.engine} {sum(n.time for n in p.nodes):.6g} {unit}")
+    return f"imported: {len(plans[0].nodes)} operators; " + ", ".join(parts)
