@@ -145,7 +145,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v["db"] is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
     problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
-    make_runner = runner_for(problem, tree, v["sql"])
+    ids, make_runner = runner_for(problem, tree, v["sql"])
     assignments: list[tuple[int, ...]] = []
     if v["all"]:
         assignments = list(allowed(tree, v["budget"]))
@@ -166,12 +166,12 @@ def command(name: str, v: dict[str, Any]) -> int:
             )
 
     ref, outcomes = execute_many(
-        sources, tree, tree.ids, assignments, make_runner, v["repeat"], progress=progress
+        sources, tree, ids, assignments, make_runner, v["repeat"], progress=progress
     )
     art = build(
         tree,
         ops,
-        tree.ids,
+        ids,
         ref,
         outcomes,
         chosen,
