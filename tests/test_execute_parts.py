@@ -243,7 +243,12 @@ def test_a_placement_with_other_rows_is_a_mismatch_never_a_timing(
         sql[("top", e, True)] = "SELECT count(*) AS k, sum(n_nationkey) AS s FROM n"
     run = _sql_runner(sql)
     ref, outs = execute_many(
-        Sources(db=tpch_db, pg=pg_dsn), tree, tree.ids, [(0, 0), (0, 1), (1, 0)], lambda _: run, repeat=1
+        Sources(db=tpch_db, pg=pg_dsn),
+        tree,
+        tree.ids,
+        [(0, 0), (0, 1), (1, 0)],
+        lambda _: run,
+        repeat=1,
     )
     assert ref.engine == "duckdb" and ref.rows == 1
     status = {o.assignment: o.status for o in outs}

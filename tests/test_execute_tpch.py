@@ -70,7 +70,9 @@ def plans(tpch_db: Path) -> dict[int, tuple[str, Any]]:
 
     conns = Connections(Sources(db=tpch_db))
     try:
-        return {nr: (sql, build_plan(conns, sql)) for nr in QUERIES for sql in [tpch_sql(tpch_db, nr)]}
+        return {
+            nr: (sql, build_plan(conns, sql)) for nr in QUERIES for sql in [tpch_sql(tpch_db, nr)]
+        }
     finally:
         conns.close()
 
@@ -124,7 +126,11 @@ def test_fragments_on_postgres_return_the_reference_rows(
         for a in allowed(tree, 1)
         if a[tree.root] != 2
         and 2 in a
-        and all(ops[tree.ids[v]] in small or not ops[tree.ids[v]].startswith("read") for v in range(tree.n) if a[v] == 2)
+        and all(
+            ops[tree.ids[v]] in small or not ops[tree.ids[v]].startswith("read")
+            for v in range(tree.n)
+            if a[v] == 2
+        )
     ]
     assert pg
     _, outs = execute_many(
@@ -148,7 +154,9 @@ def test_the_command_reports_writes_the_rows_and_the_measurements(
     sql, plan = plans[3]
     (tmp_path / "q3.sql").write_text(sql)
     (tmp_path / "q3.json").write_text(json.dumps(tree_doc(plan, ENGINES, "q3")))
-    placed = _cli("tree", str(tmp_path / "q3.json"), "--budget", "1", "-o", str(tmp_path / "t.json"))
+    placed = _cli(
+        "tree", str(tmp_path / "q3.json"), "--budget", "1", "-o", str(tmp_path / "t.json")
+    )
     assert placed.returncode == 0, placed.stderr
     # The chosen placement (all on DuckDB: its times are the least) and each single engine.
     out = _cli(
@@ -182,9 +190,7 @@ def test_the_command_reports_writes_the_rows_and_the_measurements(
     assert dot.returncode == 0 and dot.stdout.startswith("digraph"), dot.stderr
 
 
-def test_all_with_a_cut_writes_the_hand_offs_calibrate_reads(
-    tpch_db: Path, tmp_path: Path
-) -> None:
+def test_all_with_a_cut_writes_the_hand_offs_calibrate_reads(tpch_db: Path, tmp_path: Path) -> None:
     from placement_cli.engines.connect import Connections, Sources
     from placement_cli.engines.fragments import build_plan
 
@@ -210,7 +216,10 @@ def test_all_with_a_cut_writes_the_hand_offs_calibrate_reads(
     assert s["spearman"] is None or -1 <= s["spearman"] <= 1
     rows = list(csv.DictReader(io.StringIO((tmp_path / "h.csv").read_text())))
     assert len(rows) == 2 * (len(doc["nodes"]) - 1)
-    assert {(r["src"], r["dst"]) for r in rows} == {("duckdb", "datafusion"), ("datafusion", "duckdb")}
+    assert {(r["src"], r["dst"]) for r in rows} == {
+        ("duckdb", "datafusion"),
+        ("datafusion", "duckdb"),
+    }
     assert all(float(r["ms"]) > 0 and int(r["rows"]) >= 0 for r in rows)
     ranks = sorted(p["rank_measured"] or 0 for p in rep["execute"]["placements"])
     assert ranks[-1] <= s["executed"]

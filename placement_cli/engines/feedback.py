@@ -60,7 +60,7 @@ def table_bytes(table: Any, path: str) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-def _csv(header: Sequence[str], rows: list[Sequence[Any]]) -> bytes:
+def _csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> bytes:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
@@ -130,9 +130,8 @@ def node_times(
 
 
 def node_times_csv(tree: Tree, outcomes: Sequence[Outcome]) -> bytes:
-    return _csv(
-        TIMES_HEADER, [("" if x is None else x for x in r) for r in node_times(tree, outcomes)]
-    )  # type: ignore[misc]
+    rows = [tuple("" if x is None else x for x in r) for r in node_times(tree, outcomes)]
+    return _csv(TIMES_HEADER, rows)
 
 
 def read_node_times(text: str) -> dict[tuple[str, str], float]:

@@ -52,7 +52,7 @@ def placement_report(
 ) -> dict[str, Any]:
     par = parents(tree)
     ok = o.status == "ok" and bool(o.runs)
-    frs = []
+    frs: list[dict[str, Any]] = []
     for i, f in enumerate(o.frags):
         runs = [r.fragments[i] for r in o.runs] if ok else []
         frs.append(
