@@ -212,34 +212,47 @@ def _diagnostics(
     out: list[dict[str, Any]] = []
     for r in reps:
         if r["status"] == "mismatch":
-            out.append(_diag("error", "result-mismatch", f"{r['label']}: {r['error']}"))
+            out.append(
+                {
+                    "severity": "error",
+                    "code": "result-mismatch",
+                    "message": f"{r['label']}: {r['error']}",
+                    "blocks": [],
+                }
+            )
     for r in reps:
         if r["status"] == "not-executable":
-            out.append(_diag("warning", "not-executable", f"{r['label']}: {r['error']}"))
+            out.append(
+                {
+                    "severity": "warning",
+                    "code": "not-executable",
+                    "message": f"{r['label']}: {r['error']}",
+                    "blocks": [],
+                }
+            )
     rho = summary["spearman"]
     if all_ and rho is not None and rho < LOW_SPEARMAN:
         out.append(
-            _diag(
-                "warning",
-                "model-ranks-badly",
-                f"the model ranks the placements badly: Spearman(predicted, measured) = "
-                f"{rho:.2f} over {summary['executed']} placements (below {LOW_SPEARMAN})",
-            )
+            {
+                "severity": "warning",
+                "code": "model-ranks-badly",
+                "message": f"the model ranks the placements badly: Spearman(predicted, "
+                f"measured) = {rho:.2f} over {summary['executed']} placements (below "
+                f"{LOW_SPEARMAN})",
+                "blocks": [],
+            }
         )
     if best_pred is not None and best_single is not None and best_pred != best_single:
         bp, bs = reps[best_pred], reps[best_single]
         if bp["measured"]["median"] > bs["measured"]["median"]:
             out.append(
-                _diag(
-                    "warning",
-                    "predicted-best-loses",
-                    f"the predicted best placement ({bp['label']}, "
+                {
+                    "severity": "warning",
+                    "code": "predicted-best-loses",
+                    "message": f"the predicted best placement ({bp['label']}, "
                     f"{bp['measured']['median']:.1f} ms measured) is slower than the best "
                     f"single engine ({bs['label']}, {bs['measured']['median']:.1f} ms)",
-                )
+                    "blocks": [],
+                }
             )
     return out
-
-
-def _diag(severity: str, code: str, message: str) -> dict[str, Any]:
-    return {"severity": severity, "code": code, "message": message, "blocks": []}
