@@ -131,6 +131,13 @@ def _tree() -> Command:
                 default=60.0,
                 minimum=0.001,
             ),
+            Opt(
+                "transfer",
+                ("--transfer",),
+                "A transfer profile (`calibrate fit`): its models replace the file's "
+                "`transfer.linear` for those engine pairs (docs/calibrate.md).",
+                metavar="PROFILE",
+            ),
             OUTPUT,
             FORMAT,
             QUIET,
