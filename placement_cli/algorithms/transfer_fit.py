@@ -42,8 +42,8 @@ def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Each column is scaled to unit norm first (R*W reaches 1e9 where 1 is 1), and a
     coefficient the enumeration gives as a tiny negative number from rounding counts
-    as 0. Ties between subsets (same residual) go to the one enumerated first: fewer
-    columns, then column order.
+    as 0. Ties between subsets (the same residual within rounding) go to the one
+    enumerated first: fewer columns, then column order.
 
     >>> x = design(np.array([0, 1, 2, 3.0]), np.array([1, 1, 1, 1.0]))
     >>> [round(v, 6) for v in nnls(x, np.array([5, 7, 9, 11.0]))]
@@ -58,6 +58,10 @@ def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     best = np.zeros(k)
     best_res = float(y @ y)
     tol = 1e-12 * max(1.0, float(np.abs(y).max(initial=0.0)))
+    # A larger subset must lower the residual by more than rounding does: collinear
+    # columns (one width only: 1 and W) then keep the fewer coefficients, never a
+    # minimum-norm split between them.
+    tie = 1e-10 * float(y @ y)
     for size in range(1, k + 1):
         for cols in combinations(range(k), size):
             sub = xs[:, cols]
@@ -67,7 +71,7 @@ def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             sol = np.maximum(sol, 0.0)
             r = sub @ sol - y
             res = float(r @ r)
-            if res < best_res * (1 - 1e-12) - 1e-300:
+            if res < best_res - tie:
                 best_res = res
                 best = np.zeros(k)
                 best[list(cols)] = sol

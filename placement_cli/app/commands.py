@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
 
+from placement_cli.app.calibrate_command import calibrate
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -351,6 +352,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
+        "calibrate": calibrate,
     }
 
 

@@ -54,4 +54,5 @@ class TransferProfile(_Strict):
     name: str | None = None
     measured: str | None = None
     weights: Literal["relative", "none"] | None = None
+    reduce: Literal["median", "min", "none"] | None = None
     directions: list[Direction] = Field(min_length=1)

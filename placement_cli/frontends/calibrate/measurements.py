@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import statistics
 from dataclasses import dataclass
 
 from placement_cli.core.errors import InputError, Problem
@@ -144,3 +145,20 @@ def write_measurements(rows: list[Measurement]) -> bytes:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 2**53 else repr(float(x))
+
+
+def reduce_repeats(points: list[Measurement], how: str) -> list[Measurement]:
+    """The runs of each point (same src, dst, rows and width) as one point, at its first
+    run's position: their `median` or `min`; `none` keeps every run.
+
+    >>> ms = [Measurement("a", "b", 1, 8, t, i) for i, t in enumerate((3.0, 1.0, 2.0), 1)]
+    >>> [m.ms for m in reduce_repeats(ms, "median")], [m.ms for m in reduce_repeats(ms, "min")]
+    ([2.0], [1.0])
+    """
+    if how == "none":
+        return list(points)
+    groups: dict[tuple[str, str, float, float], list[float]] = {}
+    for m in points:
+        groups.setdefault((m.src, m.dst, m.rows, m.width), []).append(m.ms)
+    pick = min if how == "min" else statistics.median
+    return [Measurement(s, d, r, w, float(pick(ts)), None) for (s, d, r, w), ts in groups.items()]
