@@ -19,7 +19,9 @@ PAPER = {"fixed": 72.93, "per_row": 8.30e-5, "per_width": 1.10e-3, "per_byte": 3
 ROWS = (0, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 WIDTHS = (8, 64, 1024)
 
-finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+# Zero or of magnitude 1e-3..1e3: a design matrix holds 1, R, W and R*W; a column of
+# subnormal numbers would make its coefficient overflow, which no measurement gives.
+finite = st.one_of(st.just(0.0), st.floats(1e-3, 1e3), st.floats(-1e3, -1e-3))
 
 
 @given(
