@@ -17,6 +17,7 @@ from functools import cache, partial
 from importlib import import_module
 
 from placement_cli.app import import_command
+from placement_cli.app.calibrate_command import calibrate
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -132,6 +133,13 @@ def _tree() -> Command:
                 kind="float",
                 default=60.0,
                 minimum=0.001,
+            ),
+            Opt(
+                "transfer",
+                ("--transfer",),
+                "A transfer profile (`calibrate fit`): its models replace the file's "
+                "`transfer.linear` for those engine pairs (docs/calibrate.md).",
+                metavar="PROFILE",
             ),
             OUTPUT,
             FORMAT,
@@ -348,6 +356,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "schema": _schema,
         "codes": _codes,
         "import": import_command.declaration,
+        "calibrate": calibrate,
     }
 
 

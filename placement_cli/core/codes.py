@@ -386,6 +386,29 @@ CODES: dict[str, Code] = _codes(
         "the larger budget.",
     ),
     Code(
+        "transfer-profile-unused",
+        ("info",),
+        ("tree",),
+        "a direction of the transfer profile names an engine the tree does not have",
+        "`tree --transfer PROFILE` applies each of the profile's directions whose two "
+        "engines are both in the tree file's `engines`; the others are ignored and "
+        "listed here. Harmless when the profile was measured for more engines than "
+        "this tree uses; when a pair the tree needs is left without a model (see "
+        "`transfer-uncovered`), check that the profile spells the engines as the tree does.",
+    ),
+    Code(
+        "transfer-uncovered",
+        ("warning",),
+        ("tree",),
+        "a pair of engines an edge could be cut across has no transfer model",
+        "With `tree --transfer PROFILE`, some child can run on one engine and its parent "
+        "on another, but neither the tree file's `transfer.linear`, the profile nor a "
+        "`default` gives a model for that direction, so the DP never cuts that way "
+        "(explicit per-edge entries still allow their edges). Measure and fit that "
+        "direction (`calibrate measure --pairs A:B`, `calibrate fit`), or name the "
+        "engines in the profile as the tree does.",
+    ),
+    Code(
         "unsupported-node",
         ("error",),
         ("tree",),
