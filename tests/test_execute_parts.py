@@ -139,7 +139,7 @@ def _sql_runner(sql: dict[Any, str]) -> Any:
     """Runs node `n` on engine `e` as `sql[(n, e)]`, its cut inputs registered as
     tables named after their nodes (`sql[(n, e, True)]` when it has inputs): a real
     query on a real engine."""
-    from placement_cli.engines.measure import load_postgres
+    from placement_cli.engines.handoff import drop, hand_off
 
     def run(conns: Any, node: str, engine: str, inputs: dict[str, Any]) -> Any:
         text = sql.get((node, engine, bool(inputs))) or sql[(node, engine)]
@@ -151,13 +151,15 @@ def _sql_runner(sql: dict[Any, str]) -> Any:
         if engine == "postgres":
             import pyarrow as pa
 
-            pg = conns.postgres()
             for name, table in inputs.items():
-                pg.execute(f'DROP TABLE IF EXISTS "{name}"')
-                load_postgres(pg, name, table)
-            cur = pg.execute(text)
-            cols = [d.name for d in cur.description]
-            rows = cur.fetchall()
+                hand_off(conns, "duckdb", "postgres", table, name)
+            try:
+                cur = conns.postgres().execute(text)
+                cols = [d.name for d in cur.description]
+                rows = cur.fetchall()
+            finally:
+                for name in inputs:
+                    drop(conns, "postgres", name)
             return pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)})
         raise AssertionError(engine)
 

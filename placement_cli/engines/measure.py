@@ -10,15 +10,15 @@ needs an engine without a source (`postgres` without `--pg`) is *skipped*.
 
 A cut's hand-off is timed on its own after the placement's runs, as `calibrate measure`
 times one: the child's Arrow table (canonical schema) is given to the receiving engine,
-which scans it (`count(*)`); DuckDB and DataFusion take Arrow in-process, PostgreSQL
-through `COPY` into a temporary table. Inside a run the same work is part of the
-consumer's fragment time.
+which scans it (`count(*)`): DuckDB and DataFusion take Arrow in-process, PostgreSQL
+through DuckDB's postgres extension (binary COPY), as `engines/handoff.py` does for
+`calibrate measure`. Inside a run the same work (by the fragment runner's own route) is
+part of the consumer's fragment time.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +28,6 @@ from typing import Any
 from placement_cli.algorithms.tree import INF, Tree
 from placement_cli.engines.connect import Connections, Sources
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
-from placement_cli.engines.require import need
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
 from placement_cli.engines.stats import same_rows
 
@@ -134,71 +133,31 @@ def execute(
             continue
         dst = tree.engines[frags[f.parent].engine]
         out.handoffs[f.root] = [
-            hand_off(pool.conns(), dst, tables[fi]) for _ in range(max(1, repeat))
+            hand_off(pool.conns(), tree.engines[f.engine], dst, tables[fi])
+            for _ in range(max(1, repeat))
         ]
     return out
 
 
-def hand_off(conns: Connections, dst: str, table: Any) -> float:
-    """Seconds for `dst` to receive `table` (Arrow, canonical schema) and scan it
-    (module doc)."""
-    name = f"placement_handoff_{next(_names)}"
+def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
+    """Seconds for `dst` to take `table` (the Arrow result of a fragment on `src`) and
+    scan it: `handoff.hand_off`, as `calibrate measure` makes one, then `count(*)`;
+    the table is dropped afterwards (module doc)."""
+    from placement_cli.engines.handoff import drop
+    from placement_cli.engines.handoff import hand_off as make
+
     start = time.perf_counter()
+    name, _ = make(conns, src, dst, table)
+    query = f'SELECT count(*) FROM "{name}"'
     if dst == "duckdb":
-        con = conns.duckdb()
-        con.register(name, table)
-        con.execute(f'SELECT count(*) FROM "{name}"').fetchall()
-        seconds = time.perf_counter() - start
-        con.unregister(name)
+        conns.duckdb().execute(query).fetchall()
     elif dst == "datafusion":
-        ctx = conns.datafusion()
-        ctx.register_record_batches(name, [table.to_batches()])
-        ctx.sql(f'SELECT count(*) FROM "{name}"').collect()
-        seconds = time.perf_counter() - start
-        ctx.deregister_table(name)
-    elif dst == "postgres":
-        load_postgres(conns.postgres(), name, table)
-        conns.postgres().execute(f'SELECT count(*) FROM "{name}"').fetchall()
-        seconds = time.perf_counter() - start
-        conns.postgres().execute(f'DROP TABLE "{name}"')
+        conns.datafusion().sql(query).collect()
     else:
-        raise ValueError(f"unknown engine {dst!r}")
+        conns.postgres().execute(query).fetchall()
+    seconds = time.perf_counter() - start
+    drop(conns, dst, name)
     return seconds
-
-
-def load_postgres(pg: Any, name: str, table: Any) -> None:
-    """`table` into a new temporary table `name` with its column names, through COPY of
-    its CSV text."""
-    (pa, pacsv) = need("execute", "pyarrow", "pyarrow.csv")
-    names: list[str] = []
-    for f in table.schema:  # the table's own names; a repeated one gets a suffix
-        n, k = f.name.replace('"', '""'), 1
-        while n in names:
-            n, k = f"{f.name}_{k}", k + 1
-        names.append(n)
-    cols = ", ".join(
-        f'"{n}" {_pg_type(pa, f.type)}' for n, f in zip(names, table.schema, strict=True)
-    )
-    pg.execute(f'CREATE TEMPORARY TABLE "{name}" ({cols})')
-    buf = io.BytesIO()
-    pacsv.write_csv(table, buf, pacsv.WriteOptions(include_header=False))
-    with pg.cursor() as cur, cur.copy(f'COPY "{name}" FROM STDIN (FORMAT csv)') as copy:
-        copy.write(buf.getvalue())
-
-
-def _pg_type(pa: Any, t: Any) -> str:
-    types = pa.types
-    if types.is_boolean(t):
-        return "boolean"
-    if types.is_integer(t):
-        return "bigint"
-    if types.is_floating(t):
-        return "double precision"
-    if types.is_date(t):
-        return "date"
-    if types.is_timestamp(t):
-        return "timestamp"
-    return "text"
 
 
 def execute_many(

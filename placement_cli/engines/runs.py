@@ -53,10 +53,10 @@ class ThreadConnections(Connections):
             return self.main.datafusion()
 
     def close(self) -> None:
-        for name in ("postgres", "duckdb"):  # the DataFusion context is the process's
-            conn = self._open.pop(name, None)
-            if conn is not None:
-                conn.close()
+        self._open.pop("datafusion", None)  # the process's: closed with the main ones
+        for conn in reversed(list(self._open.values())):
+            conn.close()
+        self._open.clear()
 
 
 class Pool:
