@@ -78,6 +78,13 @@ COMMAND = Command(
             metavar="FILE",
         ),
         Opt(
+            "tree_out",
+            ("--tree-out",),
+            "Write the tree file again with the measured self-times in place of its own "
+            "(where measured): the tree the next `placement tree` places.",
+            metavar="FILE",
+        ),
+        Opt(
             "sql",
             ("--sql",),
             "The query, for a tree file that records none; planned again in DataFusion, its "
@@ -193,6 +200,17 @@ def command(name: str, v: dict[str, Any]) -> int:
         write_output(feedback.handoff_csv(tree, outcomes), v["calibrate_out"])
     if v["times_out"]:
         write_output(feedback.node_times_csv(tree, outcomes), v["times_out"])
+    if v["tree_out"]:
+        import orjson
+
+        doc = problem.file.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        times = {
+            (n, e): s for n, e, _, s, _ in feedback.node_times(tree, outcomes) if s is not None
+        }
+        out = feedback.apply_node_times(doc, times)
+        write_output(
+            orjson.dumps(out, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE), v["tree_out"]
+        )
     warn_diagnostics(art["diagnostics"], v["quiet"])
     if not v["quiet"] and stderr_is_terminal():
         from placement_cli.views.execute import ranking_table
