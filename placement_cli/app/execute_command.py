@@ -138,7 +138,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.engines.require import need
 
     need("execute")
-    from placement_cli.app.console import say, stderr_is_terminal, warn_diagnostics
+    from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
     from placement_cli.core.errors import UsageError
     from placement_cli.core.io import write_output
     from placement_cli.engines import feedback
@@ -153,15 +153,8 @@ def command(name: str, v: dict[str, Any]) -> int:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
     problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
     ids, make_runner = runner_for(problem, tree, v["sql"])
-    assignments: list[tuple[int, ...]] = []
-    if v["all"]:
-        assignments = list(allowed(tree, v["budget"]))
-    else:
-        assignments = [
-            tuple([e] * tree.n)
-            for e in range(len(tree.engines))
-            if tuple([e] * tree.n) in set(allowed(tree, 0))
-        ]
+    # --all: every placement the budget allows; else each single engine (and the chosen).
+    assignments = list(allowed(tree, v["budget"] if v["all"] else 0))
     if chosen is not None and tuple(chosen) not in assignments:
         assignments.insert(0, tuple(chosen))
     sources = Sources(db=Path(v["db"]), pg=v["pg"])
@@ -214,7 +207,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     warn_diagnostics(art["diagnostics"], v["quiet"])
     if not v["quiet"] and stderr_is_terminal():
         from placement_cli.views.execute import ranking_table
-        from placement_cli.views.text import plain
+        from placement_cli.views.text import rich_print
 
-        say(plain(ranking_table(art)), v["quiet"])
+        rich_print(ranking_table(art), stderr=True)
     return EXIT_MISMATCH if art["status"] == "mismatch" else 0
