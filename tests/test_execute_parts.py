@@ -259,3 +259,48 @@ def test_a_placement_with_other_rows_is_a_mismatch_never_a_timing(
     assert bad.runs == [] and "reference" in (bad.error or "")
     good = next(o for o in outs if o.assignment == (1, 0))
     assert len(good.runs) == 1 and set(good.handoffs) == {1}
+
+
+def test_independent_fragments_of_a_planned_query_run_at_the_same_time(tpch_db: Path) -> None:
+    """The same through the fragment runner: a query whose two join inputs each call a
+    DataFusion UDF that sleeps, both inputs on DataFusion, the join on DuckDB."""
+    import datafusion
+    import pyarrow as pa
+
+    from placement_cli.engines.connect import Sources
+    from placement_cli.engines.fragments import build_plan
+    from placement_cli.engines.plans import PlanRunner
+    from placement_cli.engines.runs import Pool, run_placement
+
+    def nap(values: Any) -> Any:
+        time.sleep(SLEEP)
+        return values
+
+    sql = (
+        "SELECT a.k AS ak, b.k AS bk FROM "
+        "(SELECT nap(n_nationkey) AS k FROM nation WHERE n_nationkey = 1) a JOIN "
+        "(SELECT nap(r_regionkey) AS k FROM region WHERE r_regionkey = 1) b ON a.k = b.k"
+    )
+    with Pool(Sources(db=tpch_db), 3) as pool:
+        ctx = pool.main.datafusion()
+        ctx.register_udf(datafusion.udf(nap, [pa.int32()], pa.int32(), "volatile", name="nap"))
+        plan = build_plan(pool.main, sql)
+        join = next(n for n in plan.nodes.values() if n.op.startswith("join"))
+        above = {"n0", join.id}
+        nodes = [
+            {"id": n.id, "children": list(n.children), "time": {"duckdb": 1, "datafusion": 1}}
+            for n in plan.nodes.values()
+        ]
+        tree = tree_from_spec(["duckdb", "datafusion"], nodes, {"default": {"fixed": 1}})
+        frags = fragments(tree, [0 if v in above else 1 for v in tree.ids])
+        assert [tree.ids[f.root] for f in frags] == ["n0", *join.children]
+        runner = PlanRunner(plan)
+        run_placement(pool, frags, tree.ids, tree.engines, runner)  # prepared, connected
+        start = time.perf_counter()
+        run = run_placement(pool, frags, tree.ids, tree.engines, runner)
+        wall = time.perf_counter() - start
+    assert run.table.to_pylist() == [{"ak": 1, "bk": 1}]
+    sleeps = run.fragments[1:]
+    assert all(f.seconds >= SLEEP for f in sleeps)
+    assert wall < 1.6 * SLEEP, wall
+    assert max(f.start for f in sleeps) < min(f.end for f in sleeps)
