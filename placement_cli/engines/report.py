@@ -31,6 +31,7 @@ def spread(seconds: Sequence[float]) -> dict[str, Any] | None:
 
 
 def _r(x: float) -> float:
+    """Milliseconds to the microsecond."""
     return round(x, 3)
 
 
@@ -61,7 +62,7 @@ def placement_report(
                 "engine": tree.engines[f.engine],
                 "nodes": [tree.ids[v] for v in f.nodes],
                 "inputs": [tree.ids[u] for u in f.inputs],
-                "predicted_ms": num(o.predicted.fragments[i].fragment_ms),
+                "predicted_ms": num(_r(o.predicted.fragments[i].fragment_ms)),
                 "measured": spread([x.seconds for x in runs]),
                 "rows": runs[-1].rows if runs else None,
                 "bytes": runs[-1].nbytes if runs else None,
@@ -80,7 +81,7 @@ def placement_report(
                 "parent": tree.ids[p],
                 "from_engine": tree.engines[o.assignment[u]],
                 "to_engine": tree.engines[o.assignment[p]],
-                "predicted_ms": num(o.predicted.cuts[u]),
+                "predicted_ms": num(_r(o.predicted.cuts[u])),
                 "measured": spread(o.handoffs.get(u, [])),
                 "rows": rows,
                 "bytes": nbytes,
@@ -95,7 +96,7 @@ def placement_report(
         "engines": {tree.ids[v]: tree.engines[o.assignment[v]] for v in preorder(tree)},
         "cuts": cuts,
         "fragments": frs,
-        "predicted_ms": num(o.predicted.latency),
+        "predicted_ms": num(_r(o.predicted.latency)),
         "measured": spread([r.seconds for r in o.runs]) if ok else None,
         "status": o.status,
         "error": o.error,
@@ -109,7 +110,7 @@ def tree_nodes(tree: Tree, ops: Sequence[str]) -> list[dict[str, Any]]:
             "id": tree.ids[v],
             "children": [tree.ids[u] for u in tree.children[v]],
             "time": {
-                e: num(t) for e, t in zip(tree.engines, tree.time[v], strict=True) if t != INF
+                e: num(_r(t)) for e, t in zip(tree.engines, tree.time[v], strict=True) if t != INF
             },
         }
         if ops[v]:
