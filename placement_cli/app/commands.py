@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
+from importlib import import_module
 
 from placement_cli.app import import_command
+from placement_cli.app.calibrate_command import calibrate
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -105,6 +107,13 @@ def _tree() -> Command:
         ),
         (
             *model_options(TreeOptions),
+            Opt(
+                "transfer",
+                ("--transfer",),
+                "A transfer profile (`calibrate fit`): its models replace the file's "
+                "`transfer.linear` for those engine pairs (docs/calibrate.md).",
+                metavar="PROFILE",
+            ),
             OUTPUT,
             FORMAT,
             QUIET,
@@ -301,6 +310,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         **stages,
         "run": _run,
         "tree": _tree,
+        "execute": lambda: import_module("placement_cli.app.execute_command").COMMAND,
         "show": _show,
         "explain": _explain,
         "diff": _diff,
@@ -308,6 +318,7 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "schema": _schema,
         "codes": _codes,
         "import": import_command.declaration,
+        "calibrate": calibrate,
     }
 
 

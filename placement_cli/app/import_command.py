@@ -22,6 +22,9 @@ FORMATS: dict[str, str] = {
     "datafusion-metrics": "placement_cli.frontends.engine_plans.datafusion:read",
 }
 KNOWN_ENGINES = ("duckdb", "datafusion", "postgres")
+# Formats that run the query rather than read what an engine printed, and make the whole
+# tree file: `read(path, data, source, values) -> (tree document, warnings)`.
+PROBES: dict[str, str] = {"sql": "placement_cli.engines.probe:read"}
 
 
 def declaration() -> Command:
@@ -33,7 +36,7 @@ def declaration() -> Command:
             Arg(
                 "plan_format",
                 "FORMAT",
-                f"What the files are: {', '.join(FORMATS)}.",
+                f"What the files are: {', '.join(FORMATS)}, or sql (a query, with --probe).",
             ),
             Arg(
                 "files",
@@ -60,6 +63,34 @@ def declaration() -> Command:
                 minimum=0,
             ),
             Opt("name", ("--name",), "The tree's name (default: the first file's name)."),
+            Opt(
+                "probe",
+                ("--probe",),
+                "sql: time every subtree of the query's plan on every engine (docs/probe.md).",
+                kind="bool",
+                default=False,
+            ),
+            Opt(
+                "engines",
+                ("--engines",),
+                "sql --probe: the engines, comma-separated (default: all --db and --pg run).",
+                metavar="A,B",
+            ),
+            Opt(
+                "db",
+                ("--db",),
+                "sql --probe: the DuckDB database file with the tables.",
+                metavar="FILE",
+            ),
+            Opt("pg", ("--pg",), "sql --probe: a PostgreSQL connection string.", metavar="DSN"),
+            Opt(
+                "repeat",
+                ("--repeat",),
+                "sql --probe: timed runs of each subtree after one warm-up (the median is kept).",
+                kind="int",
+                default=3,
+                minimum=1,
+            ),
             OUTPUT,
             FORMAT,
             QUIET,
@@ -94,6 +125,8 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.frontends.engine_plans.tree_file import check_same_shape, tree_document
 
     fmt = v["plan_format"]
+    if fmt in PROBES:
+        return _probe(fmt, v)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
     files = [_split(a, fmt) for a in v["files"]]
@@ -136,6 +169,31 @@ def command(name: str, v: dict[str, Any]) -> int:
         [d for d in diags if d["severity"] != "info"], v["quiet"], v.get("diagnostics", "text")
     )
     say(_summary(plans), v["quiet"])
+    return EXIT_OK
+
+
+def _probe(fmt: str, v: dict[str, Any]) -> int:
+    """`import sql --probe`: one query file, run on the engines; the tree file written."""
+    from placement_cli.app.console import say, warn_diagnostics
+    from placement_cli.core.errors import EXIT_OK, UsageError
+    from placement_cli.core.io import dumps, read_bytes, source_name, write_output
+    from placement_cli.formats.tree import TreeFile
+
+    if len(v["files"]) != 1:
+        raise UsageError(f"import {fmt} reads one query file, got {len(v['files'])}")
+    path = v["files"][0]
+    module, _, func = PROBES[fmt].partition(":")
+    read = getattr(importlib.import_module(module), func)
+    doc, diags = read(path, read_bytes(path), source_name(path), v)
+    TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
+    write_output(dumps(doc, v["format"]), v["output"])
+    warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))
+    timed = sum(1 for n in doc["nodes"] for t in n["time"].values() if t is not None)
+    say(
+        f"probed: {len(doc['nodes'])} operators on {', '.join(doc['engines'])}; "
+        f"{timed} of {len(doc['nodes']) * len(doc['engines'])} node times measured",
+        v["quiet"],
+    )
     return EXIT_OK
 
 

@@ -63,6 +63,9 @@ class Arg:
     many: bool = False
     optional: bool = False
     several: bool = False
+    # One or more values the handler gets together as a list (`calibrate fit A.csv
+    # B.csv` fits them as one set), never a batch of runs as `many` is.
+    gather: bool = False
 
     @property
     def usage(self) -> str:

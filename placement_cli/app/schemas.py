@@ -48,6 +48,11 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out["lower-rules.schema.json"] = _schema(
         LowerRules, "the rule fields (`excluded`, `target_rules`) of `placement lower`'s section"
     )
+    from placement_cli.formats.execute import ExecuteArtifact
+
+    out["execute.report.schema.json"] = _schema(
+        ExecuteArtifact, "placement `execute` report, format 1"
+    )
     for kind, model in artifact_models().items():
         out[f"{kind}.artifact.schema.json"] = _schema(
             model, f"placement `{kind}` artifact, format 2"

@@ -9,6 +9,7 @@ from typing import Any
 from placement_cli.algorithms.tree import TreeOptions, load_tree, tree_artifact
 from placement_cli.app.console import exit_for, say, warn_diagnostics
 from placement_cli.app.values import Common, model_values
+from placement_cli.app.tree_transfer import load_applied, record
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
 from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
@@ -63,8 +64,13 @@ def recorded_path(path: str, output: str | None, ref: dict[str, Any]) -> str | N
 def command(name: str, v: dict[str, Any]) -> int:
     """Place the tree's operators; write the artifact; exit by its status."""
     c = Common.of(v)
-    problem = _load(c.path)
+    if v.get("transfer") is None:
+        problem = _load(c.path)
+    else:  # the profile's models replace the file's before the tree is checked
+        problem, pref, found = load_applied(c.path, v["transfer"])
     art, summary = tree_artifact(problem, model_values(TreeOptions, v))
+    if v.get("transfer") is not None:
+        record(art, pref, found)
     ref = art["tree"]["input_ref"]
     where = recorded_path(c.path, c.output, ref)
     ref.pop("path", None)

@@ -52,6 +52,11 @@ def show(name: str, v: dict[str, Any]) -> int:
     tree_art, again = sniff(c.path)
     if tree_art is not None:
         return _show_tree(tree_art, v)
+    from placement_cli.views.execute import sniff_execute
+
+    report_doc = sniff_execute(v["path"])
+    if report_doc is not None:
+        return _show_execute(report_doc, v)
     with again:
         data = prepare(c.path, _options(v), lower_options(v), c.source)
     warnings = []
@@ -107,6 +112,24 @@ def _show_tree(art: Any, v: dict[str, Any]) -> int:
     else:
         _write(to_mermaid(tree_diagram(art, tree, ops))[0], output)
     _warn(warnings, c.quiet)
+    return 0
+
+
+def _show_execute(doc: dict[str, Any], v: dict[str, Any]) -> int:
+    """An execute report: the executed tree (every --view draws it)."""
+    from placement_cli.views.execute import execute_diagram, execute_table
+
+    fmt, output = v["format"], v["output"]
+    if fmt == "text":
+        table = execute_table(doc)
+        if output is None and sys.stdout.isatty():
+            rich_print(table)
+        else:
+            _write(plain(table), output)
+    elif fmt == "dot":
+        _write(to_dot(execute_diagram(doc)), output)
+    else:
+        _write(to_mermaid(execute_diagram(doc))[0], output)
     return 0
 
 

@@ -386,6 +386,29 @@ CODES: dict[str, Code] = _codes(
         "the larger budget.",
     ),
     Code(
+        "transfer-profile-unused",
+        ("info",),
+        ("tree",),
+        "a direction of the transfer profile names an engine the tree does not have",
+        "`tree --transfer PROFILE` applies each of the profile's directions whose two "
+        "engines are both in the tree file's `engines`; the others are ignored and "
+        "listed here. Harmless when the profile was measured for more engines than "
+        "this tree uses; when a pair the tree needs is left without a model (see "
+        "`transfer-uncovered`), check that the profile spells the engines as the tree does.",
+    ),
+    Code(
+        "transfer-uncovered",
+        ("warning",),
+        ("tree",),
+        "a pair of engines an edge could be cut across has no transfer model",
+        "With `tree --transfer PROFILE`, some child can run on one engine and its parent "
+        "on another, but neither the tree file's `transfer.linear`, the profile nor a "
+        "`default` gives a model for that direction, so the DP never cuts that way "
+        "(explicit per-edge entries still allow their edges). Measure and fit that "
+        "direction (`calibrate measure --pairs A:B`, `calibrate fit`), or name the "
+        "engines in the profile as the tree does.",
+    ),
+    Code(
         "unsupported-node",
         ("error",),
         ("tree",),
@@ -418,6 +441,48 @@ CODES: dict[str, Code] = _codes(
         "`min_budget`, the fewest cuts any placement needs, and the message says which "
         "`--budget` to pass. Status `infeasible`.",
         (4,),
+    ),
+    # ------------------------------------------------------------------ execute
+    Code(
+        "result-mismatch",
+        ("error",),
+        ("execute",),
+        "a placement returned other rows than the single-engine reference",
+        "`placement execute` checks every placement's rows against the whole query run on "
+        "one engine (the same rows as a multiset, numbers equal within 0.01). A placement "
+        "whose rows differ is a wrong answer, not a timing: its times are not reported, "
+        "the report's status is `mismatch`. Look at the fragment runner's SQL for the "
+        "fragments of that placement (a re-planned fragment may change what a subtree "
+        "means).",
+        (8,),
+    ),
+    Code(
+        "not-executable",
+        ("warning",),
+        ("execute",),
+        "an engine could not run a fragment of a placement",
+        "An engine failed on a fragment (it cannot run that subtree as given, an "
+        "unsupported type or function, a statement timeout): the placement is listed with "
+        "the engine's reason and left out of the ranking.",
+    ),
+    Code(
+        "model-ranks-badly",
+        ("warning",),
+        ("execute",),
+        "the predicted latencies rank the placements badly",
+        "Over `execute --all`, Spearman's rank correlation between predicted and measured "
+        "latency is below 0.5: the tree's self-times or transfer model do not order the "
+        "placements as the engines do. Feed the measurements back (`--calibrate-out`, "
+        "`--times-out`) and place again; repeat on a quiet machine before trusting either.",
+    ),
+    Code(
+        "predicted-best-loses",
+        ("warning",),
+        ("execute",),
+        "the placement the model predicts fastest is slower than a single engine",
+        "Among the executed placements, the one with the least predicted latency took "
+        "longer (median) than the best single-engine run: a split chosen by this model "
+        "would not pay off here.",
     ),
     # ------------------------------------------------------------------ import
     Code(
@@ -455,6 +520,18 @@ CODES: dict[str, Code] = _codes(
         "is taken as the time its parent spent fetching from it (`fetch_time`), and its "
         "rows as its parent's when the parent passes every row on (a repartition or "
         "coalesce), so a scan that produced rows never costs 0.",
+    ),
+    Code(
+        "engine-cannot-run",
+        ("warning",),
+        ("import",),
+        "an engine could not run some subtrees of the probed query: no time there",
+        "`import sql --probe` runs every subtree of the query's plan on every engine. "
+        "Where an engine failed (DataFusion's unparser could not write the subtree in "
+        "its SQL dialect, the engine refused the SQL or timed out) or returned another "
+        "number of rows than the first engine, the node and every node above it get no "
+        "time on that engine, so `tree` never places them there. The message names the "
+        "nodes and the first cause.",
     ),
     # ------------------------------------------------------------------ lower rules
     *RULE_CODES,

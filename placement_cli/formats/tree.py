@@ -8,7 +8,7 @@ Cross-field rules (known engines, known children, one root, no cycles) are check
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,9 +57,23 @@ class Transfer(_Strict):
     explicit: list[ExplicitTransfer] = []
 
 
+class Measured(_Strict):
+    """Wall-clock times (ms) of one thing run `runs` times after a warm-up: their
+    median, fastest and slowest (the spread of the repeats)."""
+
+    median: Cost
+    min: Cost
+    max: Cost
+    runs: Annotated[int, Field(ge=1)]
+
+
 class TreeNode(_Strict):
     """One operator. `time[engine]` is its predicted self-time there; an engine that is
-    missing or null cannot run it. `rows`/`row_width` (bytes) size its output."""
+    missing or null cannot run it. `rows`/`row_width` (bytes) size its output.
+
+    From `import sql --probe`: `plan_node` is the node's relation in `TreeFile.query`'s
+    plan (its index in preorder, the root 0), `subtree[engine]` the times of running
+    the node's whole subtree alone there, from which `time` was derived."""
 
     id: Name
     op: str | None = None
@@ -67,6 +81,22 @@ class TreeNode(_Strict):
     time: dict[str, Cost | None] = {}
     rows: Cost | None = None
     row_width: Cost | None = None
+    plan_node: Annotated[int, Field(ge=0)] | None = None
+    subtree: dict[str, Measured] = {}
+
+
+class Query(_Strict):
+    """What `execute` needs to run any placement of a probed tree: the SQL, its plan
+    (DataFusion's optimized plan as Substrait JSON; nodes name their relation by
+    `plan_node`), the engines that ran fragments of it from SQL re-planned by
+    themselves (DataFusion's unparser) rather than from the plan, and the probe's
+    settings."""
+
+    sql: str
+    substrait: dict[str, Any] | None = None
+    replanned: list[Name] = []
+    repeat: Annotated[int, Field(ge=1)] | None = None
+    warmup: Annotated[int, Field(ge=0)] | None = None
 
 
 class TreeFile(_Strict):
@@ -82,3 +112,5 @@ class TreeFile(_Strict):
     root: str | None = None
     nodes: list[TreeNode] = Field(min_length=1)
     transfer: Transfer = Transfer()
+    # The query the tree was probed from (`import sql --probe`), for `execute`.
+    query: Query | None = None

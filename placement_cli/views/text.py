@@ -144,8 +144,8 @@ def plain(t: TextTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rich_print(t: TextTable) -> None:
-    """The table through rich, for a terminal."""
+def rich_print(t: TextTable, stderr: bool = False) -> None:
+    """The table through rich, for a terminal (standard output, or `stderr`)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -157,7 +157,7 @@ def rich_print(t: TextTable) -> None:
     for r in t.rows:
         # The target cell in the target's colour, as in the diagrams.
         table.add_row(*(Text(c, style=f"bold {t.colours[c]}" if c in t.colours else "") for c in r))
-    console = Console(highlight=False)
+    console = Console(highlight=False, stderr=stderr)
     console.print(table)
     for n in t.notes:
         console.print(n, markup=False)

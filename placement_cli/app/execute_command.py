@@ -1,0 +1,213 @@
+"""`placement execute TREE_ARTIFACT --db FILE [--pg DSN]`: run a tree placement on the
+real engines and report how far the prediction was from what happened
+(`docs/execute.md`). Its declaration is `COMMAND`; `app/commands.py` lists it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from placement_cli.app.options import DEBUG, OUTPUT, QUIET, TREE_FILE, Arg, Command, Opt
+
+EXIT_MISMATCH = 8
+
+COMMAND = Command(
+    "execute",
+    "Run a tree placement on the real engines (DuckDB, DataFusion, PostgreSQL); report "
+    "predicted against measured time, every result checked against a single engine.",
+    (
+        Arg(
+            "path",
+            "TREE_ARTIFACT",
+            "A `tree` artifact (its placement is run), or a tree file (placed first, with "
+            "its budget); the tree file must record its query (`import sql --probe`).",
+        ),
+    ),
+    (
+        Opt("db", ("--db",), "The DuckDB database file with the query's tables.", metavar="FILE"),
+        Opt(
+            "pg",
+            ("--pg",),
+            "PostgreSQL connection string with the same tables (placements using postgres are "
+            "skipped without it).",
+            metavar="DSN",
+        ),
+        Opt(
+            "repeat",
+            ("--repeat",),
+            "Timed runs of each placement, after one warm-up; times are medians.",
+            kind="int",
+            default=3,
+            minimum=1,
+        ),
+        Opt(
+            "all",
+            ("--all",),
+            "Execute every placement with at most --budget cuts that the tree allows (each "
+            "single engine among them), and rank them.",
+            kind="bool",
+            default=False,
+        ),
+        Opt(
+            "budget",
+            ("--budget", "-k"),
+            "Cuts per placement for --all.",
+            kind="int",
+            default=1,
+            minimum=0,
+        ),
+        Opt(
+            "result",
+            ("--result",),
+            "Write the chosen placement's rows here: Arrow IPC (.arrow, .feather, .ipc), "
+            "Parquet (.parquet) or CSV (.csv), by the name's ending.",
+            metavar="FILE",
+        ),
+        Opt(
+            "calibrate_out",
+            ("--calibrate-out",),
+            "Write every measured hand-off as the CSV `calibrate fit` reads "
+            "(src,dst,rows,width,ms,repeat).",
+            metavar="FILE",
+        ),
+        Opt(
+            "times_out",
+            ("--times-out",),
+            "Write the measured per-node times (node,engine,subtree_ms,self_ms,runs) as CSV.",
+            metavar="FILE",
+        ),
+        Opt(
+            "tree_out",
+            ("--tree-out",),
+            "Write the tree file again with the measured self-times in place of its own "
+            "(where measured): the tree the next `placement tree` places.",
+            metavar="FILE",
+        ),
+        Opt(
+            "sql",
+            ("--sql",),
+            "The query, for a tree file that records none; planned again in DataFusion, its "
+            "plan's nodes must be the tree's.",
+            metavar="FILE",
+        ),
+        TREE_FILE,
+        OUTPUT,
+        QUIET,
+        DEBUG,
+    ),
+    "placement_cli.app.execute_command:command",
+)
+
+
+def _tree_of(
+    path: str, tree_file: str | None, budget: int | None
+) -> tuple[Any, Any, Any, list[int] | None, Any]:
+    """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
+    artifact's section or None for a tree file)."""
+    from placement_cli.algorithms.tree import (
+        TreeOptions,
+        build_tree,
+        load_tree,
+        tree_artifact,
+    )
+    from placement_cli.views.tree import built_tree, operators, tree_input
+    from placement_cli.views.tree_sniff import sniff
+
+    art, _ = sniff(path)
+    if art is not None:
+        problem = tree_input(art, tree_file)
+        tree = built_tree(art, problem)
+        section = art.section
+    else:
+        problem = load_tree(path)
+        tree, _ = build_tree(problem)
+        # A tree file is placed first: with its own budget, else --budget.
+        budget = budget if problem.file.budget is None else None
+        section = tree_artifact(problem, TreeOptions(budget=budget))[0]["tree"]
+    eidx = {e: i for i, e in enumerate(tree.engines)}
+    engines = section.get("engines") or {}
+    chosen = None
+    if engines and all(v in engines for v in tree.ids):
+        chosen = [eidx[engines[v]] for v in tree.ids]
+    return problem, tree, operators(problem, tree), chosen, section
+
+
+def command(name: str, v: dict[str, Any]) -> int:
+    """Execute the placement(s); write the report; exit 8 when a result differs."""
+    from placement_cli.engines.require import need
+
+    need("execute")
+    from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
+    from placement_cli.core.errors import UsageError
+    from placement_cli.core.io import write_output
+    from placement_cli.engines import feedback
+    from placement_cli.engines.connect import Sources
+    from placement_cli.engines.measure import execute_many
+    from placement_cli.engines.placements import allowed
+    from placement_cli.engines.plans import runner_for
+    from placement_cli.engines.report import build, label
+    from placement_cli.formats.artifact import render
+
+    if v["db"] is None:
+        raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
+    problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
+    ids, make_runner = runner_for(problem, tree, v["sql"])
+    # --all: every placement the budget allows; else each single engine (and the chosen).
+    assignments = list(allowed(tree, v["budget"] if v["all"] else 0))
+    if chosen is not None and tuple(chosen) not in assignments:
+        assignments.insert(0, tuple(chosen))
+    sources = Sources(db=Path(v["db"]), pg=v["pg"])
+
+    def progress(i: int, o: Any) -> None:
+        if not v["quiet"] and stderr_is_terminal():
+            sys.stderr.write(
+                f"[{i + 1}/{len(assignments)}] {label(tree, o.assignment)}: {o.status}\n"
+            )
+
+    ref, outcomes = execute_many(
+        sources, tree, ids, assignments, make_runner, v["repeat"], progress=progress
+    )
+    art = build(
+        tree,
+        ops,
+        ids,
+        ref,
+        outcomes,
+        chosen,
+        name=problem.file.name,
+        input_ref=dict(section.get("input_ref") or problem.ref),
+        budget=v["budget"] if v["all"] else None,
+        all_=v["all"],
+        repeat=v["repeat"],
+        warmup=1,
+    )
+    write_output(render(art), v["output"])
+    if v["result"]:
+        pick = next(
+            (o for o in outcomes if chosen is not None and o.assignment == tuple(chosen)), None
+        )
+        table = pick.runs[-1].table if pick is not None and pick.runs else ref.table
+        write_output(feedback.table_bytes(table, v["result"]), v["result"])
+    if v["calibrate_out"]:
+        write_output(feedback.handoff_csv(tree, outcomes), v["calibrate_out"])
+    if v["times_out"]:
+        write_output(feedback.node_times_csv(tree, outcomes), v["times_out"])
+    if v["tree_out"]:
+        import orjson
+
+        doc = problem.file.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        times = {
+            (n, e): s for n, e, _, s, _ in feedback.node_times(tree, outcomes) if s is not None
+        }
+        out = feedback.apply_node_times(doc, times)
+        write_output(
+            orjson.dumps(out, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE), v["tree_out"]
+        )
+    warn_diagnostics(art["diagnostics"], v["quiet"])
+    if not v["quiet"] and stderr_is_terminal():
+        from placement_cli.views.execute import ranking_table
+        from placement_cli.views.text import rich_print
+
+        rich_print(ranking_table(art), stderr=True)
+    return EXIT_MISMATCH if art["status"] == "mismatch" else 0

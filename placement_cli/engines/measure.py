@@ -1,0 +1,186 @@
+"""Executing placements and measuring them: a warm-up, then `repeat` timed runs; every
+result checked against the single-engine reference; each cut's hand-off timed alone.
+
+The reference is the whole query on one engine (the first of the tree's engines, in
+its order, that can run every node and is available): every placement's rows must be
+the same multiset (`stats.same_rows`: floats to 0.01). A placement whose rows differ is
+a *mismatch*, an error of the run, never a timing. A placement an engine cannot run (an
+engine error in some fragment) is *not executable*, with the engine's reason; one that
+needs an engine without a source (`postgres` without `--pg`) is *skipped*.
+
+A cut's hand-off is timed on its own after the placement's runs, as `calibrate measure`
+times one: the child's Arrow table (canonical schema) is given to the receiving engine,
+which scans it (`count(*)`): DuckDB and DataFusion take Arrow in-process, PostgreSQL
+through DuckDB's postgres extension (binary COPY), as `engines/handoff.py` does for
+`calibrate measure`. Inside a run the same work (by the fragment runner's own route) is
+part of the consumer's fragment time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from placement_cli.algorithms.tree import INF, Tree
+from placement_cli.engines.connect import Connections, Sources
+from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
+from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
+from placement_cli.engines.stats import same_rows
+
+_names = itertools.count()
+
+
+@dataclass
+class Outcome:
+    """One placement, executed: its fragments and prediction, its timed runs, each cut's
+    timed hand-offs (child node -> seconds per repeat), and its status: `ok`,
+    `mismatch` (rows differ from the reference: `error` says how), `not-executable`
+    (an engine failed: `error` is its reason) or `skipped` (an engine has no source)."""
+
+    assignment: tuple[int, ...]
+    frags: list[Fragment]
+    predicted: Predicted
+    runs: list[Run] = field(default_factory=list)
+    handoffs: dict[int, list[float]] = field(default_factory=dict)
+    status: str = "ok"
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Reference:
+    engine: str
+    rows: int
+    seconds: float
+    table: Any
+
+
+def reference_engine(tree: Tree, available: Sequence[str]) -> str | None:
+    """The first engine of the tree's that runs every node and has a source."""
+    for e, name in enumerate(tree.engines):
+        if name in available and all(tree.time[v][e] != INF for v in range(tree.n)):
+            return name
+    return None
+
+
+def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -> Reference:
+    """The whole query on the reference engine (module doc); a usage error when no
+    engine can run it all."""
+    from placement_cli.core.errors import UsageError
+    from placement_cli.engines.connect import canonical
+
+    engine = reference_engine(tree, pool.main.sources.available())
+    if engine is None:
+        raise UsageError(
+            "no engine with a source runs every node of the tree: there is no single-engine "
+            "reference to check results against (give --db, and --pg for postgres)"
+        )
+    start = time.perf_counter()
+    table = canonical(runner(pool.conns(), node_ids[tree.root], engine, {}))
+    return Reference(engine, table.num_rows, time.perf_counter() - start, table)
+
+
+def rows_of(table: Any) -> list[tuple[Any, ...]]:
+    """The table's rows as tuples, columns by position (names differ between engines)."""
+    cols = [c.to_pylist() for c in table.columns]
+    return list(zip(*cols, strict=True)) if cols else []
+
+
+def execute(
+    pool: Pool,
+    tree: Tree,
+    node_ids: Sequence[str],
+    assignment: Sequence[int],
+    runner: Runner,
+    ref: Reference,
+    repeat: int,
+    warmup: int = 1,
+) -> Outcome:
+    """Run one placement: `warmup` untimed runs (the first one's rows are checked), then
+    `repeat` timed runs, then each cut's hand-off `repeat` times (module doc)."""
+    frags = fragments(tree, assignment)
+    out = Outcome(tuple(assignment), frags, predicted(tree, assignment))
+    available = pool.main.sources.available()
+    missing = sorted({tree.engines[f.engine] for f in frags} - set(available))
+    if missing:
+        out.status = "skipped"
+        out.error = (
+            f"no source for {', '.join(missing)} (give --pg for postgres, --db for the others)"
+        )
+        return out
+    want = rows_of(ref.table)
+    tables: tuple[Any, ...] = ()
+    try:
+        for i in range(max(1, warmup) + repeat):
+            run = run_placement(pool, frags, node_ids, tree.engines, runner)
+            if i == 0:
+                differs = same_rows(rows_of(run.table), want)
+                if differs is not None:
+                    out.status = "mismatch"
+                    out.error = f"not the reference's rows ({ref.engine}): {differs}"
+                    return out
+            if i >= max(1, warmup):
+                tables = run.tables
+                out.runs.append(dataclasses.replace(run, tables=(run.table,)))
+    except FragmentError as exc:
+        out.status, out.error = "not-executable", str(exc)
+        return out
+    for fi, f in enumerate(frags):
+        if f.parent < 0:
+            continue
+        dst = tree.engines[frags[f.parent].engine]
+        out.handoffs[f.root] = [
+            hand_off(pool.conns(), tree.engines[f.engine], dst, tables[fi])
+            for _ in range(max(1, repeat))
+        ]
+    return out
+
+
+def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
+    """Seconds for `dst` to take `table` (the Arrow result of a fragment on `src`) and
+    scan it: `handoff.hand_off`, as `calibrate measure` makes one, then `count(*)`;
+    the table is dropped afterwards (module doc)."""
+    from placement_cli.engines.handoff import drop
+    from placement_cli.engines.handoff import hand_off as make
+
+    start = time.perf_counter()
+    name, _ = make(conns, src, dst, table)
+    query = f'SELECT count(*) FROM "{name}"'
+    if dst == "duckdb":
+        conns.duckdb().execute(query).fetchall()
+    elif dst == "datafusion":
+        conns.datafusion().sql(query).collect()
+    else:
+        conns.postgres().execute(query).fetchall()
+    seconds = time.perf_counter() - start
+    drop(conns, dst, name)
+    return seconds
+
+
+def execute_many(
+    sources: Sources,
+    tree: Tree,
+    node_ids: Sequence[str],
+    assignments: Sequence[Sequence[int]],
+    make_runner: Callable[[Connections], Runner],
+    repeat: int,
+    warmup: int = 1,
+    progress: Callable[[int, Outcome], None] | None = None,
+) -> tuple[Reference, list[Outcome]]:
+    """The reference, then every assignment executed in turn (one at a time: placements
+    must not compete for the cores they are timed on). `make_runner` gets the main
+    connections (to load the query's plan) and gives the fragments' runner."""
+    workers = max((len(fragments(tree, a)) for a in assignments), default=1)
+    with Pool(sources, workers) as pool:
+        runner = make_runner(pool.main)
+        ref = reference(pool, tree, node_ids, runner)
+        outs = []
+        for i, a in enumerate(assignments):
+            o = execute(pool, tree, node_ids, a, runner, ref, repeat, warmup)
+            outs.append(o)
+            if progress is not None:
+                progress(i, o)
+    return ref, outs

@@ -1,0 +1,111 @@
+"""From a tree file to what runs its fragments: the query it was built from, its plan
+(`engines/fragments.py`), and a `Runner` (`engines/runs.py`) over that plan.
+
+The query is the one the tree file records (`import sql --probe`: its SQL and its
+Substrait plan, loaded as recorded, so node ids are the same), or, for a tree file
+that records none, the SQL of `--sql FILE`, planned again in DataFusion. Either way
+the tree's nodes must be the plan's: every tree node a plan node (`n<plan_node>` where
+the node records its `plan_node`, else its own id: `n0`, `n1`, ... in preorder) with the
+same children, else it is a usage error naming the first
+node that differs (running another plan's subtrees would time something else).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from placement_cli.algorithms.tree import Tree
+from placement_cli.core.errors import UsageError
+from placement_cli.engines.connect import Connections
+from placement_cli.engines.runs import Runner
+
+
+def recorded_query(file: Any) -> tuple[str | None, dict[str, Any] | None]:
+    """(SQL, Substrait plan) that a tree file records, each None when absent."""
+    query = getattr(file, "query", None)
+    if query is None:
+        return None, None
+    sql = getattr(query, "sql", None)
+    plan = getattr(query, "substrait", None) or getattr(query, "plan", None)
+    return sql, plan if isinstance(plan, dict) else None
+
+
+class PlanRunner:
+    """Runs fragments of one plan: each (node, engine, cut inputs) is prepared once (its
+    SQL unparsed: not part of a timing), then run on the calling thread's connections."""
+
+    def __init__(self, plan: Any) -> None:
+        self.plan = plan
+        self._prepared: dict[tuple[str, str, frozenset[str]], Any] = {}
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, conns: Connections, node: str, engine: str, inputs: Mapping[str, Any]
+    ) -> Any:
+        from placement_cli.engines.fragments import prepare
+
+        key = (node, engine, frozenset(inputs))
+        with self._lock:
+            frag = self._prepared.get(key)
+        if frag is None:
+            frag = prepare(conns, self.plan, node, engine, frozenset(inputs))
+            with self._lock:
+                self._prepared[key] = frag
+        return dataclasses.replace(frag, conns=conns).run(inputs)
+
+
+def node_ids(problem: Any, tree: Tree) -> list[str]:
+    """The plan node each tree node is: `n<plan_node>` where the tree file records
+    `plan_node` (`import sql --probe`), else the tree node's own id."""
+    nodes = problem.file.nodes
+    out = []
+    for v in range(tree.n):
+        pn = getattr(nodes[tree.origin[v]], "plan_node", None)
+        out.append(f"n{pn}" if pn is not None else tree.ids[v])
+    return out
+
+
+def runner_for(
+    problem: Any, tree: Tree, sql_file: str | None
+) -> tuple[list[str], Callable[[Connections], Runner]]:
+    """The plan node id of each tree node, and a function of the connections that loads
+    the query's plan, checks that the tree is that plan's (module doc) and gives the
+    runner."""
+    sql, substrait = recorded_query(problem.file)
+    if sql_file is not None:
+        from placement_cli.core.io import read_bytes
+
+        sql, substrait = read_bytes(sql_file).decode(), None
+    if sql is None:
+        raise UsageError(
+            f"{problem.source}: the tree file records no query to run: give --sql FILE, or "
+            "build the tree with `placement import sql --probe`"
+        )
+    ids = node_ids(problem, tree)
+
+    def make(conns: Connections) -> Runner:
+        from placement_cli.engines.fragments import build_plan, load_plan
+
+        plan = build_plan(conns, sql) if substrait is None else load_plan(conns, sql, substrait)
+        same_tree(tree, ids, plan.nodes, problem.source)
+        return PlanRunner(plan)
+
+    return ids, make
+
+
+def same_tree(tree: Tree, ids: Sequence[str], nodes: Mapping[str, Any], source: str) -> None:
+    """A usage error unless every tree node (as plan node `ids[v]`) is a plan node with
+    the same children."""
+    for v in range(tree.n):
+        node = nodes.get(ids[v])
+        kids = tuple(ids[u] for u in tree.children[v])
+        if node is None or tuple(node.children) != kids:
+            have = "no such node" if node is None else f"children {list(node.children)}"
+            raise UsageError(
+                f"{source}: node {tree.ids[v]!r} (plan node {ids[v]}, children {list(kids)}) "
+                f"is not the query plan's ({have}): the tree was not built from this "
+                "query's plan"
+            )

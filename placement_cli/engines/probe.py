@@ -1,0 +1,256 @@
+"""`placement import sql QUERY.sql --probe`: a tree file whose times are measured by
+running every subtree of the query's plan on every engine (docs/probe.md).
+
+The plan is DataFusion's, numbered once (`engines/fragments.py`): one tree node per
+relation, `n0` the root. Every node's whole subtree is run alone on every engine: a
+warm-up, then `repeat` timed runs (wall clock, the result materialised as a canonical
+Arrow table), their median kept with the spread (`subtree` in the tree file). A node's
+self-time on an engine is its subtree's median minus the slowest child subtree's median
+there (children run side by side under the critical-path model), clamped at 0 and
+counted in a `negative-self-time` warning. Rows and bytes per row are those of the
+node's result (the first engine that ran it; engines that return another number of
+rows are reported and get no time). An engine that cannot run a subtree (the unparser
+or the engine fails) gets no time at that node nor above it, with the reason in an
+`engine-cannot-run` warning. The tree file keeps the SQL and the Substrait plan
+(`query`) and each node's relation (`plan_node`), so `execute` can run any placement.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from placement_cli.core.errors import UsageError
+from placement_cli.core.io import num
+from placement_cli.engines.connect import ENGINES, Connections, Sources
+from placement_cli.engines.fragments import Plan, build_plan, prepare
+
+WARMUP = 1
+
+
+@dataclass
+class NodeProbe:
+    """What was measured for one node: per engine, the subtree's run times (ms) or the
+    reason it could not run; its output's rows and bytes per row."""
+
+    runs: dict[str, list[float]] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    rows: int | None = None
+    row_width: float | None = None
+    rows_from: str | None = None
+
+
+@dataclass
+class Probe:
+    """Every node's measurements, in the plan's preorder, and the warnings raised."""
+
+    plan: Plan
+    engines: tuple[str, ...]
+    repeat: int
+    nodes: dict[str, NodeProbe]
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _ms(start: int) -> float:
+    return (time.perf_counter_ns() - start) / 1e6
+
+
+def probe(
+    conns: Connections, plan: Plan, engines: tuple[str, ...], repeat: int, warmup: int = WARMUP
+) -> Probe:
+    """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed."""
+    out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes})
+    for nid, node in plan.nodes.items():
+        here = out.nodes[nid]
+        for engine in engines:
+            broken = next((c for c in node.children if engine in out.nodes[c].failed), None)
+            if broken is not None:
+                here.failed[engine] = f"its input {broken} could not run there"
+                continue
+            try:
+                frag = prepare(conns, plan, nid, engine, frozenset())
+                table = None
+                for _ in range(warmup):
+                    table = frag.run({})
+                times = []
+                for _ in range(repeat):
+                    start = time.perf_counter_ns()
+                    table = frag.run({})
+                    times.append(_ms(start))
+            except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
+                here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+                continue
+            assert table is not None
+            if here.rows is None:
+                here.rows, here.rows_from = table.num_rows, engine
+                here.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
+            elif table.num_rows != here.rows:
+                here.failed[engine] = (
+                    f"returned {table.num_rows} rows where {here.rows_from} returned {here.rows}"
+                )
+                continue
+            here.runs[engine] = times
+    _report_failures(out)
+    return out
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
+def _report_failures(p: Probe) -> None:
+    for engine in p.engines:
+        failed = [nid for nid, n in p.nodes.items() if engine in n.failed]
+        if not failed:
+            continue
+        # The lowest failures are the causes; nodes above them fail because of them.
+        causes = [nid for nid in failed if not p.nodes[nid].failed[engine].startswith("its input")]
+        first = causes[0] if causes else failed[0]
+        p.diagnostics.append(
+            {
+                "severity": "warning",
+                "code": "engine-cannot-run",
+                "message": f"{engine} could not run {len(failed)} of {len(p.nodes)} node(s) "
+                f"({', '.join(failed[:8])}{', ...' if len(failed) > 8 else ''}): they have no "
+                f"time there; at {first}: {p.nodes[first].failed[engine]}",
+                "blocks": failed,
+            }
+        )
+
+
+def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
+    """Node -> engine -> self-time (ms): the subtree's median minus the slowest child's
+    subtree median on the same engine, clamped at 0 (one warning per engine counting
+    the clamped nodes); None where the node or a child has no time there."""
+    med = {nid: {e: statistics.median(t) for e, t in n.runs.items()} for nid, n in p.nodes.items()}
+    out: dict[str, dict[str, float | None]] = {}
+    for engine in p.engines:
+        clamped: list[str] = []
+        lost = 0.0
+        for nid, node in p.plan.nodes.items():
+            mine = med[nid].get(engine)
+            kids = [med[c].get(engine) for c in node.children]
+            value: float | None = None
+            if mine is not None and all(k is not None for k in kids):
+                value = mine - max((k for k in kids if k is not None), default=0.0)
+                if value < 0:
+                    clamped.append(nid)
+                    lost -= value
+                    value = 0.0
+            out.setdefault(nid, {})[engine] = value
+        if clamped:
+            p.diagnostics.append(
+                {
+                    "severity": "warning",
+                    "code": "negative-self-time",
+                    "message": f"{len(clamped)} node(s) ran faster on {engine} than their "
+                    f"slowest input alone, self-time set to 0 ({lost:.3f} ms in all, the "
+                    f"first at {clamped[0]}): a subtree whose result is smaller than its "
+                    "input's does not materialise that input (the engine pushes filters "
+                    "and projections into the scan), or timing noise",
+                    "blocks": clamped,
+                }
+            )
+    return out
+
+
+def _round(x: float) -> float | int:
+    return num(round(x, 6))  # type: ignore[no-any-return]
+
+
+def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, Any]:
+    """The tree file (docs/tree.md) of a probe: times in milliseconds."""
+    selfs = self_times(p)
+    nodes = []
+    for i, (nid, node) in enumerate(p.plan.nodes.items()):
+        got = p.nodes[nid]
+        out: dict[str, Any] = {"id": nid, "op": node.op}
+        if node.children:
+            out["children"] = list(node.children)
+        out["time"] = {
+            e: None if selfs[nid][e] is None else _round(selfs[nid][e] or 0.0) for e in p.engines
+        }
+        if got.rows is not None:
+            out["rows"] = got.rows
+            out["row_width"] = _round(got.row_width or 0.0)
+        out["plan_node"] = i
+        out["subtree"] = {
+            e: {
+                "median": _round(statistics.median(t)),
+                "min": _round(min(t)),
+                "max": _round(max(t)),
+                "runs": len(t),
+            }
+            for e, t in got.runs.items()
+        }
+        nodes.append(out)
+    doc: dict[str, Any] = {"version": 1}
+    if name is not None:
+        doc["name"] = name
+    doc["engines"] = list(p.engines)
+    if budget is not None:
+        doc["budget"] = budget
+    doc["root"] = p.plan.root
+    doc["nodes"] = nodes
+    doc["query"] = {
+        "sql": p.plan.sql,
+        "substrait": p.plan.substrait,
+        "replanned": [e for e in p.engines if e != "datafusion"],
+        "repeat": p.repeat,
+        "warmup": WARMUP,
+    }
+    return doc
+
+
+def engines_option(text: str | None, sources: Sources) -> tuple[str, ...]:
+    """The engines of `--engines a,b` (default: every engine the sources can run)."""
+    if not text:
+        names = sources.available()
+    else:
+        names = tuple(e.strip() for e in text.split(",") if e.strip())
+    unknown = [e for e in names if e not in ENGINES]
+    if unknown:
+        raise UsageError(
+            f"unknown engine {unknown[0]!r:.40} in --engines; engines: {', '.join(ENGINES)}"
+        )
+    if len(set(names)) != len(names):
+        raise UsageError("an engine is named twice in --engines")
+    missing = [e for e in names if e not in sources.available()]
+    if missing:
+        need = "--pg DSN" if missing[0] == "postgres" else "--db FILE"
+        raise UsageError(f"engine {missing[0]} needs {need}")
+    if not names:
+        raise UsageError("--probe needs --engines and --db (and --pg for postgres)")
+    return names
+
+
+def read(
+    path: str, data: bytes, source: str, v: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`import sql`: the tree document of the query in `data`, and the warnings."""
+    from placement_cli.engines.require import need
+
+    if not v.get("probe"):
+        raise UsageError(
+            "import sql runs the query on the engines: give --probe --engines ... --db FILE"
+        )
+    need("import")
+    db = v.get("db")
+    if db is not None and not Path(db).is_file():
+        raise UsageError(f"--db {db}: no such file")
+    sources = Sources(db=Path(db) if db else None, pg=v.get("pg"))
+    engines = engines_option(v.get("engines"), sources)
+    sql = data.decode("utf-8").strip().rstrip(";").strip()
+    conns = Connections(sources)
+    try:
+        plan = build_plan(conns, sql)
+        p = probe(conns, plan, engines, int(v.get("repeat") or 3))
+    finally:
+        conns.close()
+    title = v.get("name") or Path(path).stem
+    doc = tree_document(p, title, v.get("budget"))
+    return doc, p.diagnostics

@@ -1,0 +1,186 @@
+"""Running one placement's fragments on the engines, bottom-up, independent fragments at
+the same time.
+
+The critical path the DP optimises takes the MAX over a node's children: siblings run in
+parallel. So do the fragments here: every fragment whose inputs are ready is started on
+a thread of its own (`Pool`), the moment its last input arrives. DuckDB, DataFusion and
+psycopg release the GIL while an engine works, so two fragments on different engines, or
+two on one in-process engine, really overlap. Each thread has its own connections, as
+the engines require: a DuckDB cursor of the one read-only database (a cursor is a
+connection of its own; one connection is not to be used by two threads), its own
+PostgreSQL connection, and the process's one DataFusion context (thread-safe: its tables
+are registered once, copying them per thread would cost more than the queries).
+
+A fragment is run by a `Runner` (`run_subtree` of `engines/fragments.py`): it runs the
+subtree rooted at a node on an engine, every cut child below it given as an Arrow table,
+and returns its rows as an Arrow table in the canonical schema (`connect.canonical`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from placement_cli.engines.connect import Connections, Sources, canonical
+from placement_cli.engines.placements import Fragment
+
+# (connections of this thread, the fragment's root node id, engine, {cut child id: table})
+Runner = Callable[[Connections, str, str, dict[str, Any]], Any]
+
+
+@dataclass
+class ThreadConnections(Connections):
+    """One thread's connections: its own DuckDB cursor and PostgreSQL connection, the
+    process's DataFusion context (module doc)."""
+
+    main: Connections | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def duckdb(self) -> Any:
+        if "duckdb" not in self._open:
+            assert self.main is not None
+            with self.lock:
+                self._open["duckdb"] = self.main.duckdb().cursor()
+        return self._open["duckdb"]
+
+    def datafusion(self) -> Any:
+        assert self.main is not None
+        with self.lock:
+            return self.main.datafusion()
+
+    def close(self) -> None:
+        self._open.pop("datafusion", None)  # the process's: closed with the main ones
+        for conn in reversed(list(self._open.values())):
+            conn.close()
+        self._open.clear()
+
+
+class Pool:
+    """Threads that run fragments, each with its own connections (module doc); a
+    context manager that closes them all."""
+
+    def __init__(self, sources: Sources, workers: int) -> None:
+        self.main = Connections(sources)
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._all: list[ThreadConnections] = []
+        self.executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="fragment")
+
+    def conns(self) -> Connections:
+        c = getattr(self._local, "conns", None)
+        if c is None:
+            c = ThreadConnections(self.main.sources, main=self.main, lock=self._lock)
+            self._local.conns = c
+            with self._lock:
+                self._all.append(c)
+        return c
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.executor.shutdown(wait=True)
+        for c in self._all:
+            c.close()
+        self.main.close()
+
+
+@dataclass(frozen=True, slots=True)
+class FragmentRun:
+    """One fragment's run: seconds from its start to its rows in hand, its rows and the
+    bytes of its Arrow table (what crosses to its consumer), its start and end on the
+    run's clock (seconds since the run began)."""
+
+    seconds: float
+    rows: int
+    nbytes: int
+    start: float
+    end: float
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run of a placement: wall seconds from the first fragment's start to the root's
+    rows, each fragment's run, every fragment's table (the root's first)."""
+
+    seconds: float
+    fragments: tuple[FragmentRun, ...]
+    tables: tuple[Any, ...]
+
+    @property
+    def table(self) -> Any:
+        """The root's rows: the query's result."""
+        return self.tables[0]
+
+
+class FragmentError(Exception):
+    """A fragment an engine could not run: which one and why."""
+
+    def __init__(self, fragment: int, node: str, engine: str, reason: str) -> None:
+        super().__init__(f"fragment {fragment} (node {node} on {engine}): {reason}")
+        self.fragment, self.node, self.engine, self.reason = fragment, node, engine, reason
+
+
+def run_placement(
+    pool: Pool,
+    frags: Sequence[Fragment],
+    node_ids: Sequence[str],
+    engines: Sequence[str],
+    runner: Runner,
+) -> Run:
+    """Run every fragment once, each as soon as its inputs are there (module doc).
+    `node_ids[v]` names tree node v to the runner, `engines[e]` engine e. Raises
+    `FragmentError` for the first fragment that fails (the others are waited for)."""
+    frag_of = {f.root: i for i, f in enumerate(frags)}
+    waiting = [len(f.inputs) for f in frags]
+    tables: dict[int, Any] = {}
+    runs: dict[int, FragmentRun] = {}
+    t0 = time.perf_counter()
+
+    def one(i: int) -> tuple[int, Any, float, float]:
+        f = frags[i]
+        inputs = {node_ids[u]: tables[frag_of[u]] for u in f.inputs}
+        conns = pool.conns()
+        start = time.perf_counter()
+        try:
+            table = canonical(runner(conns, node_ids[f.root], engines[f.engine], inputs))
+        except Exception as exc:  # an engine's own error: the fragment is not executable
+            raise FragmentError(i, node_ids[f.root], engines[f.engine], _reason(exc)) from exc
+        return i, table, start, time.perf_counter()
+
+    running: set[Future[tuple[int, Any, float, float]]] = {
+        pool.executor.submit(one, i) for i, n in enumerate(waiting) if n == 0
+    }
+    failure: FragmentError | None = None
+    while running:
+        done, running = wait(running, return_when=FIRST_COMPLETED)
+        for fut in done:
+            try:
+                i, table, start, end = fut.result()
+            except FragmentError as exc:
+                failure = failure or exc
+                continue
+            tables[i] = table
+            runs[i] = FragmentRun(
+                end - start, table.num_rows, int(table.nbytes), start - t0, end - t0
+            )
+            p = frags[i].parent
+            if p >= 0 and failure is None:
+                waiting[p] -= 1
+                if waiting[p] == 0:
+                    running.add(pool.executor.submit(one, p))
+    if failure is not None:
+        raise failure
+    end = max(r.end for r in runs.values())
+    return Run(
+        end, tuple(runs[i] for i in range(len(frags))), tuple(tables[i] for i in range(len(frags)))
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."

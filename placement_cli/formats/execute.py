@@ -1,0 +1,153 @@
+"""The report of `placement execute` (`docs/execute.md`), format 1: what the model
+predicted for each executed placement against what the engines took.
+
+Times are milliseconds. A measured time is a `Spread` over the timed repeats (median,
+min, max, and every repeat in order). Lists follow the tree's preorder (fragments,
+cuts) and the order placements were executed in (`placements`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class Spread(_Strict):
+    """Measured milliseconds over the timed repeats."""
+
+    median: float
+    min: float
+    max: float
+    runs: list[float]
+
+
+class TreeNodeInfo(_Strict):
+    """One operator of the tree (for `show`): id, op, children ids, and its predicted
+    self-time on each engine that runs it."""
+
+    id: str
+    op: str | None = None
+    children: list[str] = []
+    time: dict[str, float] = {}
+
+
+class FragmentReport(_Strict):
+    """A maximal subtree on one engine. `predicted_ms`: the critical path inside it (its
+    inputs counted 0); `measured`: its run, from its start to its rows in hand,
+    including receiving its inputs; `rows`/`bytes`: its output (what its consumer
+    receives, the root's: the result)."""
+
+    root: str
+    engine: str
+    nodes: list[str]
+    inputs: list[str]
+    predicted_ms: float
+    measured: Spread | None = None
+    rows: int | None = None
+    bytes: int | None = None
+
+
+class CutReport(_Strict):
+    """A cut edge: the child's rows cross from `from_engine` to `to_engine`.
+    `predicted_ms`: the transfer model; `measured`: the hand-off timed alone (the
+    receiving engine takes the Arrow table and scans it); `rows`, `bytes` (Arrow),
+    `width` (bytes per row) handed over."""
+
+    child: str
+    parent: str
+    from_engine: str
+    to_engine: str
+    predicted_ms: float
+    measured: Spread | None = None
+    rows: int | None = None
+    bytes: int | None = None
+    width: float | None = None
+
+
+class PlacementReport(_Strict):
+    """One executed placement. `label`: its engines in words (`duckdb`, or `duckdb;
+    n4->datafusion`); `status`: `ok`, `mismatch` (rows differ from the reference:
+    an error), `not-executable` (an engine failed: `error` says why) or `skipped` (no
+    source for an engine). `predicted_ms` is the model's latency of this assignment,
+    `measured` the wall time from the first fragment's start to the result."""
+
+    label: str
+    chosen: bool = False
+    single_engine: str | None = None
+    engines: dict[str, str]
+    cuts: list[CutReport]
+    fragments: list[FragmentReport]
+    predicted_ms: float
+    measured: Spread | None = None
+    status: Literal["ok", "mismatch", "not-executable", "skipped"]
+    error: str | None = None
+    rank_predicted: int | None = None
+    rank_measured: int | None = None
+
+
+class Reference(_Strict):
+    """The single-engine result every placement's rows are checked against."""
+
+    engine: str
+    rows: int
+    ms: float
+
+
+class Summary(_Strict):
+    """The whole: the chosen placement against the best single engine (measured medians),
+    the best measured and the best predicted placement (labels), Spearman's rank
+    correlation between predicted and measured latency over the placements that ran
+    (`null` with fewer than two, or a constant side), and the counts."""
+
+    chosen: str | None = None
+    chosen_predicted_ms: float | None = None
+    chosen_measured_ms: float | None = None
+    best_single: str | None = None
+    best_single_ms: float | None = None
+    best_measured: str | None = None
+    best_predicted: str | None = None
+    spearman: float | None = None
+    placements: int
+    executed: int
+    not_executable: int
+    mismatches: int
+    skipped: int
+
+
+class ExecuteSection(_Strict):
+    """The `execute` section."""
+
+    name: str | None = None
+    input_ref: dict[str, str] = {}
+    engines: list[str]
+    root: str
+    tree: list[TreeNodeInfo]
+    budget: int | None = None
+    all: bool = False
+    repeat: int = Field(ge=1)
+    warmup: int = Field(ge=0)
+    reference: Reference
+    placements: list[PlacementReport]
+    summary: Summary
+
+
+class Diagnostic(_Strict):
+    severity: Literal["error", "warning", "info"]
+    code: str
+    message: str
+    blocks: list[str] = []
+
+
+class ExecuteArtifact(_Strict):
+    """`{"format_version": 1, "kind": "execute", "status", "diagnostics", "execute"}`."""
+
+    format_version: Literal[1]
+    kind: Literal["execute"]
+    status: Literal["ok", "mismatch"]
+    diagnostics: list[Diagnostic]
+    execute: ExecuteSection

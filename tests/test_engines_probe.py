@@ -1,0 +1,118 @@
+"""`placement import sql --probe` on real engines: every subtree of a TPC-H query's plan
+timed on every engine, a tree file `placement tree` places, in well under a minute."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from placement_cli.formats.tree import TreeFile
+from tests.test_engines_fragments import tpch_sql
+
+
+def probe(cli: Any, tmp_path: Path, sql: str, *args: str) -> tuple[Any, dict[str, Any], float]:
+    query = tmp_path / "q.sql"
+    query.write_text(sql)
+    out = tmp_path / "tree.json"
+    start = time.perf_counter()
+    res = cli("import", "sql", str(query), "--probe", *args, "-o", str(out))
+    took = time.perf_counter() - start
+    doc = json.loads(out.read_bytes()) if res.returncode == 0 else {}
+    return res, doc, took
+
+
+def timed_share(doc: dict[str, Any], engine: str) -> float:
+    return sum(n["time"].get(engine) is not None for n in doc["nodes"]) / len(doc["nodes"])
+
+
+@pytest.mark.parametrize("nr", (3, 5, 10, 18))
+def test_probe_times_every_node_on_both_engines(
+    cli: Any, tmp_path: Path, tpch_db: Path, nr: int
+) -> None:
+    sql = tpch_sql(tpch_db, nr)
+    res, doc, took = probe(
+        cli, tmp_path, sql, "--engines", "duckdb,datafusion", "--db", str(tpch_db), "--repeat", "1"
+    )
+    assert res.returncode == 0, res.stderr.decode()
+    assert took < 60
+    TreeFile.model_validate(doc)
+    assert doc["engines"] == ["duckdb", "datafusion"] and doc["root"] == "n0"
+    assert timed_share(doc, "duckdb") >= 0.9 and timed_share(doc, "datafusion") >= 0.9
+    nodes = doc["nodes"]
+    assert [n["plan_node"] for n in nodes] == list(range(len(nodes)))
+    assert all(n["rows"] >= 0 and n["row_width"] >= 0 for n in nodes)
+    for n in nodes:
+        for engine, m in n["subtree"].items():
+            assert m["runs"] == 1 and m["min"] <= m["median"] <= m["max"], (n["id"], engine)
+            kids = [k for k in nodes if k["id"] in n.get("children", [])]
+            # self-time = subtree - slowest child's subtree, clamped at 0
+            slowest = max((k["subtree"][engine]["median"] for k in kids), default=0.0)
+            assert n["time"][engine] == pytest.approx(max(m["median"] - slowest, 0.0), abs=1e-5)
+    assert doc["query"]["sql"].startswith("SELECT") and doc["query"]["replanned"] == ["duckdb"]
+    assert doc["query"]["substrait"]["relations"][0]["root"]["names"]
+    # The root's rows are the query's.
+    import duckdb
+
+    con = duckdb.connect(str(tpch_db), read_only=True)
+    assert nodes[0]["rows"] == len(con.execute(sql).fetchall())
+    con.close()
+    # `placement tree` places it, with cuts once a transfer model allows them.
+    doc["transfer"] = {"default": {"fixed": 1, "per_byte": 1e-6}}
+    tree_file = tmp_path / "with_transfer.json"
+    tree_file.write_text(json.dumps(doc))
+    placed = cli("tree", str(tree_file), "--budget", "2")
+    assert placed.returncode == 0, placed.stderr.decode()
+    art = json.loads(placed.stdout)
+    assert art["status"] == "ok" and set(art["tree"]["engines"]) == {n["id"] for n in nodes}
+
+
+def test_probe_on_postgres_and_a_node_it_cannot_run(
+    cli: Any, tmp_path: Path, tpch_db: Path, pg_dsn: str
+) -> None:
+    # levenshtein is DataFusion's and DuckDB's, not PostgreSQL's (without fuzzystrmatch).
+    sql = "SELECT r_regionkey, levenshtein(r_name, 'ASIA') AS d FROM region WHERE r_regionkey < 4"
+    res, doc, _ = probe(
+        cli, tmp_path, sql, "--db", str(tpch_db), "--pg", pg_dsn, "--repeat", "2", "--name", "lev"
+    )
+    assert res.returncode == 0, res.stderr.decode()
+    err = res.stderr.decode()
+    assert doc["engines"] == ["duckdb", "datafusion", "postgres"] and doc["name"] == "lev"
+    root = doc["nodes"][0]
+    assert root["time"]["postgres"] is None and "postgres" not in root["subtree"]
+    assert root["time"]["duckdb"] is not None and root["time"]["datafusion"] is not None
+    assert root["rows"] == 4
+    leaf = doc["nodes"][-1]
+    assert leaf["op"] == "read(region)" and leaf["time"]["postgres"] is not None
+    assert leaf["subtree"]["postgres"]["runs"] == 2
+    assert "engine-cannot-run: postgres could not run" in err and "levenshtein" in err
+    assert doc["query"]["replanned"] == ["duckdb", "postgres"]
+
+
+def test_import_sql_needs_probe_and_known_engines(cli: Any, tmp_path: Path, tpch_db: Path) -> None:
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT 1")
+    res = cli("import", "sql", str(query), "--db", str(tpch_db))
+    assert res.returncode == 2 and b"--probe" in res.stderr
+    res = cli("import", "sql", str(query), "--probe", "--db", str(tpch_db), "--engines", "oracle")
+    assert res.returncode == 2 and b"unknown engine 'oracle'" in res.stderr
+    res = cli("import", "sql", str(query), "--probe", "--db", str(tpch_db), "--engines", "postgres")
+    assert res.returncode == 2 and b"needs --pg" in res.stderr
+
+
+def test_import_sql_without_the_extra_names_it(tmp_path: Path) -> None:
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT 1")
+    code = (
+        "import runpy, sys; sys.modules['duckdb'] = None\n"
+        f"sys.argv = ['placement', 'import', 'sql', {str(query)!r}, '--probe', '--db', 'x.db']\n"
+        "runpy.run_module('placement_cli', run_name='__main__')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2, out.stderr
+    assert "pip install 'placement[engines]'" in out.stderr
