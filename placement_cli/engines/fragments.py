@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from placement_cli.engines import pg_arrow
 from placement_cli.engines.connect import Connections, canonical
 from placement_cli.engines.require import need
 
@@ -332,7 +333,7 @@ class Fragment:
     inputs: frozenset[str]
     sql: str | None = None
     replanned: bool = False
-    _rel: dict[str, Any] | None = field(default=None, repr=False)
+    _pg_types: list[int] | None = field(default=None, repr=False)
 
     def run(self, inputs: Mapping[str, Any]) -> Any:
         """Run it with `inputs` (node id -> pyarrow Table); the canonical result."""
@@ -399,56 +400,20 @@ class Fragment:
             cur.close()
 
     def _run_postgres(self, inputs: Mapping[str, Any]) -> Any:
-        (pa,) = need("execute", "pyarrow")
         conn = self.conns.postgres()
         made = []
         try:
             for nid, table in inputs.items():
                 name = self.plan.table_name(nid)
-                _load_postgres(conn, name, _positional(self.plan, nid, table))
+                pg_arrow.load(conn, name, _positional(self.plan, nid, table))
                 made.append(name)
-            with conn.cursor() as cur:
-                cur.execute(self.sql)
-                rows = cur.fetchall()
-                width = len(cur.description or ())
-            # psycopg gives Python values (numeric as Decimal: canonical makes it float64).
-            columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]] * width
-            return pa.table({f"c{i}": pa.array(c) for i, c in enumerate(columns)})
+            assert self.sql is not None
+            if self._pg_types is None:  # the types do not change between runs
+                self._pg_types = pg_arrow.describe(conn, self.sql)
+            return pg_arrow.fetch(conn, self.sql, self._pg_types)
         finally:
             for name in made:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-
-
-_PG_TYPES = (
-    ("is_boolean", "boolean"),
-    ("is_int8", "smallint"),
-    ("is_int16", "smallint"),
-    ("is_int32", "integer"),
-    ("is_int64", "bigint"),
-    ("is_floating", "double precision"),
-    ("is_decimal", "double precision"),
-    ("is_date", "date"),
-    ("is_timestamp", "timestamp"),
-    ("is_string", "text"),
-    ("is_large_string", "text"),
-)
-
-
-def _load_postgres(conn: Any, name: str, table: Any) -> None:
-    """Load `table` into a temporary table `name` of PostgreSQL (COPY, row by row)."""
-    (pa,) = need("execute", "pyarrow")
-    cols = []
-    for f in table.schema:
-        pg = next((t for test, t in _PG_TYPES if getattr(pa.types, test)(f.type)), None)
-        if pg is None:
-            raise ValueError(f"cannot hand a {f.type} column to postgres")
-        cols.append(f'"{f.name}" {pg}')
-    conn.execute(f'CREATE TEMPORARY TABLE "{name}" ({", ".join(cols)})')
-    with conn.cursor() as cur, cur.copy(f'COPY "{name}" FROM STDIN') as copy_:
-        for batch in table.to_batches():
-            for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):
-                copy_.write_row(row)
-    conn.execute(f'ANALYZE "{name}"')
 
 
 def prepare(
