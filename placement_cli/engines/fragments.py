@@ -52,6 +52,8 @@ _counter = itertools.count()
 # Relations whose output columns are their input's, in the same order.
 _PASS_THROUGH = frozenset({"sort", "fetch"})
 _lock = threading.Lock()
+# Held while DataFusion's context holds the placeholder tables of a snippet being written.
+_planning = threading.RLock()
 
 
 def _token() -> str:
@@ -110,7 +112,7 @@ class Plan:
     nodes: dict[str, PlanNode]
     token: str
     rels: dict[str, dict[str, Any]] = field(repr=False)
-    _snippets: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    _snippets: dict[tuple[str, str, bool], str] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> str:
@@ -242,17 +244,25 @@ def _empty_of(conns: Connections, plan: Plan, node_id: str) -> Any:
     return pa.Table.from_batches([], schema=pa.schema(fields))
 
 
-def _snippet(conns: Connections, plan: Plan, node_id: str, dialect: str) -> tuple[str, list[str]]:
+def _snippet(
+    conns: Connections, plan: Plan, node_id: str, dialect: str, cut: frozenset[str]
+) -> tuple[str, list[str]]:
     """One node as SQL over its children as named tables (`Plan.table_name`), its output
-    columns named positionally; and the children it reads. A `fetch` over a `sort` is
-    unparsed as one (a LIMIT over an ordered common table expression is not ordered)."""
+    columns named positionally; and the children it reads. A `fetch` over a `sort` that
+    is not `cut` is unparsed as one (a LIMIT over an ordered common table expression is
+    not ordered)."""
     node = plan.nodes[node_id]
     fused: list[str] = []
     reads = list(node.children)
-    if node.op == "fetch" and len(reads) == 1 and plan.nodes[reads[0]].op == "sort":
+    if (
+        node.op == "fetch"
+        and len(reads) == 1
+        and plan.nodes[reads[0]].op == "sort"
+        and reads[0] not in cut
+    ):
         fused = [reads[0]]
         reads = list(plan.nodes[reads[0]].children)
-    key = (node_id, dialect)
+    key = (node_id, dialect, bool(fused))
     if key in plan._snippets:
         return plan._snippets[key], reads
     (unparser,) = need("import", "datafusion.unparser")
@@ -297,13 +307,13 @@ def subtree_sql(
     ctes: list[str] = []
     seen: set[str] = set()
 
-    def visit(nid: str, top: bool) -> str:
-        text, reads = _snippet(conns, plan, nid, dialect)
+    def visit(nid: str) -> str:
+        text, reads = _snippet(conns, plan, nid, dialect, inputs)
         for child in reads:
             if child in inputs or child in seen:
                 continue
             seen.add(child)
-            body = visit(child, False)
+            body = visit(child)
             # Sort and fetch keep their input's names: the column list renames them by
             # position (they keep the order); every other snippet names its own columns.
             cols = ""
@@ -313,7 +323,8 @@ def subtree_sql(
         return text
 
     # Deep plans: the recursion is as deep as the plan; TPC-H plans are < 40 deep.
-    root_text = visit(node_id, True)
+    with _planning:  # snippets register placeholder tables in the shared context
+        root_text = visit(node_id)
     if not ctes:
         return root_text
     return "WITH " + ", ".join(ctes) + " " + root_text
