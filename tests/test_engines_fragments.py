@@ -91,3 +91,18 @@ def test_inputs_must_be_inside_the_subtree(conns: Any, tpch_db: Path) -> None:
         prepare(conns, plan, leaf, "duckdb", frozenset({"n0"}))
     with pytest.raises(ValueError, match="no node"):
         prepare(conns, plan, "n999", "duckdb", frozenset())
+
+
+def test_a_cut_sort_under_a_fetch_is_read_not_recomputed(conns: Any, tpch_db: Path) -> None:
+    from placement_cli.engines.fragments import build_plan, prepare, run_subtree
+
+    sql = tpch_sql(tpch_db, 3)  # fetch(n0) over sort(n1)
+    plan = build_plan(conns, sql)
+    assert (plan.nodes["n0"].op, plan.nodes["n1"].op) == ("fetch", "sort")
+    ref = rows(canonical(conns.duckdb().execute(sql).to_arrow_table()))
+    ordered = run_subtree(conns, plan, "n1", "datafusion", {})
+    for engine in ("duckdb", "postgres"):
+        frag = prepare(conns, plan, "n0", engine, frozenset({"n1"}))
+        assert frag.sql is not None and plan.table_name("n2") not in frag.sql
+        assert plan.table_name("n1") in frag.sql
+        assert rows(frag.run({"n1": ordered})) == ref, engine

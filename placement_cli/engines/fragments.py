@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from placement_cli.engines import pg_arrow
 from placement_cli.engines.connect import Connections, canonical
 from placement_cli.engines.require import need
 
@@ -51,6 +52,8 @@ _counter = itertools.count()
 # Relations whose output columns are their input's, in the same order.
 _PASS_THROUGH = frozenset({"sort", "fetch"})
 _lock = threading.Lock()
+# Held while DataFusion's context holds the placeholder tables of a snippet being written.
+_planning = threading.RLock()
 
 
 def _token() -> str:
@@ -109,7 +112,7 @@ class Plan:
     nodes: dict[str, PlanNode]
     token: str
     rels: dict[str, dict[str, Any]] = field(repr=False)
-    _snippets: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    _snippets: dict[tuple[str, str, bool], str] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> str:
@@ -241,17 +244,25 @@ def _empty_of(conns: Connections, plan: Plan, node_id: str) -> Any:
     return pa.Table.from_batches([], schema=pa.schema(fields))
 
 
-def _snippet(conns: Connections, plan: Plan, node_id: str, dialect: str) -> tuple[str, list[str]]:
+def _snippet(
+    conns: Connections, plan: Plan, node_id: str, dialect: str, cut: frozenset[str]
+) -> tuple[str, list[str]]:
     """One node as SQL over its children as named tables (`Plan.table_name`), its output
-    columns named positionally; and the children it reads. A `fetch` over a `sort` is
-    unparsed as one (a LIMIT over an ordered common table expression is not ordered)."""
+    columns named positionally; and the children it reads. A `fetch` over a `sort` that
+    is not `cut` is unparsed as one (a LIMIT over an ordered common table expression is
+    not ordered)."""
     node = plan.nodes[node_id]
     fused: list[str] = []
     reads = list(node.children)
-    if node.op == "fetch" and len(reads) == 1 and plan.nodes[reads[0]].op == "sort":
+    if (
+        node.op == "fetch"
+        and len(reads) == 1
+        and plan.nodes[reads[0]].op == "sort"
+        and reads[0] not in cut
+    ):
         fused = [reads[0]]
         reads = list(plan.nodes[reads[0]].children)
-    key = (node_id, dialect)
+    key = (node_id, dialect, bool(fused))
     if key in plan._snippets:
         return plan._snippets[key], reads
     (unparser,) = need("import", "datafusion.unparser")
@@ -296,13 +307,13 @@ def subtree_sql(
     ctes: list[str] = []
     seen: set[str] = set()
 
-    def visit(nid: str, top: bool) -> str:
-        text, reads = _snippet(conns, plan, nid, dialect)
+    def visit(nid: str) -> str:
+        text, reads = _snippet(conns, plan, nid, dialect, inputs)
         for child in reads:
             if child in inputs or child in seen:
                 continue
             seen.add(child)
-            body = visit(child, False)
+            body = visit(child)
             # Sort and fetch keep their input's names: the column list renames them by
             # position (they keep the order); every other snippet names its own columns.
             cols = ""
@@ -312,7 +323,8 @@ def subtree_sql(
         return text
 
     # Deep plans: the recursion is as deep as the plan; TPC-H plans are < 40 deep.
-    root_text = visit(node_id, True)
+    with _planning:  # snippets register placeholder tables in the shared context
+        root_text = visit(node_id)
     if not ctes:
         return root_text
     return "WITH " + ", ".join(ctes) + " " + root_text
@@ -332,7 +344,7 @@ class Fragment:
     inputs: frozenset[str]
     sql: str | None = None
     replanned: bool = False
-    _rel: dict[str, Any] | None = field(default=None, repr=False)
+    _pg_types: list[int] | None = field(default=None, repr=False)
 
     def run(self, inputs: Mapping[str, Any]) -> Any:
         """Run it with `inputs` (node id -> pyarrow Table); the canonical result."""
@@ -399,56 +411,20 @@ class Fragment:
             cur.close()
 
     def _run_postgres(self, inputs: Mapping[str, Any]) -> Any:
-        (pa,) = need("execute", "pyarrow")
         conn = self.conns.postgres()
         made = []
         try:
             for nid, table in inputs.items():
                 name = self.plan.table_name(nid)
-                _load_postgres(conn, name, _positional(self.plan, nid, table))
+                pg_arrow.load(conn, name, _positional(self.plan, nid, table))
                 made.append(name)
-            with conn.cursor() as cur:
-                cur.execute(self.sql)
-                rows = cur.fetchall()
-                width = len(cur.description or ())
-            # psycopg gives Python values (numeric as Decimal: canonical makes it float64).
-            columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]] * width
-            return pa.table({f"c{i}": pa.array(c) for i, c in enumerate(columns)})
+            assert self.sql is not None
+            if self._pg_types is None:  # the types do not change between runs
+                self._pg_types = pg_arrow.describe(conn, self.sql)
+            return pg_arrow.fetch(conn, self.sql, self._pg_types)
         finally:
             for name in made:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-
-
-_PG_TYPES = (
-    ("is_boolean", "boolean"),
-    ("is_int8", "smallint"),
-    ("is_int16", "smallint"),
-    ("is_int32", "integer"),
-    ("is_int64", "bigint"),
-    ("is_floating", "double precision"),
-    ("is_decimal", "double precision"),
-    ("is_date", "date"),
-    ("is_timestamp", "timestamp"),
-    ("is_string", "text"),
-    ("is_large_string", "text"),
-)
-
-
-def _load_postgres(conn: Any, name: str, table: Any) -> None:
-    """Load `table` into a temporary table `name` of PostgreSQL (COPY, row by row)."""
-    (pa,) = need("execute", "pyarrow")
-    cols = []
-    for f in table.schema:
-        pg = next((t for test, t in _PG_TYPES if getattr(pa.types, test)(f.type)), None)
-        if pg is None:
-            raise ValueError(f"cannot hand a {f.type} column to postgres")
-        cols.append(f'"{f.name}" {pg}')
-    conn.execute(f'CREATE TEMPORARY TABLE "{name}" ({", ".join(cols)})')
-    with conn.cursor() as cur, cur.copy(f'COPY "{name}" FROM STDIN') as copy_:
-        for batch in table.to_batches():
-            for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):
-                copy_.write_row(row)
-    conn.execute(f'ANALYZE "{name}"')
 
 
 def prepare(
