@@ -96,7 +96,13 @@ def _register(cmd: Command) -> None:
             a.key,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
             annotation=Annotated[
-                list[str] if a.many else (list[str] | None) if a.gather else str | None if a.optional else str,
+                list[str]
+                if a.many
+                else (list[str] | None)
+                if a.gather
+                else str | None
+                if a.optional
+                else str,
                 typer.Argument(metavar=a.usage, help=a.help),
             ],
             **({"default": None} if a.optional or a.gather else {}),
