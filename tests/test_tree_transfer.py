@@ -113,3 +113,17 @@ def test_a_file_that_is_not_a_profile_is_invalid_input(tmp_path: Path) -> None:
     (tmp_path / "p.json").write_bytes(orjson.dumps(bad))
     out = run_cli("tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "p.json"))
     assert out.returncode == 3 and b"directions[0].model.fixed" in out.stderr
+
+
+def test_validate_needs_the_tree_as_placed(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(TREE))
+    (tmp_path / "p.json").write_bytes(orjson.dumps(_profile(3)))
+    args = ["tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "p.json"), "-o"]
+    assert run_cli(*args, str(tmp_path / "a.json")).returncode == 0
+    out = run_cli("validate", str(tmp_path / "a.json"))
+    assert out.returncode == 3 and b"--include-input" in out.stderr
+    assert run_cli(*args, str(tmp_path / "b.json"), "--include-input").returncode == 0
+    out = run_cli("validate", str(tmp_path / "b.json"))
+    assert out.returncode == 0, out.stderr
+    out = run_cli("show", str(tmp_path / "a.json"), "--format", "text")
+    assert out.returncode == 0, out.stderr  # drawing needs only the operators
