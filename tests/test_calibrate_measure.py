@@ -36,8 +36,8 @@ def test_four_directions_measured_in_a_minute_and_fitted(
     took = time.perf_counter() - t0
     assert out.returncode == 0, out.stderr
     points = read_measurements(csv.read_bytes(), "m.csv")
-    # 4 directions x 6 row counts x 3 widths x 3 runs, every run its own line.
-    assert len(points) == 4 * 6 * 3 * 3
+    # 4 directions x 6 row counts x 3 widths x 5 runs, every run its own line.
+    assert len(points) == 4 * 6 * 3 * 5
     assert {(m.src, m.dst) for m in points} == {tuple(p.split(":")) for p in PAIRS.split(",")}
     assert took < 60, f"measuring took {took:.1f} s"
     fit = run_cli("calibrate", "fit", str(csv))

@@ -63,9 +63,10 @@ def calibrate() -> Command:
             Opt(
                 "repeat",
                 ("--repeat",),
-                "measure: timed runs per point (their median is written), after one warm-up.",
+                "measure: timed runs per point (each written; fit takes their median), in "
+                "rounds, after one warm-up.",
                 kind="int",
-                default=3,
+                default=5,
                 minimum=1,
             ),
             Opt(
@@ -130,8 +131,8 @@ def _measure(v: dict[str, Any]) -> int:
     from placement_cli.engines.require import need
 
     need("calibrate measure")
-    from placement_cli.engines.connect import Connections, Sources
-    from placement_cli.engines.handoff import measure
+    from placement_cli.engines.connect import Sources
+    from placement_cli.engines.handoff import calibration_connections, measure
     from placement_cli.frontends.calibrate.measurements import Measurement, write_measurements
 
     if v["files"]:
@@ -146,7 +147,7 @@ def _measure(v: dict[str, Any]) -> int:
         raise UsageError(f"--db: no such file {v['db']!r:.200}")
     rows = _ints(v["rows"], "--rows") if v["rows"] else None
     widths = _ints(v["widths"], "--widths")
-    conns = Connections(Sources(db=Path(v["db"]) if v["db"] else None, pg=v["pg"]))
+    conns = calibration_connections(Sources(db=Path(v["db"]) if v["db"] else None, pg=v["pg"]))
     t0 = time.perf_counter()
 
     def said(src: str, dst: str, r: int, w: int, ms: list[float]) -> None:
