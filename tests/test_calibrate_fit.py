@@ -100,7 +100,9 @@ def test_an_unweighted_fit_loses_the_fixed_cost_more_often() -> None:
         r, w, t = _synthetic(seed)
         for rel in (True, False):
             c = fit(r, w, t, relative=rel).coefficients
-            hits[rel] += all(abs(c[k] / PAPER[k] - 1) <= 0.05 for k in ("fixed", "per_row", "per_byte"))
+            hits[rel] += all(
+                abs(c[k] / PAPER[k] - 1) <= 0.05 for k in ("fixed", "per_row", "per_byte")
+            )
     assert hits[True] >= 95 and hits[False] <= 85, hits
 
 

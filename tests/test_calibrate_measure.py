@@ -21,12 +21,23 @@ def test_four_directions_measured_in_a_minute_and_fitted(
 ) -> None:
     csv = tmp_path / "m.csv"
     t0 = time.perf_counter()
-    out = run_cli("calibrate", "measure", "--pairs", PAIRS, "--db", str(tpch_db), "--pg", pg_dsn, "-o", str(csv))
+    out = run_cli(
+        "calibrate",
+        "measure",
+        "--pairs",
+        PAIRS,
+        "--db",
+        str(tpch_db),
+        "--pg",
+        pg_dsn,
+        "-o",
+        str(csv),
+    )
     took = time.perf_counter() - t0
     assert out.returncode == 0, out.stderr
     points = read_measurements(csv.read_bytes(), "m.csv")
-    # 4 directions x 6 row counts x 3 widths x 3 runs, every run its own line.
-    assert len(points) == 4 * 6 * 3 * 3
+    # 4 directions x 6 row counts x 3 widths x 5 runs, every run its own line.
+    assert len(points) == 4 * 6 * 3 * 5
     assert {(m.src, m.dst) for m in points} == {tuple(p.split(":")) for p in PAIRS.split(",")}
     assert took < 60, f"measuring took {took:.1f} s"
     fit = run_cli("calibrate", "fit", str(csv))
@@ -34,7 +45,9 @@ def test_four_directions_measured_in_a_minute_and_fitted(
     prof = orjson.loads(fit.stdout)
     r2 = {f"{d['src']}->{d['dst']}": d["r2"] for d in prof["directions"]}
     print(f"measured in {took:.1f} s; R²: {r2}")  # the numbers, for the report
-    assert all(d["n"] == 18 and all(v >= 0 for v in d["model"].values()) for d in prof["directions"])
+    assert all(
+        d["n"] == 18 and all(v >= 0 for v in d["model"].values()) for d in prof["directions"]
+    )
     assert all(v >= 0.85 for v in r2.values()), r2
 
 

@@ -63,8 +63,13 @@ def test_the_profile_changes_the_placement_where_the_fixed_cost_decides(tmp_path
 
 
 def test_explicit_entries_still_win(tmp_path: Path) -> None:
-    tree = {**TREE, "transfer": {**TREE["transfer"], "explicit": [
-        {"child": "scan", "from": "a", "to": "b", "cost": 500}]}}
+    tree = {
+        **TREE,
+        "transfer": {
+            **TREE["transfer"],
+            "explicit": [{"child": "scan", "from": "a", "to": "b", "cost": 500}],
+        },
+    }
     code, art, _ = _run(tmp_path, _profile(3), tree)
     assert code == 0 and art["tree"]["cuts_used"] == 0
 
@@ -80,21 +85,45 @@ def test_a_misspelt_engine_leaving_a_pair_uncovered_is_reported(tmp_path: Path) 
 
 
 def test_the_example_tree_takes_a_profile(tmp_path: Path) -> None:
-    prof = {"version": 1, "kind": "transfer-profile", "directions": [
-        {"src": "postgres", "dst": "duckdb", "model": {"fixed": 0.5}}]}
+    prof = {
+        "version": 1,
+        "kind": "transfer-profile",
+        "directions": [{"src": "postgres", "dst": "duckdb", "model": {"fixed": 0.5}}],
+    }
     (tmp_path / "p.json").write_bytes(orjson.dumps(prof))
     base = run_cli("tree", str(EXAMPLES / "operator_tree.yaml"))
-    out = run_cli("tree", str(EXAMPLES / "operator_tree.yaml"), "--transfer", str(tmp_path / "p.json"))
+    out = run_cli(
+        "tree", str(EXAMPLES / "operator_tree.yaml"), "--transfer", str(tmp_path / "p.json")
+    )
     assert out.returncode == 0, out.stderr
-    assert orjson.loads(out.stdout)["tree"]["latency"] < orjson.loads(base.stdout)["tree"]["latency"]
+    assert (
+        orjson.loads(out.stdout)["tree"]["latency"] < orjson.loads(base.stdout)["tree"]["latency"]
+    )
 
 
 def test_a_file_that_is_not_a_profile_is_invalid_input(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(yaml.safe_dump(TREE))
     out = run_cli("tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "t.yaml"))
     assert out.returncode == 3 and b"not a transfer profile" in out.stderr
-    bad = {"version": 1, "kind": "transfer-profile", "directions": [
-        {"src": "a", "dst": "b", "model": {"fixed": -1}}]}
+    bad = {
+        "version": 1,
+        "kind": "transfer-profile",
+        "directions": [{"src": "a", "dst": "b", "model": {"fixed": -1}}],
+    }
     (tmp_path / "p.json").write_bytes(orjson.dumps(bad))
     out = run_cli("tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "p.json"))
     assert out.returncode == 3 and b"directions[0].model.fixed" in out.stderr
+
+
+def test_validate_needs_the_tree_as_placed(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(TREE))
+    (tmp_path / "p.json").write_bytes(orjson.dumps(_profile(3)))
+    args = ["tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "p.json"), "-o"]
+    assert run_cli(*args, str(tmp_path / "a.json")).returncode == 0
+    out = run_cli("validate", str(tmp_path / "a.json"))
+    assert out.returncode == 3 and b"--include-input" in out.stderr
+    assert run_cli(*args, str(tmp_path / "b.json"), "--include-input").returncode == 0
+    out = run_cli("validate", str(tmp_path / "b.json"))
+    assert out.returncode == 0, out.stderr
+    out = run_cli("show", str(tmp_path / "a.json"), "--format", "text")
+    assert out.returncode == 0, out.stderr  # drawing needs only the operators

@@ -46,7 +46,7 @@ def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     enumerated first: fewer columns, then column order.
 
     >>> x = design(np.array([0, 1, 2, 3.0]), np.array([1, 1, 1, 1.0]))
-    >>> [round(v, 6) for v in nnls(x, np.array([5, 7, 9, 11.0]))]
+    >>> [round(float(v), 6) for v in nnls(x, np.array([5, 7, 9, 11.0]))]
     [5.0, 2.0, 0.0, 0.0]
     """
     x = np.asarray(x, dtype=np.float64)

@@ -21,18 +21,68 @@ def calibrate() -> Command:
         "Measure hand-offs between engines (measure), or fit the transfer model "
         "a + b*R + c*W + d*R*W to measurements (fit); docs/calibrate.md.",
         (
-            Arg("action", "ACTION", "measure: time hand-offs into a CSV; fit: CSV files -> a transfer profile."),
-            Arg("files", "[CSV...]", "fit: the measurement CSV files (src,dst,rows,width,ms[,repeat]), fitted together.", gather=True),
+            Arg(
+                "action",
+                "ACTION",
+                "measure: time hand-offs into a CSV; fit: CSV files -> a transfer profile.",
+            ),
+            Arg(
+                "files",
+                "[CSV...]",
+                "fit: the measurement CSV files (src,dst,rows,width,ms[,repeat]), fitted together.",
+                gather=True,
+            ),
         ),
         (
-            Opt("pairs", ("--pairs",), "measure: the directions, SRC:DST,... (engines: duckdb, datafusion, postgres).", default=PAIRS),
-            Opt("db", ("--db",), "measure: the DuckDB database file (DuckDB and DataFusion run on it).", metavar="FILE"),
+            Opt(
+                "pairs",
+                ("--pairs",),
+                "measure: the directions, SRC:DST,... (engines: duckdb, datafusion, postgres).",
+                default=PAIRS,
+            ),
+            Opt(
+                "db",
+                ("--db",),
+                "measure: the DuckDB database file (DuckDB and DataFusion run on it).",
+                metavar="FILE",
+            ),
             Opt("pg", ("--pg",), "measure: the PostgreSQL connection string.", metavar="DSN"),
-            Opt("rows", ("--rows",), "measure: row counts, N,N,... (default: per direction, docs/calibrate.md).", metavar="N,..."),
-            Opt("widths", ("--widths",), "measure: bytes per row, W,W,...", default="16,64,256", metavar="W,..."),
-            Opt("repeat", ("--repeat",), "measure: timed runs per point (their median is written), after one warm-up.", kind="int", default=3, minimum=1),
-            Opt("weights", ("--weights",), "fit: relative (each point by 1/T: the relative error is minimised) or none.", default="relative", choices=("relative", "none")),
-            Opt("reduce", ("--reduce",), "fit: the runs of one point (same src, dst, rows, width) become one point: their median, their min (contention only adds time), or none (every run a point).", default="median", choices=("median", "min", "none")),
+            Opt(
+                "rows",
+                ("--rows",),
+                "measure: row counts, N,N,... (default: per direction, docs/calibrate.md).",
+                metavar="N,...",
+            ),
+            Opt(
+                "widths",
+                ("--widths",),
+                "measure: bytes per row, W,W,...",
+                default="16,64,256",
+                metavar="W,...",
+            ),
+            Opt(
+                "repeat",
+                ("--repeat",),
+                "measure: timed runs per point (each written; fit takes their median), in "
+                "rounds, after one warm-up.",
+                kind="int",
+                default=5,
+                minimum=1,
+            ),
+            Opt(
+                "weights",
+                ("--weights",),
+                "fit: relative (each point by 1/T: the relative error is minimised) or none.",
+                default="relative",
+                choices=("relative", "none"),
+            ),
+            Opt(
+                "reduce",
+                ("--reduce",),
+                "fit: the runs of one point (same src, dst, rows, width) become one point: their median, their min (contention only adds time), or none (every run a point).",
+                default="median",
+                choices=("median", "min", "none"),
+            ),
             Opt("name", ("--name",), "fit: the profile's name."),
             OUTPUT,
             QUIET,
@@ -54,7 +104,9 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         out = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise UsageError(f"{what}: expected whole numbers separated by commas, got {text!r:.60}") from None
+        raise UsageError(
+            f"{what}: expected whole numbers separated by commas, got {text!r:.60}"
+        ) from None
     if not out or any(x < 1 for x in out):
         raise UsageError(f"{what}: expected whole numbers >= 1, got {text!r:.60}")
     return out
@@ -79,8 +131,8 @@ def _measure(v: dict[str, Any]) -> int:
     from placement_cli.engines.require import need
 
     need("calibrate measure")
-    from placement_cli.engines.connect import Connections, Sources
-    from placement_cli.engines.handoff import measure
+    from placement_cli.engines.connect import Sources
+    from placement_cli.engines.handoff import calibration_connections, measure
     from placement_cli.frontends.calibrate.measurements import Measurement, write_measurements
 
     if v["files"]:
@@ -95,7 +147,7 @@ def _measure(v: dict[str, Any]) -> int:
         raise UsageError(f"--db: no such file {v['db']!r:.200}")
     rows = _ints(v["rows"], "--rows") if v["rows"] else None
     widths = _ints(v["widths"], "--widths")
-    conns = Connections(Sources(db=Path(v["db"]) if v["db"] else None, pg=v["pg"]))
+    conns = calibration_connections(Sources(db=Path(v["db"]) if v["db"] else None, pg=v["pg"]))
     t0 = time.perf_counter()
 
     def said(src: str, dst: str, r: int, w: int, ms: list[float]) -> None:
@@ -182,7 +234,11 @@ def _line(src: str, dst: str, f: Any) -> str:
     names = {"fixed": "a", "per_row": "b", "per_width": "c", "per_byte": "d"}
     parts = []
     for c, letter in names.items():
-        flag = {"yes": "", "at-zero": " (at 0: not identified)", "uncertain": " (95% interval includes 0: not identified)"}[f.identified[c]]
+        flag = {
+            "yes": "",
+            "at-zero": " (at 0: not identified)",
+            "uncertain": " (95% interval includes 0: not identified)",
+        }[f.identified[c]]
         parts.append(f"{letter}={f.coefficients[c]:.4g}{flag}")
     return f"{src} -> {dst}: n={f.n}, R² {r2}, RMSE {f.rmse:.3g} ms, {ho}; " + ", ".join(parts)
 
@@ -191,5 +247,3 @@ def _say(text: str, quiet: bool) -> None:
     from placement_cli.app.console import say
 
     say(text, quiet, always=True)
-
-

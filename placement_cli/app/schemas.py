@@ -21,6 +21,7 @@ from placement_cli.core.io import write_output
 from placement_cli.formats.body import BodyFile
 from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.formats.plan import Plan
+from placement_cli.formats.transfer_profile import TransferProfile
 from placement_cli.frontends.lower.profile import Profile
 from placement_cli.pipeline import registry
 from placement_cli.pipeline.registry import artifact_model
@@ -47,6 +48,9 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     )
     out["lower-rules.schema.json"] = _schema(
         LowerRules, "the rule fields (`excluded`, `target_rules`) of `placement lower`'s section"
+    )
+    out["transfer-profile.schema.json"] = _schema(
+        TransferProfile, "placement transfer profile (`calibrate fit`, `tree --transfer`)"
     )
     from placement_cli.formats.execute import ExecuteArtifact
 

@@ -15,7 +15,9 @@ from placement_cli.frontends.calibrate.transfer import apply_profile, read_profi
 from placement_cli.pipeline.kinds import foreign, read_input
 
 
-def load_applied(path: str, profile_path: str) -> tuple[TreeInput, dict[str, str], list[Diagnostic]]:
+def load_applied(
+    path: str, profile_path: str
+) -> tuple[TreeInput, dict[str, str], list[Diagnostic]]:
     """The tree at `path` with the profile applied before it is checked; the profile's
     `{name, sha256}`, and what applying it found (`transfer-profile-unused`,
     `transfer-uncovered`)."""

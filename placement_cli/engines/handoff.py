@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from placement_cli.engines.connect import Connections, canonical
+from placement_cli.engines.connect import Connections, Sources, canonical
 from placement_cli.engines.require import need
 
 _names = itertools.count(1)
@@ -35,16 +35,31 @@ BRIDGE = "pg-bridge"
 # Bytes of the generated rows' integer column; the rest of a row's width is a string.
 ID_BYTES = 8
 # The default grid (`calibrate measure`): PostgreSQL hand-offs cost ~20x in-process ones
-# per row, so they get fewer rows; both sized so that four directions take well under a
+# per row, so they get fewer rows; all sized so that four directions take under a
 # minute on a busy 2-core machine while the largest point still takes ~10x the fixed cost.
-ROWS_IN_PROCESS = (10_000, 50_000, 100_000, 200_000, 350_000, 500_000)
-ROWS_POSTGRES = (1_000, 5_000, 10_000, 20_000, 35_000, 50_000)
+ROWS_IN_PROCESS = (10_000, 40_000, 80_000, 160_000, 280_000, 400_000)
+ROWS_POSTGRES = (1_000, 4_000, 8_000, 16_000, 28_000, 40_000)
+# DataFusion hands off Arrow it already holds (no conversion, a tenth of DuckDB's cost
+# per row): three times the rows lift its times above a few ms of scheduling noise.
+ROWS_FROM_DATAFUSION = (40_000, 160_000, 320_000, 640_000, 960_000, 1_280_000)
 WIDTHS = (16, 64, 256)
+
+
+def calibration_connections(sources: Sources) -> Connections:
+    """Connections for measuring: DataFusion gets an empty context rather than a copy
+    of every table of the DuckDB file (seconds at TPC-H SF 0.1), which no hand-off
+    of generated rows reads."""
+    (datafusion,) = need("calibrate measure", "datafusion")
+    conns = Connections(sources)
+    conns._open["datafusion"] = datafusion.SessionContext()
+    return conns
 
 
 def default_rows(src: str, dst: str) -> tuple[int, ...]:
     """The default row counts for a direction."""
-    return ROWS_POSTGRES if "postgres" in (src, dst) else ROWS_IN_PROCESS
+    if "postgres" in (src, dst):
+        return ROWS_POSTGRES
+    return ROWS_FROM_DATAFUSION if src == "datafusion" else ROWS_IN_PROCESS
 
 
 def _bridge(conns: Connections) -> Any:
@@ -112,30 +127,37 @@ def _df_replace(ctx: Any, name: str, batches: list[Any]) -> None:
     ctx.register_record_batches(name, [batches])
 
 
-def fetch(conns: Connections, engine: str, name: str) -> Any:
-    """Table `name` of `engine` as a canonical Arrow table."""
+def fetch(conns: Connections, engine: str, name: str, limit: int | None = None) -> Any:
+    """Table `name` of `engine` (its first `limit` rows) as a canonical Arrow table."""
+    cut = "" if limit is None else f" LIMIT {int(limit)}"
     if engine == "duckdb":
-        t = conns.duckdb().execute(f"SELECT * FROM {_q(name)}").to_arrow_table()
+        t = conns.duckdb().execute(f"SELECT * FROM {_q(name)}{cut}").to_arrow_table()
     elif engine == "datafusion":
-        t = conns.datafusion().table(name).to_arrow_table()
+        df = conns.datafusion().table(name)
+        t = (df if limit is None else df.limit(int(limit))).to_arrow_table()
     elif engine == "postgres":
-        t = _bridge(conns).execute(f"SELECT * FROM pg.public.{_q(name)}").to_arrow_table()
+        t = _bridge(conns).execute(f"SELECT * FROM pg.public.{_q(name)}{cut}").to_arrow_table()
     else:
         raise ValueError(f"unknown engine {engine!r}")
     return canonical(t)
 
 
 def hand_off(
-    conns: Connections, src: str, dst: str, table: Any, name: str | None = None
+    conns: Connections,
+    src: str,
+    dst: str,
+    table: Any,
+    name: str | None = None,
+    limit: int | None = None,
 ) -> tuple[str, float]:
     """Make `table` a table of `dst`: an Arrow table (a result already fetched from
-    `src`), or the name of a table on `src` (fetched here, and timed). Returns the name
-    it has on `dst` (`name`, or a fresh `_placement_hN`) and the seconds it took.
-    A table of that name on `dst` is replaced."""
+    `src`), or the name of a table on `src` (fetched here, its first `limit` rows, and
+    timed). Returns the name it has on `dst` (`name`, or a fresh `_placement_hN`) and
+    the seconds it took. A table of that name on `dst` is replaced."""
     name = name or f"_placement_h{next(_names)}"
     t0 = time.perf_counter()
     if isinstance(table, str):
-        table = fetch(conns, src, table)
+        table = fetch(conns, src, table, limit)
     else:
         table = canonical(table)
     if dst == "duckdb":
@@ -188,12 +210,15 @@ def drop(conns: Connections, engine: str, name: str) -> None:
         conns.postgres().execute(f"DROP TABLE IF EXISTS {_q(name)}")
 
 
-def time_hand_off(conns: Connections, src: str, dst: str, sent: str, rows: int) -> float:
-    """Seconds of one hand-off of table `sent` (`rows` rows) from `src` to `dst`:
-    fetched from `src`, made a table of `dst`, scanned there; then dropped from `dst`."""
+def time_hand_off(
+    conns: Connections, src: str, dst: str, sent: str, rows: int, limit: bool = False
+) -> float:
+    """Seconds of one hand-off of table `sent` (`rows` rows; with `limit`, its first
+    `rows` rows) from `src` to `dst`: fetched from `src`, made a table of `dst`,
+    scanned there; then dropped from `dst`."""
     got = f"_placement_dst{next(_names)}"
     t0 = time.perf_counter()
-    name, _ = hand_off(conns, src, dst, sent, got)
+    name, _ = hand_off(conns, src, dst, sent, got, rows if limit else None)
     n = scan(conns, dst, name)
     dt = time.perf_counter() - t0
     drop(conns, dst, name)
@@ -207,36 +232,46 @@ def measure(
     pairs: Sequence[tuple[str, str]],
     rows: Sequence[int] | None = None,
     widths: Sequence[int] = WIDTHS,
-    repeat: int = 3,
+    repeat: int = 5,
     warmup: int = 1,
     progress: Callable[[str, str, int, int, list[float]], None] | None = None,
 ) -> list[tuple[str, str, int, int, list[float]]]:
     """`(src, dst, rows, width, [ms of each timed run])` for every pair, width and row
     count, in that order (pairs as given); `rows` None: `default_rows` of each pair.
 
-    Per pair and width, the sender's tables (one per row count) are made first, then
+    Per pair and width, the sender's rows are made first (DataFusion: one table of the
+    largest count, handed off through `limit`, which stops early and copies nothing;
+    DuckDB and PostgreSQL: one table per count, as a `LIMIT` makes DuckDB's export to
+    Arrow several times slower and the postgres extension need not push it down), then
     measured in rounds: each round hands off every row count once. A burst of load
-    from elsewhere on the machine then lands on one run of several points rather
-    than on every run of one point, which the median of its runs would keep. Before
-    the rounds, `warmup` untimed hand-offs of the smallest table load the code paths
-    and connections the direction uses."""
+    from elsewhere on the machine then lands on one run of several points rather than
+    on every run of one point, which the median of its runs would keep. Before the
+    rounds, `warmup` untimed hand-offs of the largest count: the first hand-offs of a
+    width were up to twice as slow as the later ones (memory the engines allocate
+    once), and the largest touches all of it."""
     out = []
     for src, dst in pairs:
         for w in widths:
             counts = list(rows or default_rows(src, dst))
+            one = src == "datafusion"
             sent = [f"_placement_src{next(_names)}" for _ in counts]
+            if one:
+                sent = [sent[0]] * len(counts)
+            made: list[str] = []
             try:
                 for name, r in zip(sent, counts, strict=True):
-                    stage(conns, src, name, generate_sql(src, r, w))
-                first = min(range(len(counts)), key=counts.__getitem__)
+                    if name not in made:
+                        made.append(name)
+                        stage(conns, src, name, generate_sql(src, max(counts) if one else r, w))
+                big = max(range(len(counts)), key=counts.__getitem__)
                 for _ in range(warmup):
-                    time_hand_off(conns, src, dst, sent[first], counts[first])
+                    time_hand_off(conns, src, dst, sent[big], counts[big], one)
                 runs: list[list[float]] = [[] for _ in counts]
                 for _ in range(repeat):
                     for i, (name, r) in enumerate(zip(sent, counts, strict=True)):
-                        runs[i].append(time_hand_off(conns, src, dst, name, r) * 1000.0)
+                        runs[i].append(time_hand_off(conns, src, dst, name, r, one) * 1000.0)
             finally:
-                for name in sent:
+                for name in made:
                     drop(conns, src, name)
             for r, ms in zip(counts, runs, strict=True):
                 out.append((src, dst, r, w, ms))

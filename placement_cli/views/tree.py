@@ -165,6 +165,21 @@ def check(art: TreeArtifact, tree_file: str | None = None) -> tuple[list[Problem
             ],
             art.source,
         )
+    profile = art.section.get("transfer_ref")
+    if isinstance(profile, dict) and "input" not in art.section:
+        # The tree file alone is not what was placed: its transfer models were replaced
+        # (drawing it is fine: `show` needs only its operators).
+        raise InputError(
+            [
+                Problem(
+                    "tree.transfer_ref",
+                    f"this tree artifact was computed with --transfer {profile.get('name')!r:.200}, "
+                    "so its tree file alone does not give it: write it with --include-input "
+                    "(the tree as placed) to check it",
+                )
+            ],
+            art.source,
+        )
     problem = tree_input(art, tree_file)
     tree = built_tree(art, problem)
     return _check(art, tree), tree, operators(problem, tree)

@@ -72,9 +72,7 @@ def read_measurements(data: bytes, source: str) -> list[Measurement]:
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(names):
-            problems.append(
-                Problem("", f"{len(row)} fields, the header has {len(names)}", line, 1)
-            )
+            problems.append(Problem("", f"{len(row)} fields, the header has {len(names)}", line, 1))
             continue
         m = _row(row, col, line, problems)
         if m is not None:
@@ -90,7 +88,9 @@ def _usage() -> str:
     return ",".join(COLUMNS) + "[,repeat]"
 
 
-def _row(row: list[str], col: dict[str, int], line: int, problems: list[Problem]) -> Measurement | None:
+def _row(
+    row: list[str], col: dict[str, int], line: int, problems: list[Problem]
+) -> Measurement | None:
     before = len(problems)
     src, dst = row[col["src"]].strip(), row[col["dst"]].strip()
     for name, value in (("src", src), ("dst", dst)):
@@ -108,7 +108,9 @@ def _row(row: list[str], col: dict[str, int], line: int, problems: list[Problem]
         bad = not math.isfinite(v) or v < low or (strict and v <= low)
         if bad:
             need = "a number > 0" if strict else "a number >= 0"
-            problems.append(Problem("", f"{name}: expected {need}, got {raw!r:.40}", line, col[name] + 1))
+            problems.append(
+                Problem("", f"{name}: expected {need}, got {raw!r:.40}", line, col[name] + 1)
+            )
         nums[name] = v
     repeat: int | None = None
     if "repeat" in col:
@@ -118,7 +120,12 @@ def _row(row: list[str], col: dict[str, int], line: int, problems: list[Problem]
                 repeat = int(raw)
             else:
                 problems.append(
-                    Problem("", f"repeat: expected a whole number, got {raw!r:.40}", line, col["repeat"] + 1)
+                    Problem(
+                        "",
+                        f"repeat: expected a whole number, got {raw!r:.40}",
+                        line,
+                        col["repeat"] + 1,
+                    )
                 )
     if len(problems) > before:
         return None

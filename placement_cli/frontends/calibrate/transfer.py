@@ -141,7 +141,8 @@ def _cuttable(doc: dict[str, Any], engines: list[str]) -> list[tuple[str, str]]:
             runs[n["id"]] = {e for e, v in t.items() if v is not None}
     pairs: set[tuple[str, str]] = set()
     for n in nodes:
-        up = runs.get(n.get("id"), set()) if isinstance(n.get("id"), str) else set()
+        nid = n.get("id")
+        up = runs.get(nid, set()) if isinstance(nid, str) else set()
         for c in n.get("children") or []:
             for a in runs.get(c, set()) if isinstance(c, str) else ():
                 pairs.update((a, b) for b in up if b != a)
