@@ -8,8 +8,8 @@ from typing import Any
 
 from placement_cli.algorithms.tree import TreeOptions, load_tree, tree_artifact
 from placement_cli.app.console import exit_for, say, warn_diagnostics
-from placement_cli.app.values import Common, model_values
 from placement_cli.app.tree_transfer import load_applied, record
+from placement_cli.app.values import Common, model_values
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
 from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
