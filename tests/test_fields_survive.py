@@ -69,10 +69,20 @@ def _present(model: type[BaseModel], value: Any) -> set[tuple[type[BaseModel], s
             continue
         out.add((model, name))
         for sub in _models_in(f.annotation):
-            items = v if isinstance(v, list) else [v]
-            for item in items:
+            for item in _instances(sub, v):
                 out |= _present(sub, item)
     return out
+
+
+def _instances(model: type[BaseModel], v: Any) -> list[Any]:
+    """The documents of `model` inside `v`: `v` itself, or the items of a list, or the
+    values of a mapping (by name, nested: `linear[src][dst]`, `subtree[engine]`)."""
+    keys = {f.alias or n for n, f in model.model_fields.items()}
+    if isinstance(v, list):
+        return [d for item in v for d in _instances(model, item)]
+    if isinstance(v, dict) and v and not (set(v) & keys):
+        return [d for item in v.values() for d in _instances(model, item)]
+    return [v]
 
 
 RICH_PLAN: dict[str, Any] = {
@@ -151,6 +161,7 @@ RICH_TREE: dict[str, Any] = {
     "version": 1,
     "name": "rich-tree",
     "engines": ["pg", "duck"],
+    "estimated": ["pg"],
     "budget": 1,
     "root": "agg",
     "nodes": [
@@ -161,9 +172,18 @@ RICH_TREE: dict[str, Any] = {
             "time": {"pg": 9, "duck": 1},
             "rows": 10,
             "row_width": 8,
+            "plan_node": 0,
+            "subtree": {"duck": {"median": 3, "min": 2.5, "max": 4, "runs": 3}},
         },
         {"id": "scan", "op": "seq_scan", "time": {"pg": 2}, "rows": 1000, "row_width": 16},
     ],
+    "query": {
+        "sql": "SELECT count(*) FROM t",
+        "substrait": {"relations": []},
+        "replanned": ["duck"],
+        "repeat": 3,
+        "warmup": 1,
+    },
     "transfer": {
         "default": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125},
         "linear": {"pg": {"duck": {"fixed": 2, "per_row": 0.5, "per_width": 1, "per_byte": 2}}},
