@@ -83,7 +83,7 @@ class Plan(_Strict, frozen=True, forbid_unknown_fields=True):
 
 class ExplicitTransfer(_Strict, frozen=True, forbid_unknown_fields=True):
     """A tree file's explicit transfer (`placement_cli.formats.tree`), read a whole list
-    at a time by the tree loader (`algorithms.tree.load`)."""
+    at a time by the tree loader (`ir.tree.read`)."""
 
     child: NonEmpty
     from_: NonEmpty = msgspec.field(name="from")
