@@ -8,8 +8,8 @@ import time
 from typing import Any
 
 from placement_cli import FORMAT_VERSION
-from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.algorithms.tree.infeasible import why_infeasible
+from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.algorithms.tree.rebuild import place
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem

@@ -14,8 +14,8 @@ See `docs/tree.md`.
 """
 
 from placement_cli.algorithms.tree.dp import DPState, fast_dp
-from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.algorithms.tree.infeasible import why_infeasible
+from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.algorithms.tree.minmax import at, fold, lift, merge_minmax, split_minmax, trim
 from placement_cli.algorithms.tree.rebuild import Placement, place
 
