@@ -51,9 +51,9 @@ def generate_plan(
     distinct: bool = False,
 ) -> dict[str, Any]:
     """A plan with about `n_blocks` blocks. `loop_size` forces loops of that many blocks.
-    `distinct` gives every edge a matrix of its own (a foreign plan, as a compiler other
-    than `lower` may write it: the k-th edge's transfers cost k more), where otherwise
-    about a hundred matrices repeat.
+    `distinct` gives every edge with a transfer a matrix of its own (a foreign plan, as a
+    compiler other than `lower` may write it: the k-th edge's transfers cost k more),
+    where otherwise about a hundred matrices repeat.
 
     >>> p = generate_plan(50, 3, seed=1)
     >>> len(p["blocks"]) >= 50, p["targets"]
