@@ -279,18 +279,19 @@ class _Compiler:
                     s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
                         operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args)
                     )
-                    if is_fn(ap.func) and ap.func.fn not in self.body_args:
+                    callee = ap.func.fn if is_fn(ap.func) else None
+                    if isinstance(callee, str) and callee not in self.body_args:
                         self.add(
                             f"{sp}.apply.func",
-                            f"unknown body '{ap.func.fn}' (the file's bodies: {', '.join(self.body_args)})",
+                            f"unknown body '{callee}' (the file's bodies: {', '.join(self.body_args)})",
                         )
-                    elif is_fn(ap.func):
-                        s.callee = ap.func.fn
-                        want = self.body_args[ap.func.fn]
+                    elif isinstance(callee, str):
+                        s.callee = callee
+                        want = self.body_args[callee]
                         if want != len(ap.args):
                             self.add(
                                 f"{sp}.apply.args",
-                                f"body '{ap.func.fn}' takes {want} argument(s), got {len(ap.args)}",
+                                f"body '{callee}' takes {want} argument(s), got {len(ap.args)}",
                             )
                 if lhs >= 0:
                     define(lhs, i, j, f"{sp}.assign")
