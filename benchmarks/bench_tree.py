@@ -37,6 +37,7 @@ import orjson
 
 from placement_cli.algorithms import tree as tp
 from placement_cli.core.io import gc_paused
+from placement_cli.ir import tree as ti
 from tests.tree_reference import reference_dp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tree.json"
@@ -144,7 +145,7 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
             src = Path(tmp) / f"{shape}.json"
             src.write_bytes(orjson.dumps(spec))
             out = Path(tmp) / "out.json"
-            tree = tp.build_tree(tp.parse_tree(spec))[0]
+            tree = ti.build_tree(ti.parse_tree(spec))[0]
             cmd = [
                 sys.executable,
                 "-m",
@@ -186,15 +187,15 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
-def depth(tree: tp.Tree) -> int:
+def depth(tree: ti.Tree) -> int:
     d = [0] * tree.n
-    for v in reversed(tp.children_first(tree)):
+    for v in reversed(ti.children_first(tree)):
         for u in tree.children[v]:
             d[u] = d[v] + 1
     return max(d) + 1
 
 
-def literal_work(tree: tp.Tree, k: int) -> int:
+def literal_work(tree: ti.Tree, k: int) -> int:
     """Inner-loop iterations of the literal pseudocode (lines 14 and 30)."""
     n_e = len(tree.engines)
     return (tree.n - 1) * n_e * ((k + 1) * n_e + (k + 1) * (k + 2) // 2)
@@ -244,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
             for n_e in engine_counts:
                 spec = generate(n, n_e, args.seed, shape)
                 t0 = time.perf_counter()
-                tree = tp.build_tree(tp.parse_tree(spec))[0]
+                tree = ti.build_tree(ti.parse_tree(spec))[0]
                 load = time.perf_counter() - t0
                 dep = depth(tree)
                 for k in KS:

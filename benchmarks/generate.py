@@ -44,9 +44,16 @@ def _matrix(
 
 
 def generate_plan(
-    n_blocks: int, n_targets: int = 3, seed: int = 0, loop_size: int | None = None
+    n_blocks: int,
+    n_targets: int = 3,
+    seed: int = 0,
+    loop_size: int | None = None,
+    distinct: bool = False,
 ) -> dict[str, Any]:
     """A plan with about `n_blocks` blocks. `loop_size` forces loops of that many blocks.
+    `distinct` gives every edge with a transfer a matrix of its own (a foreign plan, as a
+    compiler other than `lower` may write it: the k-th edge's transfers cost k more),
+    where otherwise about a hundred matrices repeat.
 
     >>> p = generate_plan(50, 3, seed=1)
     >>> len(p["blocks"]) >= 50, p["targets"]
@@ -70,17 +77,20 @@ def generate_plan(
         in_loop_flags.append(in_loop)
         return i
 
+    n_edges = [0]
+
     def link(u: int, vs: list[int], kind: str) -> None:
-        blocks[u]["terminator"] = {
-            "kind": kind,
-            "successors": [
-                {
-                    "block": f"bb{v}",
-                    "transitions": _matrix(targets, rng, in_loop_flags[u], rng.randrange(1, 6)),
+        succ = []
+        for v in vs:
+            m = _matrix(targets, rng, in_loop_flags[u], rng.randrange(1, 6))
+            if distinct:
+                n_edges[0] += 1
+                m = {
+                    s: {d: c + n_edges[0] if c else c for d, c in row.items()}
+                    for s, row in m.items()
                 }
-                for v in vs
-            ],
-        }
+            succ.append({"block": f"bb{v}", "transitions": m})
+        blocks[u]["terminator"] = {"kind": kind, "successors": succ}
 
     def region(budget: int, in_loop: bool, depth: int) -> tuple[int, int]:
         """Build a single-entry single-exit region of about `budget` blocks."""
@@ -146,8 +156,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--targets", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--loop-size", type=int, default=None)
+    ap.add_argument(
+        "--distinct-matrices", action="store_true", help="a matrix of its own on every edge"
+    )
+    ap.add_argument("--indent", action="store_true", help="indented JSON")
     a = ap.parse_args(argv)
-    sys.stdout.buffer.write(orjson.dumps(generate_plan(a.blocks, a.targets, a.seed, a.loop_size)))
+    plan = generate_plan(a.blocks, a.targets, a.seed, a.loop_size, a.distinct_matrices)
+    sys.stdout.buffer.write(orjson.dumps(plan, option=orjson.OPT_INDENT_2 if a.indent else 0))
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ INDIRECT: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"time-limit", "memory-limit"}),
         "placement_cli/algorithms/solve/budget.py",
     ),
-    "placement_cli/algorithms/tree/report.py:tree_artifact:res.stopped": (
+    "placement_cli/pipeline/tree_artifact.py:tree_artifact:res.stopped": (
         frozenset({"time-limit", "memory-limit"}),
         "placement_cli/algorithms/tree/dp.py",
     ),

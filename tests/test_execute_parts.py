@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement_cli.algorithms.tree import INF, evaluate, tree_from_spec
+from placement_cli.algorithms.tree import evaluate
 from placement_cli.engines.placements import allowed, fragments, n_cuts, predicted
 from placement_cli.engines.stats import same_rows, spearman
+from placement_cli.ir.tree import INF, tree_from_spec
 
 
 def _tree(engines: int = 3) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from placement_cli.algorithms.tree import build_tree, parse_tree
+from placement_cli.ir.tree import build_tree, parse_tree
 
 QUERIES = (3, 5, 10, 18)
 ENGINES = ("duckdb", "datafusion", "postgres")

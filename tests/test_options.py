@@ -150,10 +150,10 @@ def test_no_stage_option_or_setting_is_written_by_hand():
     """Every option spelt like a stage's own is the one its options model declares (a
     view may word its help and default apart), and the settings placement.toml may give
     are exactly the declarations marked settable."""
-    from placement_cli.algorithms.tree.model import TreeOptions
     from placement_cli.app.config import _PATHS, SETTABLE
     from placement_cli.app.options import CALL_SETTINGS, model_options, settable
     from placement_cli.frontends.lower.options import LowerOptions
+    from placement_cli.ir.tree.model import TreeOptions
 
     derived = {m: model_options(m) for m in (SolveOptions, LowerOptions, TreeOptions)}
     by_flag = {f: o for opts in derived.values() for o in opts for f in o.flags}

@@ -1,7 +1,8 @@
 """The msgspec Structs of the formats (`placement_cli.formats.structs`: the plan and a
-tree file's explicit transfers; `placement_cli.formats.sectioncheck`: the artifact and
-its sections), the fast path, and their pydantic models (`plan.py`, `tree.py`,
-`sections.py`: every message and `schemas/`) are one definition: the same classes,
+tree file's explicit transfers; `placement_cli.formats.body_structs`: the body file;
+`placement_cli.formats.sectioncheck`: the artifact and its sections), the fast path,
+and their pydantic models (`plan.py`, `tree.py`, `body.py`, `sections.py`: every message
+and `schemas/`) are one definition: the same classes,
 fields (by their names in the file), types, constraints and defaults. A field added to a
 model and not to its Struct (or the other way round) fails here, as does any type or
 bound that differs, or a model validator the Structs' checks do not apply.
@@ -11,7 +12,9 @@ slowly): an integer's 64 bits are the signed range in a Struct (msgspec's bounds
 there), the unsigned one in the models; a Struct's float is finite by an upper bound
 (the largest float, or for an artifact's `int | float` 2**64: orjson reads a wider
 integer literal as a float, which the models, reading the bytes, see as an integer and
-refuse)."""
+refuse). And one of form: a body's operand, `str | Const | FnRef` in the models, is
+`str | ConstOrFn` in the Structs (msgspec cannot tell two mappings apart in a union):
+one Struct with the fields of both, exactly one given."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator
 from pydantic.fields import FieldInfo
 from pydantic.types import AllowInfNan
 
-from placement_cli.formats import plan, sectioncheck, sections, structs, tree
+from placement_cli.formats import body, body_structs, plan, sectioncheck, sections, structs, tree
 from placement_cli.pipeline import registry
 
 _BOUNDS = {at.Ge: "ge", at.Gt: "gt", at.Le: "le", at.Lt: "lt", at.MinLen: "min_length"}
@@ -99,7 +102,11 @@ def _bounds(t: Any, names: tuple[str, ...]) -> dict[str, Any]:
 def _struct_type(t: Any) -> Any:
     """A msgspec type (`msgspec.inspect`) in the same canonical form."""
     if isinstance(t, mi.UnionType):
-        return ("union", frozenset(_struct_type(a) for a in t.types))
+        members: set[Any] = set()
+        for a in t.types:
+            got = _struct_type(a)
+            members |= MERGED.get(got, {got})
+        return ("union", frozenset(members))
     if isinstance(t, mi.LiteralType):
         return ("literal", frozenset(t.values))
     if isinstance(t, mi.ListType):
@@ -116,6 +123,8 @@ def _struct_type(t: Any) -> Any:
         c = _bounds(t, ("ge", "gt", "le", "lt"))
         if c.get("le") == sys.float_info.max:  # how a Struct says "finite"
             del c["le"]
+            if c.get("ge") == -sys.float_info.max:  # of any sign
+                del c["ge"]
             c["finite"] = True
         elif c.get("lt") == 2**64:  # finite, and not an integer orjson read as a float
             del c["lt"]
@@ -139,6 +148,8 @@ def _struct_type(t: Any) -> Any:
 
 
 _LEN = ("min_length", "max_length")
+# The models' union members a Struct holds as one (module docstring).
+MERGED = {("struct", "ConstOrFn"): {("struct", "Const"), ("struct", "FnRef")}}
 
 
 def _model_fields(model: type[BaseModel]) -> dict[str, Any]:
@@ -199,12 +210,37 @@ def _pairs() -> list[tuple[type[BaseModel], type]]:
     got += [(m, getattr(sectioncheck, n)) for n, m in _models(sections).items()]
     # The whole artifact's, both built from the stage list (`registry`).
     got += [(registry.artifact_model(), registry.artifact_struct())]
+    got += [
+        (m, getattr(body_structs, n)) for n, m in _models(body).items() if n not in _MERGED_MODELS
+    ]
     return got
+
+
+_MERGED_MODELS = ("Const", "FnRef")  # as `body_structs.ConstOrFn`
 
 
 def test_every_model_has_its_struct():
     assert set(_structs(structs)) == {*_models(plan), "ExplicitTransfer"}
     assert set(_structs(sectioncheck)) == set(_models(sections))
+    assert set(_structs(body_structs)) == {*_models(body), "ConstOrFn"} - set(_MERGED_MODELS)
+
+
+def test_the_merged_operand_has_the_fields_of_both_and_takes_one():
+    got = _struct_fields(body_structs.ConstOrFn)
+    want = {**_model_fields(body.Const), **_model_fields(body.FnRef)}
+    assert set(got) == set(want)
+    for name, (ty, default) in want.items():
+        # UNSET: a field that may be left out (msgspec shows no default)
+        assert default == "required" and got[name] == (ty, mi.NODEFAULT), name
+    dec = msgspec.json.Decoder(body_structs.ConstOrFn)
+    assert dec.decode(b'{"const": null}').const is None
+    assert dec.decode(b'{"fn": "f"}').fn == "f"
+    for bad in (b"{}", b'{"const": 1, "fn": "f"}'):
+        try:
+            dec.decode(bad)
+        except msgspec.ValidationError:
+            continue
+        raise AssertionError(bad)
 
 
 # An artifact's plan is checked apart (`structs.Plan`, while its graph is built), so the
@@ -252,4 +288,6 @@ def test_every_model_validator_is_applied_by_the_fast_checks():
         ("ArtifactBase", "_lower_writable"),
         ("Artifact", "_lower_writable"),
         ("ConfigRecord", "_settings_writable"),
+        ("Statement", "_one_kind"),  # body_structs.statement_problem, both
     }
+    assert body_structs.Statement.__post_init__ is not None

@@ -30,6 +30,9 @@ from placement_cli.algorithms import tree as tp
 from placement_cli.app.cli import app
 from placement_cli.core.errors import InputError
 from placement_cli.formats import tree as tree_model
+from placement_cli.ir import tree as ti
+from placement_cli.pipeline import tree_artifact as artifact
+from placement_cli.pipeline.tree_artifact import tree_artifact
 from tests.budget import examples
 from tests.tree_reference import reference_dp
 
@@ -178,8 +181,8 @@ def quadratic_minmax(a: list[float], b: list[float], size: int) -> list[float]:
     return [min(max(ext_a[i], ext_b[k - i]) for i in range(k + 1)) for k in range(size)]
 
 
-def build(spec: dict[str, Any], expand_dag: bool = False) -> tp.Tree:
-    return tp.build_tree(tp.parse_tree(spec), expand_dag)[0]
+def build(spec: dict[str, Any], expand_dag: bool = False) -> ti.Tree:
+    return ti.build_tree(ti.parse_tree(spec), expand_dag)[0]
 
 
 # --------------------------------------------------------------------------- properties
@@ -217,7 +220,7 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(
 @given(st.randoms(use_true_random=False), st.integers(0, 6))
 def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
-    art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions(budget=budget))
+    art, _ = tree_artifact(ti.parse_tree(spec), ti.TreeOptions(budget=budget))
     sec = art["tree"]
     front = [f["latency"] for f in sec["frontier"]]
     assert [f["budget"] for f in sec["frontier"]] == list(range(len(front)))
@@ -368,12 +371,12 @@ def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int)
     spec = random_wide_spec(rng, rng.randint(2, 120), rng.randint(1, 4))
     tree = build(spec)
     budget = rng.choice([0, 1, 2, 3, 5, 8, 40])
-    batched = tp.TreeLimits(batch_level=1)
-    single = tp.TreeLimits(batch_level=10**9)
+    batched = ti.TreeLimits(batch_level=1)
+    single = ti.TreeLimits(batch_level=10**9)
     fast = tp.fast_dp(tree, budget, limits=batched).dp
     slow = tp.fast_dp(tree, budget, limits=single).dp
     mixed = tp.fast_dp(
-        tree, budget, limits=tp.TreeLimits(batch_level=3)
+        tree, budget, limits=ti.TreeLimits(batch_level=3)
     ).dp  # batches fed by runs and single nodes
     literal = reference_dp(tree, budget)
     for v in range(tree.n):
@@ -408,8 +411,8 @@ def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent:
     on JSON full of brackets, quotes and backslashes inside strings."""
     import orjson
 
-    from placement_cli.algorithms.tree.load import nesting
     from placement_cli.core.io import too_deep
+    from placement_cli.ir.tree.read import nesting
 
     data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
     depth = nesting(data)
@@ -510,14 +513,14 @@ def test_ties_prefer_no_cut_then_the_first_engine() -> None:
             {"id": "b", "time": {"z": 2, "y": 2}},
         ],
     }
-    art, _ = tp.tree_artifact(tp.parse_tree(spec), tp.TreeOptions())
+    art, _ = tree_artifact(ti.parse_tree(spec), ti.TreeOptions())
     # b cannot run on x, so the zero-cut optimum puts all on y: the first engine without a cut.
     assert art["tree"]["engines"] == {"r": "y", "a": "y", "b": "y"}
     assert art["tree"]["cuts"] == [] and art["tree"]["latency"] == 3
 
 
 def test_doctests() -> None:
-    for mod in (tp.model, tp.load, tp.build, tp.dp, tp.report):
+    for mod in (ti.model, ti.read, ti.build, tp.dp, tp.minmax, tp.rebuild, tp.measure, artifact):
         r = doctest.testmod(mod)
         assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)
 
@@ -527,7 +530,7 @@ def test_doctests() -> None:
 
 def test_example_is_optimal_by_exhaustive_search() -> None:
     spec = yaml.safe_load(EXAMPLE.read_text())
-    art, _ = tp.tree_artifact(tp.load_tree(str(EXAMPLE)), tp.TreeOptions())
+    art, _ = tree_artifact(ti.load_tree(str(EXAMPLE)), ti.TreeOptions())
     brute = brute_frontier(spec, spec["budget"])
     got = [INF if f["latency"] is None else f["latency"] for f in art["tree"]["frontier"]]
     assert got == pytest.approx(brute, rel=1e-12)
@@ -943,9 +946,9 @@ def test_expansion_is_bounded() -> None:
             {"id": f"a{i}", "children": nxt, "time": {"x": 1}},
             {"id": f"b{i}", "children": nxt, "time": {"x": 1}},
         ]
-    inp = tp.parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
+    inp = ti.parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
     with pytest.raises(InputError, match="more than 5000 nodes"):
-        tp.build_tree(inp, expand_dag=True, limits=tp.TreeLimits(max_expanded_nodes=5000))
+        ti.build_tree(inp, expand_dag=True, limits=ti.TreeLimits(max_expanded_nodes=5000))
 
 
 def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
@@ -1021,11 +1024,12 @@ def test_explicit_fast_path_and_model_path_build_the_same_transfers() -> None:
     for _ in range(200):
         spec = random_spec(rng)
         fast = build(spec)
-        tp_load = tp.load
         doc = json.loads(json.dumps(spec))
-        _, raw = tp_load._split_explicit(doc)
+        _, raw = ti.read._split_explicit(doc)
         f = tree_model.TreeFile.model_validate(doc)
-        slow = tp.build_tree(tp_load._check(f, None, "<t>", "", {"name": "t", "sha256": ""}))[0]
+        slow = ti.build_tree(ti.check.check_tree(f, None, "<t>", "", {"name": "t", "sha256": ""}))[
+            0
+        ]
         for u in range(1, fast.n):
             assert fast.transfer(u) == slow.transfer(u)
             for s, src in enumerate(fast.engines):
@@ -1134,7 +1138,7 @@ def test_dp_stops_at_the_deadline_and_says_unsolved() -> None:
     res = tp.place(tree, 8, deadline=time.monotonic() - 1)
     assert res.stopped == "time-limit" and res.assignment == () and res.frontier == ()
     assert res.detail is not None and 0 < res.detail["nodes_done"] < tree.n
-    res = tp.place(tree, 8, limits=tp.TreeLimits(memory_bytes=1000))
+    res = tp.place(tree, 8, limits=ti.TreeLimits(memory_bytes=1000))
     assert res.stopped == "memory-limit"
     assert tp.place(tree, 8).stopped == ""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from placement_cli.algorithms.tree import Tree
+from placement_cli.ir.tree.model import Tree
 
 INF = math.inf
 
@@ -15,7 +15,7 @@ def reference_dp(tree: Tree, budget: int) -> list[list[list[float]]]:
     """The seed's pseudocode, line by line, with full arrays `dp[v][e][0..K]`: the
     reference the tests and the benchmark compare `fast_dp` with. Not used by the CLI.
 
-    >>> from placement_cli.algorithms.tree import tree_from_spec
+    >>> from placement_cli.ir.tree.build import tree_from_spec
     >>> t = tree_from_spec(["a", "b"], [
     ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
     ...     {"id": "x", "time": {"a": 9, "b": 2}}, {"id": "y", "time": {"a": 3, "b": 9}}],

@@ -92,7 +92,7 @@ def _lower() -> Command:
 
 def _tree() -> Command:
     # Lazy: the tree package (numpy, pydantic), only when `tree` is built.
-    from placement_cli.algorithms.tree.model import TreeOptions
+    from placement_cli.ir.tree.model import TreeOptions
 
     return Command(
         "tree",

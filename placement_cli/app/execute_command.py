@@ -105,12 +105,8 @@ def _tree_of(
 ) -> tuple[Any, Any, Any, list[int] | None, Any]:
     """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
     artifact's section or None for a tree file)."""
-    from placement_cli.algorithms.tree import (
-        TreeOptions,
-        build_tree,
-        load_tree,
-        tree_artifact,
-    )
+    from placement_cli.ir.tree import TreeOptions, build_tree, load_tree
+    from placement_cli.pipeline.tree_artifact import tree_artifact
     from placement_cli.views.tree import built_tree, operators, tree_input
     from placement_cli.views.tree_sniff import sniff
 

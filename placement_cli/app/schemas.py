@@ -15,13 +15,13 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from placement_cli.algorithms.tree import TreeFile
 from placement_cli.app.console import say
 from placement_cli.core.io import write_output
 from placement_cli.formats.body import BodyFile
 from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.formats.plan import Plan
 from placement_cli.formats.transfer_profile import TransferProfile
+from placement_cli.formats.tree import TreeFile
 from placement_cli.frontends.lower.profile import Profile
 from placement_cli.pipeline import registry
 from placement_cli.pipeline.registry import artifact_model

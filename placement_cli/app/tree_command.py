@@ -6,13 +6,15 @@ import os
 from pathlib import Path, PurePath
 from typing import Any
 
-from placement_cli.algorithms.tree import TreeOptions, load_tree, tree_artifact
 from placement_cli.app.console import exit_for, say, warn_diagnostics
 from placement_cli.app.tree_transfer import load_applied, record
 from placement_cli.app.values import Common, model_values
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
+from placement_cli.ir.tree.model import TreeOptions
+from placement_cli.ir.tree.read import load_tree
 from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
+from placement_cli.pipeline.tree_artifact import tree_artifact
 
 
 def _load(path: str) -> Any:

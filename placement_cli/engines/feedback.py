@@ -26,11 +26,11 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from placement_cli.algorithms.tree import Tree
 from placement_cli.engines.measure import Outcome
 from placement_cli.engines.placements import preorder
 from placement_cli.engines.require import need
 from placement_cli.engines.stats import median
+from placement_cli.ir.tree import Tree
 
 HANDOFF_HEADER = ("src", "dst", "rows", "width", "ms", "repeat")
 TIMES_HEADER = ("node", "engine", "subtree_ms", "self_ms", "runs")

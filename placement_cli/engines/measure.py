@@ -25,11 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement_cli.algorithms.tree import INF, Tree
 from placement_cli.engines.connect import Connections, Sources
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
 from placement_cli.engines.stats import same_rows
+from placement_cli.ir.tree import INF, Tree
 
 _names = itertools.count()
 

@@ -17,10 +17,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from placement_cli.algorithms.tree import Tree
 from placement_cli.core.errors import UsageError
 from placement_cli.engines.connect import Connections
 from placement_cli.engines.runs import Runner
+from placement_cli.ir.tree import Tree
 
 
 def recorded_query(file: Any) -> tuple[str | None, dict[str, Any] | None]:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from placement_cli.algorithms.tree import INF, Tree
 from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference
 from placement_cli.engines.placements import parents, preorder
 from placement_cli.engines.stats import median, ranks, spearman
+from placement_cli.ir.tree import INF, Tree
 
 LOW_SPEARMAN = 0.5
 

@@ -5,6 +5,8 @@ and terminators as in a plan, but statements say *what they compute* (an
 assignment of an rvalue) instead of what they cost, and terminators name their
 operands. Everything the plan needs (costs, domains, matrices, premiums) is derived.
 Types are parsed by `types.Types` (they are recursive, so they are plain data here).
+These models give every message and `schemas/body.schema.json`; a file they accept is
+read as the `Struct`s of `body_structs` (the fast path, held equal to them).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from placement_cli.formats.body_structs import statement_problem
 
 Scalar = bool | int | float | str | None
 
@@ -37,7 +41,6 @@ Operand = Annotated[str, Field(min_length=1)] | Const | FnRef
 
 UNARY_OPS = ("!", "-", "~")
 BINARY_OPS = ("+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^")
-RVALUE_KINDS = ("load", "unary", "binary", "aggregate", "apply", "input")
 
 
 class Unary(_Strict):
@@ -82,46 +85,10 @@ class Statement(_Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Statement:
-        n_rv = (
-            (self.load is not None)
-            + (self.unary is not None)
-            + (self.binary is not None)
-            + (self.aggregate is not None)
-            + (self.apply is not None)
-            + (self.input is not None)
-        )
-        if (
-            self.assign is not None
-            and n_rv == 1
-            and self.storage_live is None
-            and self.storage_dead is None
-            and self.nop is None
-        ):
-            return self  # the common case, checked without building lists
-        rv = [k for k in RVALUE_KINDS if getattr(self, k) is not None]
-        other = [k for k in ("storage_live", "storage_dead", "nop") if getattr(self, k) is not None]
-        if self.assign is not None:
-            raise ValueError(
-                f"an assignment needs exactly one rvalue ({', '.join(RVALUE_KINDS)}), got {', '.join(rv + other) or 'none'}"
-            )
-        if rv or len(other) != 1:
-            if rv:
-                raise ValueError(f"'{rv[0]}' needs 'assign' (the local it defines)")
-            raise ValueError(
-                "a statement is an assignment (assign + rvalue) or one of storage_live, storage_dead, nop"
-            )
+        problem = statement_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
         return self
-
-    @property
-    def rvalue_kind(self) -> str:
-        if self.load is not None:
-            return "load"
-        if self.binary is not None:
-            return "binary"
-        for k in RVALUE_KINDS:
-            if getattr(self, k) is not None:
-                return k
-        return "storage" if self.nop is None else "nop"
 
 
 class Successor(_Strict):

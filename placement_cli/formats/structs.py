@@ -83,7 +83,7 @@ class Plan(_Strict, frozen=True, forbid_unknown_fields=True):
 
 class ExplicitTransfer(_Strict, frozen=True, forbid_unknown_fields=True):
     """A tree file's explicit transfer (`placement_cli.formats.tree`), read a whole list
-    at a time by the tree loader (`algorithms.tree.load`)."""
+    at a time by the tree loader (`ir.tree.read`)."""
 
     child: NonEmpty
     from_: NonEmpty = msgspec.field(name="from")
@@ -94,7 +94,7 @@ class ExplicitTransfer(_Strict, frozen=True, forbid_unknown_fields=True):
 _decoder = msgspec.json.Decoder(Plan)
 
 
-def _shallow(v: Any) -> bool:
+def shallow(v: Any) -> bool:
     """A free-form value nested no deeper than `MAX_FREE_DEPTH`."""
     stack: list[tuple[Any, int]] = [(v, 1)]
     while stack:
@@ -108,8 +108,8 @@ def _shallow(v: Any) -> bool:
 
 
 def _accepted(p: Plan) -> Plan | None:
-    if (p.provenance is not None and not _shallow(p.provenance)) or (
-        p.lower is not None and not _shallow(p.lower)
+    if (p.provenance is not None and not shallow(p.provenance)) or (
+        p.lower is not None and not shallow(p.lower)
     ):
         return None
     return p

@@ -3,7 +3,7 @@
 Strict, frozen, extra fields forbidden, finite numbers only, as the plan format: a typo
 or a YAML 1.1 surprise is an error with a field path, never a silently different tree.
 Cross-field rules (known engines, known children, one root, no cycles) are checked by
-`placement_cli.algorithms.tree.load.parse_tree`, which reports them with the same kind of path.
+`placement_cli.ir.tree.check` (through `read.parse_tree`), which reports them with the same kind of path.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ algorithm never pays for it. Kept apart from `ir/graph.py`, which checks and ind
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -47,7 +48,7 @@ def _normalize(g: Graph) -> dict[str, Any]:
 
     Written once, by `rendered` (what artifacts carry), and read back: one writer, so a
     field it writes reaches every artifact and every view of the plan alike."""
-    got = rendered(g)
+    got = rendered(g, plain=True)
     got["blocks"] = orjson.loads(b"".join(got["blocks"].parts))
     return got
 
@@ -89,14 +90,15 @@ _BLOCK = b'"block":'
 _ARGS_BLOCK = b',"block":'
 
 
-def rendered(g: Graph) -> dict[str, Any]:
+def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
     """The normalised plan (`normalize`) with its `blocks` already written as
     `artifact.render` writes them in an artifact's `plan` (an `artifact.Raw`), made from
     memoised pieces (a block's cost and domain per distinct domain and cost row, its
     statements per distinct statement list, a successor's matrix name per matrix)
-    rather than a dict per block, statement and successor rendered one by one.
-    `tests/test_normalize_render.py` holds it to a record-by-record reference writer on
-    every example and on random plans.
+    rather than a dict per block, statement and successor rendered one by one; each
+    of its `matrices` already written too (an `orjson.Fragment`, `_MatrixWriter`), or
+    with `plain` as data. `tests/test_normalize_render.py` holds it to a
+    record-by-record reference writer on every example and on random plans.
 
     >>> from placement_cli.formats.plan import Plan
     >>> from placement_cli.ir.graph import build_graph
@@ -122,6 +124,7 @@ def rendered(g: Graph) -> dict[str, Any]:
     heads: dict[tuple[Any, ...], bytes] = {}  # (domain, cost row) -> '{"cost":..,"domain":..,"id":'
     stmts_memo: dict[bytes, bytes] = {}  # the statements as read -> ',"statements":[..]'
     kinds: dict[str, bytes] = {}  # terminator kind -> '"kind":".."'
+    matrix = (lambda m: m.to_json(targets)) if plain else _MatrixWriter(targets).write
 
     out: list[bytes] = [b"[\n      "]
     push = out.append
@@ -187,7 +190,7 @@ def rendered(g: Graph) -> dict[str, Any]:
                 tail = tails.get(id(mt))
                 if tail is None:
                     name = f"m{len(matrices)}"
-                    matrices[name] = mt.to_json(targets)
+                    matrices[name] = matrix(mt)
                     tail = tails[id(mt)] = b',"transitions":"' + name.encode() + b'"}'
                 push(tail)
             push(b"]}},\n      ")
@@ -200,6 +203,63 @@ def rendered(g: Graph) -> dict[str, Any]:
     else:
         out[0] = b"[]"
     return _top(g, Raw(out), matrices)
+
+
+class _Texts(dict):  # type: ignore[type-arg]
+    """Plan number -> the bytes orjson writes for it (`io.num`), memoised as `_Nums`."""
+
+    def __missing__(self, v: float) -> bytes:
+        r = self[v] = orjson.dumps(num(v))
+        return r
+
+
+class _MatrixWriter:
+    """A matrix's compact JSON (`Matrix.to_json` under `orjson.dumps` with sorted keys)
+    written from a template per layout of allowed entries: the layout's keys in
+    orjson's order around a `%b` per entry, filled with the entries' memoised number
+    texts. A foreign plan has a distinct matrix on every edge (117k on 100k blocks);
+    building a dict of dicts for each and handing it to orjson was a quarter of
+    writing the plan.
+
+    >>> from placement_cli.ir.indexed import make_matrix
+    >>> m = make_matrix(2, (0.0, 2.5, None, 0.0))
+    >>> bytes(orjson.dumps(_MatrixWriter(("b%", "a")).write(m)))
+    b'{"a":{"a":0},"b%":{"a":2.5,"b%":0}}'
+    """
+
+    def __init__(self, targets: tuple[str, ...]) -> None:
+        # The targets in the order orjson sorts keys (by their UTF-8 bytes), as indices.
+        first = {t: i for i, t in reversed(list(enumerate(targets)))}
+        keys = orjson.loads(orjson.dumps(dict.fromkeys(targets, 0), option=orjson.OPT_SORT_KEYS))
+        self.order = [first[t] for t in keys]
+        # Each target's key as a template's text: JSON, a literal % doubled.
+        self.keys = [orjson.dumps(t).replace(b"%", b"%%") + b":" for t in targets]
+        self.layouts: dict[tuple[int, ...], tuple[bytes, Any]] = {}
+        self.texts = _Texts()
+
+    def write(self, m: Any) -> orjson.Fragment:
+        got = self.layouts.get(m.out)
+        if got is None:
+            got = self.layouts[m.out] = self._layout(m.n, m.out)
+        template, pick = got
+        return orjson.Fragment(template % tuple(map(self.texts.__getitem__, pick(m.cost))))
+
+    def _layout(self, n: int, out: tuple[int, ...]) -> tuple[bytes, Any]:
+        """The template of a layout (`out`: the allowed destinations of each source)
+        and what picks its entries' costs, in the template's order."""
+        rows: list[bytes] = []
+        at: list[int] = []
+        for s in self.order:
+            given = [d for d in self.order if out[s] >> d & 1]
+            if given:
+                rows.append(
+                    self.keys[s] + b"{" + b",".join(self.keys[d] + b"%b" for d in given) + b"}"
+                )
+                at += [s * n + d for d in given]
+        template = b"{" + b",".join(rows) + b"}"
+        if len(at) > 1:
+            return template, itemgetter(*at)
+        return template, lambda cost: tuple(cost[k] for k in at)
 
 
 def _json_strings(strings: tuple[str, ...]) -> list[bytes]:

@@ -7,6 +7,8 @@ is a `structs.Plan` (msgspec checked its types): nothing here checks a type.
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from msgspec.json import encode as dumps
@@ -104,6 +106,33 @@ def matrix_cost(
     return tuple(cost)
 
 
+class _Shape:
+    """What an explicit matrix's layout (its targets and each row's, in file order)
+    decides, worked out once per layout: `gather` picks the flat cost table out of the
+    matrix's values listed row by row (with a None appended for every entry not given),
+    `diagonal` picks the values a same-target transition has, and `out`/`inc` are the
+    allowed destinations and sources (`indexed.Matrix`)."""
+
+    __slots__ = ("gather", "diagonal", "zeros", "out", "inc")
+
+    def __init__(self, positions: list[int], n: int) -> None:
+        given = len(positions)
+        where = [given] * (n * n)  # index of the value at each flat position
+        for j, at in enumerate(positions):
+            where[at] = j
+        # (`itemgetter` of one index gives the item, not a tuple: one target's table.)
+        self.gather = itemgetter(*where) if len(where) > 1 else lambda v: (v[where[0]],)
+        diag = [j for j, at in enumerate(positions) if at // n == at % n]
+        self.diagonal = itemgetter(*diag, given) if diag else None
+        self.zeros = (0.0,) * len(diag) + (None,)
+        out = [0] * n
+        inc = [0] * n
+        for at in positions:
+            out[at // n] |= 1 << (at % n)
+            inc[at % n] |= 1 << (at // n)
+        self.out, self.inc = tuple(out), tuple(inc)
+
+
 class Matrices:
     """The plan's transition matrices, each distinct one interned once: the default
     (`transitions`), the named ones (`matrices`), and each edge's (`edge`)."""
@@ -115,6 +144,9 @@ class Matrices:
         "chk",
         "cache",
         "by_bytes",
+        "asked",
+        "found",
+        "shapes",
         "pair",
         "diagonal",
         "default",
@@ -130,7 +162,11 @@ class Matrices:
         # Explicit matrices repeat (a plan has a handful of distinct ones on 100k edges):
         # converted once per distinct serialisation (bytes equal: the same keys, values
         # and value types), problem-free ones only, so a faulty one is reported at every use.
-        self.by_bytes: dict[bytes, Matrix] = {}
+        # A plan whose matrices rarely repeat (a compiler's own costs on every edge) stops
+        # asking after `_TRIAL` edges: the serialising costs more than it saves there.
+        self.by_bytes: dict[bytes, Matrix] | None = {}
+        self.asked = self.found = 0
+        self.shapes: dict[tuple[Any, ...], _Shape] = {}
         pair: dict[str, dict[str, int]] = {}
         for s, src in reversed(list(enumerate(targets))):  # first index wins
             pair[src] = {dst: s * n + d for d, dst in reversed(list(enumerate(targets)))}
@@ -166,37 +202,62 @@ class Matrices:
                 )
                 return self.default
             return mat
+        by_bytes = self.by_bytes
+        if by_bytes is None:
+            return self._convert(tr, i, k)
         key = dumps(tr)
-        got = self.by_bytes.get(key)
+        got = by_bytes.get(key)
+        self.asked += 1
         if got is not None:
+            self.found += 1
             return got
+        if self.asked == _TRIAL and self.found * 2 < self.asked:
+            self.by_bytes = None
         before = len(self.chk.problems)
         m = self._convert(tr, i, k)
         if len(self.chk.problems) == before:
-            self.by_bytes[key] = m
+            by_bytes[key] = m
         return m
 
     def _convert(self, raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
-        """Intern a matrix, the common case at C speed; any irregularity goes through
-        `matrix_cost`, which reports it."""
-        cost: list[Any] = [None] * (self.n * self.n)
+        """Intern a matrix: the values of a layout seen before are put in place by its
+        `_Shape` at C speed; a new layout is worked out once, and any irregularity goes
+        through `matrix_cost`, which reports it. (The `Struct`s hold every cost as a
+        float, so the values are the table's as they are.)"""
+        layout = (tuple(raw), *map(tuple, raw.values()))
+        shape = self.shapes.get(layout)
+        if shape is None:
+            shape = self._shape(raw)
+            if shape is None:
+                return self._reported(raw, i, k)
+            self.shapes[layout] = shape
+        values = [*chain.from_iterable(map(dict.values, raw.values())), None]
+        if shape.diagonal is not None and shape.diagonal(values) != shape.zeros:
+            return self._reported(raw, i, k)
+        cost = shape.gather(values)
+        m = self.cache.get(cost)
+        if m is None:
+            m = self.cache[cost] = Matrix(self.n, cost, shape.out, shape.inc)
+        return m
+
+    def _shape(self, raw: dict[str, dict[str, float]]) -> _Shape | None:
+        """The `_Shape` of a matrix's layout, None when it names an unknown target."""
+        positions = []
         pair = self.pair
         try:
             for src, row in raw.items():
                 at = pair[src]
-                for dst, c in row.items():
-                    cost[at[dst]] = c
+                positions += [at[dst] for dst in row]
         except KeyError:
-            return self._reported(raw, i, k)
-        for d in self.diagonal:
-            c = cost[d]
-            if c is not None and c != 0:
-                return self._reported(raw, i, k)
-        return self.intern(tuple(None if c is None else float(c) for c in cost))
+            return None
+        return _Shape(positions, self.n)
 
     def _reported(self, raw: dict[str, dict[str, float]], i: int, k: int) -> Matrix:
         path = f"{self.p}blocks[{i}].terminator.successors[{k}].transitions"
         return self.intern(matrix_cost(raw, path, self.tindex, self.n, self.chk))
+
+
+_TRIAL = 4096  # edges after which `Matrices.edge` judges its serialised-matrix cache
 
 
 def path_indices(

@@ -18,21 +18,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from placement_cli.algorithms.tree import (
-    INF,
-    Tree,
-    TreeInput,
-    TreeLimits,
-    build_tree,
-    critical_path,
-    cut_edges,
-    evaluate,
-    load_tree,
-    parse_tree,
-    place,
-)
+from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
+from placement_cli.algorithms.tree.rebuild import place
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num, read_bytes
+from placement_cli.ir.tree.build import build_tree
+from placement_cli.ir.tree.model import INF, Tree, TreeInput, TreeLimits
+from placement_cli.ir.tree.read import load_tree, parse_tree
 from placement_cli.views.data import fmt_num
 from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
 from placement_cli.views.diff import changes

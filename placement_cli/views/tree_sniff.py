@@ -11,7 +11,7 @@ from typing import Any
 
 from placement_cli.core.errors import InputError
 from placement_cli.core.io import parse_document, source_name
-from placement_cli.pipeline.kinds import read_input
+from placement_cli.pipeline.kinds import read_again, read_input
 
 # Only a document that may say `kind: tree` is parsed here; anything else goes to the
 # pipeline's loader untouched.
@@ -32,11 +32,11 @@ class TreeArtifact:
 
 def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
     """The tree artifact at `path`, or None; and a context in which the pipeline's
-    loader can read `path` again (standard input is kept by `read_input`, so nothing
-    needs replaying: the context is kept for the callers' shape)."""
+    loader reads `path` again: the bytes read here, not the file a second time
+    (`kinds.read_again`; standard input is kept by `read_input`)."""
     source = source_name(path)
     data = read_input(path)
-    again: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    again = read_again(path, data)
     # A plain substring test first (memchr speed): a plan never needs the regex.
     if b"tree" not in data or not _MAYBE_TREE.search(data):
         return None, again

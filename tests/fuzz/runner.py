@@ -524,6 +524,8 @@ def preload() -> None:
         "placement_cli.algorithms.fuse",
         "placement_cli.algorithms.islands",
         "placement_cli.algorithms.tree",
+        "placement_cli.ir.tree",
+        "placement_cli.pipeline.tree_artifact",
         "placement_cli.frontends.lower",
         "placement_cli.views",
         "yaml",

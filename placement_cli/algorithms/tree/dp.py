@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from placement_cli.algorithms.tree.minmax import fold, lift
-from placement_cli.algorithms.tree.model import Tree, TreeLimits, children_first
+from placement_cli.ir.tree.model import Tree, TreeLimits, children_first
 
 _LIMITS = TreeLimits()
 _CHECK_EVERY = 64  # nodes between two looks at the clock and the memory bound
@@ -100,7 +100,7 @@ def fast_dp(
     is one batch of array operations (`_batch`); a thin one, as in a long chain, goes
     node by node (below about 8 nodes the batch's set-up costs more than it saves).
 
-    >>> from placement_cli.algorithms.tree.build import tree_from_spec
+    >>> from placement_cli.ir.tree.build import tree_from_spec
     >>> t = tree_from_spec(["a", "b"], [
     ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
     ...     {"id": "x", "time": {"a": 9, "b": 2}}, {"id": "y", "time": {"a": 3, "b": 9}}],

@@ -9,7 +9,18 @@ among them), so the results are equal, not close.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+
+def at(seq: Sequence[float], k: int) -> float:
+    """Value of a stored non-increasing sequence at budget k (its tail is implicit).
+
+    >>> at([5.0, 3.0], 7)
+    3.0
+    """
+    return seq[k] if k < len(seq) else seq[-1]
 
 
 def trim(seq: list[float]) -> list[float]:

@@ -1,16 +1,36 @@
-"""The answer from the DP's tables: the frontier, and an optimal assignment rebuilt
+"""The answer (`Placement`) from the DP's tables: the frontier, and an optimal assignment rebuilt
 top-down by argmin (the fold replayed for one engine per node)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from placement_cli.algorithms.tree.dp import DPState, fast_dp
 from placement_cli.algorithms.tree.minmax import merge_minmax, split_minmax, trim
-from placement_cli.algorithms.tree.model import INF, Placement, Tree, TreeLimits, small_pages
 from placement_cli.core.io import gc_paused
+from placement_cli.ir.tree.model import INF, Tree, TreeLimits, small_pages
 
 _LIMITS = TreeLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """The answer: `frontier[k]` is the least latency with at most k cuts, for k up to
+    min(K, edges); `assignment` (engine index per node, empty if infeasible) attains
+    `latency` with `cuts_used`, the fewest cuts any optimal placement needs. `stopped`
+    is "" or the limit that stopped the DP ("time-limit", "memory-limit"); then
+    nothing else is known."""
+
+    budget: int
+    latency: float
+    frontier: tuple[float, ...]
+    assignment: tuple[int, ...]
+    cuts_used: int
+    stopped: str = ""
+    detail: dict[str, Any] | None = None
 
 
 def place(
@@ -20,7 +40,7 @@ def place(
 
     Ties: the fewest cuts, then the earliest engine in the file's list at each node.
 
-    >>> from placement_cli.algorithms.tree.build import tree_from_spec
+    >>> from placement_cli.ir.tree.build import tree_from_spec
     >>> t = tree_from_spec(["a", "b"], [
     ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
     ...     {"id": "x", "time": {"a": 9, "b": 2}}, {"id": "y", "time": {"a": 3, "b": 9}}],

@@ -9,7 +9,7 @@ the type; argument counts) and raises one `InputError` listing every problem.
 from __future__ import annotations
 
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.formats.body import Body, BodyFile, Const, FnRef
+from placement_cli.formats.body_structs import Body, BodyFile, is_const, is_fn
 from placement_cli.frontends.lower.flow import body_flow, dom_intervals, reverse_postorder
 from placement_cli.frontends.lower.ir import (
     K_ARG,
@@ -188,9 +188,9 @@ class _Compiler:
             return op
 
         def operand1(raw: object, path: str, blk: int, pos: int) -> Op:
-            if isinstance(raw, Const):
+            if is_const(raw):
                 return Op(K_CONST, -1, None, 0, op_text(raw))
-            if isinstance(raw, FnRef):
+            if is_fn(raw):
                 return Op(K_FN, -1, None, 0, op_text(raw))
             assert isinstance(raw, str)
             head, *proj = raw.split(".")
@@ -279,18 +279,19 @@ class _Compiler:
                     s.ops = (operand(ap.func, f"{sp}.apply.func", i, j),) + tuple(
                         operand(o, f"{sp}.apply.args[{m}]", i, j) for m, o in enumerate(ap.args)
                     )
-                    if isinstance(ap.func, FnRef) and ap.func.fn not in self.body_args:
+                    callee = ap.func.fn if is_fn(ap.func) else None
+                    if isinstance(callee, str) and callee not in self.body_args:
                         self.add(
                             f"{sp}.apply.func",
-                            f"unknown body '{ap.func.fn}' (the file's bodies: {', '.join(self.body_args)})",
+                            f"unknown body '{callee}' (the file's bodies: {', '.join(self.body_args)})",
                         )
-                    elif isinstance(ap.func, FnRef):
-                        s.callee = ap.func.fn
-                        want = self.body_args[ap.func.fn]
+                    elif isinstance(callee, str):
+                        s.callee = callee
+                        want = self.body_args[callee]
                         if want != len(ap.args):
                             self.add(
                                 f"{sp}.apply.args",
-                                f"body '{ap.func.fn}' takes {want} argument(s), got {len(ap.args)}",
+                                f"body '{callee}' takes {want} argument(s), got {len(ap.args)}",
                             )
                 if lhs >= 0:
                     define(lhs, i, j, f"{sp}.assign")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from placement_cli.formats.body import Const, FnRef, Statement
+from placement_cli.formats.body_structs import Statement, is_const, is_fn
 from placement_cli.frontends.lower.types import Ty, Types
 
 # operand kinds
@@ -88,9 +88,9 @@ class FileIR:
 def op_text(raw: object) -> str:
     if isinstance(raw, str):
         return raw
-    if isinstance(raw, FnRef):
+    if is_fn(raw):
         return f"fn {raw.fn}"
-    if isinstance(raw, Const):
+    if is_const(raw):
         v = raw.const
         return (
             "()"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement_cli.formats.body import Body, Const, FnRef, Statement
+from placement_cli.formats.body_structs import Body, Statement, is_const, is_fn
 from placement_cli.frontends.lower.eligibility import Eligibility, _Rules, universal
 from placement_cli.frontends.lower.ir import K_ARG, K_CONST, K_ENV, K_FN, K_VERTEX, BodyIR, Op, Stmt
 from placement_cli.frontends.lower.profile import Compiled
@@ -115,12 +115,12 @@ def _mir_namer(body: BodyIR, src: Body) -> dict[str, str]:
 
 
 def _mir_op(raw: object, names: dict[str, str]) -> str:
-    if isinstance(raw, Const):
+    if is_const(raw):
         v = raw.const
         if v is None or isinstance(v, bool):
             return "null" if v is None else ("true" if v else "false")
         return f'"{v}"' if isinstance(v, str) else str(v)
-    if isinstance(raw, FnRef):
+    if is_fn(raw):
         return f"({raw.fn} as FnPtr)"
     head, dot, rest = str(raw).partition(".")
     return names.get(head, head) + dot + rest

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from placement_cli.core.errors import InputError
 from placement_cli.core.problems import validation_problems
-from placement_cli.formats.body import BodyFile
+from placement_cli.formats.body import BodyFile as BodyModel
+from placement_cli.formats.body_structs import BodyFile, convert_body, decode_body, from_model
 from placement_cli.frontends.lower.compile import compile_file
 from placement_cli.frontends.lower.eligibility import analyse
 from placement_cli.frontends.lower.emit import emit, piece_edges
@@ -26,14 +27,20 @@ from placement_cli.frontends.lower.split import split
 
 
 def validate_body_file(doc: Any) -> BodyFile:
-    """The body file model, from parsed data or (faster) from JSON bytes."""
-
+    """The body file, from parsed data or (faster) from JSON bytes: decoded and checked
+    by msgspec (`formats.body_structs`); what that refuses goes to the pydantic model
+    (`formats.body`), which says what is wrong, or accepts it and is converted."""
+    f = decode_body(doc) if isinstance(doc, bytes) else convert_body(doc)
+    if f is not None:
+        return f
     try:
         if isinstance(doc, bytes):
-            return BodyFile.model_validate_json(doc)
-        return BodyFile.model_validate(doc)
+            model = BodyModel.model_validate_json(doc)
+        else:
+            model = BodyModel.model_validate(doc)
     except ValidationError as exc:
         raise InputError(validation_problems(exc)) from None
+    return from_model(model)
 
 
 def parse_body_file(doc: Any, options: LowerOptions | None = None) -> tuple[FileIR, Compiled]:

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from placement_cli.algorithms.tree.load import parse_tree
-from placement_cli.algorithms.tree.model import INF, Tree, TreeInput, TreeLimits
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
+from placement_cli.ir.tree.model import INF, Tree, TreeInput, TreeLimits
+from placement_cli.ir.tree.read import parse_tree
 
 _LIMITS = TreeLimits()
 

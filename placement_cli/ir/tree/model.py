@@ -1,5 +1,6 @@
-"""The indexed forms `tree` works on: the checked input, the tree the DP runs on, the
-options and limits passed in, and the answer.
+"""The indexed forms of an operator tree: the checked input (`TreeInput`, from
+`read`/`check`), the tree the DP runs on (`Tree`, from `build`), and the options and
+limits a run is given. The DP and its answer are in `placement_cli.algorithms.tree`.
 
 Transfers are kept as coefficient matrices plus compact arrays of explicit overrides
 (no Python object per explicit entry); `Tree.matrix(u)` builds one edge's E x E matrix.
@@ -8,10 +9,9 @@ Transfers are kept as coefficient matrices plus compact arrays of explicit overr
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -246,29 +246,3 @@ def children_first(tree: Tree) -> list[int]:
         stack.extend(tree.children[v])
     out.reverse()
     return out
-
-
-def at(seq: Sequence[float], k: int) -> float:
-    """Value of a stored non-increasing sequence at budget k (its tail is implicit).
-
-    >>> at([5.0, 3.0], 7)
-    3.0
-    """
-    return seq[k] if k < len(seq) else seq[-1]
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """The answer: `frontier[k]` is the least latency with at most k cuts, for k up to
-    min(K, edges); `assignment` (engine index per node, empty if infeasible) attains
-    `latency` with `cuts_used`, the fewest cuts any optimal placement needs. `stopped`
-    is "" or the limit that stopped the DP ("time-limit", "memory-limit"); then
-    nothing else is known."""
-
-    budget: int
-    latency: float
-    frontier: tuple[float, ...]
-    assignment: tuple[int, ...]
-    cuts_used: int
-    stopped: str = ""
-    detail: dict[str, Any] | None = None
