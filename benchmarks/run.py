@@ -14,6 +14,7 @@ BENCHES = [
     "bench_lower",
     "bench_batch",
     "bench_import",
+    "bench_engines",
 ]
 
 
