@@ -203,6 +203,34 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
         svg = (work / "q3.placed.svg").read_text(encoding="utf-8")
         assert "<svg" in svg and "read(lineitem)" in svg
 
+    # the profile written into a probed tree file: `tree` needs no --transfer then
+    ok(
+        "import",
+        "sql",
+        "examples/tpch/q3.sql",
+        "--probe",
+        "--db",
+        "tpch.duckdb",
+        "--repeat",
+        "1",
+        "--transfer",
+        "profile.json",
+        "-o",
+        "q3.with-profile.json",
+        cwd=work,
+    )
+    given = orjson.loads((work / "q3.with-profile.json").read_bytes())
+    assert given["transfer"]["profile"]["name"] == "profile.json"
+    assert given["transfer"]["linear"] == {
+        d["src"]: {d["dst"]: d["model"]} for d in profile["directions"]
+    }
+    # it carries that profile already: giving it again places the same way
+    alone, again = (
+        orjson.loads(ok("tree", "q3.with-profile.json", "--budget", "1", *more, cwd=work))["tree"]
+        for more in ((), ("--transfer", "profile.json"))
+    )
+    assert (alone["engines"], alone["latency"]) == (again["engines"], again["latency"])
+
 
 def test_walkthrough_fast_settings_are_added_before_a_pipe() -> None:
     fast = walkthrough().fast
