@@ -7,9 +7,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 RSTAMP := $(VENV)/.installed-run
 BSTAMP := $(VENV)/.installed-bench
+ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench clean fuzz
+.PHONY: run test test-fast lint format docs goldens schemas bench clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -35,6 +36,13 @@ $(RSTAMP): pyproject.toml
 
 $(BSTAMP): $(STAMP)
 	$(PIP) -e '.[dev,engines,bench]' $(EDITABLE) || $(PIP) -e '.[dev,engines,bench]'
+	touch $@
+
+# `make tpch-demo` needs the package and the engines (DuckDB with TPC-H, DataFusion).
+$(ESTAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PIP) -e '.[engines]' $(EDITABLE) || $(PIP) -e '.[engines]'
 	touch $@
 
 run: $(RSTAMP)
@@ -84,6 +92,14 @@ fuzz: $(STAMP)
 
 bench: $(BSTAMP)
 	$(PY) -m benchmarks.run
+
+# The README's walkthrough from TPC-H Q3 to a placement, its commands read from the
+# README (examples/tpch/walkthrough.py), run in out/tpch/ on SF 0.1 made there; the
+# placed tree's picture becomes the README's (docs/img/tpch-q3-placed.svg).
+tpch-demo: $(ESTAMP)
+	@command -v dot >/dev/null || { echo "tpch-demo draws with Graphviz: install it (apt-get install graphviz)" >&2; exit 2; }
+	$(PY) examples/tpch/walkthrough.py --dir out/tpch
+	cp out/tpch/q3.placed.svg docs/img/tpch-q3-placed.svg
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache .hypothesis

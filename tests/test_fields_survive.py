@@ -188,6 +188,7 @@ RICH_TREE: dict[str, Any] = {
         "default": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125},
         "linear": {"pg": {"duck": {"fixed": 2, "per_row": 0.5, "per_width": 1, "per_byte": 2}}},
         "explicit": [{"child": "scan", "from": "pg", "to": "duck", "cost": 3}],
+        "profile": {"name": "profile.json", "sha256": "0" * 64},
     },
 }
 

@@ -64,6 +64,13 @@ def declaration() -> Command:
             ),
             Opt("name", ("--name",), "The tree's name (default: the first file's name)."),
             Opt(
+                "transfer",
+                ("--transfer",),
+                "A transfer profile (`calibrate fit`): its models written into the tree "
+                "file's `transfer.linear`, its name and sha256 into `transfer.profile`.",
+                metavar="PROFILE",
+            ),
+            Opt(
                 "probe",
                 ("--probe",),
                 "sql: time every subtree of the query's plan on every engine (docs/probe.md).",
@@ -130,6 +137,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
     files = [_split(a, fmt) for a in v["files"]]
+    profile = _read_profile(v)
     named = list(v.get("engine") or [])
     if len(named) > len(files):
         raise UsageError(f"{len(named)} --engine given for {len(files)} file(s): one per file")
@@ -158,13 +166,13 @@ def command(name: str, v: dict[str, Any]) -> int:
     check_same_shape(plans, sources)
     first = files[0][1]
     title = v.get("name") or ("stdin" if first == "-" else Path(first).stem)
-    doc = tree_document(plans, title, v.get("budget"))
+    doc, applied = _with_profile(tree_document(plans, title, v.get("budget")), profile)
     try:
         TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
     except Exception as exc:  # noqa: BLE001 - a bug of a reader, reported as one
         raise RuntimeError(f"import wrote a tree file `tree` would refuse: {exc}") from exc
     write_output(dumps(doc, v["format"]), v["output"])
-    diags = [d for p in plans for d in p.diagnostics]
+    diags = [d for p in plans for d in p.diagnostics] + applied
     warn_diagnostics(
         [d for d in diags if d["severity"] != "info"], v["quiet"], v.get("diagnostics", "text")
     )
@@ -184,7 +192,10 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
     path = v["files"][0]
     module, _, func = PROBES[fmt].partition(":")
     read = getattr(importlib.import_module(module), func)
+    profile = _read_profile(v)  # a profile that cannot be read stops it before the engines run
     doc, diags = read(path, read_bytes(path), source_name(path), v)
+    doc, applied = _with_profile(doc, profile)
+    diags = [*diags, *(d for d in applied if d["severity"] != "info")]
     TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
     write_output(dumps(doc, v["format"]), v["output"])
     warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))
@@ -195,6 +206,33 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         v["quiet"],
     )
     return EXIT_OK
+
+
+def _read_profile(v: dict[str, Any]) -> tuple[Any, dict[str, str]] | None:
+    """`--transfer PROFILE` read (exit 3 when it is not a transfer profile) with its
+    `{name, sha256}`, else None."""
+    if v.get("transfer") is None:
+        return None
+    from placement_cli.frontends.calibrate.transfer import read_profile
+
+    return read_profile(v["transfer"])
+
+
+def _with_profile(
+    doc: dict[str, Any], profile: tuple[Any, dict[str, str]] | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`doc` with the profile applied as `tree --transfer` applies it (its models
+    replace `transfer.linear` for its engine pairs) and named in `transfer.profile`;
+    what applying it found, as diagnostics. Without a profile, `doc` as it is."""
+    if profile is None:
+        return doc, []
+    from placement_cli.frontends.calibrate.transfer import apply_profile
+
+    model, ref = profile
+    applied = apply_profile(doc, model)
+    out = dict(applied.doc)
+    out["transfer"] = {**out["transfer"], "profile": ref}
+    return out, [d.to_json() for d in applied.diagnostics]
 
 
 def _hinted(exc: Any, fmt: str, path: str, data: bytes, source: str) -> Any:

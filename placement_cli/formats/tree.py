@@ -48,13 +48,25 @@ class ExplicitTransfer(_Strict):
     cost: Cost
 
 
+class ProfileRef(_Strict):
+    """A transfer profile (`calibrate fit`) by its file's name and the sha256 of its
+    bytes: never a path, so the same file records the same bytes wherever it is."""
+
+    name: Name
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class Transfer(_Strict):
     """The transfer model. A pair of engines with neither an explicit entry, a `linear`
-    entry nor a `default` cannot be cut between: such a cut is not allowed."""
+    entry nor a `default` cannot be cut between: such a cut is not allowed.
+
+    `profile` names the transfer profile whose models were written into `linear`
+    (`placement import --transfer`); informative, the models are what counts."""
 
     default: LinearTransfer | None = None
     linear: dict[str, dict[str, LinearTransfer]] = {}
     explicit: list[ExplicitTransfer] = []
+    profile: ProfileRef | None = None
 
 
 class Measured(_Strict):
