@@ -127,3 +127,21 @@ def test_validate_needs_the_tree_as_placed(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     out = run_cli("show", str(tmp_path / "a.json"), "--format", "text")
     assert out.returncode == 0, out.stderr  # drawing needs only the operators
+
+
+def test_the_input_names_the_profile_its_models_came_from(tmp_path: Path) -> None:
+    """A file made with profile A (`import --transfer A`) placed with `--transfer B`:
+    the input the artifact echoes names B, never A."""
+    earlier = {
+        **TREE,
+        "transfer": {**TREE["transfer"], "profile": {"name": "a.json", "sha256": "0" * 64}},
+    }
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(earlier))
+    (tmp_path / "p.json").write_bytes(orjson.dumps(_profile(3)))
+    out = run_cli(
+        "tree", str(tmp_path / "t.yaml"), "--transfer", str(tmp_path / "p.json"), "--include-input"
+    )
+    assert out.returncode == 0, out.stderr
+    t = orjson.loads(out.stdout)["tree"]
+    assert t["input"]["transfer"]["profile"] == t["transfer_ref"]
+    assert t["transfer_ref"]["name"] == "p.json"

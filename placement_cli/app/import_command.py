@@ -229,10 +229,8 @@ def _with_profile(
     from placement_cli.frontends.calibrate.transfer import apply_profile
 
     model, ref = profile
-    applied = apply_profile(doc, model)
-    out = dict(applied.doc)
-    out["transfer"] = {**out["transfer"], "profile": ref}
-    return out, [d.to_json() for d in applied.diagnostics]
+    applied = apply_profile(doc, model, ref)
+    return applied.doc, [d.to_json() for d in applied.diagnostics]
 
 
 def _hinted(exc: Any, fmt: str, path: str, data: bytes, source: str) -> Any:

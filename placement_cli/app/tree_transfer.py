@@ -29,7 +29,7 @@ def load_applied(
         "name": source if path == STDIN else Path(path).name,
         "sha256": hashlib.sha256(data).hexdigest(),
     }
-    applied = apply_profile(doc, profile)
+    applied = apply_profile(doc, profile, pref)
     try:
         problem = parse_tree(applied.doc, source, ref)
     except InputError as exc:

@@ -50,9 +50,13 @@ def read_profile(path: str) -> tuple[TransferProfile, dict[str, str]]:
     return profile, ref
 
 
-def apply_profile(doc: Any, profile: TransferProfile) -> Applied:
+def apply_profile(
+    doc: Any, profile: TransferProfile, ref: dict[str, str] | None = None
+) -> Applied:
     """`doc` (a parsed tree file, or a tree artifact holding its input) with the
-    profile's directions as its `transfer.linear` models; `doc` is not changed.
+    profile's directions as its `transfer.linear` models, and with `ref` (the profile's
+    `{name, sha256}`) as its `transfer.profile`, so a file never names a profile other
+    than the one its models came from; `doc` is not changed.
 
     A direction naming an engine the tree does not have is ignored (info). A pair of
     the tree's engines some edge could be cut across (the child can run on the first,
@@ -72,7 +76,7 @@ def apply_profile(doc: Any, profile: TransferProfile) -> Applied:
     if "format_version" in doc:
         sec = doc.get("tree")
         if isinstance(sec, dict) and isinstance(sec.get("input"), dict):
-            inner = apply_profile(sec["input"], profile)
+            inner = apply_profile(sec["input"], profile, ref)
             return Applied({**doc, "tree": {**sec, "input": inner.doc}}, inner.diagnostics)
         return Applied(doc, [])
     engines = [e for e in doc.get("engines") or [] if isinstance(e, str)]
@@ -104,6 +108,8 @@ def apply_profile(doc: Any, profile: TransferProfile) -> Applied:
             )
         )
     transfer["linear"] = linear
+    if ref is not None:
+        transfer["profile"] = dict(ref)
     out = {**doc, "transfer": transfer}
     if transfer.get("default") is None:
         missing = [
