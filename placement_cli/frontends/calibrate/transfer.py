@@ -50,9 +50,7 @@ def read_profile(path: str) -> tuple[TransferProfile, dict[str, str]]:
     return profile, ref
 
 
-def apply_profile(
-    doc: Any, profile: TransferProfile, ref: dict[str, str] | None = None
-) -> Applied:
+def apply_profile(doc: Any, profile: TransferProfile, ref: dict[str, str] | None = None) -> Applied:
     """`doc` (a parsed tree file, or a tree artifact holding its input) with the
     profile's directions as its `transfer.linear` models, and with `ref` (the profile's
     `{name, sha256}`) as its `transfer.profile`, so a file never names a profile other
