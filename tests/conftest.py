@@ -30,6 +30,9 @@ settings.load_profile(
 
 # Whole-process fuzzing, scale runs and command-line parity over thousands of generated
 # lines: `make test` and CI run them, `make test-fast` (-m "not slow") leaves them out.
+# The README's CI recipe run as written (bash, three steps over a project of goldens) is
+# here too: each of its parts has its own fast test (the reports' formats in
+# test_report.py, `diff -q` in test_views_diff.py, the goldens' bytes in test_goldens.py).
 SLOW_MODULES = {
     "test_fuzz",
     "test_fuzz_mir",
@@ -37,6 +40,7 @@ SLOW_MODULES = {
     "test_batch",
     "test_launch",
     "test_output_paths",
+    "test_ci_recipe",
 }
 
 

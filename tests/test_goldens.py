@@ -3,11 +3,15 @@ the same bytes whether stages run together (`run`), alone, or piped into each ot
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+import orjson
 import pytest
 
+from placement_cli.pipeline.registry import STAGES
 from tests.conftest import ROOT, run_cli
 from tests.goldens import golden_path, plan_examples, produce, tree_examples
 
@@ -31,9 +35,35 @@ def test_golden_files(example, produced):
         )
 
 
+@pytest.fixture(scope="module")
+def reseeded(tmp_path_factory) -> dict[Path, dict[str, bytes]]:
+    """Every example under a third hash seed (the goldens were written under 0, `produced`
+    is 1): the plans in one batch process (-j 1; a batch gives each input its artifacts
+    alone: tests/test_config.py), a tree by `produce`."""
+    out = tmp_path_factory.mktemp("reseeded")
+    plans = plan_examples()
+    r = subprocess.run(
+        [sys.executable, "-m", "placement_cli", "run", *(str(p.relative_to(ROOT)) for p in plans)]
+        + ["--out-dir", str(out), "-j", "1", "--quiet"],
+        capture_output=True,
+        env=dict(os.environ, PYTHONHASHSEED="4242"),
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert r.returncode in (0, 4), r.stderr
+    rows = orjson.loads((out / "summary.json").read_bytes())["rows"]
+    assert [row["input"] for row in rows] == [str(p.relative_to(ROOT)) for p in plans]
+    got = {
+        ex: {f"{s}.json": (out / row["name"] / f"{s}.json").read_bytes() for s in STAGES
+             if (out / row["name"] / f"{s}.json").exists()}
+        for ex, row in zip(plans, rows, strict=True)
+    }  # fmt: skip
+    return got | {ex: produce(ex, hashseed="4242") for ex in tree_examples()}
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_independent_of_hash_seed(example, produced):
-    assert produce(example, hashseed="4242") == produced[example]
+def test_independent_of_hash_seed(example, produced, reseeded):
+    assert reseeded[example] == produced[example]
 
 
 def test_single_stage_equals_run_output(produced):
@@ -72,13 +102,19 @@ def test_yaml_and_json_inputs_agree(tmp_path):
     assert a.stdout == b.stdout
 
 
-def test_normalised_plan_is_a_fixpoint(tmp_path):
-    import orjson
-
+def test_normalised_plan_is_a_fixpoint(tmp_path, produced):
+    """The plan of every example's prune artifact (its own process, `produced`), pruned
+    again (one batch process for all of them) is the same plan."""
+    plans = {}
     for ex in plan_examples():
-        art = run_cli("prune", str(ex.relative_to(ROOT)))
-        plan = orjson.loads(art.stdout)["plan"]
-        f = tmp_path / f"{ex.stem}.json"
-        f.write_bytes(orjson.dumps(plan))
-        again = orjson.loads(run_cli("prune", str(f)).stdout)["plan"]
-        assert again == plan, ex
+        plans[ex] = orjson.loads(produced[ex]["prune.json"])["plan"]
+        (tmp_path / f"{ex.stem}.json").write_bytes(orjson.dumps(plans[ex]))
+    out = tmp_path / "out"
+    files = [str(tmp_path / f"{ex.stem}.json") for ex in plans]
+    r = run_cli("prune", *files, "--out-dir", str(out), "-j", "1", "-q")
+    assert r.returncode in (0, 4), r.stderr
+    rows = orjson.loads((out / "summary.json").read_bytes())["rows"]
+    assert [row["input"] for row in rows] == files
+    for ex, row in zip(plans, rows, strict=True):
+        again = orjson.loads((out / row["name"] / "prune.json").read_bytes())["plan"]
+        assert again == plans[ex], ex

@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -179,13 +180,40 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def invalid_plans(tmp_path_factory) -> tuple[dict[str, Path], str]:
+    """Every case of CASES as its own plan.json, validated by one process (`validate`
+    reads each input on its own; a batch's exit is its worst input's): case -> file, and
+    what the process wrote on stderr."""
+    base = tmp_path_factory.mktemp("invalid")
+    files = {}
+    for i, (name, mutate, _) in enumerate(CASES):
+        (base / str(i)).mkdir()
+        files[name] = base / str(i) / "plan.json"
+        files[name].write_bytes(orjson.dumps(_mutate(mutate)))
+    r = run_cli("validate", "-j", "1", *map(str, files.values()))
+    assert r.returncode == 3, r.stderr
+    assert b"Traceback" not in r.stderr
+    return files, r.stderr.decode()
+
+
 @pytest.mark.parametrize("name,mutate,expected", CASES, ids=[c[0] for c in CASES])
-def test_invalid_plan(tmp_path, name, mutate, expected):
+def test_invalid_plan(invalid_plans, name, mutate, expected):
+    files, err = invalid_plans
+    mine = [line for line in err.splitlines() if line.startswith(f"{files[name]}: ")]
+    want = f"{files[name]}: {expected}"
+    assert any(line.startswith(want) for line in mine), (want, mine)
+    # An input with a problem is never `ok` (its exit is the batch's 3: the fixture).
+    assert not any(line.startswith(f"{files[name]}: ok: ") for line in mine), mine
+
+
+def test_one_invalid_plan_alone_is_exit_3_and_its_line(tmp_path):
+    """The cases above share one process; one of them alone, as a process of its own."""
+    name, mutate, expected = CASES[0]
     r = _run_plan(tmp_path, _mutate(mutate))
     assert r.returncode == 3, (name, r.stderr)
-    lines = r.stderr.decode().splitlines()
     want = f"{tmp_path / 'plan.json'}: {expected}"
-    assert any(line.startswith(want) for line in lines), (want, lines)
+    assert any(line.startswith(want) for line in r.stderr.decode().splitlines()), r.stderr
     assert b"Traceback" not in r.stderr
 
 

@@ -52,16 +52,29 @@ def test_mir_on_stdin_runs_and_validates(tmp_path):
     assert v.stderr.decode().startswith("<stdin>: ok: ")
 
 
+def _extra(stage: str) -> list[str]:
+    return ["bb0", "--format", "json"] if stage == "explain" else ["-q"]
+
+
+@pytest.fixture(scope="module")
+def named_outputs() -> dict[str, bytes]:
+    """`lower`, `solve` and `explain` of the `.mir` file, once for every extension."""
+    got = {}
+    for stage in ("lower", "solve", "explain"):
+        r = run_cli(stage, str(FILTER), *_extra(stage))
+        assert r.returncode == 0, (stage, r.stderr)
+        got[stage] = r.stdout
+    return got
+
+
 @pytest.mark.parametrize("suffix", [".txt", ".yaml", ".json", ""])
-def test_mir_under_another_extension_is_read_as_mir(tmp_path, suffix):
+def test_mir_under_another_extension_is_read_as_mir(tmp_path, named_outputs, suffix):
     other = tmp_path / f"q{suffix}"
     shutil.copy(FILTER, other)
-    for stage in ("lower", "solve", "explain"):
-        extra = ["bb0", "--format", "json"] if stage == "explain" else ["-q"]
-        named = run_cli(stage, str(FILTER), *extra)
-        moved = run_cli(stage, str(other), *extra)
+    for stage, named in named_outputs.items():
+        moved = run_cli(stage, str(other), *_extra(stage))
         assert moved.returncode == 0, (stage, moved.stderr)
-        assert moved.stdout == named.stdout, stage
+        assert moved.stdout == named, stage
 
 
 def test_from_body_on_mir_text_says_what_it_looks_like(tmp_path):
