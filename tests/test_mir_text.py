@@ -527,20 +527,45 @@ def test_large_input_parses_in_linear_time():
 # -- end to end: every data file lowers -------------------------------------------------
 
 
-@pytest.mark.parametrize("path", MIR_FILES, ids=[p.stem for p in MIR_FILES])
-def test_lowers_end_to_end(path: Path, tmp_path: Path):
-    doc = parse_mir(path.read_text(), path.name)
-    out = tmp_path / f"{path.stem}.body.json"
-    out.write_text(json.dumps(doc))
+@pytest.fixture(scope="module")
+def lowered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Every data file's body lowered by one `placement lower` process over their folder
+    (a batch: each input its own folder of artifacts and its own exit code in
+    summary.json), and that process's stderr."""
+    d = tmp_path_factory.mktemp("mir-bodies")
+    (d / "in").mkdir()
+    for path in MIR_FILES:
+        doc = parse_mir(path.read_text(), path.name)
+        (d / "in" / f"{path.stem}.body.json").write_text(json.dumps(doc))
     run = subprocess.run(
-        [sys.executable, "-m", "placement_cli", "lower", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "placement_cli",
+            "lower",
+            str(d / "in"),
+            "--out-dir",
+            str(d / "out"),
+            "-j",
+            "1",
+            "-q",
+        ],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[1],  # this checkout's placement_cli, not the venv's
-        timeout=120,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["blocks"]
+    return d / "out", run.stderr
+
+
+@pytest.mark.parametrize("path", MIR_FILES, ids=[p.stem for p in MIR_FILES])
+def test_lowers_end_to_end(path: Path, lowered: tuple[Path, str]):
+    out, _ = lowered
+    summary = json.loads((out / "summary.json").read_text())
+    mine = [r for r in summary["rows"] if Path(r["input"]).name == f"{path.stem}.body.json"]
+    assert len(mine) == 1 and mine[0]["exit"] == 0, mine
+    assert json.loads((out / path.stem / "lower.json").read_text())["blocks"]
 
 
 def test_every_construct_has_a_data_file():
