@@ -35,7 +35,11 @@ def test_nnls_meets_the_kkt_conditions(x: np.ndarray, data: st.DataObject) -> No
     c = nnls(x, y)
     assert (c >= 0).all()
     g = x.T @ (x @ c - y)
-    scale = 1e-6 * (1 + np.abs(x).sum(axis=0) * (np.abs(y).max() + np.abs(x @ c).max()))
+    # Relative 1e-4, not 1e-6: with two identical columns and a third 1e5 times larger
+    # (CI's derandomized run found one), the least-squares solves the subsets use leave
+    # gradient components of 1e-5 on a problem of scale 1; the objective is still the
+    # least (test_nnls_is_no_worse_than_any_subset_solution checks that by brute force).
+    scale = 1e-4 * (1 + np.abs(x).sum(axis=0) * (np.abs(y).max() + np.abs(x @ c).max()))
     assert (g >= -scale).all()
     assert (np.abs(g[c > 0]) <= scale[c > 0]).all()
 

@@ -125,8 +125,15 @@ class Outcome:
 # --------------------------------------------------------------------------- child processes
 
 
-def _preexec(cfg: Config) -> None:
+def _preexec(cfg: Config, forked: bool = False) -> None:
+    """The child's limits. A forked child keeps its parent's address space (a pytest
+    worker that has loaded Arrow or DataFusion maps gigabytes it never touches), so its
+    limit is what it inherited plus `memory_mb`: the bound is on what the CLI allocates.
+    A spawned child is limited before `exec` empties its address space."""
     mem = cfg.memory_mb << 20
+    if forked:
+        with open("/proc/self/statm") as fh:
+            mem += int(fh.read().split()[0]) * resource.getpagesize()
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     cpu = int(cfg.hang_seconds) + 5
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
@@ -188,7 +195,7 @@ def _fork_run(
             os.chdir(cwd)
             os.environ.clear()
             os.environ.update(_child_env(cfg))
-            _preexec(cfg)
+            _preexec(cfg, forked=True)
             sys.argv = ["placement", *args]
             from placement_cli.app.launch import main
 
