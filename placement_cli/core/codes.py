@@ -21,6 +21,7 @@ from __future__ import annotations
 import textwrap
 
 from placement_cli.core.code_record import Code
+from placement_cli.core.engine_codes import ENGINE_CODES
 from placement_cli.core.rule_codes import RULE_CODES
 
 
@@ -442,97 +443,8 @@ CODES: dict[str, Code] = _codes(
         "`--budget` to pass. Status `infeasible`.",
         (4,),
     ),
-    # ------------------------------------------------------------------ execute
-    Code(
-        "result-mismatch",
-        ("error",),
-        ("execute",),
-        "a placement returned other rows than the single-engine reference",
-        "`placement execute` checks every placement's rows against the whole query run on "
-        "one engine (the same rows as a multiset, numbers equal within 0.01). A placement "
-        "whose rows differ is a wrong answer, not a timing: its times are not reported, "
-        "the report's status is `mismatch`. Look at the fragment runner's SQL for the "
-        "fragments of that placement (a re-planned fragment may change what a subtree "
-        "means).",
-        (8,),
-    ),
-    Code(
-        "not-executable",
-        ("warning",),
-        ("execute",),
-        "an engine could not run a fragment of a placement",
-        "An engine failed on a fragment (it cannot run that subtree as given, an "
-        "unsupported type or function, a statement timeout): the placement is listed with "
-        "the engine's reason and left out of the ranking.",
-    ),
-    Code(
-        "model-ranks-badly",
-        ("warning",),
-        ("execute",),
-        "the predicted latencies rank the placements badly",
-        "Over `execute --all`, Spearman's rank correlation between predicted and measured "
-        "latency is below 0.5: the tree's self-times or transfer model do not order the "
-        "placements as the engines do. Feed the measurements back (`--calibrate-out`, "
-        "`--times-out`) and place again; repeat on a quiet machine before trusting either.",
-    ),
-    Code(
-        "predicted-best-loses",
-        ("warning",),
-        ("execute",),
-        "the placement the model predicts fastest is slower than a single engine",
-        "Among the executed placements, the one with the least predicted latency took "
-        "longer (median) than the best single-engine run: a split chosen by this model "
-        "would not pay off here.",
-    ),
-    # ------------------------------------------------------------------ import
-    Code(
-        "estimated-times",
-        ("warning",),
-        ("import",),
-        "the plan's times are a planner's estimates, not measurements",
-        "The file is an EXPLAIN without ANALYZE: it has no actual times, so the tree "
-        "takes the planner's cost (PostgreSQL's `Total Cost`, in cost units, not "
-        "milliseconds) as each node's time and the planner's row estimates as its rows. "
-        "The tree file lists the engine under `estimated`. Cost units are comparable "
-        "within one engine only; for a placement across engines, import EXPLAIN "
-        "(ANALYZE, FORMAT JSON) instead.",
-    ),
-    Code(
-        "negative-self-time",
-        ("warning",),
-        ("import",),
-        "some nodes took less time than their children; their subtrees were scaled",
-        "A node's exclusive time is its inclusive time minus its children's. When the "
-        "children were measured as slower than their parent (timer noise, a CTE read by "
-        "two nodes and timed in each), or a planner costs a node that stops early (a "
-        "Limit) below its input, the difference would be negative: the node gets 0 and "
-        "its children's subtrees are scaled down to its time, so a subtree never takes "
-        "longer than its root measured and the times still add up to the root's total. "
-        "The message counts such nodes, says how much was scaled away and names the "
-        "first.",
-    ),
-    Code(
-        "scan-metrics-from-parent",
-        ("info",),
-        ("import",),
-        "a DataFusion scan reported no metrics; its parent's were used",
-        "An in-memory table scan in DataFusion records no time and no rows. Its time "
-        "is taken as the time its parent spent fetching from it (`fetch_time`), and its "
-        "rows as its parent's when the parent passes every row on (a repartition or "
-        "coalesce), so a scan that produced rows never costs 0.",
-    ),
-    Code(
-        "engine-cannot-run",
-        ("warning",),
-        ("import",),
-        "an engine could not run some subtrees of the probed query: no time there",
-        "`import sql --probe` runs every subtree of the query's plan on every engine. "
-        "Where an engine failed (DataFusion's unparser could not write the subtree in "
-        "its SQL dialect, the engine refused the SQL or timed out) or returned another "
-        "number of rows than the first engine, the node and every node above it get no "
-        "time on that engine, so `tree` never places them there. The message names the "
-        "nodes and the first cause.",
-    ),
+    # ------------------------------------------------------------------ execute, import
+    *ENGINE_CODES,
     # ------------------------------------------------------------------ lower rules
     *RULE_CODES,
     # ------------------------------------------------------------------ explain
