@@ -183,8 +183,10 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
     arc_es: list[list[int]] = [[]] * n_arcs  # the edges between the arc's two blocks
     arc_sup: list[tuple[int, ...]] = [()] * n_arcs  # per target: partners allowed by every edge
     sup_memo: dict[tuple[int, ...], tuple[int, ...]] = {}
-    # One edge (the usual case): matrices are shared, so are their patterns, each way.
-    single: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    # One edge (the usual case): the patterns each way follow from the matrix's allowed
+    # entries alone (`out`, `inc`), which matrices of one layout share even where their
+    # costs differ (a foreign plan: a distinct matrix on every edge).
+    single: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
     src = g.edge_src
     mats = g.edge_mat
     full = (1 << K) - 1
@@ -202,11 +204,12 @@ def prune(g: Graph, options: PruneOptions | None = None) -> PruneResult:
         if len(es) == 1:
             e = es[0]
             m = mats[e]
-            got = single.get(id(m))
+            allowed = (m.out, m.inc)
+            got = single.get(allowed)
             if got is None:
                 out_p = _pattern(sup_memo, full, K, (m,), ())
                 in_p = _pattern(sup_memo, full, K, (), (m,))
-                got = single[id(m)] = (out_p, in_p)
+                got = single[allowed] = (out_p, in_p)
             if src[e] == a:
                 arc_sup[ia], arc_sup[ib] = got
             else:

@@ -69,7 +69,7 @@ class Limits:
 
 class _Matrix(Protocol):
     @property
-    def cost(self) -> tuple[float | None, ...]: ...
+    def top(self) -> float: ...
 
 
 def objective_problems(
@@ -110,12 +110,8 @@ def objective_problems(
         if total >= limit:
             break
     if total < limit:
-        seen: dict[int, float] = {}
         for m in edge_mat:
-            got = seen.get(id(m))
-            if got is None:
-                got = seen[id(m)] = max((c for c in m.cost if c is not None), default=0.0)
-            total += got
+            total += m.top
             if total >= limit:
                 break
     if total < limit:

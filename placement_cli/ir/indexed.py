@@ -26,6 +26,9 @@ class Matrix:
     cost: tuple[float | None, ...]
     out: tuple[int, ...]  # out[s]: bitset of destinations allowed from s
     inc: tuple[int, ...]  # inc[d]: bitset of sources allowed into d
+    # The largest allowed cost (0 when none is positive): what the matrix can add to an
+    # objective (`limits.objective_problems`), worked out once where the matrix is made.
+    top: float
 
     def get(self, s: int, d: int) -> float | None:
         return self.cost[s * self.n + d]
@@ -48,7 +51,8 @@ def make_matrix(n: int, cost: tuple[float | None, ...]) -> Matrix:
             if cost[s * n + d] is not None:
                 out[s] |= 1 << d
                 inc[d] |= 1 << s
-    return Matrix(n, cost, tuple(out), tuple(inc))
+    top = max([c for c in cost if c is not None], default=0.0)
+    return Matrix(n, cost, tuple(out), tuple(inc), top if top > 0.0 else 0.0)
 
 
 def identity_matrix(n: int) -> Matrix:

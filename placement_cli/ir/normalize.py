@@ -16,7 +16,7 @@ from placement_cli.formats.artifact import Raw, fragment
 
 if TYPE_CHECKING:
     from placement_cli.ir.indexed import Graph
-from placement_cli.core.io import num
+from placement_cli.core.io import num, num_text
 
 
 class _Nums(dict):  # type: ignore[type-arg]
@@ -206,10 +206,12 @@ def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
 
 
 class _Texts(dict):  # type: ignore[type-arg]
-    """Plan number -> the bytes orjson writes for it (`io.num`), memoised as `_Nums`."""
+    """Plan number -> the bytes orjson writes for it (`io.num_text`), memoised as
+    `_Nums`. A foreign plan's matrices hold about as many distinct numbers as entries
+    (100k on 100k blocks), so the miss path counts too."""
 
     def __missing__(self, v: float) -> bytes:
-        r = self[v] = orjson.dumps(num(v))
+        r = self[v] = num_text(v)
         return r
 
 

@@ -231,13 +231,17 @@ class Matrices:
             if shape is None:
                 return self._reported(raw, i, k)
             self.shapes[layout] = shape
-        values = [*chain.from_iterable(map(dict.values, raw.values())), None]
+        values = [*chain.from_iterable(map(dict.values, raw.values()))]
+        top = max(values, default=0.0)
+        values.append(None)
         if shape.diagonal is not None and shape.diagonal(values) != shape.zeros:
             return self._reported(raw, i, k)
         cost = shape.gather(values)
         m = self.cache.get(cost)
         if m is None:
-            m = self.cache[cost] = Matrix(self.n, cost, shape.out, shape.inc)
+            m = self.cache[cost] = Matrix(
+                self.n, cost, shape.out, shape.inc, top if top > 0.0 else 0.0
+            )
         return m
 
     def _shape(self, raw: dict[str, dict[str, float]]) -> _Shape | None:

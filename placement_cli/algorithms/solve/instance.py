@@ -259,17 +259,12 @@ def _shift_for(g: Graph) -> int:
         return 0
     worst = 0.0
     ld = math.ldexp
-    mat_max: dict[int, float] = {}
     for b in range(g.n_blocks):
         if not g.live[b]:
             continue
         worst += ld(max((c for c in g.cost[b] if c != INF), default=0.0), -64)
         for e in g.succ[b]:
-            m = g.edge_mat[e]
-            x = mat_max.get(id(m))
-            if x is None:
-                x = mat_max[id(m)] = max((c for c in m.cost if c is not None), default=0.0)
-            worst += ld(x, -64)
+            worst += ld(g.edge_mat[e].top, -64)
     if worst <= ld(_SAFE_TOTAL, -64):
         return 0
     return max(1, math.frexp(worst)[1] + 64 - 1000)
@@ -284,7 +279,11 @@ def _scaled_matrices(mats: Sequence[Matrix], exp: int) -> tuple[Matrix, ...]:
         r = memo.get(id(m))
         if r is None:
             r = memo[id(m)] = Matrix(
-                m.n, tuple(None if c is None else ld(c, exp) for c in m.cost), m.out, m.inc
+                m.n,
+                tuple(None if c is None else ld(c, exp) for c in m.cost),
+                m.out,
+                m.inc,
+                ld(m.top, exp),  # scaling by a power of two keeps the order
             )
         out.append(r)
     return tuple(out)
