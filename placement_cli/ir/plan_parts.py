@@ -231,8 +231,9 @@ class Matrices:
             if shape is None:
                 return self._reported(raw, i, k)
             self.shapes[layout] = shape
-        values = [*chain.from_iterable(map(dict.values, raw.values()))]
-        top = max(values, default=0.0)
+        given: list[float] = [*chain.from_iterable(map(dict.values, raw.values()))]
+        top = max(given, default=0.0)
+        values: list[float | None] = given  # type: ignore[assignment]  # then None appended
         values.append(None)
         if shape.diagonal is not None and shape.diagonal(values) != shape.zeros:
             return self._reported(raw, i, k)
