@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from placement_cli.formats.artifact import render
 from placement_cli.core.errors import InputError
 from placement_cli.ir.graph import build_graph
 from placement_cli.ir.indexed import make_matrix
@@ -64,20 +65,33 @@ class _NoMatrices:
 
 
 def test_matrix_templates_write_what_orjson_writes():
+    # Matrices of random layouts written at once as the plan's `matrices`, against the
+    # plan's matrices as data rendered by `render` (orjson, entry by entry); 1, a few
+    # (the entry-by-entry layout of a small map) and many (its bulk writer).
     r = random.Random(8)
     for n in (1, 2, 3, 4):
-        for _ in range(300):
+        for count in (1, 5, 17, 300):
             targets = tuple(r.sample(NAMES, n))
-            cost = tuple(
-                0.0
-                if s == d and r.random() < 0.8
-                else (None if r.random() < 0.4 else r.choice([0.0, 1.5, 2.0, 1e300, 3e-7, 2.0**60]))
-                for s in range(n)
-                for d in range(n)
-            )
-            m = make_matrix(n, cost)
-            got = orjson.dumps(_MatrixWriter(targets).write(m))
-            assert got == orjson.dumps(m.to_json(targets), option=orjson.OPT_SORT_KEYS)
+            mats = [
+                make_matrix(
+                    n,
+                    tuple(
+                        0.0
+                        if s == d and r.random() < 0.8
+                        else (
+                            None
+                            if r.random() < 0.4
+                            else r.choice([0.0, 1.5, 2.0, 1e300, 3e-7, 2.0**60, r.random()])
+                        )
+                        for s in range(n)
+                        for d in range(n)
+                    ),
+                )
+                for _ in range(count)
+            ]
+            got = render({"plan": {"matrices": _MatrixWriter(targets).write_all(mats)}})
+            want = {f"m{j}": m.to_json(targets) for j, m in enumerate(mats)}
+            assert got == render({"plan": {"matrices": want}})
 
 
 def test_a_foreign_plan_builds_the_same_graph_with_one_matrix_per_edge():

@@ -95,9 +95,9 @@ def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
     `artifact.render` writes them in an artifact's `plan` (an `artifact.Raw`), made from
     memoised pieces (a block's cost and domain per distinct domain and cost row, its
     statements per distinct statement list, a successor's matrix name per matrix)
-    rather than a dict per block, statement and successor rendered one by one; each
-    of its `matrices` already written too (an `orjson.Fragment`, `_MatrixWriter`), or
-    with `plain` as data. `tests/test_normalize_render.py` holds it to a
+    rather than a dict per block, statement and successor rendered one by one; its
+    `matrices` already written too (one `Raw`, `_MatrixWriter.write_all`), or with
+    `plain` as data. `tests/test_normalize_render.py` holds it to a
     record-by-record reference writer on every example and on random plans.
 
     >>> from placement_cli.formats.plan import Plan
@@ -118,13 +118,12 @@ def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
     nums = _Nums()
     ids = g.block_ids
     idb = _json_strings(ids)
-    matrices: dict[str, Any] = {}
+    mats: list[Any] = []  # the distinct matrices in order of first use: m0, m1, ...
     # id(matrix) -> the end of a successor that names it (the default: no name).
     tails: dict[int, bytes] = {id(default): b"}"}
     heads: dict[tuple[Any, ...], bytes] = {}  # (domain, cost row) -> '{"cost":..,"domain":..,"id":'
     stmts_memo: dict[bytes, bytes] = {}  # the statements as read -> ',"statements":[..]'
     kinds: dict[str, bytes] = {}  # terminator kind -> '"kind":".."'
-    matrix = (lambda m: m.to_json(targets)) if plain else _MatrixWriter(targets).write
 
     out: list[bytes] = [b"[\n      "]
     push = out.append
@@ -189,9 +188,8 @@ def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
                 mt = edge_mat[eid]
                 tail = tails.get(id(mt))
                 if tail is None:
-                    name = f"m{len(matrices)}"
-                    matrices[name] = matrix(mt)
-                    tail = tails[id(mt)] = b',"transitions":"' + name.encode() + b'"}'
+                    tail = tails[id(mt)] = b',"transitions":"m%d"}' % len(mats)
+                    mats.append(mt)
                 push(tail)
             push(b"]}},\n      ")
         else:
@@ -202,6 +200,11 @@ def rendered(g: Graph, plain: bool = False) -> dict[str, Any]:
         out.append(b"\n    ]")
     else:
         out[0] = b"[]"
+    matrices: Any = {}
+    if plain:
+        matrices = {f"m{j}": m.to_json(targets) for j, m in enumerate(mats)}
+    elif mats:
+        matrices = _MatrixWriter(targets).write_all(mats)
     return _top(g, Raw(out), matrices)
 
 
@@ -216,17 +219,26 @@ class _Texts(dict):  # type: ignore[type-arg]
 
 
 class _MatrixWriter:
-    """A matrix's compact JSON (`Matrix.to_json` under `orjson.dumps` with sorted keys)
-    written from a template per layout of allowed entries: the layout's keys in
-    orjson's order around a `%b` per entry, filled with the entries' memoised number
-    texts. A foreign plan has a distinct matrix on every edge (117k on 100k blocks);
-    building a dict of dicts for each and handing it to orjson was a quarter of
-    writing the plan.
+    """The normalised plan's `matrices` (`m0`, `m1`, ... in order of first use) as the
+    bytes `artifact.render` writes for them in an artifact's `plan`: each matrix's
+    compact JSON (`Matrix.to_json` under `orjson.dumps` with sorted keys) written from
+    a template per layout of allowed entries (the layout's keys in orjson's order around
+    a `%b` per entry), every entry of every matrix filled in by one `%`, with the
+    numbers' memoised texts. A foreign plan has a distinct matrix on every edge (117k
+    on 100k blocks): building a dict of dicts for each and handing them to orjson was a
+    quarter of writing the plan, and a `%` and an `orjson.Fragment` per matrix a fifth.
 
     >>> from placement_cli.ir.indexed import make_matrix
+    >>> from placement_cli.formats.artifact import render
     >>> m = make_matrix(2, (0.0, 2.5, None, 0.0))
-    >>> bytes(orjson.dumps(_MatrixWriter(("b%", "a")).write(m)))
-    b'{"a":{"a":0},"b%":{"a":2.5,"b%":0}}'
+    >>> print(render({"plan": {"matrices": _MatrixWriter(("b%", "a")).write_all([m])}}).decode(), end="")
+    {
+      "plan": {
+        "matrices": {
+          "m0": {"a":{"a":0},"b%":{"a":2.5,"b%":0}}
+        }
+      }
+    }
     """
 
     def __init__(self, targets: tuple[str, ...]) -> None:
@@ -239,12 +251,23 @@ class _MatrixWriter:
         self.layouts: dict[tuple[int, ...], tuple[bytes, Any]] = {}
         self.texts = _Texts()
 
-    def write(self, m: Any) -> orjson.Fragment:
-        got = self.layouts.get(m.out)
-        if got is None:
-            got = self.layouts[m.out] = self._layout(m.n, m.out)
-        template, pick = got
-        return orjson.Fragment(template % tuple(map(self.texts.__getitem__, pick(m.cost))))
+    def write_all(self, mats: list[Any]) -> Raw:
+        """`{"m0": .., "m1": .., ...}` for the matrices `mats`, as `render` lays out a
+        map at an artifact's `plan.matrices`: keys sorted (as strings: m0, m1, m10,
+        ...), one entry per line."""
+        layouts = self.layouts
+        entries: list[bytes] = []
+        values: list[float] = []
+        for j in sorted(range(len(mats)), key=str):
+            m = mats[j]
+            got = layouts.get(m.out)
+            if got is None:
+                got = layouts[m.out] = self._layout(m.n, m.out)
+            template, pick = got
+            entries.append(b'"m%d": ' % j + template)
+            values += pick(m.cost)
+        text = _ENTRY_SEP.join(entries) % tuple(map(self.texts.__getitem__, values))
+        return Raw([b"{\n" + _ENTRY_PAD, text, b"\n    }"])
 
     def _layout(self, n: int, out: tuple[int, ...]) -> tuple[bytes, Any]:
         """The template of a layout (`out`: the allowed destinations of each source)
@@ -262,6 +285,12 @@ class _MatrixWriter:
         if len(at) > 1:
             return template, itemgetter(*at)
         return template, lambda cost: tuple(cost[k] for k in at)
+
+
+# `render`'s layout of a map at an artifact's `plan.matrices` (depth 2: entries indented
+# by three levels, the closing brace by two).
+_ENTRY_PAD = b"      "
+_ENTRY_SEP = b",\n" + _ENTRY_PAD
 
 
 def _json_strings(strings: tuple[str, ...]) -> list[bytes]:
