@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from placement_cli.formats.artifact import render
 from placement_cli.core.errors import InputError
+from placement_cli.formats.artifact import render
 from placement_cli.ir.graph import build_graph
 from placement_cli.ir.indexed import make_matrix
 from placement_cli.ir.normalize import _MatrixWriter
