@@ -10,7 +10,7 @@ BSTAMP := $(VENV)/.installed-bench
 ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench clean fuzz tpch-demo
+.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -92,6 +92,14 @@ fuzz: $(STAMP)
 
 bench: $(BSTAMP)
 	$(PY) -m benchmarks.run
+
+# Whole processes of this checkout against revision BASE (a worktree made for it and
+# removed after), alternating run by run: `make bench-compare BASE=main~5`.
+BASE ?= HEAD
+bench-compare: $(BSTAMP)
+	rm -rf .bench-base && git worktree add --detach -q .bench-base $(BASE)
+	$(PY) -m benchmarks.compare --base .bench-base $(COMPARE_ARGS); s=$$?; \
+	  git worktree remove --force .bench-base; exit $$s
 
 # The README's walkthrough from TPC-H Q3 to a placement, its commands read from the
 # README (examples/tpch/walkthrough.py), run in out/tpch/ on SF 0.1 made there; the
