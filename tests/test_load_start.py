@@ -1,6 +1,6 @@
-"""The success path of a stage, `validate` and `run` never imports pydantic (a fifth of a
-second per process): plans and artifacts are accepted by msgspec Structs (`placement_cli.formats.structs`,
-`sectioncheck`), and
+"""The success path of a stage, `validate`, `run` and `tree` never imports pydantic (a
+fifth of a second per process): plans, tree files and artifacts are accepted by msgspec
+Structs (`placement_cli.formats.structs`, `tree_structs`, `sectioncheck`), and
 the models are imported only to diagnose a refused input, for schemas and for library
 callers (`docs/load.md`)."""
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples" / "loop_alternating.yaml"
+TREE = ROOT / "examples" / "operator_tree.yaml"
 
 
 def _imports(*args: str) -> tuple[int, str]:
@@ -32,6 +33,8 @@ def test_no_pydantic_on_the_success_path(tmp_path):
         ("islands", str(fuse), "-o", str(tmp_path / "islands.json")),
         ("validate", str(tmp_path / "islands.json")),
         ("run", str(solve), "--out-dir", str(tmp_path / "out")),
+        ("tree", str(TREE), "-o", str(tmp_path / "tree.json"), "--include-input"),
+        ("tree", str(tmp_path / "tree.json"), "-o", str(tmp_path / "again.json")),
     ]
     for args in runs:
         code, err = _imports(*args)

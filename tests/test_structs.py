@@ -1,5 +1,5 @@
-"""The msgspec Structs of the formats (`placement_cli.formats.structs`: the plan and a
-tree file's explicit transfers; `placement_cli.formats.body_structs`: the body file;
+"""The msgspec Structs of the formats (`placement_cli.formats.structs`: the plan;
+`placement_cli.formats.tree_structs`: the tree file; `placement_cli.formats.body_structs`: the body file;
 `placement_cli.formats.sectioncheck`: the artifact and its sections), the fast path,
 and their pydantic models (`plan.py`, `tree.py`, `body.py`, `sections.py`: every message
 and `schemas/`) are one definition: the same classes,
@@ -30,7 +30,16 @@ from pydantic import BaseModel, BeforeValidator
 from pydantic.fields import FieldInfo
 from pydantic.types import AllowInfNan
 
-from placement_cli.formats import body, body_structs, plan, sectioncheck, sections, structs, tree
+from placement_cli.formats import (
+    body,
+    body_structs,
+    plan,
+    sectioncheck,
+    sections,
+    structs,
+    tree,
+    tree_structs,
+)
 from placement_cli.pipeline import registry
 
 _BOUNDS = {at.Ge: "ge", at.Gt: "gt", at.Le: "le", at.Lt: "lt", at.MinLen: "min_length"}
@@ -51,10 +60,16 @@ def _constraints(metadata: list[Any]) -> dict[str, Any]:
         for cls, name in _BOUNDS.items():
             if isinstance(m, cls):
                 got[name] = getattr(m, name)
+        pattern = getattr(m, "pattern", None)
+        if isinstance(pattern, str):
+            # pydantic's (Rust) `$` is the end of the text: Python's `\Z`
+            got["pattern"] = pattern[:-1] + "\\Z" if pattern.endswith("$") else pattern
     return got
 
 
 def _scalar(name: str, c: dict[str, Any]) -> Any:
+    if name != "str":
+        c.pop("pattern", None)
     if name != "float":
         c.pop("finite", None)
     if name != "int":
@@ -141,7 +156,7 @@ def _struct_type(t: Any) -> Any:
             c["int64"] = True
         return ("int", tuple(sorted(c.items())))
     if isinstance(t, mi.StrType):
-        return ("str", tuple(sorted(_bounds(t, _LEN).items())))
+        return ("str", tuple(sorted(_bounds(t, (*_LEN, "pattern")).items())))
     if isinstance(t, mi.BoolType):
         return ("bool", ())
     raise TypeError(f"no canonical form for {t!r}")
@@ -206,7 +221,7 @@ def _structs(module: Any) -> dict[str, type]:
 
 def _pairs() -> list[tuple[type[BaseModel], type]]:
     got = [(m, getattr(structs, n)) for n, m in _models(plan).items()]
-    got += [(tree.ExplicitTransfer, structs.ExplicitTransfer)]
+    got += [(m, getattr(tree_structs, n)) for n, m in _models(tree).items()]
     got += [(m, getattr(sectioncheck, n)) for n, m in _models(sections).items()]
     # The whole artifact's, both built from the stage list (`registry`).
     got += [(registry.artifact_model(), registry.artifact_struct())]
@@ -220,7 +235,8 @@ _MERGED_MODELS = ("Const", "FnRef")  # as `body_structs.ConstOrFn`
 
 
 def test_every_model_has_its_struct():
-    assert set(_structs(structs)) == {*_models(plan), "ExplicitTransfer"}
+    assert set(_structs(structs)) == set(_models(plan))
+    assert set(_structs(tree_structs)) == set(_models(tree))
     assert set(_structs(sectioncheck)) == set(_models(sections))
     assert set(_structs(body_structs)) == {*_models(body), "ConstOrFn"} - set(_MERGED_MODELS)
 

@@ -192,7 +192,9 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v["tree_out"]:
         import orjson
 
-        doc = problem.file.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        from placement_cli.formats.tree_structs import dump
+
+        doc = dump(problem.file, exclude_defaults=True)
         times = {
             (n, e): s for n, e, _, s, _ in feedback.node_times(tree, outcomes) if s is not None
         }

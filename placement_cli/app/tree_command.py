@@ -7,7 +7,6 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from placement_cli.app.console import exit_for, say, warn_diagnostics
-from placement_cli.app.tree_transfer import load_applied, record
 from placement_cli.app.values import Common, model_values
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
@@ -69,9 +68,15 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v.get("transfer") is None:
         problem = _load(c.path)
     else:  # the profile's models replace the file's before the tree is checked
+        # Imported here: the profile is read by its pydantic model, which a plain tree
+        # file's run never imports (docs/load.md).
+        from placement_cli.app.tree_transfer import load_applied
+
         problem, pref, found = load_applied(c.path, v["transfer"])
     art, summary = tree_artifact(problem, model_values(TreeOptions, v))
     if v.get("transfer") is not None:
+        from placement_cli.app.tree_transfer import record
+
         record(art, pref, found)
     ref = art["tree"]["input_ref"]
     where = recorded_path(c.path, c.output, ref)

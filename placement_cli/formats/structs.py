@@ -1,5 +1,5 @@
-"""The plan format (and a tree file's explicit transfers) as msgspec `Struct`s: the fast
-half of "fast accept, slow diagnose".
+"""The plan format as msgspec `Struct`s: the fast half of "fast accept, slow diagnose"
+(a tree file's are `tree_structs`, a body file's `body_structs`).
 
 `msgspec` decodes a plan's JSON straight into these frozen classes in one C pass,
 checking every type and bound on the way (`decode_plan`), or converts a plan already
@@ -79,16 +79,6 @@ class Plan(_Strict, frozen=True, forbid_unknown_fields=True):
     paths: dict[str, list[str]] = {}
     provenance: dict[str, Any] | None = None
     lower: dict[str, Any] | None = None
-
-
-class ExplicitTransfer(_Strict, frozen=True, forbid_unknown_fields=True):
-    """A tree file's explicit transfer (`placement_cli.formats.tree`), read a whole list
-    at a time by the tree loader (`ir.tree.read`)."""
-
-    child: NonEmpty
-    from_: NonEmpty = msgspec.field(name="from")
-    to: NonEmpty
-    cost: Cost
 
 
 _decoder = msgspec.json.Decoder(Plan)

@@ -14,6 +14,7 @@ from placement_cli.algorithms.tree.rebuild import place
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num
+from placement_cli.formats.tree_structs import dump
 from placement_cli.ir.tree.build import build_tree
 from placement_cli.ir.tree.model import INF, TreeInput, TreeLimits, TreeOptions
 
@@ -38,7 +39,7 @@ def _big(x: int) -> str:
 
 def _echo(problem: TreeInput, budget: int) -> dict[str, Any]:
     """The file as read, normalised (explicit transfers from their arrays, in input order)."""
-    doc = _plain(problem.file.model_dump(mode="json", by_alias=True, exclude_none=True))
+    doc = _plain(dump(problem.file, exclude_none=True))
     ex = problem.explicit
     if len(ex):
         ids, engines = problem.ids, problem.engines

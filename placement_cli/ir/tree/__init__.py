@@ -1,6 +1,6 @@
 """The operator tree `placement tree` places, as the DP reads it: `read` (a tree file or
-a `tree` artifact's input, parsed and validated by the model), `check` (names resolved,
-one root, no cycle, no overflow: the indexed `TreeInput`), `build` (the tree under the
+a `tree` artifact's input, parsed and type-checked into `formats.tree_structs`), `check`
+(names resolved, one root, no cycle, no overflow: the indexed `TreeInput`), `build` (the tree under the
 root, shared sub-plans rejected or duplicated, transfers as coefficient matrices) and
 `model` (those indexed forms, the options and the limits). See `docs/tree.md`.
 """

@@ -1,6 +1,6 @@
-"""Checking a tree file's model against itself: names resolved (engines, children,
-explicit transfers), duplicates, sizes a transfer model charges for, one root, no
-cycle, no sum that could overflow. Every problem at once, each with its field path;
+"""Checking a tree file (its `formats.tree_structs.TreeFile`) against itself: names
+resolved (engines, children, explicit transfers), duplicates, sizes a transfer model
+charges for, one root, no cycle, no sum that could overflow. Every problem at once, each with its field path;
 the result is the indexed `TreeInput`.
 """
 
@@ -13,7 +13,7 @@ from operator import attrgetter
 import numpy as np
 
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.formats.tree import LinearTransfer, TreeFile
+from placement_cli.formats.tree_structs import LinearTransfer, TreeFile
 from placement_cli.ir.tree.model import INF, Explicit, TreeInput
 
 FLOAT_MAX = 1.7976931348623157e308
@@ -32,7 +32,7 @@ class Raw:
 def check_tree(
     f: TreeFile, raw: Raw | None, source: str, pre: str, ref: dict[str, str]
 ) -> TreeInput:
-    """The checked, indexed input of a validated model. `raw` holds the explicit
+    """The checked, indexed input of a type-checked file. `raw` holds the explicit
     transfers when the reader took them out of the document (`read._split_explicit`),
     None when they are still in `f`; `pre` is the field-path prefix of the file."""
     problems: list[Problem] = []

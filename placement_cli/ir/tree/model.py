@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from placement_cli.core.option_field import Flag, check, option
-from placement_cli.formats.tree import TreeFile
+from placement_cli.formats.tree_structs import TreeFile
 
 INF = math.inf
 

@@ -1,12 +1,12 @@
 """Reading a tree file: its bytes parsed once, a `tree` artifact's input taken out of
-it, the document validated by the model (`formats.tree.TreeFile`) and then checked
+it, the document converted into the `Struct`s of `formats.tree_structs` and then checked
 (`check`). Every problem at once, each with its field path.
 
-Explicit transfers are the bulk of a large file (one entry per edge and engine pair).
-They skip pydantic: msgspec checks the raw entries against their Struct
-(`formats.structs.ExplicitTransfer`, docs/load.md) in one call, and their fields go
-straight into arrays; only when some entry is not certainly accepted does the whole
-file go through the model, which accepts it or gives its precise messages.
+Fast accept, slow diagnose (docs/load.md): msgspec converts the whole parsed document
+in one call, checking every type and bound; the explicit transfers, the bulk of a large
+file (one entry per edge and engine pair), go on as columns. A document msgspec refuses
+goes to the model (`formats.tree.TreeFile`, pydantic imported only then), which gives
+today's messages or accepts it after all (its values are then taken, `from_model`).
 """
 
 from __future__ import annotations
@@ -18,15 +18,18 @@ from typing import Any
 import msgspec
 import numpy as np
 import orjson
-from pydantic import ValidationError
 
 from placement_cli import FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import gc_paused, is_json, parse_document, read_bytes, source_name
 from placement_cli.core.limits import Limits
-from placement_cli.core.problems import validation_problems
-from placement_cli.formats.structs import ExplicitTransfer
-from placement_cli.formats.tree import TreeFile
+from placement_cli.formats.tree_structs import (
+    ExplicitTransfer,
+    TreeFile,
+    convert_explicit,
+    convert_tree,
+    from_model,
+)
 from placement_cli.ir.tree.check import FLOAT_MAX, Raw, check_tree
 from placement_cli.ir.tree.model import TreeInput, small_pages
 
@@ -124,17 +127,43 @@ def parse_tree(doc: Any, source: str = "<input>", ref: dict[str, str] | None = N
             [Problem(prefix.rstrip("."), "a tree file is a mapping at the top level")], source
         )
     with gc_paused():
-        doc, raw = _split_explicit(doc)
-        b = doc.get("budget")
-        if type(b) is float and _BIG <= b <= FLOAT_MAX and b.is_integer():
-            # A JSON integer past 64 bits reaches us as a float; as a budget it is just
-            # "more cuts than edges", so it is read as the integer it spells.
-            doc = {**doc, "budget": int(b)}
-        try:
-            f = TreeFile.model_validate(doc)
-        except ValidationError as exc:
-            raise InputError(validation_problems(exc, prefix), source) from None
+        f = convert_tree(doc)
+        if f is None:
+            f, raw = _diagnose(doc, source, prefix)
+        else:
+            raw = _columns(f.transfer.explicit) if f.transfer.explicit else None
+            if raw is not None:
+                f = msgspec.structs.replace(
+                    f, transfer=msgspec.structs.replace(f.transfer, explicit=[])
+                )
         return check_tree(f, raw, source, prefix, ref)
+
+
+def _diagnose(doc: dict[str, Any], source: str, prefix: str) -> tuple[TreeFile, Raw | None]:
+    """The slow path: the model reads what msgspec refused. It raises the model's
+    problems, or accepts the document after all: then its values, as `Struct`s."""
+    from pydantic import ValidationError
+
+    from placement_cli.core.problems import validation_problems
+    from placement_cli.formats.tree import TreeFile as TreeModel
+
+    doc, raw = _split_explicit(doc)
+    b = doc.get("budget")
+    if type(b) is float and _BIG <= b <= FLOAT_MAX and b.is_integer():
+        # A JSON integer past 64 bits reaches us as a float; as a budget it is just
+        # "more cuts than edges", so it is read as the integer it spells.
+        doc = {**doc, "budget": int(b)}
+    try:
+        model = TreeModel.model_validate(doc)
+    except ValidationError as exc:
+        raise InputError(validation_problems(exc, prefix), source) from None
+    return from_model(model), raw
+
+
+def _columns(got: list[ExplicitTransfer]) -> Raw:
+    """Accepted explicit transfers as columns."""
+    cost = np.fromiter((e.cost for e in got), dtype=np.float64, count=len(got))
+    return Raw([e.child for e in got], [e.from_ for e in got], [e.to for e in got], cost)
 
 
 def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str, dict[str, str]]:
@@ -173,21 +202,16 @@ def _artifact_input(doc: dict[str, Any], ref: dict[str, str]) -> tuple[Any, str,
 
 
 def _split_explicit(doc: dict[str, Any]) -> tuple[dict[str, Any], Raw | None]:
-    """Take well-formed explicit transfers out of the document before the model sees it.
-    Returns the document to validate and the entries as columns (None: the model
-    checks them). The check is msgspec's, of the list at once (`formats.structs`, held
-    equal to the model by `tests/test_structs.py`)."""
+    """Take well-formed explicit transfers out of the document before the model sees it
+    (as the model's path always has: its messages are about the rest). Returns the
+    document to validate and the entries as columns (None: the model checks them)."""
     tr = doc.get("transfer")
     if not isinstance(tr, dict):
         return doc, None
     items = tr.get("explicit")
     if not isinstance(items, list) or not items:
         return doc, None
-    try:
-        got = msgspec.convert(items, list[ExplicitTransfer], strict=True)
-    except msgspec.ValidationError:
+    got = convert_explicit(items)
+    if got is None:
         return doc, None
-    cost = np.fromiter((e.cost for e in got), dtype=np.float64, count=len(got))
-    return {**doc, "transfer": {**tr, "explicit": []}}, Raw(
-        [e.child for e in got], [e.from_ for e in got], [e.to for e in got], cost
-    )
+    return {**doc, "transfer": {**tr, "explicit": []}}, _columns(got)
