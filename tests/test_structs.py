@@ -74,6 +74,9 @@ def _scalar(name: str, c: dict[str, Any]) -> Any:
         c.pop("finite", None)
     if name != "int":
         c.pop("int64", None)
+    elif c.get("le") == INT64[1]:  # a count bounded to what orjson writes (`COUNT_MAX`)
+        del c["le"]
+        c["int64"] = True
     return (name, tuple(sorted(c.items())))
 
 

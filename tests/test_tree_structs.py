@@ -270,3 +270,27 @@ def test_hostile_numbers_are_judged_as_the_model_judges_them(tmp_path, monkeypat
     for i, (fmt, data) in enumerate(cases):
         fast_out, slow_out = _both(_write(tmp_path, f"h{i}", data, "." + fmt), monkeypatch)
         assert fast_out == slow_out, (i, data[:300])
+
+
+def test_a_count_past_64_bits_in_yaml_is_invalid_input_not_a_crash(tmp_path):
+    """YAML reads any integer; a count orjson cannot write back (runs, plan_node, the
+    probe's repeat and warm-up) is refused where it is read, exit 3 naming the field,
+    by both paths (it made `tree --include-input` fail at writing, an internal error)."""
+    import subprocess
+    import sys
+
+    big = "100000000000000000000000"
+    node = "{id: x, time: {a: 1}, subtree: {a: {median: 1, min: 1, max: 1, runs: RUNS}}}"
+    for field, text in (
+        ("nodes[0].subtree.a.runs", node.replace("RUNS", big)),
+        ("nodes[0].plan_node", "{id: x, time: {a: 1}, plan_node: " + big + "}"),
+    ):
+        src = tmp_path / "t.yaml"
+        src.write_text(f"version: 1\nengines: [a]\nbudget: 1\nnodes: [{text}]\n")
+        r = subprocess.run(
+            [sys.executable, "-m", "placement_cli", "tree", str(src), "--include-input"],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 3, r.stderr
+        assert f"{field}: Input should be less than or equal to {2**63 - 1}" in r.stderr

@@ -31,6 +31,11 @@ ALIAS_FACTOR = 10
 # sums, bounds and gaps computed in floats never reach infinity.
 MAX_OBJECTIVE = 1e300
 
+# The largest count (a number of runs, a plan node's index) a file may hold: what an
+# artifact can write back (orjson writes integers of at most 64 bits; a larger one read
+# from YAML made the tree's artifact fail at writing).
+COUNT_MAX = 2**63 - 1
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement_cli.core.limits import COUNT_MAX
+
 Cost = Annotated[float, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
 
@@ -76,7 +78,7 @@ class Measured(_Strict):
     median: Cost
     min: Cost
     max: Cost
-    runs: Annotated[int, Field(ge=1)]
+    runs: Annotated[int, Field(ge=1, le=COUNT_MAX)]
 
 
 class TreeNode(_Strict):
@@ -93,7 +95,7 @@ class TreeNode(_Strict):
     time: dict[str, Cost | None] = {}
     rows: Cost | None = None
     row_width: Cost | None = None
-    plan_node: Annotated[int, Field(ge=0)] | None = None
+    plan_node: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
     subtree: dict[str, Measured] = {}
 
 
@@ -107,8 +109,8 @@ class Query(_Strict):
     sql: str
     substrait: dict[str, Any] | None = None
     replanned: list[Name] = []
-    repeat: Annotated[int, Field(ge=1)] | None = None
-    warmup: Annotated[int, Field(ge=0)] | None = None
+    repeat: Annotated[int, Field(ge=1, le=COUNT_MAX)] | None = None
+    warmup: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
 
 
 class TreeFile(_Strict):

@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
+from placement_cli.core.limits import COUNT_MAX
 from placement_cli.formats.structs import shallow
 
 # A cost: a finite float >= 0 (the models: `ge=0`, no inf or NaN; an integer is read as
@@ -74,7 +75,7 @@ class Measured(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     median: Cost
     min: Cost
     max: Cost
-    runs: Annotated[int, Meta(ge=1)]
+    runs: Annotated[int, Meta(ge=1, le=COUNT_MAX)]
 
 
 class TreeNode(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -84,7 +85,7 @@ class TreeNode(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     time: dict[str, Cost | None] = {}
     rows: Cost | None = None
     row_width: Cost | None = None
-    plan_node: Annotated[int, Meta(ge=0)] | None = None
+    plan_node: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
     subtree: dict[str, Measured] = {}
 
 
@@ -92,8 +93,8 @@ class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     sql: str
     substrait: dict[str, Any] | None = None
     replanned: list[Name] = []
-    repeat: Annotated[int, Meta(ge=1)] | None = None
-    warmup: Annotated[int, Meta(ge=0)] | None = None
+    repeat: Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None = None
+    warmup: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
 
 
 class TreeFile(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):

@@ -232,7 +232,7 @@ class Matrices:
                 return self._reported(raw, i, k)
             self.shapes[layout] = shape
         given: list[float] = [*chain.from_iterable(map(dict.values, raw.values()))]
-        top = max(given, default=0.0)
+        top = max(given) if given else 0.0  # (`default=` costs a keyword parse per call)
         values: list[float | None] = given  # type: ignore[assignment]  # then None appended
         values.append(None)
         if shape.diagonal is not None and shape.diagonal(values) != shape.zeros:
