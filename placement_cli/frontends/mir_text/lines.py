@@ -2,8 +2,9 @@
 terminator lines.
 
 The lexer makes one token of each line that matches its line pattern (`LET`, `HEAD`,
-`STMT`, `TERM`; `lexer.py`); these turn such a token into the syntax that reading it
-token by token (`statements.py`) would make, with places that point into the line.
+`STMT`, `TERM`; `lexer.py`); these turn such a token into the syntax that reading the
+line token by token (`parser.py` for `let` and block headers, `statements.py` for the
+rest) would make, with places that point into the line.
 """
 
 from __future__ import annotations
