@@ -141,6 +141,24 @@ def tpch_db(engines_dir: Path) -> Path:
     return tpch_duckdb(engines_dir / "tpch.duckdb")
 
 
+# The TPC-H queries the tests of the real engines place and execute (2 to 6 tables
+# joined, aggregates, a sort under a limit).
+TPCH_QUERIES = (3, 5, 10, 18)
+
+
+@pytest.fixture(scope="session")
+def tpch_sql(tpch_db: Path) -> dict[int, str]:
+    """Each TPC-H query's text by its number, as DuckDB's `tpch` extension has it."""
+    import duckdb
+    from duckdb_extensions import import_extension
+
+    import_extension("tpch")
+    with duckdb.connect(str(tpch_db), read_only=True) as con:
+        con.execute("LOAD tpch")
+        rows = con.execute("SELECT query_nr, query FROM tpch_queries()").fetchall()
+    return {int(nr): str(text) for nr, text in rows}
+
+
 @pytest.fixture(scope="session")
 def pg_dsn(engines_dir: Path, tpch_db: Path) -> Iterator[str]:
     """A running PostgreSQL with the TPC-H tables loaded; its connection string."""

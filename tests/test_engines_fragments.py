@@ -9,23 +9,7 @@ from typing import Any
 import pytest
 
 from placement_cli.engines.connect import Connections, Sources, canonical
-
-QUERIES = (3, 5, 10, 18)
-
-
-def tpch_sql(db: Path, nr: int) -> str:
-    import duckdb
-    from duckdb_extensions import import_extension
-
-    import_extension("tpch")
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        con.execute("LOAD tpch")
-        row = con.execute("SELECT query FROM tpch_queries() WHERE query_nr = ?", [nr]).fetchone()
-    finally:
-        con.close()
-    assert row is not None
-    return str(row[0])
+from tests.conftest import TPCH_QUERIES
 
 
 def rows(table: Any) -> list[tuple[Any, ...]]:
@@ -44,11 +28,13 @@ def conns(tpch_db: Path, pg_dsn: str) -> Any:
     c.close()
 
 
-@pytest.mark.parametrize("nr", QUERIES)
-def test_root_and_a_cut_equal_duckdb_on_every_engine(conns: Any, tpch_db: Path, nr: int) -> None:
+@pytest.mark.parametrize("nr", TPCH_QUERIES)
+def test_root_and_a_cut_equal_duckdb_on_every_engine(
+    conns: Any, tpch_sql: dict[int, str], nr: int
+) -> None:
     from placement_cli.engines.fragments import build_plan, prepare, run_subtree
 
-    sql = tpch_sql(tpch_db, nr)
+    sql = tpch_sql[nr]
     plan = build_plan(conns, sql)
     ref = rows(canonical(conns.duckdb().execute(sql).to_arrow_table()))
     assert ref
@@ -69,10 +55,10 @@ def test_root_and_a_cut_equal_duckdb_on_every_engine(conns: Any, tpch_db: Path, 
         assert rows(run_subtree(conns, plan, "n0", engine, inputs)) == ref, (engine, source)
 
 
-def test_recorded_plan_loads_with_the_same_nodes(conns: Any, tpch_db: Path) -> None:
+def test_recorded_plan_loads_with_the_same_nodes(conns: Any, tpch_sql: dict[int, str]) -> None:
     from placement_cli.engines.fragments import build_plan, load_plan, run_subtree
 
-    sql = tpch_sql(tpch_db, 3)
+    sql = tpch_sql[3]
     plan = build_plan(conns, sql)
     again = load_plan(conns, sql, plan.substrait)
     assert again.nodes == plan.nodes
@@ -82,10 +68,10 @@ def test_recorded_plan_loads_with_the_same_nodes(conns: Any, tpch_db: Path) -> N
     )
 
 
-def test_inputs_must_be_inside_the_subtree(conns: Any, tpch_db: Path) -> None:
+def test_inputs_must_be_inside_the_subtree(conns: Any, tpch_sql: dict[int, str]) -> None:
     from placement_cli.engines.fragments import build_plan, prepare
 
-    plan = build_plan(conns, tpch_sql(tpch_db, 3))
+    plan = build_plan(conns, tpch_sql[3])
     leaf = next(n for n, node in plan.nodes.items() if not node.children)
     with pytest.raises(ValueError, match="not below"):
         prepare(conns, plan, leaf, "duckdb", frozenset({"n0"}))
@@ -93,10 +79,12 @@ def test_inputs_must_be_inside_the_subtree(conns: Any, tpch_db: Path) -> None:
         prepare(conns, plan, "n999", "duckdb", frozenset())
 
 
-def test_a_cut_sort_under_a_fetch_is_read_not_recomputed(conns: Any, tpch_db: Path) -> None:
+def test_a_cut_sort_under_a_fetch_is_read_not_recomputed(
+    conns: Any, tpch_sql: dict[int, str]
+) -> None:
     from placement_cli.engines.fragments import build_plan, prepare, run_subtree
 
-    sql = tpch_sql(tpch_db, 3)  # fetch(n0) over sort(n1)
+    sql = tpch_sql[3]  # fetch(n0) over sort(n1)
     plan = build_plan(conns, sql)
     assert (plan.nodes["n0"].op, plan.nodes["n1"].op) == ("fetch", "sort")
     ref = rows(canonical(conns.duckdb().execute(sql).to_arrow_table()))

@@ -22,25 +22,10 @@ from typing import Any
 import pytest
 
 from placement_cli.ir.tree import build_tree, parse_tree
+from tests.conftest import TPCH_QUERIES
 
-QUERIES = (3, 5, 10, 18)
 ENGINES = ("duckdb", "datafusion", "postgres")
 TIMES = {"duckdb": 1, "datafusion": 1.5, "postgres": 3}
-
-
-def tpch_sql(db: Path, nr: int) -> str:
-    import duckdb
-    from duckdb_extensions import import_extension
-
-    import_extension("tpch")
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        con.execute("LOAD tpch")
-        row = con.execute("SELECT query FROM tpch_queries() WHERE query_nr = ?", [nr]).fetchone()
-    finally:
-        con.close()
-    assert row is not None
-    return str(row[0])
 
 
 def tree_doc(plan: Any, engines: tuple[str, ...], name: str) -> dict[str, Any]:
@@ -64,15 +49,13 @@ def tree_doc(plan: Any, engines: tuple[str, ...], name: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def plans(tpch_db: Path) -> dict[int, tuple[str, Any]]:
+def plans(tpch_db: Path, tpch_sql: dict[int, str]) -> dict[int, tuple[str, Any]]:
     from placement_cli.engines.connect import Connections, Sources
     from placement_cli.engines.fragments import build_plan
 
     conns = Connections(Sources(db=tpch_db))
     try:
-        return {
-            nr: (sql, build_plan(conns, sql)) for nr in QUERIES for sql in [tpch_sql(tpch_db, nr)]
-        }
+        return {nr: (tpch_sql[nr], build_plan(conns, tpch_sql[nr])) for nr in TPCH_QUERIES}
     finally:
         conns.close()
 

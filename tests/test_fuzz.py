@@ -185,3 +185,29 @@ def test_judge_knows_the_views_exits(tmp_path):
     assert [c for c, _ in judge("show", 0, b"", b"", False, "p", out, None, "text")] == [
         "missing-output"
     ]
+
+
+def test_a_campaign_prints_each_finding_once_with_its_example(tmp_path, capsys):
+    # Both campaigns (`python -m tests.fuzz`, `python -m tests.fuzz.mir`) report this way.
+    from tests.fuzz.report import print_findings
+    from tests.fuzz.runner import Outcome
+
+    hang = [("hang", "no exit in 30 s")]
+    outcomes = [
+        Outcome("run", "mixed", 1, 3, 0.1),
+        Outcome("run", "mixed", 2, -9, 30.0, hang, b"a", ".mir", ("run", "a.mir"), "late"),
+        Outcome("run", "mixed", 3, -9, 30.0, hang, b"b", ".mir", ("run", "b.mir"), "late"),
+        Outcome("lower", "stray", 4, 1, 0.1, [("internal", "KeyError")], b"c", "", ("lower",)),
+    ]
+    assert print_findings(outcomes, tmp_path / "f", "clean") == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[2:] == [
+        "  1. [hang] run / mixed x2: no exit in 30 s  (001-hang-run-mixed.mir)",
+        "  2. [internal] lower / stray x1: KeyError  (002-internal-lower-stray.bin)",
+    ]
+    assert (tmp_path / "f" / "001-hang-run-mixed.mir").read_bytes() == b"a"  # the first example
+    assert (tmp_path / "f" / "001-hang-run-mixed.mir.txt").read_text() == (
+        "placement run a.mir\nexit -9\n\nlate\n"
+    )
+    assert print_findings(outcomes[:1], tmp_path / "g", "clean") == 0
+    assert capsys.readouterr().out == "clean\n" and not (tmp_path / "g").exists()

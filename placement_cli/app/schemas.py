@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from placement_cli.app.console import say
 from placement_cli.core.io import write_output
 from placement_cli.formats.body import BodyFile
+from placement_cli.formats.execute import ExecuteArtifact
 from placement_cli.formats.lower_rules import LowerRules
 from placement_cli.formats.plan import Plan
 from placement_cli.formats.transfer_profile import TransferProfile
@@ -52,8 +53,6 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out["transfer-profile.schema.json"] = _schema(
         TransferProfile, "placement transfer profile (`calibrate fit`, `tree --transfer`)"
     )
-    from placement_cli.formats.execute import ExecuteArtifact
-
     out["execute.report.schema.json"] = _schema(
         ExecuteArtifact, "placement `execute` report, format 1"
     )

@@ -18,6 +18,7 @@ from placement_cli.views.data import prepare, run_to
 from placement_cli.views.diff import diff as diff_artifacts
 from placement_cli.views.diff_text import to_text as diff_text
 from placement_cli.views.dot import to_dot
+from placement_cli.views.execute import execute_diagram, execute_table, sniff_execute
 from placement_cli.views.explain import ExplainOptions
 from placement_cli.views.explain import explain as explain_block
 from placement_cli.views.explain import to_text as explain_text
@@ -52,8 +53,6 @@ def show(name: str, v: dict[str, Any]) -> int:
     tree_art, again = sniff(c.path)
     if tree_art is not None:
         return _show_tree(tree_art, v)
-    from placement_cli.views.execute import sniff_execute
-
     report_doc = sniff_execute(v["path"])
     if report_doc is not None:
         return _show_execute(report_doc, v)
@@ -117,8 +116,6 @@ def _show_tree(art: Any, v: dict[str, Any]) -> int:
 
 def _show_execute(doc: dict[str, Any], v: dict[str, Any]) -> int:
     """An execute report: the executed tree (every --view draws it)."""
-    from placement_cli.views.execute import execute_diagram, execute_table
-
     fmt, output = v["format"], v["output"]
     if fmt == "text":
         table = execute_table(doc)
@@ -163,7 +160,8 @@ def diff(name: str, v: dict[str, Any]) -> int:
     ta, again_a = sniff(a)
     tb, again_b = sniff(b)
     if ta is not None and tb is not None:
-        from placement_cli.views.tree import tree_diff  # the tree's modules: only for trees
+        # Lazy: the tree DP, numpy and its pydantic model (~270 ms, measured), only for trees.
+        from placement_cli.views.tree import tree_diff
 
         d = tree_diff(ta, tb)
     elif ta is not None or tb is not None:

@@ -25,6 +25,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import yaml
+from yaml import events as ev
+
 from placement_cli.core.limits import Limits
 
 _NULL = frozenset(("", "~", "null", "Null", "NULL"))
@@ -115,9 +118,6 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
     ...
     placement_cli.core.yaml_core.YamlProblem: line 1, column 4: tag !!python/object:os.system is not allowed (only !!str, !!int, !!float, !!bool, !!null, !!map, !!seq)
     """
-    import yaml
-    from yaml import events as ev
-
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = loader_cls(data)
     max_depth = limits.max_depth

@@ -26,6 +26,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
+from placement_cli.core.errors import UsageError
 from placement_cli.engines.measure import Outcome
 from placement_cli.engines.placements import preorder
 from placement_cli.engines.require import need
@@ -51,8 +52,6 @@ def table_bytes(table: Any, path: str) -> bytes:
         with paipc.new_file(sink, table.schema) as w:
             w.write_table(table)
     else:
-        from placement_cli.core.errors import UsageError
-
         raise UsageError(
             f"--result {path}: say the format by the name's ending "
             "(.arrow, .feather, .ipc, .parquet or .csv)"

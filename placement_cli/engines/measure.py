@@ -25,7 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement_cli.engines.connect import Connections, Sources
+from placement_cli.core.errors import UsageError
+from placement_cli.engines import handoff
+from placement_cli.engines.connect import Connections, Sources, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
 from placement_cli.engines.stats import same_rows
@@ -69,9 +71,6 @@ def reference_engine(tree: Tree, available: Sequence[str]) -> str | None:
 def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -> Reference:
     """The whole query on the reference engine (module doc); a usage error when no
     engine can run it all."""
-    from placement_cli.core.errors import UsageError
-    from placement_cli.engines.connect import canonical
-
     engine = reference_engine(tree, pool.main.sources.available())
     if engine is None:
         raise UsageError(
@@ -143,11 +142,8 @@ def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     """Seconds for `dst` to take `table` (the Arrow result of a fragment on `src`) and
     scan it: `handoff.hand_off`, as `calibrate measure` makes one, then `count(*)`;
     the table is dropped afterwards (module doc)."""
-    from placement_cli.engines.handoff import drop
-    from placement_cli.engines.handoff import hand_off as make
-
     start = time.perf_counter()
-    name, _ = make(conns, src, dst, table)
+    name, _ = handoff.hand_off(conns, src, dst, table)
     query = f'SELECT count(*) FROM "{name}"'
     if dst == "duckdb":
         conns.duckdb().execute(query).fetchall()
@@ -156,7 +152,7 @@ def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     else:
         conns.postgres().execute(query).fetchall()
     seconds = time.perf_counter() - start
-    drop(conns, dst, name)
+    handoff.drop(conns, dst, name)
     return seconds
 
 

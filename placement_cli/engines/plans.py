@@ -18,7 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from placement_cli.core.errors import UsageError
+from placement_cli.core.io import read_bytes
 from placement_cli.engines.connect import Connections
+from placement_cli.engines.fragments import build_plan, load_plan, prepare
 from placement_cli.engines.runs import Runner
 from placement_cli.ir.tree import Tree
 
@@ -45,8 +47,6 @@ class PlanRunner:
     def __call__(
         self, conns: Connections, node: str, engine: str, inputs: Mapping[str, Any]
     ) -> Any:
-        from placement_cli.engines.fragments import prepare
-
         key = (node, engine, frozenset(inputs))
         with self._lock:
             frag = self._prepared.get(key)
@@ -76,8 +76,6 @@ def runner_for(
     runner."""
     sql, substrait = recorded_query(problem.file)
     if sql_file is not None:
-        from placement_cli.core.io import read_bytes
-
         sql, substrait = read_bytes(sql_file).decode(), None
     if sql is None:
         raise UsageError(
@@ -87,8 +85,6 @@ def runner_for(
     ids = node_ids(problem, tree)
 
     def make(conns: Connections) -> Runner:
-        from placement_cli.engines.fragments import build_plan, load_plan
-
         plan = build_plan(conns, sql) if substrait is None else load_plan(conns, sql, substrait)
         same_tree(tree, ids, plan.nodes, problem.source)
         return PlanRunner(plan)

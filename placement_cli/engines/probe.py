@@ -27,6 +27,7 @@ from placement_cli.core.errors import UsageError
 from placement_cli.core.io import num
 from placement_cli.engines.connect import ENGINES, Connections, Sources
 from placement_cli.engines.fragments import Plan, build_plan, prepare
+from placement_cli.engines.require import need
 
 WARMUP = 1
 
@@ -232,8 +233,6 @@ def read(
     path: str, data: bytes, source: str, v: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """`import sql`: the tree document of the query in `data`, and the warnings."""
-    from placement_cli.engines.require import need
-
     if not v.get("probe"):
         raise UsageError(
             "import sql runs the query on the engines: give --probe --engines ... --db FILE"

@@ -314,7 +314,7 @@ def placeable_bodies(path: str, source_format: str | None = None) -> list[str]:
     data = read_input(path)
     if not is_mir_input(path, data, source_format):
         return []
-    # Lazy: the MIR reader (~5 ms, measured), only for MIR text.
+    # Lazy: the MIR reader (~15 ms, measured), only for MIR text.
     from placement_cli.frontends.mir_text import read_body
 
     try:

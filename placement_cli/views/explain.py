@@ -194,7 +194,7 @@ def _pinned(
     chosen: tuple[int, ...] | None = None,
     domains: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    # Lazy: the exact method (~30 ms, measured), only when a block is explained.
+    # Lazy: the exact method (~10 ms, measured), only when a block is explained.
     from placement_cli.algorithms.solve.exact import (
         solve_exact,
     )

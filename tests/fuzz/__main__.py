@@ -12,15 +12,14 @@ found, so CI can run it. Works against any checkout: run it from the checkout's 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
 from pathlib import Path
 
+from tests.fuzz.report import print_findings, run_jobs, table
 from tests.fuzz.runner import COMMANDS, Config, Fuzzer, Outcome, kinds_for
 
 _FUZZER: Fuzzer | None = None
@@ -34,50 +33,6 @@ def _init(cfg: Config, seed: int, workdir: str, kinds: tuple[str, ...] | None) -
 def _job(job: tuple[str, int]) -> Outcome:
     assert _FUZZER is not None
     return _FUZZER.run(*job)
-
-
-CATEGORIES_SHOWN = ("internal", "traceback", "memory", "signal", "hang", "partial-output")
-
-
-def table(outcomes: list[Outcome], by: str) -> str:
-    rows: dict[str, Counter[str]] = defaultdict(Counter)
-    for o in outcomes:
-        key = getattr(o, by)
-        c = rows[key]
-        c["inputs"] += 1
-        c[f"exit {o.code}" if o.code in (0, 3, 4, 5) else "exit other"] += 1
-        cats = {cat for cat, _ in o.findings}
-        for cat in cats:
-            c[cat] += 1
-        if cats - set(CATEGORIES_SHOWN):
-            c["other findings"] += 1
-    cols = [
-        "inputs",
-        "exit 0",
-        "exit 3",
-        "exit 4",
-        "exit 5",
-        "exit other",
-        "internal",
-        "hang",
-        "partial-output",
-        "other findings",
-    ]
-    head = [by] + [
-        c.replace("partial-output", "partial").replace("other findings", "other") for c in cols
-    ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    total: Counter[str] = Counter()
-    for key in sorted(rows):
-        c = rows[key]
-        internal = (
-            c["internal"] + c["memory"] + c["signal"] + (c["traceback"] if not c["internal"] else 0)
-        )
-        c = Counter(c, internal=internal)
-        total.update({k: c[k] for k in cols})
-        lines.append("| " + " | ".join([key] + [str(c[k]) for k in cols]) + " |")
-    lines.append("| **total** | " + " | ".join(str(total[k]) for k in cols) + " |")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,24 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(c, i) for i in range(per) for c in commands]
     workdir = tempfile.mkdtemp(prefix="placement-fuzz-")
     start = time.monotonic()
-    outcomes: list[Outcome] = []
-    ctx = multiprocessing.get_context("fork")
     try:
-        with ctx.Pool(
-            ns.workers,
-            initializer=_init,
-            initargs=(cfg, ns.seed, workdir, kinds),
-            maxtasksperchild=2000,
-        ) as pool:
-            for n, o in enumerate(pool.imap_unordered(_job, jobs, chunksize=4), 1):
-                outcomes.append(o)
-                if n % 500 == 0 or n == len(jobs):
-                    bad = sum(1 for x in outcomes if x.findings)
-                    print(
-                        f"  {n}/{len(jobs)} runs, {bad} with findings, {time.monotonic() - start:.0f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+        outcomes = run_jobs(ns.workers, _init, (cfg, ns.seed, workdir, kinds), _job, jobs)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     elapsed = time.monotonic() - start
@@ -168,30 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table(outcomes, "kind") + "\n")
     print(table(outcomes, "command") + "\n")
-    findings: dict[tuple[str, str, str, str], list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        for cat, sig in dict.fromkeys(o.findings):
-            findings[(cat, o.command, o.kind, sig)].append(o)
-    if not findings:
-        print("no findings: 0 internal errors, 0 hangs, 0 partial outputs")
-        return 0
-    save = Path(ns.save)
-    save.mkdir(parents=True, exist_ok=True)
-    print(
-        f"## {len(findings)} distinct findings (category, command, input kind, error line; example in {save}/)\n"
+    return print_findings(
+        outcomes, Path(ns.save), "no findings: 0 internal errors, 0 hangs, 0 partial outputs"
     )
-    for n, (key, group) in enumerate(
-        sorted(findings.items(), key=lambda kv: (kv[0][0], kv[0][1], -len(kv[1]))), 1
-    ):
-        cat, cmd, kind, sig = key
-        ex = group[0]
-        name = f"{n:03d}-{cat}-{cmd}-{kind}{ex.suffix or '.bin'}"
-        (save / name).write_bytes(ex.input)
-        (save / (name + ".txt")).write_text(
-            f"placement {' '.join(ex.args)}\nexit {ex.code}\n\n{ex.stderr}\n", errors="replace"
-        )
-        print(f"{n:3d}. [{cat}] {cmd} / {kind} x{len(group)}: {sig}  ({name})")
-    return 1
 
 
 if __name__ == "__main__":

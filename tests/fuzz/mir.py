@@ -13,7 +13,6 @@ status 1 when anything was found.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import random
 import re
@@ -21,9 +20,9 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
+from tests.fuzz.report import print_findings, run_jobs, table
 from tests.fuzz.runner import ROOT, Config, Outcome, judge, preload, run_child
 
 SOURCES = tuple(sorted((ROOT / "tests" / "data" / "mir").glob("*.mir"))) + tuple(
@@ -301,8 +300,6 @@ def _job(job: tuple[str, int]) -> Outcome:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tests.fuzz.__main__ import table
-
     ap = argparse.ArgumentParser(prog="python -m tests.fuzz.mir", description=__doc__)
     ap.add_argument("--long", action="store_true", help="the long campaign: 1000 per command")
     ap.add_argument("--per-target", type=int, default=None, help="inputs per command (200)")
@@ -319,20 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(c, i) for i in range(per) for c in COMMANDS]
     workdir = tempfile.mkdtemp(prefix="placement-fuzz-mir-")
     start = time.monotonic()
-    outcomes: list[Outcome] = []
     try:
-        with multiprocessing.get_context("fork").Pool(
-            ns.workers, initializer=_init, initargs=(cfg, ns.seed, workdir), maxtasksperchild=2000
-        ) as pool:
-            for n, o in enumerate(pool.imap_unordered(_job, jobs, chunksize=4), 1):
-                outcomes.append(o)
-                if n % 500 == 0 or n == len(jobs):
-                    bad = sum(1 for x in outcomes if x.findings)
-                    print(
-                        f"  {n}/{len(jobs)} runs, {bad} with findings, {time.monotonic() - start:.0f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+        outcomes = run_jobs(ns.workers, _init, (cfg, ns.seed, workdir), _job, jobs)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(
@@ -343,26 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     print(table(outcomes, "command") + "\n")
     no_pos = sum(1 for o in outcomes if any(c == "no-position" for c, _ in o.findings))
     print(f"exit-3 messages without a position: {no_pos}\n")
-    findings: dict[tuple[str, str, str, str], list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        for cat, sig in dict.fromkeys(o.findings):
-            findings[(cat, o.command, o.kind, sig)].append(o)
-    if not findings:
-        print("no findings: 0 internal errors, 0 hangs, every exit-3 message with a position")
-        return 0
-    save = Path(ns.save)
-    save.mkdir(parents=True, exist_ok=True)
-    print(f"## {len(findings)} distinct findings (example in {save}/)\n")
-    for n, (key, group) in enumerate(sorted(findings.items(), key=lambda kv: kv[0]), 1):
-        cat, cmd, kind, sig = key
-        ex = group[0]
-        name = f"{n:03d}-{cat}-{cmd}-{kind}.mir"
-        (save / name).write_bytes(ex.input)
-        (save / (name + ".txt")).write_text(
-            f"placement {' '.join(ex.args)}\nexit {ex.code}\n\n{ex.stderr}\n", errors="replace"
-        )
-        print(f"{n:3d}. [{cat}] {cmd} / {kind} x{len(group)}: {sig}  ({name})")
-    return 1
+    return print_findings(
+        outcomes,
+        Path(ns.save),
+        "no findings: 0 internal errors, 0 hangs, every exit-3 message with a position",
+    )
 
 
 if __name__ == "__main__":

@@ -19,18 +19,10 @@ from typing import Any
 
 from .errors import MirSyntaxError
 from .lexer import OPERAND, Token
-from .parser import (
-    Const,
-    FnPtr,
-    MirBody,
-    Operand,
-    Place,
-    Stmt,
-    Term,
-    parse_text,
-    stmt_line,
-)
+from .lines import stmt_line
+from .parser import parse_text
 from .positions import MirBodyFile, SourceMap
+from .syntax import Const, FnPtr, MirBody, Operand, Place, Stmt, Term
 from .types import BodyType
 
 FILTER_PREFIX = "{graph::read::filter"

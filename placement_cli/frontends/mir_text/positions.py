@@ -20,7 +20,8 @@ from typing import Any, Protocol
 from placement_cli.core.errors import InputError, Problem
 
 from .lexer import LINE_KINDS, Token
-from .parser import MirBody, Operand, Place, Stmt, Term, stmt_line
+from .lines import stmt_line
+from .syntax import MirBody, Operand, Place, Stmt, Term
 
 
 class _Body(Protocol):

@@ -222,9 +222,11 @@ def small_pages() -> Iterator[None]:
     ...     pass
     """
     try:
+        # Lazy: nothing (numpy is loaded already: 0 ms, measured); the try tells numpy 2 from 1.
         from numpy._core.multiarray import _set_madvise_hugepage  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - numpy 1.x
         try:
+            # Lazy: nothing (0 ms, measured): numpy 1.x's name for the switch.
             from numpy.core.multiarray import _set_madvise_hugepage  # type: ignore[attr-defined,no-redef]
         except ImportError:
             yield
