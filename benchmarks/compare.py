@@ -85,8 +85,9 @@ def _inputs(tmp: Path, quick: bool) -> Iterator[tuple[str, list[tuple[str, str]]
         rows = [("validate", f"{{pl}} validate {path}")]
         prev = str(path)
         for s in STAGES:
-            rows.append((f"{s} from plan", f"{{pl}} {s} {path} -o {{out}}/{s}-plan.json"))
-            rows.append((f"{s} from artifact", f"{{pl}} {s} {prev} -o {{out}}/{s}.json"))
+            rows.append((f"{s} from plan", f"{{pl}} {s} {path} -o {{out}}/{s}.json"))
+            if prev != str(path):  # the first stage's input is the plan itself
+                rows.append((f"{s} from artifact", f"{{pl}} {s} {prev} -o {{out}}/{s}-next.json"))
             prev = f"{{out}}/{s}.json"
         pipe = " | ".join([f"{{pl}} prune {path}"] + [f"{{pl}} {s} -" for s in STAGES[1:]])
         rows.append(("pipe (5 processes)", pipe + " > /dev/null"))
