@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from placement_cli.formats.tree import TreeFile
-from tests.test_engines_fragments import tpch_sql
 
 
 def probe(cli: Any, tmp_path: Path, sql: str, *args: str) -> tuple[Any, dict[str, Any], float]:
@@ -33,9 +32,9 @@ def timed_share(doc: dict[str, Any], engine: str) -> float:
 
 @pytest.mark.parametrize("nr", (3, 5, 10, 18))
 def test_probe_times_every_node_on_both_engines(
-    cli: Any, tmp_path: Path, tpch_db: Path, nr: int
+    cli: Any, tmp_path: Path, tpch_db: Path, tpch_sql: dict[int, str], nr: int
 ) -> None:
-    sql = tpch_sql(tpch_db, nr)
+    sql = tpch_sql[nr]
     res, doc, took = probe(
         cli, tmp_path, sql, "--engines", "duckdb,datafusion", "--db", str(tpch_db), "--repeat", "1"
     )
