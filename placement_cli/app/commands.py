@@ -16,8 +16,6 @@ from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
 
-from placement_cli.app import import_command
-from placement_cli.app.calibrate_command import calibrate
 from placement_cli.app.options import (
     ARTIFACT,
     DEBUG,
@@ -317,8 +315,8 @@ def _builders() -> dict[str, Callable[[], Command]]:
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
-        "import": import_command.declaration,
-        "calibrate": calibrate,
+        "import": lambda: import_module("placement_cli.app.import_command").declaration(),
+        "calibrate": lambda: import_module("placement_cli.app.calibrate_command").calibrate(),
     }
 
 
