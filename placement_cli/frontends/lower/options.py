@@ -6,10 +6,13 @@ command line reads these on every pipeline command."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from placement_cli.core.option_field import Flag, check, option
-from placement_cli.frontends.lower.split import SplitMode
+
+# How lower splits a block (`split.split`). Declared here, with the option that chooses
+# it, so that a command's start-up reads the choices without importing the splitter.
+SplitMode = Literal["runs", "intersection", "per-statement"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,8 @@ The first piece keeps the original id, later ones are `ID.1`, `ID.2`, ...
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-SplitMode = Literal["runs", "intersection", "per-statement"]
+from placement_cli.frontends.lower.options import SplitMode
 
 
 @dataclass(frozen=True, slots=True)
