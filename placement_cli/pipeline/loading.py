@@ -20,7 +20,6 @@ from placement_cli import ARTIFACT_FORMAT_VERSION as FORMAT_VERSION
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, gc_paused, is_json, parse_document, source_name
 from placement_cli.core.problems import brief, validation_problems
-from placement_cli.formats import sectioncheck
 from placement_cli.formats.checking import Reject
 from placement_cli.frontends.lower.options import LowerOptions
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
@@ -46,12 +45,19 @@ _ORDER = {"lower": -1, **{s: i for i, s in enumerate(STAGES)}}
 def check_section(name: str, value: Any) -> None:
     """Accept stage `name`'s section exactly when its model certainly would (`Reject`
     otherwise): its Struct (`sectioncheck`), as the registry names it."""
+    # Lazy: the sections' Structs (~3 ms, measured), only for an artifact: a plan's
+    # command never reads a section.
+    from placement_cli.formats import sectioncheck
+
     sectioncheck.check_section(section_struct(name), value, name)
 
 
 def check_artifact(doc: Any, *, plan: bool = True) -> None:
     """Accept an artifact document exactly when the registry's `artifact_model()`
     certainly would (`sectioncheck.check_artifact` with the registry's Struct)."""
+    # Lazy: the sections' Structs (~3 ms, measured), only for an artifact.
+    from placement_cli.formats import sectioncheck
+
     sectioncheck.check_artifact(doc, artifact_struct(), plan=plan)
 
 
