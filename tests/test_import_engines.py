@@ -10,7 +10,6 @@ finish in it is left out (and named), which keeps the whole file under a minute.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +25,9 @@ PG_TIMEOUT_MS = 6_000
 
 
 @pytest.fixture(scope="module")
-def queries(tpch_db: Path) -> Iterator[list[tuple[int, str]]]:
-    import duckdb as ddb
-    from duckdb_extensions import import_extension
-
-    con = ddb.connect(str(tpch_db), read_only=True)
-    import_extension("tpch")
-    con.execute("LOAD tpch")
-    yield [
-        (int(n), str(q))
-        for n, q in con.execute("SELECT query_nr, query FROM tpch_queries()").fetchall()
-    ]
-    con.close()
+def queries(tpch_sql: dict[int, str]) -> list[tuple[int, str]]:
+    """The 22 queries (number, text) in order, from conftest's `tpch_sql`."""
+    return sorted(tpch_sql.items())
 
 
 def _tree(plan: Any, out: Path) -> dict[str, Any]:
