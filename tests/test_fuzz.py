@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.fuzz import keys
-from tests.fuzz.runner import COMMANDS, Config, Fuzzer, judge, kinds_for
+from tests.fuzz.campaign import COMMANDS, Fuzzer, kinds_for
+from tests.fuzz.child import Config
+from tests.fuzz.judge import judge
 
 FAST_SEED = 1126
 PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
@@ -189,8 +191,8 @@ def test_judge_knows_the_views_exits(tmp_path):
 
 def test_a_campaign_prints_each_finding_once_with_its_example(tmp_path, capsys):
     # Both campaigns (`python -m tests.fuzz`, `python -m tests.fuzz.mir`) report this way.
+    from tests.fuzz.judge import Outcome
     from tests.fuzz.report import print_findings
-    from tests.fuzz.runner import Outcome
 
     hang = [("hang", "no exit in 30 s")]
     outcomes = [

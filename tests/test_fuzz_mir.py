@@ -9,8 +9,8 @@ import os
 
 import pytest
 
+from tests.fuzz.child import Config
 from tests.fuzz.mir import COMMANDS, KINDS, MirFuzzer, judge_mir, mutate
-from tests.fuzz.runner import Config
 
 FAST_SEED = 1126
 PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "20"))

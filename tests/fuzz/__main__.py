@@ -19,8 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.fuzz.campaign import COMMANDS, Fuzzer, kinds_for
+from tests.fuzz.child import Config
+from tests.fuzz.judge import Outcome
 from tests.fuzz.report import print_findings, run_jobs, table
-from tests.fuzz.runner import COMMANDS, Config, Fuzzer, Outcome, kinds_for
 
 _FUZZER: Fuzzer | None = None
 

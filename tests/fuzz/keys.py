@@ -1,6 +1,6 @@
 """Artifacts whose top-level keys are dropped, renamed, duplicated or mistyped (the
 `keys` input kind of the campaign), and what a run on one must show besides the rules
-every run keeps (`runner.judge`):
+every run keeps (`judge.judge`):
 
 * a required key dropped or mistyped, or any key renamed: exit 3, and an error line
   that names the key (its old or its new name);
@@ -134,7 +134,7 @@ def mutate_keys(
 
 def check(expect: Expect, code: int, stderr: bytes) -> list[tuple[str, str]]:
     """The findings of a run on a key-mutated input against what it must show (the
-    duplicated kind is judged by the runner, which runs the reference)."""
+    duplicated kind is judged by the campaign (`campaign.Fuzzer`), which runs the reference)."""
     if not expect.names:
         return []
     err = stderr.decode("utf-8", "replace")

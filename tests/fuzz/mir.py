@@ -4,7 +4,7 @@ Real MIR text (tests/data/mir/*.mir, examples/*.mir), mutated as text the compil
 person might get wrong: lines deleted, swapped or repeated, the text cut short, stray
 characters, CRLF line endings and a byte-order mark, huge numbers, deep nesting (types,
 tuples, parentheses). Each input goes through `placement lower` and `placement run` as a
-whole process (the runner of `python -m tests.fuzz`); on top of that campaign's rules
+whole process (`child`, as in `python -m tests.fuzz`); on top of that campaign's rules
 (exit 0/3/4/5, no traceback, no hang, no partial output, a valid lowered plan), every
 line of an exit-3 message must carry the input's position, `FILE:LINE:COL: `. Exit
 status 1 when anything was found.
@@ -22,8 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.fuzz.child import Config, preload, run_child
+from tests.fuzz.gen import ROOT
+from tests.fuzz.judge import Outcome, judge, outcome
 from tests.fuzz.report import print_findings, run_jobs, table
-from tests.fuzz.runner import ROOT, Config, Outcome, judge, preload, run_child
 
 SOURCES = tuple(sorted((ROOT / "tests" / "data" / "mir").glob("*.mir"))) + tuple(
     sorted((ROOT / "examples").glob("*.mir"))
@@ -189,7 +191,7 @@ def mutate(kind: str, index: int, seed: int) -> tuple[bytes, str]:
 def judge_mir(
     code: int, stderr: bytes, source: str, found: list[tuple[str, str]]
 ) -> list[tuple[str, str]]:
-    """The campaign's rules (`found`, from `runner.judge`), with its error-line rule made
+    """The campaign's rules (`found`, from `judge.judge`), with its error-line rule made
     stricter: every line of an exit-3 message is `SOURCE:LINE:COL: message`. A mutation
     that leaves several filter bodies makes `lower -o` ask for `--body` (exit 2, the one
     usage error it may give)."""
@@ -253,17 +255,17 @@ class MirFuzzer:
                 stderr = _json_as_text(stderr)
             found = judge(command, code, stdout, stderr, hung, source, out, out_dir, "json")
             found = judge_mir(code, stderr, source, found)
-            return Outcome(
+            return outcome(
                 command,
                 kind,
                 index,
                 code,
                 seconds,
                 found,
-                data if found else b"",
+                data,
                 ".mir",
                 (*args, f"# from {name}"),
-                stderr.decode("utf-8", "replace")[-2000:] if found else "",
+                stderr,
             )
         finally:
             shutil.rmtree(job, ignore_errors=True)

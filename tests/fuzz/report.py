@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.fuzz.runner import Outcome
+from tests.fuzz.judge import Outcome
 
 CATEGORIES_SHOWN = ("internal", "traceback", "memory", "signal", "hang", "partial-output")
 

@@ -2,7 +2,7 @@
 reparametrisation with one block's other values made infinite, never a rebuilt core.
 
 Measured on random cores of 100 to 130 blocks (200-block plans, 5 to 7 targets): a node of
-the list search (`search._PairSearch.node`) spent 5 to 7 ms, of which two diffusion
+the list search (`listsearch.ListNodes.node`) spent 5 to 7 ms, of which two diffusion
 sweeps were 0.4 ms; the rest was building the padded arrays and the colouring again from
 lists (`DenseCore.__init__`), writing them back, dead-end elimination around the
 conditioned block, the reductions and the symbolic elimination cost. Here a node copies
@@ -15,7 +15,7 @@ assignment's cost, and an assignment using a value made infinite costs `inf`, so
 bound is a bound of the assignments below the node. The nodes keep no reductions and no
 dynamic programming; once the blocks still holding two or more values are few or sparse
 enough for the dynamic programming (their symbolic elimination fits the leaf budget),
-the node is handed to the list search (`PairSearch.node`): written back to lists, it
+the node is handed to the list search (`listsearch.py`): written back to lists, it
 conditions away every block left with one value, reduces, and finishes by dynamic
 programming.
 
@@ -64,7 +64,7 @@ def peel(adj: dict[int, set[int]]) -> None:
 
 
 class ArrayNodes:
-    """The array search's node steps, mixed into `search._PairSearch` (which provides
+    """The array search's node steps, mixed into `search.PairSearch` (which provides
     `prune`, `leaf`, `node`, the counters and the budget)."""
 
     dense: DenseCore | None
