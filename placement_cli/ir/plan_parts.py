@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 from msgspec.json import encode as dumps
 
@@ -233,7 +233,7 @@ class Matrices:
             self.shapes[layout] = shape
         given: list[float] = [*chain.from_iterable(map(dict.values, raw.values()))]
         top = max(given) if given else 0.0  # (`default=` costs a keyword parse per call)
-        values: list[float | None] = given  # type: ignore[assignment]  # then None appended
+        values = cast("list[float | None]", given)  # the same list, then None appended
         values.append(None)
         if shape.diagonal is not None and shape.diagonal(values) != shape.zeros:
             return self._reported(raw, i, k)
