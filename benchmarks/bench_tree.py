@@ -37,7 +37,9 @@ import orjson
 
 from placement_cli.algorithms import tree as tp
 from placement_cli.core.io import gc_paused
-from placement_cli.ir import tree as ti
+from placement_cli.ir.tree.build import build_tree
+from placement_cli.ir.tree.model import Tree, children_first
+from placement_cli.ir.tree.read import parse_tree
 from tests.tree_reference import reference_dp
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tree.json"
@@ -145,7 +147,7 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
             src = Path(tmp) / f"{shape}.json"
             src.write_bytes(orjson.dumps(spec))
             out = Path(tmp) / "out.json"
-            tree = ti.build_tree(ti.parse_tree(spec))[0]
+            tree = build_tree(parse_tree(spec))[0]
             cmd = [
                 sys.executable,
                 "-m",
@@ -187,15 +189,15 @@ def whole_process(quick: bool, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
-def depth(tree: ti.Tree) -> int:
+def depth(tree: Tree) -> int:
     d = [0] * tree.n
-    for v in reversed(ti.children_first(tree)):
+    for v in reversed(children_first(tree)):
         for u in tree.children[v]:
             d[u] = d[v] + 1
     return max(d) + 1
 
 
-def literal_work(tree: ti.Tree, k: int) -> int:
+def literal_work(tree: Tree, k: int) -> int:
     """Inner-loop iterations of the literal pseudocode (lines 14 and 30)."""
     n_e = len(tree.engines)
     return (tree.n - 1) * n_e * ((k + 1) * n_e + (k + 1) * (k + 2) // 2)
@@ -245,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
             for n_e in engine_counts:
                 spec = generate(n, n_e, args.seed, shape)
                 t0 = time.perf_counter()
-                tree = ti.build_tree(ti.parse_tree(spec))[0]
+                tree = build_tree(parse_tree(spec))[0]
                 load = time.perf_counter() - t0
                 dep = depth(tree)
                 for k in KS:

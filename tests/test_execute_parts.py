@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from placement_cli.algorithms.tree import evaluate
 from placement_cli.engines.placements import allowed, fragments, n_cuts, predicted
 from placement_cli.engines.stats import same_rows, spearman
-from placement_cli.ir.tree import INF, tree_from_spec
+from placement_cli.ir.tree.build import tree_from_spec
+from placement_cli.ir.tree.model import INF
 
 
 def _tree(engines: int = 3) -> Any:

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from placement_cli.ir.tree import build_tree, parse_tree
+from placement_cli.ir.tree.build import build_tree
+from placement_cli.ir.tree.read import parse_tree
 from tests.conftest import TPCH_QUERIES
 
 ENGINES = ("duckdb", "datafusion", "postgres")

@@ -294,3 +294,16 @@ def test_launcher_does_not_import_typer(tmp_path: Path) -> None:
         [sys.executable, "-c", code, "solve", plan, "--bogus"], cwd=tmp_path, capture_output=True
     )
     assert r.stderr.decode().split()[-3:] == ["2", "True", "False"]
+
+
+def test_command_line_imports_no_numpy(tmp_path: Path) -> None:
+    """Typer builds every command for any one it runs (`--help`, `lower`, `tree`...):
+    building `tree`'s options must not import the tree's numpy model (~100 ms)."""
+    code = (
+        "import sys; from placement_cli.app.launch import dispatch\n"
+        "try:\n dispatch(sys.argv[1:])\nexcept SystemExit as e:\n"
+        " print(e.code, 'typer' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)"
+    )
+    for args in (["--version"], ["tree", "--help"]):
+        r = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True)
+        assert r.stderr.decode().split()[-3:] == ["0", "True", "False"], args

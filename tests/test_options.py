@@ -153,7 +153,7 @@ def test_no_stage_option_or_setting_is_written_by_hand():
     from placement_cli.app.config import _PATHS, SETTABLE
     from placement_cli.app.options import CALL_SETTINGS, model_options, settable
     from placement_cli.frontends.lower.options import LowerOptions
-    from placement_cli.ir.tree.model import TreeOptions
+    from placement_cli.ir.tree.options import TreeOptions
 
     derived = {m: model_options(m) for m in (SolveOptions, LowerOptions, TreeOptions)}
     by_flag = {f: o for opts in derived.values() for o in opts for f in o.flags}

@@ -30,7 +30,12 @@ from placement_cli.algorithms import tree as tp
 from placement_cli.app.cli import app
 from placement_cli.core.errors import InputError
 from placement_cli.formats import tree as tree_model
-from placement_cli.ir import tree as ti
+from placement_cli.ir.tree import build as tree_build
+from placement_cli.ir.tree import check, model, read
+from placement_cli.ir.tree.build import build_tree
+from placement_cli.ir.tree.model import Tree, TreeLimits
+from placement_cli.ir.tree.options import TreeOptions
+from placement_cli.ir.tree.read import load_tree, parse_tree
 from placement_cli.pipeline import tree_artifact as artifact
 from placement_cli.pipeline.tree_artifact import tree_artifact
 from tests.budget import examples
@@ -181,8 +186,8 @@ def quadratic_minmax(a: list[float], b: list[float], size: int) -> list[float]:
     return [min(max(ext_a[i], ext_b[k - i]) for i in range(k + 1)) for k in range(size)]
 
 
-def build(spec: dict[str, Any], expand_dag: bool = False) -> ti.Tree:
-    return ti.build_tree(ti.parse_tree(spec), expand_dag)[0]
+def build(spec: dict[str, Any], expand_dag: bool = False) -> Tree:
+    return build_tree(parse_tree(spec), expand_dag)[0]
 
 
 # --------------------------------------------------------------------------- properties
@@ -220,7 +225,7 @@ def test_fast_dp_equals_literal_pseudocode_and_exhaustive_search(
 @given(st.randoms(use_true_random=False), st.integers(0, 6))
 def test_artifact_assignment_is_optimal_and_consistent(rng: random.Random, budget: int) -> None:
     spec = random_spec(rng)
-    art, _ = tree_artifact(ti.parse_tree(spec), ti.TreeOptions(budget=budget))
+    art, _ = tree_artifact(parse_tree(spec), TreeOptions(budget=budget))
     sec = art["tree"]
     front = [f["latency"] for f in sec["frontier"]]
     assert [f["budget"] for f in sec["frontier"]] == list(range(len(front)))
@@ -371,12 +376,12 @@ def test_batched_levels_equal_node_by_node_and_the_literal_pseudocode(seed: int)
     spec = random_wide_spec(rng, rng.randint(2, 120), rng.randint(1, 4))
     tree = build(spec)
     budget = rng.choice([0, 1, 2, 3, 5, 8, 40])
-    batched = ti.TreeLimits(batch_level=1)
-    single = ti.TreeLimits(batch_level=10**9)
+    batched = TreeLimits(batch_level=1)
+    single = TreeLimits(batch_level=10**9)
     fast = tp.fast_dp(tree, budget, limits=batched).dp
     slow = tp.fast_dp(tree, budget, limits=single).dp
     mixed = tp.fast_dp(
-        tree, budget, limits=ti.TreeLimits(batch_level=3)
+        tree, budget, limits=TreeLimits(batch_level=3)
     ).dp  # batches fed by runs and single nodes
     literal = reference_dp(tree, budget)
     for v in range(tree.n):
@@ -514,14 +519,14 @@ def test_ties_prefer_no_cut_then_the_first_engine() -> None:
             {"id": "b", "time": {"z": 2, "y": 2}},
         ],
     }
-    art, _ = tree_artifact(ti.parse_tree(spec), ti.TreeOptions())
+    art, _ = tree_artifact(parse_tree(spec), TreeOptions())
     # b cannot run on x, so the zero-cut optimum puts all on y: the first engine without a cut.
     assert art["tree"]["engines"] == {"r": "y", "a": "y", "b": "y"}
     assert art["tree"]["cuts"] == [] and art["tree"]["latency"] == 3
 
 
 def test_doctests() -> None:
-    for mod in (ti.model, ti.read, ti.build, tp.dp, tp.minmax, tp.rebuild, tp.measure, artifact):
+    for mod in (model, read, tree_build, tp.dp, tp.minmax, tp.rebuild, tp.measure, artifact):
         r = doctest.testmod(mod)
         assert r.attempted > 0 and r.failed == 0, (mod.__name__, r)
 
@@ -531,7 +536,7 @@ def test_doctests() -> None:
 
 def test_example_is_optimal_by_exhaustive_search() -> None:
     spec = yaml.safe_load(EXAMPLE.read_text())
-    art, _ = tree_artifact(ti.load_tree(str(EXAMPLE)), ti.TreeOptions())
+    art, _ = tree_artifact(load_tree(str(EXAMPLE)), TreeOptions())
     brute = brute_frontier(spec, spec["budget"])
     got = [INF if f["latency"] is None else f["latency"] for f in art["tree"]["frontier"]]
     assert got == pytest.approx(brute, rel=1e-12)
@@ -947,9 +952,9 @@ def test_expansion_is_bounded() -> None:
             {"id": f"a{i}", "children": nxt, "time": {"x": 1}},
             {"id": f"b{i}", "children": nxt, "time": {"x": 1}},
         ]
-    inp = ti.parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
+    inp = parse_tree({"version": 1, "engines": ["x"], "budget": 0, "nodes": nodes})
     with pytest.raises(InputError, match="more than 5000 nodes"):
-        ti.build_tree(inp, expand_dag=True, limits=ti.TreeLimits(max_expanded_nodes=5000))
+        build_tree(inp, expand_dag=True, limits=TreeLimits(max_expanded_nodes=5000))
 
 
 def test_cli_root_field_places_only_its_subtree(tmp_path: Path) -> None:
@@ -1026,11 +1031,9 @@ def test_explicit_fast_path_and_model_path_build_the_same_transfers() -> None:
         spec = random_spec(rng)
         fast = build(spec)
         doc = json.loads(json.dumps(spec))
-        _, raw = ti.read._split_explicit(doc)
+        _, raw = read._split_explicit(doc)
         f = tree_model.TreeFile.model_validate(doc)
-        slow = ti.build_tree(ti.check.check_tree(f, None, "<t>", "", {"name": "t", "sha256": ""}))[
-            0
-        ]
+        slow = build_tree(check.check_tree(f, None, "<t>", "", {"name": "t", "sha256": ""}))[0]
         for u in range(1, fast.n):
             assert fast.transfer(u) == slow.transfer(u)
             for s, src in enumerate(fast.engines):
@@ -1139,7 +1142,7 @@ def test_dp_stops_at_the_deadline_and_says_unsolved() -> None:
     res = tp.place(tree, 8, deadline=time.monotonic() - 1)
     assert res.stopped == "time-limit" and res.assignment == () and res.frontier == ()
     assert res.detail is not None and 0 < res.detail["nodes_done"] < tree.n
-    res = tp.place(tree, 8, limits=ti.TreeLimits(memory_bytes=1000))
+    res = tp.place(tree, 8, limits=TreeLimits(memory_bytes=1000))
     assert res.stopped == "memory-limit"
     assert tp.place(tree, 8).stopped == ""
 

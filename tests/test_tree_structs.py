@@ -30,7 +30,7 @@ from placement_cli.core.io import dumps
 from placement_cli.formats import tree_structs
 from placement_cli.formats.tree import TreeFile as TreeModel
 from placement_cli.ir.tree import read
-from placement_cli.ir.tree.model import TreeOptions
+from placement_cli.ir.tree.options import TreeOptions
 from placement_cli.ir.tree.read import load_tree
 from placement_cli.pipeline.tree_artifact import tree_artifact
 from tests.fuzz.gen import EXAMPLES, mutate, random_tree, serialise

@@ -111,7 +111,9 @@ def _tree_of(
     artifact's section or None for a tree file)."""
     # Lazy: the tree DP, numpy and the tree file's pydantic model (~320 ms, measured), only
     # for `execute`; the typer commands all read this module (`app/cli.py`).
-    from placement_cli.ir.tree import TreeOptions, build_tree, load_tree
+    from placement_cli.ir.tree.build import build_tree
+    from placement_cli.ir.tree.options import TreeOptions
+    from placement_cli.ir.tree.read import load_tree
     from placement_cli.pipeline.tree_artifact import tree_artifact
     from placement_cli.views.tree import built_tree, operators, tree_input
     from placement_cli.views.tree_sniff import sniff

@@ -10,7 +10,7 @@ from placement_cli.app.console import exit_for, say, warn_diagnostics
 from placement_cli.app.values import Common, model_values
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, dumps, source_name, write_output
-from placement_cli.ir.tree.model import TreeOptions
+from placement_cli.ir.tree.options import TreeOptions
 from placement_cli.ir.tree.read import load_tree
 from placement_cli.pipeline.kinds import HEAD, foreign, kind_of, read_input, stdin_again
 from placement_cli.pipeline.tree_artifact import tree_artifact

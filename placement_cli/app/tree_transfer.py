@@ -11,7 +11,8 @@ from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, parse_document, source_name
 from placement_cli.frontends.calibrate.transfer import apply_profile, read_profile
-from placement_cli.ir.tree import TreeInput, parse_tree
+from placement_cli.ir.tree.model import TreeInput
+from placement_cli.ir.tree.read import parse_tree
 from placement_cli.pipeline.kinds import foreign, read_input
 
 

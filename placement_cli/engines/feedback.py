@@ -31,7 +31,7 @@ from placement_cli.engines.measure import Outcome
 from placement_cli.engines.placements import preorder
 from placement_cli.engines.require import need
 from placement_cli.engines.stats import median
-from placement_cli.ir.tree import Tree
+from placement_cli.ir.tree.model import Tree
 
 HANDOFF_HEADER = ("src", "dst", "rows", "width", "ms", "repeat")
 TIMES_HEADER = ("node", "engine", "subtree_ms", "self_ms", "runs")

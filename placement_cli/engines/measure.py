@@ -31,7 +31,7 @@ from placement_cli.engines.connect import Connections, Sources, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
 from placement_cli.engines.stats import same_rows
-from placement_cli.ir.tree import INF, Tree
+from placement_cli.ir.tree.model import INF, Tree
 
 _names = itertools.count()
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from placement_cli.algorithms.tree import evaluate
-from placement_cli.ir.tree import INF, Tree
+from placement_cli.ir.tree.model import INF, Tree
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from placement_cli.core.io import read_bytes
 from placement_cli.engines.connect import Connections
 from placement_cli.engines.fragments import build_plan, load_plan, prepare
 from placement_cli.engines.runs import Runner
-from placement_cli.ir.tree import Tree
+from placement_cli.ir.tree.model import Tree
 
 
 def recorded_query(file: Any) -> tuple[str | None, dict[str, Any] | None]:

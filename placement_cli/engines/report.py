@@ -12,7 +12,7 @@ from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference
 from placement_cli.engines.placements import parents, preorder
 from placement_cli.engines.stats import median, ranks, spearman
-from placement_cli.ir.tree import INF, Tree
+from placement_cli.ir.tree.model import INF, Tree
 
 LOW_SPEARMAN = 0.5
 

@@ -16,7 +16,8 @@ from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num
 from placement_cli.formats.tree_structs import dump
 from placement_cli.ir.tree.build import build_tree
-from placement_cli.ir.tree.model import INF, TreeInput, TreeLimits, TreeOptions
+from placement_cli.ir.tree.model import INF, TreeInput, TreeLimits
+from placement_cli.ir.tree.options import TreeOptions
 
 _LIMITS = TreeLimits()
 
