@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from placement_cli.core.errors import InputError
 from placement_cli.core.problems import validation_problems
-from placement_cli.formats.body import BodyFile as BodyModel
 from placement_cli.formats.body_structs import BodyFile, convert_body, decode_body, from_model
 from placement_cli.frontends.lower.compile import compile_file
 from placement_cli.frontends.lower.eligibility import analyse
@@ -33,6 +30,12 @@ def validate_body_file(doc: Any) -> BodyFile:
     f = decode_body(doc) if isinstance(doc, bytes) else convert_body(doc)
     if f is not None:
         return f
+    # Lazy: pydantic and the body model (~250 ms, measured), only to say what msgspec
+    # refused (or to accept what only pydantic's coercions accept).
+    from pydantic import ValidationError
+
+    from placement_cli.formats.body import BodyFile as BodyModel
+
     try:
         if isinstance(doc, bytes):
             model = BodyModel.model_validate_json(doc)
