@@ -3,13 +3,13 @@ and says honestly what it proved (the overflow findings of 2026-11-26)."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
 import time
 from typing import Any
 
+import msgspec
 import pytest
 
 from benchmarks.hard import colouring_plan
@@ -144,7 +144,7 @@ def huge(
             for (s, d), c in edge_costs[key].items():
                 m[g.targets.index(s) * K + g.targets.index(d)] = c
             mats[e] = make_matrix(K, tuple(m))
-    return dataclasses.replace(g, cost=tuple(tuple(r) for r in cost), edge_mat=tuple(mats))
+    return msgspec.structs.replace(g, cost=tuple(tuple(r) for r in cost), edge_mat=tuple(mats))
 
 
 def brute(g: Graph) -> tuple[int | None, tuple[int, ...] | None]:

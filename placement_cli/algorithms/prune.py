@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.ir.graph import Graph
@@ -15,8 +17,7 @@ class PruneOptions:
     """Options of `prune` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
-@dataclass(frozen=True, slots=True)
-class PruneResult:
+class PruneResult(msgspec.Struct, frozen=True):
     domains: tuple[int, ...]
     removed: tuple[tuple[int, int, int], ...]  # (block, target, edge id), sorted
     diagnostics: tuple[Diagnostic, ...]

@@ -6,6 +6,8 @@ import heapq
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from placement_cli.ir.cfg import tarjan
 from placement_cli.ir.graph import Graph
 
@@ -15,11 +17,9 @@ class SccOptions:
     """Options of `scc` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
-# Not `frozen`: a frozen dataclass sets each field through `object.__setattr__`, which
-# made building 100k components a quarter of the pass. Treat it as immutable all the same
-# (hashable by value, like before).
-@dataclass(slots=True, unsafe_hash=True)
-class Component:
+# A Struct, not a frozen dataclass: that sets each field through `object.__setattr__`,
+# which made building 100k components a quarter of the pass. Hashable by value.
+class Component(msgspec.Struct, frozen=True):
     blocks: tuple[int, ...]  # input order
     cyclic: bool
     self_loop: bool
@@ -31,8 +31,7 @@ class Component:
     header: int | None  # the single entry block of a cyclic component, if there is one
 
 
-@dataclass(frozen=True, slots=True)
-class SccResult:
+class SccResult(msgspec.Struct, frozen=True):
     components: tuple[Component, ...]  # topological order of the condensation
     comp_of: tuple[int, ...]  # block -> component position
     edges: tuple[tuple[int, int], ...]  # condensation edges (from, to), sorted

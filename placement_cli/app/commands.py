@@ -11,10 +11,11 @@ are derived from these.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
+
+import msgspec
 
 from placement_cli.app.options import (
     ARTIFACT,
@@ -211,7 +212,7 @@ def _show() -> Command:
                 choices=("dot", "mermaid", "text"),
             ),
             VIEW_OUTPUT,
-            dataclasses.replace(
+            msgspec.structs.replace(
                 TIME_LIMIT, help="Seconds the solve may spend when the input has no solve section."
             ),
             TREE_FILE,
@@ -231,7 +232,7 @@ def _explain() -> Command:
         (
             Opt("format", ("--format",), "json or text.", default="text", choices=("json", "text")),
             VIEW_OUTPUT,
-            dataclasses.replace(
+            msgspec.structs.replace(
                 TIME_LIMIT,
                 help="Seconds for all the pinned solves together (and for the solve "
                 "itself when the input has none).",
@@ -339,7 +340,7 @@ def command(name: str) -> Command:
     # time their own phases, the others their whole run (app/dispatch.py).
     common = (DIAGNOSTICS, DIAGNOSTICS_FILE, *((STRICT,) if _reads(cmd) else ()))
     extra = tuple(o for o in (*common, TIMINGS, NO_CONFIG, VERSION) if o not in cmd.options)
-    return dataclasses.replace(cmd, options=cmd.options + extra)
+    return msgspec.structs.replace(cmd, options=cmd.options + extra)
 
 
 def _reads(cmd: Command) -> bool:

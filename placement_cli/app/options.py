@@ -18,16 +18,16 @@ every pipeline command, before it knows whether typer is needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.solve.options import SolveOptions
 from placement_cli.core.option_field import Kind, flags_of, hints, literal_choices, value_kind
 from placement_cli.frontends.lower.options import LowerOptions
 
 
-@dataclass(frozen=True, slots=True)
-class Opt:
+class Opt(msgspec.Struct, frozen=True):
     """One option: the keyword its command body gets (`key`), its spellings, its help.
 
     `kind` is the value's type; `choices` restricts a string; `minimum` bounds a number
@@ -50,8 +50,7 @@ class Opt:
     path: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(msgspec.Struct, frozen=True):
     """One positional argument; a `many` argument takes one path or more (files or
     directories), and the command then runs once per file (`app/batch.py`); an
     `optional` one may be left out (None then); a `several` one takes one value or
@@ -73,8 +72,7 @@ class Arg:
         return f"[{self.metavar}]" if self.optional else self.metavar
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     """A command: its name, its one-line summary (`--help`), its arguments and options,
     and the function that runs it (`module:function`, called with the values by key)."""
 

@@ -33,9 +33,9 @@ Positions of YAML and JSON nodes are looked up only when a record is written
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
 
 from placement_cli import __version__
@@ -67,8 +67,7 @@ TOOL_CODES = {
 _RAN = (EXIT_OK, EXIT_INPUT, 4, 5, 7)
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """One diagnostic as the reports write it."""
 
     severity: str
@@ -78,7 +77,7 @@ class Record:
     line: int | None = None
     col: int | None = None
     path: str = ""
-    blocks: tuple[str, ...] = field(default=())
+    blocks: tuple[str, ...] = ()
     text: str = ""  # the line `text` prints (the tool's own wording)
     tool: bool = False  # the call's own failure (TOOL_CODES), not a finding about an input
 
@@ -305,8 +304,7 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-@dataclass
-class Report:
+class Report(msgspec.Struct):
     """Where one call's diagnostics go, and what else may share stderr with them.
 
     `stream`: text on stderr, each record written as it comes (the tool's classic
@@ -324,7 +322,7 @@ class Report:
     owner: bool = True
     stream: bool = True
     human: bool = True
-    records: list[Record] = field(default_factory=list)
+    records: list[Record] = msgspec.field(default_factory=list)
     warnings: int = 0
     errors: int = 0  # errors reported, warnings made errors by --strict included
     first_error: str | None = None  # the first error's line (a batch's summary row)

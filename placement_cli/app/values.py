@@ -15,10 +15,10 @@ from the same fields the options were derived from (`app/options.py`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import STDIN, parse_document, read_bytes, source_name
@@ -28,8 +28,7 @@ from placement_cli.frontends.lower.options import LowerOptions
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Common:
+class Common(msgspec.Struct, frozen=True):
     """The options several commands share (`app/options.py`), each as its option
     declares it; a command without one gets the default here."""
 
@@ -50,7 +49,7 @@ class Common:
         return cls(**{k: v[k] for k in _COMMON if k in v})
 
 
-_COMMON = tuple(f.name for f in dataclasses.fields(Common))
+_COMMON = Common.__struct_fields__
 
 
 def model_values(model: type[T], v: Mapping[str, Any], **made: Any) -> T:

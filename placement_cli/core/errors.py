@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -61,8 +61,7 @@ def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True):
     """One input problem: where (a field path such as `blocks[3].id`, and the 1-based
     line and column when the reader knows them) and what."""
 

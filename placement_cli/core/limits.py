@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from placement_cli.core.errors import Problem, UsageError
 
@@ -37,8 +38,7 @@ MAX_OBJECTIVE = 1e300
 COUNT_MAX = 2**63 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Input limits. Doctest:
 
     >>> Limits().max_input_bytes

@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_type_hints
+
+import msgspec
 
 Kind = Literal["str", "float", "int", "bool"]
 KEY = "cli"  # the metadata key of a field's flags
 
 
-@dataclass(frozen=True, slots=True)
-class Flag:
+class Flag(msgspec.Struct, frozen=True):
     """One command-line option of a field.
 
     `key` is the command's value key when it is not the field's name. `kind` is set

@@ -13,7 +13,7 @@ is the critical path inside it (self-times, the slowest child, its inputs counte
 cut's the transfer model on the child's rows and width, the whole the DP's latency of
 this assignment (`evaluate`).
 
->>> from placement_cli.ir.tree import tree_from_spec
+>>> from placement_cli.ir.tree.build import tree_from_spec
 >>> t = tree_from_spec(["a", "b"], [
 ...     {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
 ...     {"id": "x", "time": {"a": 2, "b": 5}}, {"id": "y", "time": {"a": 4, "b": 1}}],

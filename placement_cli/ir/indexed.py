@@ -9,8 +9,9 @@ order, then successor position), so no algorithm ever iterates a hash-ordered co
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.core.io import num
 from placement_cli.formats.structs import Plan as PlanStruct
@@ -18,11 +19,10 @@ from placement_cli.formats.structs import Plan as PlanStruct
 INF = math.inf
 
 
-# Not `frozen`: a frozen dataclass sets each field through `object.__setattr__`, a
-# fifth of a microsecond each; a foreign plan makes a matrix per edge (117k on 100k
-# blocks: 0.12 s of 0.15). Treat it as immutable all the same (compared by identity).
-@dataclass(slots=True, eq=False)
-class Matrix:
+# Not `frozen` (a frozen dataclass, as it was, set each field through
+# `object.__setattr__`: 0.12 s of 0.15 for the 117k matrices of a foreign 100k-block
+# plan). Treat it as immutable all the same (compared by identity).
+class Matrix(msgspec.Struct, eq=False):
     """A TransMatrix over target indices: `cost[s * n + d]` is None when s->d is forbidden."""
 
     n: int
@@ -62,8 +62,7 @@ def identity_matrix(n: int) -> Matrix:
     return make_matrix(n, tuple(0.0 if s == d else None for s in range(n) for d in range(n)))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Graph:
+class Graph(msgspec.Struct, frozen=True, eq=False):
     """A checked plan in indexed form. Immutable: passes return new results."""
 
     name: str | None

@@ -21,16 +21,16 @@ summaries and the golden files all derive from it. Adding a stage: write
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from placement_cli.pipeline.stage import Stage
 
 
-@dataclass(frozen=True, slots=True)
-class StageInfo:
+class StageInfo(msgspec.Struct, frozen=True):
     """What the command line needs to know about a stage without importing it."""
 
     name: str

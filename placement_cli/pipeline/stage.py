@@ -17,8 +17,9 @@ pydantic, which costs a fifth of a second per process.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
 
 if TYPE_CHECKING:
     from placement_cli.core.diagnostics import Diagnostic
@@ -37,8 +38,7 @@ class StageRun(Protocol):
     def value(self, stage: str) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(msgspec.Struct, frozen=True):
     """What a stage produced: the in-memory `value` later stages use, its artifact
     `section`, the diagnostics it raised, and its status (ok, infeasible, unsolved;
     None when the stage does not decide the artifact's status)."""
@@ -66,8 +66,7 @@ class Deferred:
         self.build = build
 
 
-@dataclass(frozen=True, slots=True)
-class Stage:
+class Stage(msgspec.Struct, frozen=True):
     name: str
     requires: tuple[str, ...]
     options: type[Any]  # a frozen dataclass (validated on construction)
@@ -76,6 +75,6 @@ class Stage:
     # types) against the plan and the checked earlier stages; raise InputError (paths
     # under `name.`) when it fails.
     check: Callable[[StageRun, Any], Output]
-    doc: str = field(default="")
+    doc: str = ""
     # summary(section) -> the stage's part of the human summary on stderr ("" for none)
-    summary: Callable[[dict[str, Any]], str] = field(default=lambda sec: "")
+    summary: Callable[[dict[str, Any]], str] = lambda sec: ""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.core.errors import InputError
 from placement_cli.core.io import parse_document, source_name
@@ -18,8 +19,7 @@ from placement_cli.pipeline.kinds import read_again, read_input
 _MAYBE_TREE = re.compile(rb"""["']?kind["']?\s*:\s*["']?tree\b""")
 
 
-@dataclass(frozen=True)
-class TreeArtifact:
+class TreeArtifact(msgspec.Struct, frozen=True):
     source: str  # as messages name it
     path: str  # as given ("-" for stdin)
     doc: dict[str, Any]
