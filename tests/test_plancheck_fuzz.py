@@ -227,7 +227,7 @@ def test_artifacts_agree_with_the_models(tmp_path, monkeypatch):
         data, suffix = serialise(doc, r)
         if i % 2:
             # The layout this tool writes, so the plan's span is found and parsed apart
-            # (`loading._parse_artifact`), tampered or not.
+            # (`artifact_bytes.parse_artifact`), tampered or not.
             try:
                 data, suffix = dumps(doc), ".json"
             except TypeError:

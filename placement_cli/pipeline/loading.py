@@ -10,7 +10,6 @@ graph and the artifact's sections, not yet checked against the plan: the driver
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from placement_cli.core.problems import brief, validation_problems
 from placement_cli.formats.checking import Reject
 from placement_cli.frontends.lower.options import LowerOptions
 from placement_cli.ir.graph import Graph, build_graph, checked_graph, parse_plan
+from placement_cli.pipeline.artifact_bytes import loads, parse_artifact, plan_span
 from placement_cli.pipeline.kinds import is_mir_input, one_body, read_input, say_what_it_is
 from placement_cli.pipeline.registry import (
     STAGES,
@@ -174,15 +174,6 @@ def _plan_from_json(data: bytes) -> Graph:
         return build_graph(plan)
 
 
-def _loads(data: bytes) -> Any:
-    """orjson's parse, or None when it fails (the models then say why, in their words)."""
-    try:
-        with gc_paused():
-            return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-
-
 def load(path: str, lower: LowerOptions | None = None, source_format: str | None = None) -> Loaded:
     """Read a plan file, a body file or MIR text (through the `lower` front end) or an
     artifact of any stage. `lower`: settings of the front end for a body (None: the
@@ -214,7 +205,7 @@ def load(path: str, lower: LowerOptions | None = None, source_format: str | None
             # certainly accepted goes to the models, which give today's messages.
             raw_plan: bytes | None = None
             if b'"format_version"' in data:
-                doc, raw_plan = _parse_artifact(data)
+                doc, raw_plan = parse_artifact(data)
             else:
                 try:
                     # The plan Struct has no `kind` or `plan`: what it accepts is not
@@ -222,7 +213,7 @@ def load(path: str, lower: LowerOptions | None = None, source_format: str | None
                     return _plan(source, checked_graph(data))
                 except Reject:
                     pass
-                doc = _loads(data)
+                doc = loads(data)
                 if not _artifact_like(doc):
                     return _plan(source, _plan_from_json(data))
             if doc is not None:
@@ -355,92 +346,8 @@ def _artifact_from_json(data: bytes, source: str, doc: Any) -> Loaded:
         _validate_artifact(lambda: _artifact_model().model_validate_json(data), doc), source
     )
     # Unparsed by orjson, the plan's place cannot be checked: normalised afresh.
-    loaded.raw_plan = _plan_span(data, doc) if doc is not None else None
+    loaded.raw_plan = plan_span(data, doc) if doc is not None else None
     return loaded
-
-
-_PLAN_KEY = b'\n  "plan": '
-_NEXT_KEY = b',\n  "prune": '
-
-
-# Stands for the plan while the rest of an artifact is parsed: a string no file holds.
-_SENTINEL = "\x00placement-plan-" + os.urandom(8).hex()
-_SENTINEL_JSON = orjson.dumps(_SENTINEL)
-
-
-def _parse_artifact(data: bytes) -> tuple[Any, bytes | None]:
-    r"""An artifact's bytes parsed once, with its plan's bytes (`_plan_span`), or
-    (None, None) when orjson cannot parse them.
-
-    The plan (most of an artifact) is parsed from its span, and the rest with a
-    sentinel in its place; equal to parsing the whole, which is the fallback whenever
-    the span is not certainly the top-level `plan` (no span, not a mapping, the
-    sentinel not at `plan`).
-
-    >>> doc, span = _parse_artifact(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
-    >>> doc, span
-    ({'kind': 'prune', 'plan': {'a': 1}, 'prune': {}}, b'{\n    "a": 1\n  }')
-    """
-    at = _span_at(data)
-    if at is not None:
-        start, end = at
-        span = data[start:end]  # copied once: kept as the plan's bytes
-        view = memoryview(data)
-        try:
-            with gc_paused():
-                plan = orjson.loads(span)
-                rest = orjson.loads(b"".join((view[:start], _SENTINEL_JSON, view[end:])))
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            if type(plan) is dict and type(rest) is dict and rest.get("plan") == _SENTINEL:
-                rest["plan"] = plan
-                return rest, span
-        finally:
-            view.release()
-    doc = _loads(data)
-    return doc, None if doc is None else _plan_span(data, doc)
-
-
-def _span_at(data: bytes) -> tuple[int, int] | None:
-    start = data.find(_PLAN_KEY)
-    end = data.find(_NEXT_KEY, start)
-    if start < 0 or end < 0:
-        return None
-    start += len(_PLAN_KEY)
-    if not (data.startswith(b"{\n", start) and data.endswith(b"\n  }", start, end)):
-        return None
-    return start, end
-
-
-def _plan_span(data: bytes, doc: Any = None) -> bytes | None:
-    r"""The plan's bytes in an artifact this tool wrote (its layout puts every top-level
-    key on its own line at indent 2, `plan` directly before `prune`), or None; with the
-    whole document `doc` parsed, only when they are its plan (a key written twice is
-    read as its last value, which need not be the one in that place).
-
-    The plan an artifact carries is already normalised, so writing these bytes again
-    gives what normalising the checked plan would, without the cost (a third of a
-    stage's time on large plans). Anything not in that layout is normalised afresh.
-
-    >>> _plan_span(b'{\n  "kind": "prune",\n  "plan": {\n    "a": 1\n  },\n  "prune": {}\n}\n')
-    b'{\n    "a": 1\n  }'
-    >>> _plan_span(b'{"plan": {}, "prune": {}}') is None
-    True
-    """
-    at = _span_at(data)
-    if at is None:
-        return None
-    span = data[at[0] : at[1]]
-    try:
-        plan = orjson.loads(span)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(plan, dict):
-        return None
-    if doc is not None and not (type(doc) is dict and doc.get("plan") == plan):
-        return None
-    return span
 
 
 def _sections_present(kind: str, present: Callable[[str], bool], diag_stages: list[Any]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from tests.fuzz import gen, keys
+from tests.fuzz import edges, gen, keys
 from tests.fuzz.child import Config, run_child
 from tests.fuzz.judge import STAGES
 
@@ -122,14 +122,14 @@ class Inputs:
                 art = gen.mutate(art, r)
             return gen.serialise(art, r)
         if kind == "yaml":
-            return gen.yaml_edge(r, tree, body=command == "lower")
+            return edges.yaml_edge(r, tree, body=command == "lower")
         if kind == "deep":
-            return gen.deep_nesting(r, base)
+            return edges.deep_nesting(r, base)
         if kind == "numbers":
-            return gen.numbers(r, base)
+            return edges.numbers(r, base)
         if kind == "ids":
-            return gen.ids(r, base)
+            return edges.ids(r, base)
         if kind == "bytes":
             data, _ = gen.serialise(base, r)
-            return gen.raw_bytes(r, data)
+            return edges.raw_bytes(r, data)
         raise ValueError(kind)
