@@ -157,7 +157,7 @@ def random_tree(r: random.Random) -> dict[str, Any]:
     ne = r.randint(1, 4)
     engines = [f"e{i}" for i in range(ne)]
     n = r.randint(1, 12)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for i in range(n):
         nodes.append(
             {

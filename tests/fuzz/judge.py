@@ -158,7 +158,8 @@ def judge(
         return found
     if command == "lower":
         return found + _check_lowered(files[0])
-    for f in files or [None]:
+    outputs: list[Path | None] = list(files) if files else [None]
+    for f in outputs:
         data = f.read_bytes() if f is not None else stdout
         # `run` exits with the last stage's status; an earlier stage may be "ok" before a
         # later one finds the plan infeasible or runs out of time.

@@ -76,7 +76,8 @@ def table(outcomes: list[Outcome], by: str) -> str:
         internal = (
             c["internal"] + c["memory"] + c["signal"] + (c["traceback"] if not c["internal"] else 0)
         )
-        c = Counter(c, internal=internal)
+        c = Counter(c)
+        c["internal"] = internal
         total.update({k: c[k] for k in cols})
         lines.append("| " + " | ".join([key] + [str(c[k]) for k in cols]) + " |")
     lines.append("| **total** | " + " | ".join(str(total[k]) for k in cols) + " |")
