@@ -8,6 +8,7 @@ import math
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -222,13 +223,12 @@ def test_array_search_with_greedy_classes_equals_brute_force(
 ) -> None:
     """The greedy colouring in block order (cores above `dsatur_max_blocks`) proves the
     same optimum as brute force."""
-    import dataclasses
 
     g = parse_plan(plan)
     domains = prune(g).domains
     base = array_budget(leaf, primal, True)
-    budget = dataclasses.replace(
-        base, diffusion=dataclasses.replace(base.diffusion, dsatur_max_blocks=0)
+    budget = msgspec.structs.replace(
+        base, diffusion=msgspec.structs.replace(base.diffusion, dsatur_max_blocks=0)
     )
     out = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=budget)
     best = check(plan, out, g, domains)

@@ -8,6 +8,7 @@ import math
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -153,14 +154,15 @@ def test_hand_over_with_or_without_dominance_equals_brute_force(
     """The node the list search takes from the arrays proves the optimum whether it
     masks dominated values in every block the fixing cut or only conditions the blocks
     left with one value."""
-    import dataclasses
 
     g = parse_plan(plan)
     domains = prune(g).domains
     base = array_budget(leaf, primal, True)
-    budget = dataclasses.replace(
+    budget = msgspec.structs.replace(
         base,
-        search=dataclasses.replace(base.search, array_handoff=0.75, handoff_dominance=dominance),
+        search=msgspec.structs.replace(
+            base.search, array_handoff=0.75, handoff_dominance=dominance
+        ),
     )
     out = solve_exact(g, domains, scc(g), Budget.within(30.0), budget=budget)
     best = check(plan, out, g, domains)

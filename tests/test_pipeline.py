@@ -325,12 +325,12 @@ def test_unsolved_status_propagates(monkeypatch, tmp_path):
     real = stage.solve
 
     def stopped(*a: Any, **k: Any) -> Any:
-        import dataclasses
+        import msgspec
 
         from placement_cli.core.diagnostics import Diagnostic
 
         res = real(*a, **k)
-        return dataclasses.replace(
+        return msgspec.structs.replace(
             res,
             status="unsolved",
             cost=None,

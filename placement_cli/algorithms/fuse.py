@@ -12,7 +12,6 @@ Dead (unreachable) blocks are not placed, so they are left out of the fused plan
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -33,8 +32,7 @@ class FuseOptions:
     """Options of `fuse` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
-@dataclass(frozen=True, slots=True)
-class FuseResult:
+class FuseResult(msgspec.Struct, frozen=True):
     """The fused layout. `graph` and `assignment` are None when there was no placement."""
 
     graph: Graph | None
@@ -95,8 +93,7 @@ class FuseResult:
         return normalize(fg)
 
 
-@dataclass(slots=True)
-class FusedBlock:
+class FusedBlock(msgspec.Struct):
     """A block of the fused plan made of several members: the fields of a plan `Block`
     (what `normalize(graph)` and the views read), without building a model for each
     (building a `Block` for each was a fifth of the pass on large plans). Read-only."""
@@ -256,7 +253,7 @@ def _fuse(g: Graph, assignment: tuple[int, ...], before: Cost) -> FuseResult:
                 f"fusion changed the placement's cost from {before.total:g} to {now}; this is a bug",
             )
         )
-    return dataclasses.replace(res, diagnostics=tuple(diags))
+    return msgspec.structs.replace(res, diagnostics=tuple(diags))
 
 
 def _fused_graph(

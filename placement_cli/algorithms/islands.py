@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from placement_cli.algorithms.fuse import FuseResult
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import gc_paused
@@ -55,8 +57,7 @@ class IslandsOptions:
     """Options of `islands` (none yet): a frozen dataclass, so unknown ones are refused."""
 
 
-@dataclass(frozen=True, slots=True)
-class Island:
+class Island(msgspec.Struct, frozen=True):
     target: int
     blocks: tuple[int, ...]  # fused blocks, input order
     members: tuple[int, ...]  # original blocks, input order
@@ -65,22 +66,19 @@ class Island:
     inherited: tuple[int, ...]  # required paths reused from the `inherits` dominator
 
 
-@dataclass(frozen=True, slots=True)
-class DataIsland:
+class DataIsland(msgspec.Struct, frozen=True):
     target: int
     provides: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class DepEdge:
+class DepEdge(msgspec.Struct, frozen=True):
     kind: int  # CONTROL_FLOW, INHERITS or DATA_FLOW
     src: int  # node: islands first, then data islands
     dst: int
     paths: tuple[int, ...] = ()  # data_flow only
 
 
-@dataclass(frozen=True, slots=True)
-class Schedule:
+class Schedule(msgspec.Struct, frozen=True):
     levels: tuple[tuple[int, ...], ...]  # nodes per level, node order inside a level
     groups: tuple[tuple[int, ...], ...]  # strongly connected groups (2+ nodes), by first node
     group_level: tuple[int, ...]
@@ -90,8 +88,7 @@ class Schedule:
         return bool(self.groups)
 
 
-@dataclass(frozen=True, slots=True)
-class IslandsResult:
+class IslandsResult(msgspec.Struct, frozen=True):
     islands: tuple[Island, ...]
     data: tuple[DataIsland, ...]
     entry: int  # the entry's island, -1 without a placement

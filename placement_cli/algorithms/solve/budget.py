@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+
+import msgspec
 
 from placement_cli.algorithms.solve.instance import INF
 
@@ -115,8 +116,7 @@ class Budget:
 # --------------------------------------------------------------------------- exact method
 
 
-@dataclass(frozen=True, slots=True)
-class CellBudget:
+class CellBudget(msgspec.Struct, frozen=True):
     """How many table cells the exact method's dynamic programming may build
     (`elimination.py`; cells of a joint table: the product of its blocks' domain sizes).
 
@@ -141,8 +141,7 @@ class CellBudget:
     mini_bucket: int = 1 << 14
 
 
-@dataclass(frozen=True, slots=True)
-class DiffusionSettings:
+class DiffusionSettings(msgspec.Struct, frozen=True):
     """Min-sum diffusion (`bounds.diffuse`, `dense.DenseCore`): sweeps, step and layout."""
 
     # Sweeps: at most this many at the root of the search (fewer once the bound stalls),
@@ -177,8 +176,7 @@ class DiffusionSettings:
     dense_min_blocks: int = 24
 
 
-@dataclass(frozen=True, slots=True)
-class SearchSettings:
+class SearchSettings(msgspec.Struct, frozen=True):
     """The branch and reduce search (`search.py`, `arraysearch.py`, `primal.py`)."""
 
     # The primal heuristic (primal.py): round the reparametrisation to an assignment and
@@ -210,8 +208,7 @@ class SearchSettings:
     memory: int = 4_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class DominanceSettings:
+class DominanceSettings(msgspec.Struct, frozen=True):
     """Dead-end elimination on the whole core (`dominance.remove_dominated`) before the
     dynamic programming or the search. More sweeps or stages cost more than they save
     on random cores (measured), and the search masks dominated values around every
@@ -226,8 +223,7 @@ class DominanceSettings:
     search_cores: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ExactBudget:
+class ExactBudget(msgspec.Struct, frozen=True):
     """The exact method's settings, one group per step. The time limit is not here: the
     exact method observes the deadline its caller derives from the run's `Budget`.
 
@@ -235,10 +231,10 @@ class ExactBudget:
     (True, False)
     """
 
-    cells: CellBudget = field(default_factory=CellBudget)
-    diffusion: DiffusionSettings = field(default_factory=DiffusionSettings)
-    search: SearchSettings = field(default_factory=SearchSettings)
-    dominance: DominanceSettings = field(default_factory=DominanceSettings)
+    cells: CellBudget = msgspec.field(default_factory=CellBudget)
+    diffusion: DiffusionSettings = msgspec.field(default_factory=DiffusionSettings)
+    search: SearchSettings = msgspec.field(default_factory=SearchSettings)
+    dominance: DominanceSettings = msgspec.field(default_factory=DominanceSettings)
     # The specialised R0/R1/R2 pass before the generic elimination (tests turn it off to
     # send whole plans through the generic elimination and the search).
     reductions: bool = True

@@ -15,7 +15,8 @@ as `objective.evaluate` (each edge once), just grouped by block pair.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from placement_cli.algorithms.solve.budget import Budget, slack
 from placement_cli.algorithms.solve.instance import (
@@ -50,8 +51,7 @@ def whole(inst: Instance) -> Sub:
     return Sub(inst, inst.live)
 
 
-@dataclass(frozen=True, slots=True)
-class Complete:
+class Complete(msgspec.Struct, frozen=True):
     assignment: tuple[int, ...] | None  # global, UNASSIGNED (-1) for dead blocks
     cost: float
     exhausted: bool  # True: `assignment` is optimal, or (None) no feasible one exists

@@ -4,8 +4,9 @@ options, the instance, the budget, the stats and the warnings so far."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.scc import SccResult
 from placement_cli.algorithms.solve.budget import Budget
@@ -15,8 +16,7 @@ from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.ir.graph import Graph
 
 
-@dataclass
-class Ctx:
+class Ctx(msgspec.Struct):
     g: Graph
     domains: tuple[int, ...]  # what the search runs on (pruned, pinned)
     report_domains: tuple[int, ...]  # what the artifact lists per block (pruned)

@@ -27,8 +27,9 @@ reported as invalid input rather than as a `null` total.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.scc import SccResult
 from placement_cli.algorithms.solve import outcomes
@@ -245,7 +246,7 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
             )
             return outcomes.failed(g, domains, diag, method, None, "pins", stats)
         domains = tuple(dom[b] if g.live[b] else domains[b] for b in range(g.n_blocks))
-        inst = replace(inst, dom=dom)
+        inst = msgspec.structs.replace(inst, dom=dom)
     c = Ctx(g, domains, report_domains, comps, opts, inst, budget, stats, [], pins=pins)
     if opts.warm_start is not None:
         c.incumbent = warm_incumbent(c, opts.warm_start)

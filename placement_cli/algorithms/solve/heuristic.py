@@ -21,8 +21,9 @@ module holds the forward pass and the refinement sweeps.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.scc import SccResult
 from placement_cli.algorithms.solve.budget import Budget
@@ -30,8 +31,7 @@ from placement_cli.algorithms.solve.instance import INF, Instance, bits_of
 from placement_cli.algorithms.solve.loops import Cyclic, LoopCsp, LoopState
 
 
-@dataclass(frozen=True, slots=True)
-class HeuristicOutcome:
+class HeuristicOutcome(msgspec.Struct, frozen=True):
     assignment: tuple[int, ...] | None  # None: the seed's search gave up
     forward: tuple[int, ...] | None  # what the forward pass alone produced
     failed: tuple[int, ...]  # blocks of the super block where the search gave up

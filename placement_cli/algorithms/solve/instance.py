@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import chain, compress
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.prune import edge_pairs
 from placement_cli.ir.graph import Graph, Matrix
@@ -62,8 +63,7 @@ def bits_of(mask: int) -> tuple[int, ...]:
     return r
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Instance:
+class Instance(msgspec.Struct, frozen=True, eq=False):
     """The live problem as a pairwise cost network.
 
     `nbr[b]` are the distinct live blocks sharing at least one edge with `b` (self-loops

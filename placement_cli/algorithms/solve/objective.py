@@ -13,15 +13,14 @@ block, with UNASSIGNED (-1) for dead blocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from placement_cli.ir.graph import Graph
 
 UNASSIGNED = -1
 
 
-@dataclass(frozen=True, slots=True)
-class Cost:
+class Cost(msgspec.Struct, frozen=True):
     total: float
     blocks: float
     edges: float

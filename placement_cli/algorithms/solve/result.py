@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.solve.complete import INF, bits_of
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost
@@ -15,8 +16,7 @@ from placement_cli.core.io import num
 from placement_cli.ir.graph import Graph
 
 
-@dataclass(frozen=True, slots=True)
-class SolveResult:
+class SolveResult(msgspec.Struct, frozen=True):
     assignment: tuple[int, ...]  # target per block; UNASSIGNED for dead blocks (all, unless ok)
     status: str  # "ok", "infeasible" (proven) or "unsolved" (stopped by a limit)
     diagnostics: tuple[Diagnostic, ...]
@@ -28,7 +28,7 @@ class SolveResult:
     method_used: str | None  # which solver produced the assignment
     proved_by: str | None  # what proved optimality (or infeasibility); None when unproven
     lower_bound_by: str | None  # what proved `lower_bound`: "bound", "complete" or "exact"
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def gap(self) -> float | None:

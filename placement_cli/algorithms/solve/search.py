@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.solve.budget import Budget, slack
 from placement_cli.algorithms.solve.instance import INF, Instance, Table, bits_of
@@ -66,8 +67,7 @@ class Sub:
                     self.pid[a][i] = self.pid[o][self.nbr[o].index(a)]
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(msgspec.Struct, frozen=True):
     values: tuple[int, ...] | None  # local targets of the best solution found
     cost: float
     exhausted: bool  # the whole tree was explored: `values` is optimal (or none exists)

@@ -12,10 +12,11 @@ The fused plan itself is not written: the plan and `fuse.blocks` give it
 
 from __future__ import annotations
 
-import dataclasses
 from itertools import chain
 from operator import itemgetter
 from typing import Any
+
+import msgspec
 
 from placement_cli.algorithms.fuse import FuseOptions, FuseResult, fuse
 from placement_cli.pipeline.checks import Problems, compare
@@ -163,7 +164,7 @@ def _rest(res: FuseResult, g: Any) -> dict[str, Any]:
     >>> {"blocks": res.to_json(g)["blocks"], **_rest(res, g)} == res.to_json(g)
     True
     """
-    js = FuseResult.to_json(dataclasses.replace(res, graph=None), g)
+    js = FuseResult.to_json(msgspec.structs.replace(res, graph=None), g)
     del js["blocks"]
     return js
 

@@ -11,8 +11,9 @@ whole plan, positions 0..m-1 in the search), and the lists are indexed by that n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeAlias
+
+import msgspec
 
 # Domain sizes by block: a list (the search's positions) or a dict (plan blocks).
 Sizes: TypeAlias = Sequence[int] | Mapping[int, int]
@@ -20,8 +21,7 @@ Sizes: TypeAlias = Sequence[int] | Mapping[int, int]
 Tables: TypeAlias = dict[int, list[float]]
 
 
-@dataclass(frozen=True, slots=True)
-class Core:
+class Core(msgspec.Struct, frozen=True):
     """A pairwise min-sum core, changed in place by the steps that take it.
 
     Invariants (every function taking a `Core` keeps them):

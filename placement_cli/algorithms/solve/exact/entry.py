@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+
+import msgspec
 
 from placement_cli.algorithms.scc import SccResult
 from placement_cli.algorithms.solve.budget import DEFAULT_BUDGET, Budget, ExactBudget
@@ -38,8 +39,7 @@ from placement_cli.core.io import gc_paused
 from placement_cli.ir.graph import Graph
 
 
-@dataclass(frozen=True)
-class ExactOutcome:
+class ExactOutcome(msgspec.Struct, frozen=True):
     """What the exact method proved (see `solve_exact`)."""
 
     assignment: tuple[int, ...] | None  # best feasible assignment found; -1 for dead blocks

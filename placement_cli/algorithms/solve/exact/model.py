@@ -17,10 +17,11 @@ References:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from itertools import compress
 from operator import add as _add
 from operator import itemgetter
+
+import msgspec
 
 from placement_cli.ir.graph import Graph, Matrix, bits
 
@@ -36,8 +37,7 @@ class Timeout(Exception):
 # --------------------------------------------------------------------------- model
 
 
-@dataclass
-class Model:
+class Model(msgspec.Struct):
     """The live part of the plan as a min-sum model over local value indices."""
 
     values: list[list[int]]  # per block: its domain's target indices, ascending (empty if dead)
