@@ -174,5 +174,5 @@ def test_no_stage_option_or_setting_is_written_by_hand():
                 assert o == d, (cmd.name, o.key)
     assert SETTABLE == settable((*derived[SolveOptions], *derived[LowerOptions], *CALL_SETTINGS))
     assert _PATHS == ("targets",)
-    # tree's model is not read for the settings (it imports numpy): it may mark none.
+    # tree's model is not read for the settings (app/config.py says why): it may mark none.
     assert settable(derived[TreeOptions]) == ()
