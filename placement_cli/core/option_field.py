@@ -8,7 +8,8 @@ default the field's default, so neither is written twice. `app/options.py` deriv
 commands' options from these fields, `app/config.py` the settings a project file may
 give, and `check` is the model's own check of the same choices and bounds.
 
-Standard library only: the fast launcher reads these on every pipeline command.
+Standard library and msgspec (`Flag` is a `Struct`) only: the fast launcher reads these on every
+pipeline command.
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
