@@ -109,8 +109,8 @@ def _tree_of(
 ) -> tuple[Any, Any, Any, list[int] | None, Any]:
     """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
     artifact's section or None for a tree file)."""
-    # Lazy: the tree DP, numpy and the tree file's pydantic model (~320 ms, measured), only
-    # for `execute`; the typer commands all read this module (`app/cli.py`).
+    # Lazy: the tree DP and numpy (~115 ms, measured; the tree file is read by msgspec),
+    # only for `execute`; the typer commands all read this module (`app/cli.py`).
     from placement_cli.ir.tree.build import build_tree
     from placement_cli.ir.tree.options import TreeOptions
     from placement_cli.ir.tree.read import load_tree
@@ -144,7 +144,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.engines.require import need
 
     need("execute")
-    # Lazy: the engines' modules, the tree DP, numpy and pydantic (~390 ms, measured), only
+    # Lazy: the engines' modules, the tree DP and numpy (~135 ms, measured), only
     # for `execute`, once `need` has checked the engines are installed.
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import Sources

@@ -123,7 +123,7 @@ def validate(name: str, v: dict[str, Any]) -> int:
 
 def _validate_tree(art: Any, c: Common) -> int:
     """A tree artifact: its recorded result checked against its tree file."""
-    # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+    # Lazy: the tree DP and numpy (~90 ms, measured), only for a tree artifact.
     from placement_cli.views.tree import (
         check,
     )

@@ -77,7 +77,7 @@ def show(name: str, v: dict[str, Any]) -> int:
 
 def _show_tree(art: Any, v: dict[str, Any]) -> int:
     """A tree artifact: the operator tree (every --view draws it)."""
-    # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+    # Lazy: the tree DP and numpy (~95 ms, measured), only for a tree artifact.
     from placement_cli.views.tree import (
         built_tree,
         operators,
@@ -160,7 +160,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
     ta, again_a = sniff(a)
     tb, again_b = sniff(b)
     if ta is not None and tb is not None:
-        # Lazy: the tree DP, numpy and its pydantic model (~270 ms, measured), only for trees.
+        # Lazy: the tree DP and numpy (~105 ms, measured), only for trees.
         from placement_cli.views.tree import tree_diff
 
         d = tree_diff(ta, tb)
@@ -185,7 +185,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
     if c.format == "json":
         text = dumps(d).decode()
     elif d["kind"] == "tree":
-        # Lazy: the tree DP, numpy and its pydantic model (~200 ms, measured), only for a tree artifact.
+        # Lazy: the tree DP and numpy (~95 ms, measured), only for a tree artifact.
         from placement_cli.views.tree import (
             tree_diff_text,
         )
