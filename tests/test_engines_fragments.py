@@ -36,7 +36,7 @@ def test_root_and_a_cut_equal_duckdb_on_every_engine(
 
     sql = tpch_sql[nr]
     plan = build_plan(conns, sql)
-    ref = rows(canonical(conns.duckdb().execute(sql).to_arrow_table()))
+    ref = rows(canonical(conns["duckdb"].handle.execute(sql).to_arrow_table()))
     assert ref
     assert list(plan.nodes) == [f"n{i}" for i in range(len(plan.nodes))]
     for engine in ("datafusion", "duckdb", "postgres"):
@@ -87,7 +87,7 @@ def test_a_cut_sort_under_a_fetch_is_read_not_recomputed(
     sql = tpch_sql[3]  # fetch(n0) over sort(n1)
     plan = build_plan(conns, sql)
     assert (plan.nodes["n0"].op, plan.nodes["n1"].op) == ("fetch", "sort")
-    ref = rows(canonical(conns.duckdb().execute(sql).to_arrow_table()))
+    ref = rows(canonical(conns["duckdb"].handle.execute(sql).to_arrow_table()))
     ordered = run_subtree(conns, plan, "n1", "datafusion", {})
     for engine in ("duckdb", "postgres"):
         frag = prepare(conns, plan, "n0", engine, frozenset({"n1"}))

@@ -141,12 +141,12 @@ def _sql_runner(sql: dict[Any, str]) -> Any:
     """Runs node `n` on engine `e` as `sql[(n, e)]`, its cut inputs registered as
     tables named after their nodes (`sql[(n, e, True)]` when it has inputs): a real
     query on a real engine."""
-    from placement_cli.engines.handoff import drop, hand_off
+    from placement_cli.engines.handoff import hand_off
 
     def run(conns: Any, node: str, engine: str, inputs: dict[str, Any]) -> Any:
         text = sql.get((node, engine, bool(inputs))) or sql[(node, engine)]
         if engine == "duckdb":
-            con = conns.duckdb()
+            con = conns["duckdb"].handle
             for name, table in inputs.items():
                 con.register(name, table)
             return con.execute(text).to_arrow_table()
@@ -156,12 +156,12 @@ def _sql_runner(sql: dict[Any, str]) -> Any:
             for name, table in inputs.items():
                 hand_off(conns, "duckdb", "postgres", table, name)
             try:
-                cur = conns.postgres().execute(text)
+                cur = conns["postgres"].handle.execute(text)
                 cols = [d.name for d in cur.description]
                 rows = cur.fetchall()
             finally:
                 for name in inputs:
-                    drop(conns, "postgres", name)
+                    conns["postgres"].drop(name)
             return pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)})
         raise AssertionError(engine)
 
@@ -284,7 +284,7 @@ def test_independent_fragments_of_a_planned_query_run_at_the_same_time(tpch_db: 
         "(SELECT nap(r_regionkey) AS k FROM region WHERE r_regionkey = 1) b ON a.k = b.k"
     )
     with Pool(Sources(db=tpch_db), 3) as pool:
-        ctx = pool.main.datafusion()
+        ctx = pool.main["datafusion"].handle
         ctx.register_udf(datafusion.udf(nap, [pa.int32()], pa.int32(), "volatile", name="nap"))
         plan = build_plan(pool.main, sql)
         join = next(n for n in plan.nodes.values() if n.op.startswith("join"))

@@ -122,7 +122,7 @@ def test_datafusion_metrics_of_tpch(
     folder = tmp_path / "trees"
     folder.mkdir()
     conns = Connections(Sources(db=tpch_db))
-    ctx = conns.datafusion()
+    ctx = conns["datafusion"].handle
     try:
         for n, q in queries:
             df = ctx.sql(q)

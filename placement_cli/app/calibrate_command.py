@@ -1,104 +1,16 @@
-"""`placement calibrate measure|fit`: time hand-offs between engines, fit the transfer
-model to them (docs/calibrate.md). The command is declared here; `app/commands.py`
-lists it."""
+"""`placement calibrate measure` and `calibrate fit`: time hand-offs between engines,
+fit the transfer model to them (docs/calibrate.md). Declared in
+`app/engine_commands.py`."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from placement_cli.app.console import say
-from placement_cli.app.options import DEBUG, OUTPUT, QUIET, Arg, Command, Opt
+from placement_cli.app.engine_values import engine_options, need_sources
 from placement_cli.core.errors import EXIT_OK, UsageError
 from placement_cli.core.io import dumps, read_bytes, source_name, write_output
-
-PAIRS = "duckdb:datafusion,datafusion:duckdb,duckdb:postgres,postgres:duckdb"
-
-
-def calibrate() -> Command:
-    return Command(
-        "calibrate",
-        "Measure hand-offs between engines (measure), or fit the transfer model "
-        "a + b*R + c*W + d*R*W to measurements (fit); docs/calibrate.md.",
-        (
-            Arg(
-                "action",
-                "ACTION",
-                "measure: time hand-offs into a CSV; fit: CSV files -> a transfer profile.",
-            ),
-            Arg(
-                "files",
-                "[CSV...]",
-                "fit: the measurement CSV files (src,dst,rows,width,ms[,repeat]), fitted together.",
-                gather=True,
-            ),
-        ),
-        (
-            Opt(
-                "pairs",
-                ("--pairs",),
-                "measure: the directions, SRC:DST,... (engines: duckdb, datafusion, postgres).",
-                default=PAIRS,
-            ),
-            Opt(
-                "db",
-                ("--db",),
-                "measure: the DuckDB database file (DuckDB and DataFusion run on it).",
-                metavar="FILE",
-            ),
-            Opt("pg", ("--pg",), "measure: the PostgreSQL connection string.", metavar="DSN"),
-            Opt(
-                "rows",
-                ("--rows",),
-                "measure: row counts, N,N,... (default: per direction, docs/calibrate.md).",
-                metavar="N,...",
-            ),
-            Opt(
-                "widths",
-                ("--widths",),
-                "measure: bytes per row, W,W,...",
-                default="16,64,256",
-                metavar="W,...",
-            ),
-            Opt(
-                "repeat",
-                ("--repeat",),
-                "measure: timed runs per point (each written; fit takes their median), in "
-                "rounds, after one warm-up.",
-                kind="int",
-                default=5,
-                minimum=1,
-            ),
-            Opt(
-                "weights",
-                ("--weights",),
-                "fit: relative (each point by 1/T: the relative error is minimised) or none.",
-                default="relative",
-                choices=("relative", "none"),
-            ),
-            Opt(
-                "reduce",
-                ("--reduce",),
-                "fit: the runs of one point (same src, dst, rows, width) become one point: their median, their min (contention only adds time), or none (every run a point).",
-                default="median",
-                choices=("median", "min", "none"),
-            ),
-            Opt("name", ("--name",), "fit: the profile's name."),
-            OUTPUT,
-            QUIET,
-            DEBUG,
-        ),
-        "placement_cli.app.calibrate_command:command",
-    )
-
-
-def command(name: str, v: dict[str, Any]) -> int:
-    if v["action"] == "fit":
-        return _fit(v)
-    if v["action"] == "measure":
-        return _measure(v)
-    raise UsageError(f"unknown action {v['action']!r:.40}: measure or fit")
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -113,46 +25,46 @@ def _ints(text: str, what: str) -> list[int]:
     return out
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
-    # Lazy: the engines package (~1.5 ms, measured), only for `calibrate measure`; this
-    # module is read by every command (`app/commands.py`).
-    from placement_cli.engines.connect import ENGINES
+def _pairs(text: str | None, sources: Any) -> list[tuple[str, str]]:
+    # Lazy: the engine registry (~1.5 ms, measured), only for `calibrate measure`.
+    from placement_cli.engines.connect import available
+    from placement_cli.engines.registry import DEFAULT_PAIRS, NAMES
 
+    if text is None:
+        have = set(available(sources))
+        out = [(s, d) for s, d in DEFAULT_PAIRS if s in have and d in have]
+        if not out:
+            raise UsageError("calibrate measure: give --db FILE (and --pg DSN for postgres)")
+        return out
     out = []
     for item in text.split(","):
         src, sep, dst = item.strip().partition(":")
-        if not sep or src not in ENGINES or dst not in ENGINES or src == dst:
+        if not sep or src not in NAMES or dst not in NAMES or src == dst:
             raise UsageError(
                 f"--pairs: {item.strip()!r:.40} is not SRC:DST of two different engines "
-                f"({', '.join(ENGINES)})"
+                f"({', '.join(NAMES)})"
             )
         out.append((src, dst))
     return out
 
 
-def _measure(v: dict[str, Any]) -> int:
+def measure(name: str, v: dict[str, Any]) -> int:
+    """`calibrate measure`: every pair's hand-offs timed, written as CSV."""
     # Lazy: the engines package (~0.3 ms, measured), only for `calibrate measure`.
     from placement_cli.engines.require import need
 
     need("calibrate measure")
     # Lazy: the engines' hand-off and the CSV reader (~7 ms, measured), only here.
-    from placement_cli.engines.connect import Sources
-    from placement_cli.engines.handoff import calibration_connections, measure
+    from placement_cli.engines.handoff import calibration_connections
+    from placement_cli.engines.handoff import measure as measure_handoffs
     from placement_cli.frontends.calibrate.measurements import Measurement, write_measurements
 
-    if v["files"]:
-        raise UsageError("calibrate measure takes no files: it writes its CSV to -o FILE or stdout")
-    pairs = _pairs(v["pairs"])
-    used = {e for p in pairs for e in p}
-    if used & {"duckdb", "datafusion"} and v["db"] is None:
-        raise UsageError("calibrate measure: duckdb and datafusion need --db FILE")
-    if "postgres" in used and v["pg"] is None:
-        raise UsageError("calibrate measure: postgres needs --pg DSN")
-    if v["db"] is not None and not Path(v["db"]).is_file():
-        raise UsageError(f"--db: no such file {v['db']!r:.200}")
+    opts = engine_options(v)
+    pairs = _pairs(v["pairs"], opts.sources())
+    need_sources(opts, dict.fromkeys(e for p in pairs for e in p))
     rows = _ints(v["rows"], "--rows") if v["rows"] else None
     widths = _ints(v["widths"], "--widths")
-    conns = calibration_connections(Sources(db=Path(v["db"]) if v["db"] else None, pg=v["pg"]))
+    conns = calibration_connections(opts.sources(), opts.settings())
     t0 = time.perf_counter()
 
     def said(src: str, dst: str, r: int, w: int, ms: list[float]) -> None:
@@ -160,7 +72,7 @@ def _measure(v: dict[str, Any]) -> int:
         _say(f"{src} -> {dst}: {r} rows x {w} B: {runs} ms", v["quiet"])
 
     try:
-        got = measure(conns, pairs, rows, widths, v["repeat"], progress=said)
+        got = measure_handoffs(conns, pairs, rows, widths, opts.repeat, opts.warmup, progress=said)
     finally:
         conns.close()
     out = [
@@ -170,13 +82,14 @@ def _measure(v: dict[str, Any]) -> int:
     ]
     write_output(write_measurements(out), v["output"])
     _say(
-        f"{len(got)} points x {v['repeat']} runs in {time.perf_counter() - t0:.1f} s",
+        f"{len(got)} points x {opts.repeat} runs in {time.perf_counter() - t0:.1f} s",
         v["quiet"],
     )
     return EXIT_OK
 
 
-def _fit(v: dict[str, Any]) -> int:
+def fit(name: str, v: dict[str, Any]) -> int:
+    """`calibrate fit`: the transfer profile of the measurement files."""
     # Lazy: numpy, the fit and the profile's pydantic model (~270 ms, measured), only for
     # `calibrate fit`.
     import numpy as np

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from placement_cli import __version__
-from placement_cli.app.commands import commands
+from placement_cli.app.commands import GROUPS, commands
 from placement_cli.app.dispatch import call
 from placement_cli.app.options import Command, Opt
 
@@ -128,7 +128,19 @@ def _register(cmd: Command) -> None:
     body.__signature__ = inspect.Signature([ctx_param, *params])  # type: ignore[attr-defined]
     body.__annotations__ = {p.name: p.annotation for p in (ctx_param, *params)}
     body.__doc__ = cmd.summary
-    app.command(name=cmd.name)(body)
+    group, _, sub = cmd.name.rpartition(" ")
+    (_group(group) if group else app).command(name=sub)(body)
+
+
+_groups: dict[str, typer.Typer] = {}
+
+
+def _group(name: str) -> typer.Typer:
+    """The typer app of the commands named `NAME SUB` (`GROUPS`), added on first use."""
+    if name not in _groups:
+        _groups[name] = typer.Typer(help=GROUPS[name], no_args_is_help=True, rich_markup_mode=None)
+        app.add_typer(_groups[name], name=name)
+    return _groups[name]
 
 
 def _given(source: Any) -> bool:

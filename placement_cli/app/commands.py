@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
+from types import ModuleType
 
 import msgspec
 
@@ -35,6 +36,7 @@ from placement_cli.app.options import (
     STRICT,
     TIME_LIMIT,
     TIMINGS,
+    TRANSFER,
     TREE_FILE,
     VERSION,
     VIEW_OUTPUT,
@@ -107,13 +109,7 @@ def _tree() -> Command:
         ),
         (
             *model_options(TreeOptions),
-            Opt(
-                "transfer",
-                ("--transfer",),
-                "A transfer profile (`calibrate fit`): its models replace the file's "
-                "`transfer.linear` for those engine pairs (docs/calibrate.md).",
-                metavar="PROFILE",
-            ),
+            TRANSFER,
             OUTPUT,
             FORMAT,
             QUIET,
@@ -310,16 +306,30 @@ def _builders() -> dict[str, Callable[[], Command]]:
         **stages,
         "run": _run,
         "tree": _tree,
-        "execute": lambda: import_module("placement_cli.app.execute_command").COMMAND,
+        "execute": lambda: _engine_commands().execute_command(),
         "show": _show,
         "explain": _explain,
         "diff": _diff,
         "profile": _profile,
         "schema": _schema,
         "codes": _codes,
-        "import": lambda: import_module("placement_cli.app.import_command").declaration(),
-        "calibrate": lambda: import_module("placement_cli.app.calibrate_command").calibrate(),
+        "import": lambda: _engine_commands().import_command(),
+        "calibrate measure": lambda: _engine_commands().calibrate_measure(),
+        "calibrate fit": lambda: _engine_commands().calibrate_fit(),
     }
+
+
+def _engine_commands() -> ModuleType:
+    # Lazy: the engine commands read the engine registry; the fast launcher (pipeline
+    # commands only) reads this module and must not.
+    return import_module("placement_cli.app.engine_commands")
+
+
+# Commands named `GROUP SUB` are subcommands of GROUP, which has this summary.
+GROUPS: dict[str, str] = {
+    "calibrate": "Measure hand-offs between engines (measure), and fit the transfer model "
+    "a + b*R + c*W + d*R*W to them (fit); docs/calibrate.md.",
+}
 
 
 # Each command is built on first use: `lower` and `tree` read their choices from their

@@ -1,107 +1,19 @@
 """`placement execute TREE_ARTIFACT --db FILE [--pg DSN]`: run a tree placement on the
 real engines and report how far the prediction was from what happened
-(`docs/execute.md`). Its declaration is `COMMAND`; `app/commands.py` lists it."""
+(`docs/execute.md`). Declared in `app/engine_commands.py`."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
-from placement_cli.app.options import DEBUG, OUTPUT, QUIET, TREE_FILE, Arg, Command, Opt
+from placement_cli.app.engine_values import engine_options, need_sources
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import write_output
 from placement_cli.formats.artifact import render
 
 EXIT_MISMATCH = 8
-
-COMMAND = Command(
-    "execute",
-    "Run a tree placement on the real engines (DuckDB, DataFusion, PostgreSQL); report "
-    "predicted against measured time, every result checked against a single engine.",
-    (
-        Arg(
-            "path",
-            "TREE_ARTIFACT",
-            "A `tree` artifact (its placement is run), or a tree file (placed first, with "
-            "its budget); the tree file must record its query (`import sql --probe`).",
-        ),
-    ),
-    (
-        Opt("db", ("--db",), "The DuckDB database file with the query's tables.", metavar="FILE"),
-        Opt(
-            "pg",
-            ("--pg",),
-            "PostgreSQL connection string with the same tables (placements using postgres are "
-            "skipped without it).",
-            metavar="DSN",
-        ),
-        Opt(
-            "repeat",
-            ("--repeat",),
-            "Timed runs of each placement, after one warm-up; times are medians.",
-            kind="int",
-            default=3,
-            minimum=1,
-        ),
-        Opt(
-            "all",
-            ("--all",),
-            "Execute every placement with at most --budget cuts that the tree allows (each "
-            "single engine among them), and rank them.",
-            kind="bool",
-            default=False,
-        ),
-        Opt(
-            "budget",
-            ("--budget", "-k"),
-            "Cuts per placement for --all.",
-            kind="int",
-            default=1,
-            minimum=0,
-        ),
-        Opt(
-            "result",
-            ("--result",),
-            "Write the chosen placement's rows here: Arrow IPC (.arrow, .feather, .ipc), "
-            "Parquet (.parquet) or CSV (.csv), by the name's ending.",
-            metavar="FILE",
-        ),
-        Opt(
-            "calibrate_out",
-            ("--calibrate-out",),
-            "Write every measured hand-off as the CSV `calibrate fit` reads "
-            "(src,dst,rows,width,ms,repeat).",
-            metavar="FILE",
-        ),
-        Opt(
-            "times_out",
-            ("--times-out",),
-            "Write the measured per-node times (node,engine,subtree_ms,self_ms,runs) as CSV.",
-            metavar="FILE",
-        ),
-        Opt(
-            "tree_out",
-            ("--tree-out",),
-            "Write the tree file again with the measured self-times in place of its own "
-            "(where measured): the tree the next `placement tree` places.",
-            metavar="FILE",
-        ),
-        Opt(
-            "sql",
-            ("--sql",),
-            "The query, for a tree file that records none; planned again in DataFusion, its "
-            "plan's nodes must be the tree's.",
-            metavar="FILE",
-        ),
-        TREE_FILE,
-        OUTPUT,
-        QUIET,
-        DEBUG,
-    ),
-    "placement_cli.app.execute_command:command",
-)
 
 
 def _tree_of(
@@ -147,21 +59,26 @@ def command(name: str, v: dict[str, Any]) -> int:
     # Lazy: the engines' modules, the tree DP and numpy (~135 ms, measured), only
     # for `execute`, once `need` has checked the engines are installed.
     from placement_cli.engines import feedback
-    from placement_cli.engines.connect import Sources
     from placement_cli.engines.measure import execute_many
     from placement_cli.engines.placements import allowed
-    from placement_cli.engines.plans import runner_for
+    from placement_cli.engines.plans import recorded_query, runner_for
     from placement_cli.engines.report import build, label
 
-    if v["db"] is None:
+    opts = engine_options(v)
+    if opts.db is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
+    need_sources(opts, ())
     problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
+    if v["sql"] is None and recorded_query(problem.file)[0] is None:
+        raise UsageError(
+            f"{problem.source}: the tree file records no query to run: give --sql FILE, or "
+            "build the tree with `placement import sql --probe`"
+        )
     ids, make_runner = runner_for(problem, tree, v["sql"])
     # --all: every placement the budget allows; else each single engine (and the chosen).
     assignments = list(allowed(tree, v["budget"] if v["all"] else 0))
     if chosen is not None and tuple(chosen) not in assignments:
         assignments.insert(0, tuple(chosen))
-    sources = Sources(db=Path(v["db"]), pg=v["pg"])
 
     def progress(i: int, o: Any) -> None:
         if not v["quiet"] and stderr_is_terminal():
@@ -170,7 +87,15 @@ def command(name: str, v: dict[str, Any]) -> int:
             )
 
     ref, outcomes = execute_many(
-        sources, tree, ids, assignments, make_runner, v["repeat"], progress=progress
+        opts.sources(),
+        tree,
+        ids,
+        assignments,
+        make_runner,
+        opts.repeat,
+        opts.warmup,
+        progress=progress,
+        settings=opts.settings(),
     )
     art = build(
         tree,
@@ -183,8 +108,8 @@ def command(name: str, v: dict[str, Any]) -> int:
         input_ref=dict(section.get("input_ref") or problem.ref),
         budget=v["budget"] if v["all"] else None,
         all_=v["all"],
-        repeat=v["repeat"],
-        warmup=1,
+        repeat=opts.repeat,
+        warmup=opts.warmup,
     )
     write_output(render(art), v["output"])
     if v["result"]:

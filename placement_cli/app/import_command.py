@@ -1,7 +1,8 @@
 """`placement import FORMAT FILE... -o TREE`: a tree file for `placement tree` from what
-engines printed about a query (docs/import.md): its declaration and its handler.
+engines printed about a query (docs/import.md), or from the query itself run on the
+engines (`import sql --probe`, docs/probe.md). Declared in `app/engine_commands.py`.
 
-`FORMATS` names each format's reader (`module:function`, imported only when used):
+`FORMATS` (there) names each format's reader (`module:function`, imported only when used):
 `read(path, data, source, engine, values) -> Plan | list[Plan]` (the plans of
 `frontends/engine_plans/model.py`; several for a reader that times one tree on several
 engines); `engine` is the file's `--engine`, else the engine the format is named after
@@ -15,99 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from placement_cli.app.console import say, warn_diagnostics
-from placement_cli.app.options import DEBUG, FORMAT, OUTPUT, QUIET, Arg, Command, Opt
+from placement_cli.app.engine_commands import FORMATS
 from placement_cli.core.errors import EXIT_OK, InputError, Problem, UsageError
 from placement_cli.core.io import dumps, gc_paused, read_bytes, source_name, write_output
-
-FORMATS: dict[str, str] = {
-    "postgres-explain": "placement_cli.frontends.engine_plans.postgres:read",
-    "duckdb-profile": "placement_cli.frontends.engine_plans.duckdb:read",
-    "datafusion-metrics": "placement_cli.frontends.engine_plans.datafusion:read",
-}
-KNOWN_ENGINES = ("duckdb", "datafusion", "postgres")
-# Formats that run the query rather than read what an engine printed, and make the whole
-# tree file: `read(path, data, source, values) -> (tree document, warnings)`.
-PROBES: dict[str, str] = {"sql": "placement_cli.engines.probe:read"}
-
-
-def declaration() -> Command:
-    return Command(
-        "import",
-        "Make a tree file for `placement tree` from the plans and profiles engines print "
-        "(docs/import.md).",
-        (
-            Arg(
-                "plan_format",
-                "FORMAT",
-                f"What the files are: {', '.join(FORMATS)}, or sql (a query, with --probe).",
-            ),
-            Arg(
-                "files",
-                "FILE...",
-                "One file per engine, all of one query (their plans must have the same shape); "
-                "FORMAT:FILE reads one file as another format; - for stdin.",
-                several=True,
-            ),
-        ),
-        (
-            Opt(
-                "engine",
-                ("--engine",),
-                "The engine of each file, in order (repeatable; default: the format's "
-                "engine, e.g. postgres for postgres-explain).",
-                repeatable=True,
-                metavar="NAME",
-            ),
-            Opt(
-                "budget",
-                ("--budget", "-k"),
-                "The cut budget K the tree file carries (default: none; `tree --budget`).",
-                kind="int",
-                minimum=0,
-            ),
-            Opt("name", ("--name",), "The tree's name (default: the first file's name)."),
-            Opt(
-                "transfer",
-                ("--transfer",),
-                "A transfer profile (`calibrate fit`): its models written into the tree "
-                "file's `transfer.linear`, its name and sha256 into `transfer.profile`.",
-                metavar="PROFILE",
-            ),
-            Opt(
-                "probe",
-                ("--probe",),
-                "sql: time every subtree of the query's plan on every engine (docs/probe.md).",
-                kind="bool",
-                default=False,
-            ),
-            Opt(
-                "engines",
-                ("--engines",),
-                "sql --probe: the engines, comma-separated (default: all --db and --pg run).",
-                metavar="A,B",
-            ),
-            Opt(
-                "db",
-                ("--db",),
-                "sql --probe: the DuckDB database file with the tables.",
-                metavar="FILE",
-            ),
-            Opt("pg", ("--pg",), "sql --probe: a PostgreSQL connection string.", metavar="DSN"),
-            Opt(
-                "repeat",
-                ("--repeat",),
-                "sql --probe: timed runs of each subtree after one warm-up (the median is kept).",
-                kind="int",
-                default=3,
-                minimum=1,
-            ),
-            OUTPUT,
-            FORMAT,
-            QUIET,
-            DEBUG,
-        ),
-        "placement_cli.app.import_command:command",
-    )
 
 
 def _reader(fmt: str) -> Any:
@@ -134,7 +45,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.frontends.engine_plans.tree_file import check_same_shape, tree_document
 
     fmt = v["plan_format"]
-    if fmt in PROBES:
+    if fmt == "sql":
         return _probe(fmt, v)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
@@ -185,17 +96,31 @@ def command(name: str, v: dict[str, Any]) -> int:
 def _probe(fmt: str, v: dict[str, Any]) -> int:
     """`import sql --probe`: one query file, run on the engines; the tree file written."""
     # Lazy: the tree file's pydantic model (~115 ms, measured), only for `import`.
+    from placement_cli.app.engine_values import engine_options, need_sources
     from placement_cli.formats.tree import TreeFile
 
     if len(v["files"]) != 1:
         raise UsageError(f"import {fmt} reads one query file, got {len(v['files'])}")
+    if not v.get("probe"):
+        raise UsageError(
+            "import sql runs the query on the engines: give --probe --engines ... --db FILE"
+        )
+    opts = engine_options(v)
     path = v["files"][0]
-    module, _, func = PROBES[fmt].partition(":")
-    read = getattr(importlib.import_module(module), func)
     profile = _read_profile(v)  # a profile that cannot be read stops it before the engines run
-    doc, diags = read(path, read_bytes(path), source_name(path), v)
+    # Lazy: the engines (the probe, the planner), only for `import sql --probe`.
+    from placement_cli.engines.connect import available
+    from placement_cli.engines.probe import probe_query, tree_document
+
+    engines = opts.engines or available(opts.sources())
+    if not engines:
+        raise UsageError("--probe needs --engines and --db (and --pg for postgres)")
+    need_sources(opts, engines)
+    sql = read_bytes(path).decode("utf-8").strip().rstrip(";").strip()
+    p = probe_query(sql, opts.sources(), opts.settings(), engines, opts.repeat, opts.warmup)
+    doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))
     doc, applied = _with_profile(doc, profile)
-    diags = [*diags, *(d for d in applied if d["severity"] != "info")]
+    diags = [*p.diagnostics, *(d for d in applied if d["severity"] != "info")]
     TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
     write_output(dumps(doc, v["format"]), v["output"])
     warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))
@@ -253,8 +178,11 @@ def _hinted(exc: Any, fmt: str, path: str, data: bytes, source: str) -> Any:
 def _engine_of(fmt: str) -> str | None:
     """The engine a format's name starts with (`postgres-explain`: postgres), else None
     (a reader that times several engines names them itself)."""
+    # Lazy: the engine registry (~1.5 ms, measured), only for a format named by engine.
+    from placement_cli.engines.registry import NAMES
+
     head = fmt.split("-", 1)[0]
-    return head if head in KNOWN_ENGINES else None
+    return head if head in NAMES else None
 
 
 def _summary(plans: list[Any]) -> str:

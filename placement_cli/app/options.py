@@ -256,6 +256,14 @@ ARTIFACT = Arg(
 )
 VIEW_OUTPUT = Opt("output", ("-o", "--output"), "Write here (atomically) instead of stdout.")
 VIEW_QUIET = Opt("quiet", ("--quiet", "-q"), "No warnings on stderr.", kind="bool", default=False)
+NAME = Opt("name", ("--name",), "The name written into what the command makes.")
+TRANSFER = Opt(
+    "transfer",
+    ("--transfer",),
+    "A transfer profile (`calibrate fit`): its models replace the file's "
+    "`transfer.linear` for those engine pairs (docs/calibrate.md).",
+    metavar="PROFILE",
+)
 TREE_FILE = Opt(
     "tree",
     ("--tree",),

@@ -1,9 +1,10 @@
-"""Where the engines' data is, and a connection to each engine; hand-offs between them.
+"""Sessions on the engines for one process (`Connections`), opened on first use, and the
+canonical schema every table crossing between engines is cast to.
 
-A query's data is named once: `--db FILE` is a DuckDB database file (DuckDB opens it
-read-only; DataFusion gets every table of it as Arrow, copied once per process), and
-`--pg DSN` a PostgreSQL connection string (its tables of the same names). Engines are
-named `duckdb`, `datafusion` and `postgres`, as in tree files.
+A query's data is named once: `Sources.db`, a DuckDB database file (the engines that
+cannot read it get its tables as Arrow, read once), and `Sources.pg`, a PostgreSQL
+connection string (its tables of the same names). `Sources` and `Settings` are defined
+in `engines/base.py`; they are re-exported here, where callers open sessions.
 
 Every table that crosses from one engine to another is first cast to one canonical
 schema (`canonical`): engines disagree on decimals (DuckDB's DECIMAL(38,4) sums,
@@ -13,27 +14,21 @@ paper this design follows does; results are compared with floats rounded.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from placement_cli.engines.base import Engine, Session, Settings, Sources, TableSource
+from placement_cli.engines.registry import ENGINES, engine
 from placement_cli.engines.require import need
 
-ENGINES = ("duckdb", "datafusion", "postgres")
+__all__ = ["Connections", "Settings", "Sources", "available", "canonical"]
 
 
-@dataclass(frozen=True)
-class Sources:
-    """Where each engine finds the tables: a DuckDB file, a PostgreSQL server, or both."""
-
-    db: Path | None = None
-    pg: str | None = None
-    statement_timeout_ms: int = 60_000
-
-    def available(self) -> tuple[str, ...]:
-        """The engines these sources can run, in `ENGINES` order."""
-        have = {"duckdb": self.db, "datafusion": self.db, "postgres": self.pg}
-        return tuple(e for e in ENGINES if have[e] is not None)
+def available(sources: Sources) -> tuple[str, ...]:
+    """The engines `sources` can run, in the registry's order."""
+    return tuple(e.name for e in ENGINES if e.has_source(sources))
 
 
 def canonical(table: Any) -> Any:
@@ -50,45 +45,55 @@ def canonical(table: Any) -> Any:
 
 
 @dataclass
-class Connections:
-    """One open connection per engine, opened on first use; `close()` closes them."""
+class Connections(TableSource):
+    """One session per engine, opened on first use (`session`); `close()` closes them.
+
+    `tables`: False gives the engines that copy the `db` file's tables none of them
+    (a calibration hands off generated rows only: copying TPC-H SF 0.1 takes seconds).
+    `parent`: the connections of the process when these are one thread's: each session
+    is then the parent's `Session.thread()`."""
 
     sources: Sources
-    _open: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
+    tables: bool = True
+    parent: Connections | None = None
+    _open: dict[str, Session] = field(default_factory=dict)
+    _lock: Any = field(default_factory=threading.RLock)
 
-    def duckdb(self) -> Any:
-        if "duckdb" not in self._open:
-            (duckdb,) = need("execute", "duckdb")
-            if self.sources.db is None:
-                raise ValueError("duckdb needs --db")
-            self._open["duckdb"] = duckdb.connect(str(self.sources.db), read_only=True)
-        return self._open["duckdb"]
+    def session(self, name: str | type[Engine]) -> Session:
+        """The session of engine `name` (opened now if it is not open yet)."""
+        eng = engine(name) if isinstance(name, str) else name
+        s = self._open.get(eng.name)
+        if s is not None:
+            return s
+        if self.parent is not None:
+            s = self.parent.session(eng).thread()
+        else:
+            with self._lock:  # two threads opening one engine: one session
+                s = self._open.get(eng.name) or eng.open(self.sources, self.settings, self)
+        self._open[eng.name] = s
+        return s
 
-    def datafusion(self) -> Any:
-        if "datafusion" not in self._open:
-            (datafusion,) = need("execute", "datafusion")
-            ctx = datafusion.SessionContext()
-            con = self.duckdb()
-            names = [r[0] for r in con.execute("SHOW TABLES").fetchall()]
-            for name in names:
-                table = canonical(con.execute(f'SELECT * FROM "{name}"').to_arrow_table())
-                ctx.register_record_batches(name, [table.to_batches()])
-            self._open["datafusion"] = ctx
-        return self._open["datafusion"]
+    __getitem__ = session
 
-    def postgres(self) -> Any:
-        if "postgres" not in self._open:
-            (psycopg,) = need("execute", "psycopg")
-            if self.sources.pg is None:
-                raise ValueError("postgres needs --pg")
-            conn = psycopg.connect(self.sources.pg, autocommit=True)
-            conn.execute(f"SET statement_timeout = {int(self.sources.statement_timeout_ms)}")
-            self._open["postgres"] = conn
-        return self._open["postgres"]
+    def thread(self) -> Connections:
+        """Connections for another thread: each session the thread's own (`Session.thread`)."""
+        return Connections(self.sources, self.settings, self.tables, parent=self)
+
+    def db_tables(self) -> Iterator[tuple[str, Any]]:
+        if not self.tables:
+            return
+        reader = next(e for e in ENGINES if e.reads_db_file)
+        source = self.session(reader)
+        for name, table in source.db_tables():
+            yield name, canonical(table)
 
     def close(self) -> None:
-        for conn in reversed(list(self._open.values())):
-            closer = getattr(conn, "close", None)
-            if closer is not None:
-                closer()
+        """Close every session this opened (a thread's sessions that are the parent's
+        own, as DataFusion's shared context, are left to the parent)."""
+        mine = list(self._open.values())
         self._open.clear()
+        shared = set() if self.parent is None else {id(s) for s in self.parent._open.values()}
+        for s in reversed(mine):
+            if id(s) not in shared:
+                s.close()

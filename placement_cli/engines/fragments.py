@@ -11,22 +11,24 @@ Contract:
   `load_plan(conns, sql, substrait)` rebuilds the same `Plan` from what `Plan.substrait`
   recorded (the same node ids), without planning again: a tree file keeps it.
 - `run_subtree(conns, plan, node_id, engine, inputs)` runs the subtree rooted at
-  `node_id` on `engine` (`duckdb`, `datafusion`, `postgres`) and returns its result as
-  a pyarrow Table in the canonical schema (`connect.canonical`), columns named as the
-  node's output. Every node id in `inputs` must be in that subtree (not its root): it is
-  a cut child whose result is the given Arrow table (columns by position, as the node
-  outputs them), so its own subtree is not run. `prepare` does the same work split in
-  two: everything that does not depend on the data (building the fragment, turning it
-  into SQL) once, then `Fragment.run(inputs)`, which is what a timing should measure.
-- DataFusion runs its own plan: the Substrait relations, consumed back with the cut
-  children read from registered tables. DuckDB and PostgreSQL get SQL from DataFusion's
-  unparser (`datafusion.unparser`, their dialects): each node is unparsed on its own,
+  `node_id` on `engine` (an engine of `engines/registry.py`, by name) and returns its
+  result as a pyarrow Table in the canonical schema (`connect.canonical`), columns
+  named as the node's output. Every node id in `inputs` must be in that subtree (not
+  its root): it is a cut child whose result is the given Arrow table (columns by
+  position, as the node outputs them), so its own subtree is not run. `prepare` does
+  the same work split in two: everything that does not depend on the data (building
+  the fragment, turning it into SQL) once, then `Fragment.run(inputs)`, which is what a
+  timing should measure.
+- The planner (`registry.PLANNER`: DataFusion, the engine without a SQL dialect) runs
+  its own plan: the Substrait relations, consumed back with the cut children read from
+  registered tables. Every other engine gets SQL from DataFusion's unparser
+  (`datafusion.unparser`, in the engine's `dialect`): each node is unparsed on its own,
   over its children as named tables, and the nodes are chained as common table
   expressions (a whole subtree unparsed at once loses the qualifiers of derived tables
   and does not bind). Such a fragment is re-planned by its engine (`Fragment.replanned`
-  is true, and `Fragment.sql` is what it ran): its join order and costs are that
-  engine's own, not DataFusion's. Inputs are registered with DuckDB (a cursor of its
-  own per run) and loaded into temporary tables in PostgreSQL, dropped after the run.
+  is the engine's `replans`, and `Fragment.sql` is what it ran): its join order and
+  costs are that engine's own, not DataFusion's. Its inputs are made tables of the
+  engine for the run (`Session.run_with`) and dropped after it.
 - Errors (an unparser or engine error) propagate as the engine's exception; a caller
   that tolerates an engine that cannot run a node catches `Exception` and reports it.
 """
@@ -42,8 +44,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement_cli.engines import pg_arrow
 from placement_cli.engines.connect import Connections, canonical
+from placement_cli.engines.registry import PLANNER, engine
 from placement_cli.engines.require import need
 
 # Substrait relation fields that hold the relation's inputs, in child order.
@@ -139,7 +141,7 @@ class Plan:
 def build_plan(conns: Connections, sql: str) -> Plan:
     """Plan `sql` in DataFusion (optimized logical plan) and number its relations."""
     (substrait,) = need("import", "datafusion.substrait")
-    ctx = conns.datafusion()
+    ctx = conns.session(PLANNER).handle
     logical = ctx.sql(sql).optimized_logical_plan()
     plan_json = json.loads(substrait.Producer.to_substrait_plan(logical, ctx).to_json())
     return load_plan(conns, sql, plan_json)
@@ -192,7 +194,7 @@ def _datafusion_frame(
 ) -> Any:
     """A DataFusion DataFrame of one relation (with its root named `names` if given)."""
     (substrait,) = need("import", "datafusion.substrait")
-    ctx = conns.datafusion()
+    ctx = conns.session(PLANNER).handle
     whole = dict(plan.substrait)
     whole["relations"] = (
         [{"rel": rel}] if names is None else [{"root": {"input": rel, "names": names}}]
@@ -206,22 +208,13 @@ def _datafusion_frame(
 def _read_rel(conns: Connections, name: str) -> dict[str, Any]:
     """The Substrait read relation of a table registered in DataFusion as `name`."""
     (substrait,) = need("import", "datafusion.substrait")
-    ctx = conns.datafusion()
+    ctx = conns.session(PLANNER).handle
     logical = ctx.sql(f'SELECT * FROM "{name}"').logical_plan()
     produced = json.loads(substrait.Producer.to_substrait_plan(logical, ctx).to_json())
     rel = produced["relations"][0]["root"]["input"]
     while _kind(rel)[0] != "read":
         rel = _inputs(rel)[0]
     return rel
-
-
-def _register_datafusion(conns: Connections, name: str, table: Any) -> None:
-    ctx = conns.datafusion()
-    batches = table.to_batches()
-    if not batches:
-        (pa,) = need("import", "pyarrow")
-        batches = [pa.RecordBatch.from_pylist([], schema=table.schema)]
-    ctx.register_record_batches(name, [batches])
 
 
 def _positional(plan: Plan, node_id: str, table: Any) -> Any:
@@ -266,14 +259,14 @@ def _snippet(
     if key in plan._snippets:
         return plan._snippets[key], reads
     (unparser,) = need("import", "datafusion.unparser")
-    ctx = conns.datafusion()
+    ctx = conns.session(PLANNER).handle
     rel = copy.deepcopy(plan.rels[node_id])
     registered = []
     try:
         for child in reads:
             name = plan.table_name(child)
             if not ctx.table_exist(name):
-                _register_datafusion(conns, name, _empty_of(conns, plan, child))
+                conns.session(PLANNER).register(name, _empty_of(conns, plan, child))
                 registered.append(name)
         holder = rel
         if fused:
@@ -284,8 +277,7 @@ def _snippet(
         # query in a derived table and refers to it by a qualifier it no longer has).
         names = None if node.op in _PASS_THROUGH else plan.column_names(node_id)
         logical = _datafusion_frame(conns, plan, rel, names).logical_plan()
-        dialects = {"duckdb": unparser.Dialect.duckdb, "postgres": unparser.Dialect.postgres}
-        text = str(unparser.Unparser(dialects[dialect]()).plan_to_sql(logical))
+        text = str(unparser.Unparser(getattr(unparser.Dialect, dialect)()).plan_to_sql(logical))
         if names is not None:
             # The unparser does not keep the output order (an aggregate's measures come
             # first): select the named columns in the node's order.
@@ -301,7 +293,7 @@ def _snippet(
 def subtree_sql(
     conns: Connections, plan: Plan, node_id: str, dialect: str, inputs: frozenset[str]
 ) -> str:
-    """The SQL of `node_id`'s subtree for `dialect` (`duckdb`, `postgres`): every other
+    """The SQL of `node_id`'s subtree in `dialect` (an engine's): every other
     node of it a common table expression, the nodes in `inputs` read as tables of their
     `Plan.table_name`. The statement is the root's own SELECT, so its ORDER BY holds."""
     ctes: list[str] = []
@@ -344,20 +336,19 @@ class Fragment:
     inputs: frozenset[str]
     sql: str | None = None
     replanned: bool = False
-    _pg_types: list[int] | None = field(default=None, repr=False)
 
     def run(self, inputs: Mapping[str, Any]) -> Any:
         """Run it with `inputs` (node id -> pyarrow Table); the canonical result."""
         if set(inputs) != set(self.inputs):
             raise ValueError(f"fragment expects inputs {sorted(self.inputs)}, got {sorted(inputs)}")
-        if self.engine == "datafusion":
-            table = self._run_datafusion(inputs)
-        elif self.engine == "duckdb":
-            table = self._run_duckdb(inputs)
-        elif self.engine == "postgres":
-            table = self._run_postgres(inputs)
+        if self.sql is None:
+            table = self._run_plan(inputs)
         else:
-            raise ValueError(f"unknown engine {self.engine!r}")
+            named = {
+                self.plan.table_name(nid): _positional(self.plan, nid, t)
+                for nid, t in inputs.items()
+            }
+            table = self.conns.session(self.engine).run_with(self.sql, named)
         names = list(self.plan.nodes[self.node_id].columns)
         if table.num_columns != len(names):
             raise ValueError(
@@ -366,14 +357,16 @@ class Fragment:
             )
         return canonical(table.rename_columns(names))
 
-    def _run_datafusion(self, inputs: Mapping[str, Any]) -> Any:
-        ctx = self.conns.datafusion()
+    def _run_plan(self, inputs: Mapping[str, Any]) -> Any:
+        """The planner runs its own plan of the subtree, the cut children read from
+        tables registered for this run (names of their own: runs may overlap)."""
+        planner = self.conns.session(PLANNER)
         with _lock:
             suffix = f"_{next(_counter)}"
         names = {nid: self.plan.table_name(nid) + suffix for nid in inputs}
         try:
             for nid, table in inputs.items():
-                _register_datafusion(self.conns, names[nid], _positional(self.plan, nid, table))
+                planner.register(names[nid], _positional(self.plan, nid, table))
             rel = copy.deepcopy(self.plan.rels[self.node_id])
             if inputs:
                 self._cut(rel, {nid: _read_rel(self.conns, names[nid]) for nid in inputs})
@@ -383,7 +376,7 @@ class Fragment:
             return frame.to_arrow_table()
         finally:
             for name in names.values():
-                ctx.deregister_table(name)
+                planner.drop(name)
 
     def _cut(self, rel: dict[str, Any], reads: dict[str, dict[str, Any]]) -> None:
         """Replace, inside `rel` (a copy of this fragment's root), the cut children."""
@@ -401,48 +394,22 @@ class Fragment:
                     stack.append((m, t))
             _replace_inputs(mine, new)
 
-    def _run_duckdb(self, inputs: Mapping[str, Any]) -> Any:
-        cur = self.conns.duckdb().cursor()
-        try:
-            for nid, table in inputs.items():
-                cur.register(self.plan.table_name(nid), _positional(self.plan, nid, table))
-            return cur.execute(self.sql).to_arrow_table()
-        finally:
-            cur.close()
-
-    def _run_postgres(self, inputs: Mapping[str, Any]) -> Any:
-        conn = self.conns.postgres()
-        made = []
-        try:
-            for nid, table in inputs.items():
-                name = self.plan.table_name(nid)
-                pg_arrow.load(conn, name, _positional(self.plan, nid, table))
-                made.append(name)
-            assert self.sql is not None
-            if self._pg_types is None:  # the types do not change between runs
-                self._pg_types = pg_arrow.describe(conn, self.sql)
-            return pg_arrow.fetch(conn, self.sql, self._pg_types)
-        finally:
-            for name in made:
-                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-
 
 def prepare(
-    conns: Connections, plan: Plan, node_id: str, engine: str, inputs: frozenset[str]
+    conns: Connections, plan: Plan, node_id: str, engine_name: str, inputs: frozenset[str]
 ) -> Fragment:
-    """The fragment of `node_id`'s subtree on `engine` with `inputs` cut; its SQL built."""
+    """The fragment of `node_id`'s subtree on engine `engine_name` with `inputs` cut;
+    its SQL built (for every engine but the planner, which runs its own plan)."""
     if node_id not in plan.nodes:
         raise ValueError(f"no node {node_id!r} in the plan")
     inside = set(plan.subtree(node_id, stop=inputs)) - {node_id}
     stray = set(inputs) - inside
     if stray:
         raise ValueError(f"inputs {sorted(stray)} are not below {node_id}")
-    frag = Fragment(conns, plan, node_id, engine, frozenset(inputs))
-    if engine in ("duckdb", "postgres"):
-        frag.sql = subtree_sql(conns, plan, node_id, engine, frozenset(inputs))
-        frag.replanned = True
-    elif engine != "datafusion":
-        raise ValueError(f"unknown engine {engine!r}")
+    eng = engine(engine_name)
+    frag = Fragment(conns, plan, node_id, eng.name, frozenset(inputs), replanned=eng.replans)
+    if eng.dialect is not None:
+        frag.sql = subtree_sql(conns, plan, node_id, eng.dialect, frozenset(inputs))
     return frag
 
 

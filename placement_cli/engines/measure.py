@@ -9,11 +9,11 @@ engine error in some fragment) is *not executable*, with the engine's reason; on
 needs an engine without a source (`postgres` without `--pg`) is *skipped*.
 
 A cut's hand-off is timed on its own after the placement's runs, as `calibrate measure`
-times one: the child's Arrow table (canonical schema) is given to the receiving engine,
-which scans it (`count(*)`): DuckDB and DataFusion take Arrow in-process, PostgreSQL
-through DuckDB's postgres extension (binary COPY), as `engines/handoff.py` does for
-`calibrate measure`. Inside a run the same work (by the fragment runner's own route) is
-part of the consumer's fragment time.
+times one (`engines/handoff.py`): the child's Arrow table (canonical schema) is made a
+table of the receiving engine by its own route (`Session.register`, the route the
+fragment runner takes too), which then reads every value of every column
+(`Session.scan`: `count(*)` alone reads no column of an Arrow table). Inside a run the
+same work is part of the consumer's fragment time.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 from placement_cli.core.errors import UsageError
 from placement_cli.engines import handoff
-from placement_cli.engines.connect import Connections, Sources, canonical
+from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
 from placement_cli.engines.stats import same_rows
@@ -71,7 +71,7 @@ def reference_engine(tree: Tree, available: Sequence[str]) -> str | None:
 def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -> Reference:
     """The whole query on the reference engine (module doc); a usage error when no
     engine can run it all."""
-    engine = reference_engine(tree, pool.main.sources.available())
+    engine = reference_engine(tree, available(pool.main.sources))
     if engine is None:
         raise UsageError(
             "no engine with a source runs every node of the tree: there is no single-engine "
@@ -102,8 +102,8 @@ def execute(
     `repeat` timed runs, then each cut's hand-off `repeat` times (module doc)."""
     frags = fragments(tree, assignment)
     out = Outcome(tuple(assignment), frags, predicted(tree, assignment))
-    available = pool.main.sources.available()
-    missing = sorted({tree.engines[f.engine] for f in frags} - set(available))
+    have = available(pool.main.sources)
+    missing = sorted({tree.engines[f.engine] for f in frags} - set(have))
     if missing:
         out.status = "skipped"
         out.error = (
@@ -140,19 +140,14 @@ def execute(
 
 def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     """Seconds for `dst` to take `table` (the Arrow result of a fragment on `src`) and
-    scan it: `handoff.hand_off`, as `calibrate measure` makes one, then `count(*)`;
-    the table is dropped afterwards (module doc)."""
+    read every value of it: `handoff.hand_off`, as `calibrate measure` makes one, then
+    `Session.scan`; the table is dropped afterwards (module doc)."""
     start = time.perf_counter()
     name, _ = handoff.hand_off(conns, src, dst, table)
-    query = f'SELECT count(*) FROM "{name}"'
-    if dst == "duckdb":
-        conns.duckdb().execute(query).fetchall()
-    elif dst == "datafusion":
-        conns.datafusion().sql(query).collect()
-    else:
-        conns.postgres().execute(query).fetchall()
+    session = conns.session(dst)
+    session.scan(name, list(table.column_names))
     seconds = time.perf_counter() - start
-    handoff.drop(conns, dst, name)
+    session.drop(name)
     return seconds
 
 
@@ -165,12 +160,13 @@ def execute_many(
     repeat: int,
     warmup: int = 1,
     progress: Callable[[int, Outcome], None] | None = None,
+    settings: Settings | None = None,
 ) -> tuple[Reference, list[Outcome]]:
     """The reference, then every assignment executed in turn (one at a time: placements
     must not compete for the cores they are timed on). `make_runner` gets the main
     connections (to load the query's plan) and gives the fragments' runner."""
     workers = max((len(fragments(tree, a)) for a in assignments), default=1)
-    with Pool(sources, workers) as pool:
+    with Pool(sources, workers, settings) as pool:
         runner = make_runner(pool.main)
         ref = reference(pool, tree, node_ids, runner)
         outs = []

@@ -78,10 +78,7 @@ def runner_for(
     if sql_file is not None:
         sql, substrait = read_bytes(sql_file).decode(), None
     if sql is None:
-        raise UsageError(
-            f"{problem.source}: the tree file records no query to run: give --sql FILE, or "
-            "build the tree with `placement import sql --probe`"
-        )
+        raise ValueError(f"{problem.source}: the tree file records no query to run")
     ids = node_ids(problem, tree)
 
     def make(conns: Connections) -> Runner:

@@ -20,14 +20,13 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from placement_cli.core.errors import UsageError
 from placement_cli.core.io import num
-from placement_cli.engines.connect import ENGINES, Connections, Sources
+from placement_cli.engines import registry
+from placement_cli.engines.connect import Connections, Settings, Sources
 from placement_cli.engines.fragments import Plan, build_plan, prepare
-from placement_cli.engines.require import need
+from placement_cli.engines.registry import PLANNER
 
 WARMUP = 1
 
@@ -52,6 +51,7 @@ class Probe:
     engines: tuple[str, ...]
     repeat: int
     nodes: dict[str, NodeProbe]
+    warmup: int = WARMUP
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -63,7 +63,7 @@ def probe(
     conns: Connections, plan: Plan, engines: tuple[str, ...], repeat: int, warmup: int = WARMUP
 ) -> Probe:
     """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed."""
-    out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes})
+    out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
     for nid, node in plan.nodes.items():
         here = out.nodes[nid]
         for engine in engines:
@@ -200,56 +200,27 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
     doc["query"] = {
         "sql": p.plan.sql,
         "substrait": p.plan.substrait,
-        "replanned": [e for e in p.engines if e != "datafusion"],
+        "replanned": [e for e in p.engines if registry.engine(e).replans],
         "repeat": p.repeat,
-        "warmup": WARMUP,
+        "warmup": p.warmup,
     }
     return doc
 
 
-def engines_option(text: str | None, sources: Sources) -> tuple[str, ...]:
-    """The engines of `--engines a,b` (default: every engine the sources can run)."""
-    if not text:
-        names = sources.available()
-    else:
-        names = tuple(e.strip() for e in text.split(",") if e.strip())
-    unknown = [e for e in names if e not in ENGINES]
-    if unknown:
-        raise UsageError(
-            f"unknown engine {unknown[0]!r:.40} in --engines; engines: {', '.join(ENGINES)}"
-        )
-    if len(set(names)) != len(names):
-        raise UsageError("an engine is named twice in --engines")
-    missing = [e for e in names if e not in sources.available()]
-    if missing:
-        need = "--pg DSN" if missing[0] == "postgres" else "--db FILE"
-        raise UsageError(f"engine {missing[0]} needs {need}")
-    if not names:
-        raise UsageError("--probe needs --engines and --db (and --pg for postgres)")
-    return names
-
-
-def read(
-    path: str, data: bytes, source: str, v: dict[str, Any]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """`import sql`: the tree document of the query in `data`, and the warnings."""
-    if not v.get("probe"):
-        raise UsageError(
-            "import sql runs the query on the engines: give --probe --engines ... --db FILE"
-        )
-    need("import")
-    db = v.get("db")
-    if db is not None and not Path(db).is_file():
-        raise UsageError(f"--db {db}: no such file")
-    sources = Sources(db=Path(db) if db else None, pg=v.get("pg"))
-    engines = engines_option(v.get("engines"), sources)
-    sql = data.decode("utf-8").strip().rstrip(";").strip()
-    conns = Connections(sources)
+def probe_query(
+    sql: str,
+    sources: Sources,
+    settings: Settings,
+    engines: tuple[str, ...],
+    repeat: int,
+    warmup: int = WARMUP,
+) -> Probe:
+    """Plan `sql` in the planner and probe every node of it on `engines` (`probe`)."""
+    for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
+        eng.modules("import sql --probe")
+    conns = Connections(sources, settings)
     try:
         plan = build_plan(conns, sql)
-        p = probe(conns, plan, engines, int(v.get("repeat") or 3))
+        return probe(conns, plan, engines, repeat, warmup)
     finally:
         conns.close()
-    title = v.get("name") or Path(path).stem
-    doc = tree_document(p, title, v.get("budget"))
-    return doc, p.diagnostics

@@ -8,19 +8,23 @@ from types import ModuleType
 from placement_cli.core.errors import UsageError
 
 EXTRA = "placement[engines]"
-# The import name of each package of the extra, in the order a message names them.
-PACKAGES = ("duckdb", "datafusion", "pyarrow", "psycopg")
 
 
 def need(command: str, *modules: str) -> list[ModuleType]:
-    """Import `modules` (default: every package of the extra) for `command`; a missing
+    """Import `modules` (default: every package of every engine of the registry, in its
+    order) for `command`; a missing
     one is a usage error (exit 2) naming the extra, never a traceback.
 
     >>> [m.__name__ for m in need("import", "json")]
     ['json']
     """
+    if not modules:
+        # Lazy: the registry imports the engine modules, which import this one.
+        from placement_cli.engines.registry import ENGINES
+
+        modules = tuple(dict.fromkeys(p for e in ENGINES for p in e.packages))
     out: list[ModuleType] = []
-    for name in modules or PACKAGES:
+    for name in modules:
         try:
             out.append(importlib.import_module(name))
         except ImportError as exc:

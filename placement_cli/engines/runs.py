@@ -3,13 +3,11 @@ the same time.
 
 The critical path the DP optimises takes the MAX over a node's children: siblings run in
 parallel. So do the fragments here: every fragment whose inputs are ready is started on
-a thread of its own (`Pool`), the moment its last input arrives. DuckDB, DataFusion and
-psycopg release the GIL while an engine works, so two fragments on different engines, or
-two on one in-process engine, really overlap. Each thread has its own connections, as
-the engines require: a DuckDB cursor of the one read-only database (a cursor is a
-connection of its own; one connection is not to be used by two threads), its own
-PostgreSQL connection, and the process's one DataFusion context (thread-safe: its tables
-are registered once, copying them per thread would cost more than the queries).
+a thread of its own (`Pool`), the moment its last input arrives. The engines release
+the GIL while they work, so two fragments on different engines, or two on one
+in-process engine, really overlap. Each thread has its own connections
+(`Connections.thread`): each engine's session for another thread (`Session.thread`:
+a DuckDB cursor, a PostgreSQL connection, DataFusion's one thread-safe context).
 
 A fragment is run by a `Runner` (`run_subtree` of `engines/fragments.py`): it runs the
 subtree rooted at a node on an engine, every cut child below it given as an Arrow table,
@@ -22,58 +20,31 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from placement_cli.engines.connect import Connections, Sources, canonical
+from placement_cli.engines.connect import Connections, Settings, Sources, canonical
 from placement_cli.engines.placements import Fragment
 
 # (connections of this thread, the fragment's root node id, engine, {cut child id: table})
 Runner = Callable[[Connections, str, str, dict[str, Any]], Any]
 
 
-@dataclass
-class ThreadConnections(Connections):
-    """One thread's connections: its own DuckDB cursor and PostgreSQL connection, the
-    process's DataFusion context (module doc)."""
-
-    main: Connections | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def duckdb(self) -> Any:
-        if "duckdb" not in self._open:
-            assert self.main is not None
-            with self.lock:
-                self._open["duckdb"] = self.main.duckdb().cursor()
-        return self._open["duckdb"]
-
-    def datafusion(self) -> Any:
-        assert self.main is not None
-        with self.lock:
-            return self.main.datafusion()
-
-    def close(self) -> None:
-        self._open.pop("datafusion", None)  # the process's: closed with the main ones
-        for conn in reversed(list(self._open.values())):
-            conn.close()
-        self._open.clear()
-
-
 class Pool:
     """Threads that run fragments, each with its own connections (module doc); a
     context manager that closes them all."""
 
-    def __init__(self, sources: Sources, workers: int) -> None:
-        self.main = Connections(sources)
+    def __init__(self, sources: Sources, workers: int, settings: Settings | None = None) -> None:
+        self.main = Connections(sources, settings or Settings())
         self._lock = threading.Lock()
         self._local = threading.local()
-        self._all: list[ThreadConnections] = []
+        self._all: list[Connections] = []
         self.executor = ThreadPoolExecutor(max(1, workers), thread_name_prefix="fragment")
 
     def conns(self) -> Connections:
         c = getattr(self._local, "conns", None)
         if c is None:
-            c = ThreadConnections(self.main.sources, main=self.main, lock=self._lock)
+            c = self.main.thread()
             self._local.conns = c
             with self._lock:
                 self._all.append(c)

@@ -1,0 +1,208 @@
+"""What an engine is: the one interface every engine module implements
+(`engines/backends/`), in the shape of sqlglot's dialects and ibis's backends.
+
+An `Engine` is a class with what is known without running it: its name (as tree files
+spell it), the packages it needs, the SQL dialect DataFusion's unparser writes for it
+(None: it runs DataFusion's plan itself, not SQL), whether it plans again the SQL it is
+given, which source its tables come from, and the row counts a calibration hands it.
+`Engine.open` gives a `Session`: a live connection with every operation the tool needs,
+each in the engine's own terms (run SQL to Arrow, take an Arrow table as a table,
+materialise a result, fetch a table, read every byte of one, drop one, generate rows).
+
+Everything a session returns is a pyarrow Table; how it crosses into and out of the
+engine is the engine's own business. Packages are imported when a session opens, never
+when the module is read: the command line lists engines without importing any.
+
+Errors an engine raises are its own (a `duckdb.Error`, a `psycopg.Error`, ...); the
+callers that tolerate an engine that cannot run something catch `Exception` and
+report it. The messages here never name command-line flags: that is the command's job.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from placement_cli.engines.require import need
+
+# Bytes of a generated row's integer column; the rest of its width is a string.
+ID_BYTES = 8
+
+Source = Literal["db", "pg"]
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Where the engines find the query's tables: `db` a DuckDB database file (opened
+    read-only; engines that cannot read it get its tables as Arrow), `pg` a PostgreSQL
+    connection string (its tables of the same names)."""
+
+    db: Path | None = None
+    pg: str | None = None
+    statement_timeout_ms: int = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How engines run: `threads` each in-process engine may use (DuckDB's threads,
+    DataFusion's target partitions, Polars' pool), by default the cores this process
+    may run on. Recorded in every artifact that holds a time."""
+
+    threads: int = 0  # 0: `cores()`
+
+    @property
+    def effective_threads(self) -> int:
+        return self.threads or cores()
+
+
+def quote(name: str) -> str:
+    """`name` as a quoted SQL identifier (every engine here reads double quotes)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Session(ABC):
+    """A live connection to one engine. `engine` is its class; `handle` the engine's own
+    object (a DuckDB connection, a DataFusion context, ...), for code that must reach
+    under the interface (tests, the planner)."""
+
+    engine: ClassVar[type[Engine]]
+    handle: Any
+
+    @abstractmethod
+    def thread(self) -> Session:
+        """A session for another thread: the engine's own per-thread handle (a DuckDB
+        cursor, a PostgreSQL connection), sharing what the engine allows to share."""
+
+    @abstractmethod
+    def sql(self, text: str) -> Any:
+        """Run `text` and return its whole result as a pyarrow Table."""
+
+    @abstractmethod
+    def register(self, name: str, table: Any) -> None:
+        """Make the pyarrow Table `table` a table `name` of this engine (replacing one)."""
+
+    @abstractmethod
+    def materialise(self, name: str, text: str) -> None:
+        """Run `text` and keep its result as table `name` (replacing one)."""
+
+    def fetch(self, name: str, limit: int | None = None) -> Any:
+        """Table `name` (its first `limit` rows) as a pyarrow Table."""
+        cut = "" if limit is None else f" LIMIT {int(limit)}"
+        return self.sql(f"SELECT * FROM {quote(name)}{cut}")
+
+    def scan(self, name: str, columns: list[str]) -> int:
+        """Read every value of table `name` (the maximum of each of `columns`, all of
+        them: an engine scanning Arrow in place reads only the columns a query names,
+        and `count(*)` reads none) and return its rows."""
+        parts = ["count(*)"] + [f"max({quote(c)})" for c in columns]
+        got = self.sql(f"SELECT {', '.join(parts)} FROM {quote(name)}")
+        return int(got.column(0)[0].as_py())
+
+    def generate(self, name: str, rows: int, width: int) -> None:
+        """Make table `name` of `rows` generated rows of about `width` bytes
+        (`Engine.generate_sql`): what a calibration hands off."""
+        self.materialise(name, self.engine.generate_sql(rows, width))
+
+    @abstractmethod
+    def drop(self, name: str) -> None:
+        """Remove table `name` (nothing when there is none)."""
+
+    def run_with(self, text: str, inputs: Mapping[str, Any]) -> Any:
+        """Run `text` with each Arrow table of `inputs` a table of its name, then drop
+        them: a fragment over its cut children."""
+        made = []
+        try:
+            for name, table in inputs.items():
+                self.register(name, table)
+                made.append(name)
+            return self.sql(text)
+        finally:
+            for name in made:
+                self.drop(name)
+
+    def db_tables(self) -> Iterator[tuple[str, Any]]:
+        """(name, pyarrow Table) of every table of the `db` file: the engine that reads
+        the file itself (`Engine.reads_db_file`) gives them to the others."""
+        raise NotImplementedError(f"{self.engine.name} does not read the database file")
+
+    def close(self) -> None:  # noqa: B027 - in-process engines hold nothing to close
+        """Close the connection (a session of another thread closes its own only)."""
+
+
+class Engine(ABC):
+    """An engine: what is known without running it, and `open` for a session."""
+
+    name: ClassVar[str]
+    packages: ClassVar[tuple[str, ...]]
+    # The dialect DataFusion's unparser writes for it (`datafusion.unparser.Dialect`'s
+    # method); None: the engine runs DataFusion's plan (the planner itself).
+    dialect: ClassVar[str | None]
+    # True: the engine plans the SQL it is given again (its own join order and costs).
+    replans: ClassVar[bool]
+    source: ClassVar[Source]
+    # It can open the `db` file itself; the others get that file's tables as Arrow.
+    reads_db_file: ClassVar[bool] = False
+    # Row counts of a calibration hand-off this engine sends (`calibrate measure`);
+    # `slow_io`: a hand-off it receives uses its own (smaller) counts.
+    send_rows: ClassVar[tuple[int, ...]]
+    slow_io: ClassVar[bool] = False
+    # Fetching a table's first N rows stops early and copies nothing (a calibration
+    # then makes one table of the largest count and hands off its prefixes).
+    free_limit: ClassVar[bool] = False
+
+    @classmethod
+    def modules(cls, why: str) -> list[Any]:
+        """The engine's packages, imported (a usage error naming the extra if missing)."""
+        return need(why, *cls.packages)
+
+    @classmethod
+    def has_source(cls, sources: Sources) -> bool:
+        return (sources.db if cls.source == "db" else sources.pg) is not None
+
+    @classmethod
+    @abstractmethod
+    def open(cls, sources: Sources, settings: Settings, tables: TableSource) -> Session:
+        """A session on `sources`; `tables` gives the `db` file's tables as Arrow to an
+        engine that cannot read the file itself (`reads_db_file` False)."""
+
+    @classmethod
+    @abstractmethod
+    def generate_sql(cls, rows: int, width: int) -> str:
+        """A query of `rows` rows of about `width` bytes: an `id` (8 bytes) and a string
+        `pad` filling the row to `width` (at least one character)."""
+
+    @classmethod
+    def threads_used(cls, settings: Settings) -> int | None:
+        """The threads the engine runs with under `settings` (None: not its choice)."""
+        return settings.effective_threads
+
+
+class TableSource(ABC):
+    """The `db` file's tables as Arrow, read once per process by the engine that reads
+    the file (`Connections.db_tables`)."""
+
+    @abstractmethod
+    def db_tables(self) -> Iterator[tuple[str, Any]]:
+        """(name, pyarrow Table) of every table of the `db` file."""
+
+
+@contextmanager
+def dropping(session: Session, name: str) -> Iterator[str]:
+    """`name`, dropped from `session` when the block ends."""
+    try:
+        yield name
+    finally:
+        session.drop(name)
