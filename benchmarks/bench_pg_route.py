@@ -17,8 +17,9 @@ apart, in the `connect` table):
   query) + `fetch`; ingest = `load` into a TEMPORARY table, without its ANALYZE).
 - C: ADBC (`adbc_driver_postgresql`, binary COPY). Fetch = `fetch_arrow_table()` plus
   the cast of `numeric` (an opaque string column) to decimal128 by its typmod, which
-  the engine layer would need; ingest = `adbc_ingest(mode="create")` (`C ingest`) and
-  with `temporary=True` (`C temp`), then commit.
+  the engine layer would need (`C raw`: without that cast, numeric left a string);
+  ingest = `adbc_ingest(mode="create")` (`C ingest`) and with `temporary=True`
+  (`C temp`), then commit.
 
 Grid: rows {10k, 100k, 400k} x width {16, 64, 256}, where the width is the length in
 bytes of the `pad` text column; every row also has bigint id, numeric(15,2) (every 50th
@@ -69,7 +70,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 ROWS = (10_000, 100_000, 400_000)
 WIDTHS = (16, 64, 256)
-FETCH_ROUTES = ("A query", "A scan", "B csv", "C adbc")
+FETCH_ROUTES = ("A query", "A scan", "B csv", "C adbc", "C raw")
 INGEST_ROUTES = ("A ctas", "B csv temp", "C ingest", "C temp")
 READ_SQL = "SELECT count(*), sum(length(t::text)) FROM {name} t"
 
@@ -299,8 +300,14 @@ def make_sources(dsn: str, rows: tuple[int, ...], widths: tuple[int, ...]) -> No
         for n in rows:
             for w in widths:
                 c.execute(f"DROP TABLE IF EXISTS src_{n}_{w}")
+                # Declared first: `CREATE TABLE AS` would make `amount` an unconstrained
+                # numeric (the CASE drops the typmod), which DuckDB reads as double.
                 c.execute(
-                    f"""CREATE TABLE src_{n}_{w} AS SELECT
+                    f"CREATE TABLE src_{n}_{w} (id bigint, amount numeric(15,2), d date,"
+                    " ts timestamptz, pad text)"
+                )
+                c.execute(
+                    f"""INSERT INTO src_{n}_{w} SELECT
                       i::bigint AS id,
                       CASE WHEN i % 50 = 0 THEN NULL
                            ELSE ((i::bigint * 7919) % 100000000000 / 100.0)::numeric(15,2)
@@ -311,6 +318,11 @@ def make_sources(dsn: str, rows: tuple[int, ...], widths: tuple[int, ...]) -> No
                     FROM generate_series(1, {n}) AS i"""
                 )
                 c.execute(f"VACUUM ANALYZE src_{n}_{w}")
+                amount = c.execute(
+                    f"SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+                    f" WHERE attrelid = 'src_{n}_{w}'::regclass AND attname = 'amount'"
+                ).fetchone()[0]
+                assert amount == "numeric(15,2)", amount
 
 
 def canonical(table: Any) -> Any:
@@ -365,6 +377,7 @@ def bench_cell(
         "A scan": lambda: routes["A"].scan(src),
         "B csv": lambda: routes["B"].fetch(sql),
         "C adbc": lambda: routes["C"].fetch(sql),
+        "C raw": lambda: routes["C"].fetch_raw(sql),
     }
     ingest_route = {"A ctas": "A", "B csv temp": "B", "C ingest": "C", "C temp": "C"}
     out: list[dict[str, Any]] = []
@@ -460,9 +473,13 @@ def make_fidelity_source(dsn: str) -> None:
 
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute("DROP TABLE IF EXISTS fid")
-        c.execute("CREATE TABLE fid (id bigint, amount numeric(15,2), d date, ts timestamptz, pad text)")
+        c.execute(
+            "CREATE TABLE fid (id bigint, amount numeric(15,2), d date, ts timestamptz, pad text)"
+        )
         with c.cursor() as cur:
-            cur.executemany("INSERT INTO fid VALUES (%s, %s::numeric, %s, %s::timestamptz, %s)", FID_ROWS)
+            cur.executemany(
+                "INSERT INTO fid VALUES (%s, %s::numeric, %s, %s::timestamptz, %s)", FID_ROWS
+            )
 
 
 def fidelity_arrow() -> Any:
@@ -497,7 +514,9 @@ def _err(e: BaseException) -> str:
     return f"ERROR {type(e).__name__}: {str(e).splitlines()[0]}"
 
 
-def fetch_fidelity(route: str, fetch: Callable[[str], Any], raw: Callable[[str], Any]) -> dict[str, str]:
+def fetch_fidelity(
+    route: str, fetch: Callable[[str], Any], raw: Callable[[str], Any]
+) -> dict[str, str]:
     """`fetch` is the route's typed fetch, `raw` what the library returns itself."""
     out: dict[str, str] = {}
     t = fetch("SELECT * FROM fid ORDER BY id")
@@ -506,7 +525,9 @@ def fetch_fidelity(route: str, fetch: Callable[[str], Any], raw: Callable[[str],
     raw_types = [_type_str(f.type) for f in rt.schema]
     rows = t.to_pylist()
     cols = list(zip(*[list(r.values()) for r in rows], strict=True))
-    out["numeric(15,2) ->"] = raw_types[1] + ("" if raw_types[1] == types[1] else f" (cast: {types[1]})")
+    out["numeric(15,2) ->"] = raw_types[1] + (
+        "" if raw_types[1] == types[1] else f" (cast: {types[1]})"
+    )
     exp_amount = [None if r[1] is None else decimal.Decimal(r[1]) for r in FID_ROWS]
     got_amount = [None if v is None else decimal.Decimal(str(v)) for v in cols[1]]
     out["numeric values"] = "exact" if got_amount == exp_amount else f"DIFFER {cols[1]}"
@@ -529,7 +550,7 @@ def fetch_fidelity(route: str, fetch: Callable[[str], Any], raw: Callable[[str],
     out["NULLs"] = "kept" if all(v is None for k, v in list(nulls.items())[1:]) else f"LOST {nulls}"
     out["'' vs NULL"] = "kept" if cols[4][2] == "" else f"LOST ({cols[4][2]!r})"
     texts = [r[4] for r in FID_ROWS]
-    out["unicode, , \" \\n \\t \\\\"] = "kept" if list(cols[4]) == texts else f"DIFFER {cols[4]}"
+    out['unicode, , " \\n \\t \\\\'] = "kept" if list(cols[4]) == texts else f"DIFFER {cols[4]}"
     try:
         d = fetch("SELECT 1 AS a, 2 AS a")
         out["duplicate names"] = f"ok, names {d.column_names}"
@@ -631,7 +652,9 @@ def fidelity(routes: dict[str, Any], dsn: str) -> dict[str, dict[str, str]]:
 # --------------------------------------------------------------------------- report
 
 
-def _md_times(rows: list[dict[str, Any]], direction: str, names: tuple[str, ...], repeat: int) -> str:
+def _md_times(
+    rows: list[dict[str, Any]], direction: str, names: tuple[str, ...], repeat: int
+) -> str:
     head = f"| rows | width | {' | '.join(names)} |"
     lines = [
         f"{direction}: wall ms, median (min-max) of {repeat}; client CPU ms median in [ ]",
@@ -664,7 +687,10 @@ def _md_fidelity(fid: dict[str, dict[str, str]]) -> str:
         checks: list[str] = []
         for k in keys:
             checks += [c for c in fid[k] if c not in checks]
-        lines = [f"| {direction} check | " + " | ".join(keys) + " |", "|" + "---|" * (len(keys) + 1)]
+        lines = [
+            f"| {direction} check | " + " | ".join(keys) + " |",
+            "|" + "---|" * (len(keys) + 1),
+        ]
         for c in checks:
             cell = [fid[k].get(c, "").replace("|", "\\|").replace("\n", "\\n") for k in keys]
             lines.append(f"| {c} | " + " | ".join(cell) + " |")
@@ -675,7 +701,9 @@ def _md_fidelity(fid: dict[str, dict[str, str]]) -> str:
 def _md_small(title: str, rows: list[dict[str, Any]]) -> str:
     lines = [title, "", "| route | median ms | min-max |", "|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['route']} | {r['median_ms']:.0f} | {r['min_ms']:.0f}-{r['max_ms']:.0f} |")
+        lines.append(
+            f"| {r['route']} | {r['median_ms']:.0f} | {r['min_ms']:.0f}-{r['max_ms']:.0f} |"
+        )
     return "\n".join(lines)
 
 

@@ -61,7 +61,7 @@ def measure(name: str, v: dict[str, Any]) -> int:
 
     opts = engine_options(v)
     pairs = _pairs(v["pairs"], opts.sources())
-    need_sources(opts, dict.fromkeys(e for p in pairs for e in p))
+    need_sources(opts, dict.fromkeys(e for p in pairs for e in p), "calibrate measure")
     rows = _ints(v["rows"], "--rows") if v["rows"] else None
     widths = _ints(v["widths"], "--widths")
     conns = calibration_connections(opts.sources(), opts.settings())

@@ -35,11 +35,16 @@ FORMATS: dict[str, str] = {
 }
 
 
-def engine_options(*keys: str) -> tuple[Opt, ...]:
-    """The options of `EngineOptions` named by `keys`, in the model's field order."""
+def engine_options(*keys: str, **defaults: int) -> tuple[Opt, ...]:
+    """The options of `EngineOptions` named by `keys`, in the model's field order;
+    `defaults`: a command's own default for some of them."""
     from placement_cli.engines.options import EngineOptions
 
-    return tuple(o for o in model_options(EngineOptions) if o.key in keys)
+    return tuple(
+        msgspec.structs.replace(o, default=defaults[o.key]) if o.key in defaults else o
+        for o in model_options(EngineOptions)
+        if o.key in keys
+    )
 
 
 def _tree_budget(help: str, default: int | None) -> Opt:
@@ -187,7 +192,8 @@ def calibrate_measure() -> Command:
                 f"The directions, SRC:DST,... of {', '.join(NAMES)} (default: those of "
                 f"{pairs} whose engines the sources give).",
             ),
-            *engine_options("db", "pg", "repeat", "warmup", "threads"),
+            # Five runs a point: a fit weighs each point by its median.
+            *engine_options("db", "pg", "repeat", "warmup", "threads", repeat=5),
             Opt(
                 "rows",
                 ("--rows",),

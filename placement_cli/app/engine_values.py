@@ -26,14 +26,18 @@ def engine_options(v: Mapping[str, Any]) -> EngineOptions:
         raise UsageError(str(exc)) from None
 
 
-def need_sources(opts: EngineOptions, engines: Iterable[str]) -> None:
-    """A usage error naming the option that gives the first of `engines` without a
-    source (`--db FILE` or `--pg DSN`), or a `--db` that is not a file."""
+def need_sources(opts: EngineOptions, engines: Iterable[str], command: str) -> None:
+    """A usage error naming the extra when a package of one of `engines` is missing,
+    else the option that gives the first of them without a source (`--db FILE` or
+    `--pg DSN`), or a `--db` that is not a file."""
     from placement_cli.engines.registry import engine
 
     sources = opts.sources()
-    for name in engines:
-        eng = engine(name)
+    chosen = [engine(name) for name in engines]
+    for eng in chosen:
+        eng.modules(command)
+    for eng in chosen:
+        name = eng.name
         if not eng.has_source(sources):
             flag = "--db FILE" if eng.source == "db" else "--pg DSN"
             raise UsageError(f"engine {name} needs {flag}")

@@ -67,7 +67,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     opts = engine_options(v)
     if opts.db is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
-    need_sources(opts, ())
+    need_sources(opts, (), "execute")
     problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
     if v["sql"] is None and recorded_query(problem.file)[0] is None:
         raise UsageError(

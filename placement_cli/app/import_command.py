@@ -115,7 +115,7 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
     engines = opts.engines or available(opts.sources())
     if not engines:
         raise UsageError("--probe needs --engines and --db (and --pg for postgres)")
-    need_sources(opts, engines)
+    need_sources(opts, engines, "import sql --probe")
     sql = read_bytes(path).decode("utf-8").strip().rstrip(";").strip()
     p = probe_query(sql, opts.sources(), opts.settings(), engines, opts.repeat, opts.warmup)
     doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))

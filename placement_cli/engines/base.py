@@ -153,6 +153,9 @@ class Engine(ABC):
     # True: the engine plans the SQL it is given again (its own join order and costs).
     replans: ClassVar[bool]
     source: ClassVar[Source]
+    # Run when no engines are named (`--engines`): an engine added to the registry
+    # leaves what earlier calls made unchanged until it is asked for.
+    by_default: ClassVar[bool] = True
     # It can open the `db` file itself; the others get that file's tables as Arrow.
     reads_db_file: ClassVar[bool] = False
     # Row counts of a calibration hand-off this engine sends (`calibrate measure`);

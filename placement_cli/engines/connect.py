@@ -26,9 +26,10 @@ from placement_cli.engines.require import need
 __all__ = ["Connections", "Settings", "Sources", "available", "canonical"]
 
 
-def available(sources: Sources) -> tuple[str, ...]:
-    """The engines `sources` can run, in the registry's order."""
-    return tuple(e.name for e in ENGINES if e.has_source(sources))
+def available(sources: Sources, named: bool = False) -> tuple[str, ...]:
+    """The engines `sources` can run, in the registry's order: those run when none are
+    named (`Engine.by_default`), or with `named` every one."""
+    return tuple(e.name for e in ENGINES if e.has_source(sources) and (named or e.by_default))
 
 
 def canonical(table: Any) -> Any:

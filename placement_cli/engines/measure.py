@@ -71,7 +71,7 @@ def reference_engine(tree: Tree, available: Sequence[str]) -> str | None:
 def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -> Reference:
     """The whole query on the reference engine (module doc); a usage error when no
     engine can run it all."""
-    engine = reference_engine(tree, available(pool.main.sources))
+    engine = reference_engine(tree, available(pool.main.sources, named=True))
     if engine is None:
         raise UsageError(
             "no engine with a source runs every node of the tree: there is no single-engine "
@@ -102,7 +102,7 @@ def execute(
     `repeat` timed runs, then each cut's hand-off `repeat` times (module doc)."""
     frags = fragments(tree, assignment)
     out = Outcome(tuple(assignment), frags, predicted(tree, assignment))
-    have = available(pool.main.sources)
+    have = available(pool.main.sources, named=True)
     missing = sorted({tree.engines[f.engine] for f in frags} - set(have))
     if missing:
         out.status = "skipped"

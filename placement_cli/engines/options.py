@@ -53,8 +53,9 @@ class EngineOptions:
         None,
         Flag(
             ("--engines",),
-            f"The engines, comma-separated, of {', '.join(NAMES)} (default: every engine "
-            f"the sources give; {_SOURCES}).",
+            f"The engines, comma-separated, of {', '.join(NAMES)} (default: "
+            f"{', '.join(e.name for e in ENGINES if e.by_default)}, those the sources give; "
+            f"{_SOURCES}).",
             metavar="A,B",
             kind="str",
         ),

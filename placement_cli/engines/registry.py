@@ -25,9 +25,12 @@ NAMES: tuple[str, ...] = tuple(e.name for e in ENGINES)
 # (`engines/fragments.py`): the one engine with no SQL dialect of its own.
 PLANNER: type[Engine] = DataFusion
 # Calibration pairs when none are named: both directions between the planner and
-# every other engine.
+# every other engine run by default.
 DEFAULT_PAIRS: tuple[tuple[str, str], ...] = tuple(
-    p for e in ENGINES if e is not PLANNER for p in ((e.name, PLANNER.name), (PLANNER.name, e.name))
+    p
+    for e in ENGINES
+    if e is not PLANNER and e.by_default
+    for p in ((e.name, PLANNER.name), (PLANNER.name, e.name))
 )
 
 _BY_NAME = {e.name: e for e in ENGINES}

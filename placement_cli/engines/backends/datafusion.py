@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from placement_cli.engines.base import ID_BYTES, Engine, Session, Settings, Sources, TableSource
+from placement_cli.engines.require import need
 
 
 class DataFusionSession(Session):
@@ -28,7 +29,7 @@ class DataFusionSession(Session):
         self.drop(name)
         batches = table.to_batches()
         if not batches:  # DataFusion needs one batch to know the schema
-            (pa,) = self.engine.modules("pyarrow")
+            (pa,) = need("datafusion", "pyarrow")
             batches = [pa.RecordBatch.from_pylist([], schema=table.schema)]
         self.handle.register_record_batches(name, [batches])
 

@@ -7,7 +7,7 @@ The route: COPY ... (FORMAT csv) through psycopg, parsed and written by pyarrow'
 reader and writer in C (never row by row through Python objects: that cost seconds per
 million values). Out: the result's column types are asked once per statement (a LIMIT 0
 describe, cached per SQL text for the process: the types of one statement do not change
-between runs), then COPY (query) TO STDOUT is parsed with those types. In: a temporary
+between runs), then COPY (query) TO STDOUT is parsed with those types and named as described. In: a temporary
 table of the Arrow table's column types, one COPY FROM STDIN, then ANALYZE (the planner
 needs the row count). Temporary tables are the connection's own: a session of another
 thread is a connection of its own.
@@ -30,6 +30,7 @@ from placement_cli.engines.base import (
     TableSource,
     quote,
 )
+from placement_cli.engines.require import need
 
 # PostgreSQL type OIDs -> the pyarrow type a COPY column is parsed as (others: string).
 _OID_TYPES = {
@@ -59,13 +60,13 @@ _PG_TYPES = (
     ("is_large_string", "text"),
 )
 
-_described: dict[str, list[int]] = {}
+_described: dict[str, tuple[list[int], list[str]]] = {}
 _describe_lock = threading.Lock()
 
 
 class PostgresSession(Session):
     def __init__(self, sources: Sources) -> None:
-        (psycopg,) = Postgres.modules("psycopg")
+        (psycopg,) = need("postgres", "psycopg")
         if sources.pg is None:
             raise ValueError("postgres needs a connection string")
         self._sources = sources
@@ -75,20 +76,22 @@ class PostgresSession(Session):
     def thread(self) -> Session:
         return PostgresSession(self._sources)
 
-    def _types(self, text: str) -> list[int]:
+    def _describe(self, text: str) -> tuple[list[int], list[str]]:
+        """The type OIDs and names of `text`'s result columns (planned, not run)."""
         with _describe_lock:
-            oids = _described.get(text)
-        if oids is None:
+            got = _described.get(text)
+        if got is None:
             with self.handle.cursor() as cur:
                 cur.execute(f"SELECT * FROM ({text}) AS q LIMIT 0")
-                oids = [int(d.type_code) for d in cur.description or ()]
+                cols = cur.description or ()
+                got = [int(d.type_code) for d in cols], [str(d.name) for d in cols]
             with _describe_lock:
-                _described[text] = oids
-        return oids
+                _described[text] = got
+        return got
 
     def sql(self, text: str) -> Any:
-        pa, pacsv = Postgres.modules("pyarrow")[0], Postgres.modules("pyarrow.csv")[0]
-        oids = self._types(text)
+        pa, pacsv = need("postgres", "pyarrow", "pyarrow.csv")
+        oids, columns = self._describe(text)
         buf = bytearray()
         with (
             self.handle.cursor() as cur,
@@ -99,7 +102,10 @@ class PostgresSession(Session):
         names = [f"c{i}" for i in range(len(oids))]
         types = {n: _arrow_type(pa, oid) for n, oid in zip(names, oids, strict=True)}
         if not buf:
-            return pa.table({n: pa.array([], t) for n, t in types.items()})
+            empty = pa.table({n: pa.array([], t) for n, t in types.items()})
+            return empty.rename_columns(columns)
+        # Parsed under positional names (a result may name two columns alike), then
+        # given the result's own.
         return pacsv.read_csv(
             pa.py_buffer(bytes(buf)),
             read_options=pacsv.ReadOptions(column_names=names),
@@ -108,10 +114,10 @@ class PostgresSession(Session):
                 strings_can_be_null=True,  # COPY writes NULL unquoted and empty
                 quoted_strings_can_be_null=False,  # and an empty string as ""
             ),
-        )
+        ).rename_columns(columns)
 
     def register(self, name: str, table: Any) -> None:
-        pa, pacsv = Postgres.modules("pyarrow")[0], Postgres.modules("pyarrow.csv")[0]
+        pa, pacsv = need("postgres", "pyarrow", "pyarrow.csv")
         cols = []
         for f in table.schema:
             pg = next((t for test, t in _PG_TYPES if getattr(pa.types, test)(f.type)), None)
