@@ -54,6 +54,7 @@ import argparse
 import contextlib
 import datetime as dt
 import decimal
+import functools
 import gc
 import json
 import os
@@ -191,6 +192,13 @@ def adbc_typed(table: Any) -> Any:
 # --------------------------------------------------------------------------- routes
 
 
+def _first(cur: Any) -> Any:
+    """The first value of a cursor's first row."""
+    row = cur.fetchone()
+    assert row is not None
+    return row[0]
+
+
 class DuckRoute:
     """A: one in-memory DuckDB, `pg` attached."""
 
@@ -216,7 +224,7 @@ class DuckRoute:
             self.con.unregister("v")
 
     def scalar(self, sql: str) -> Any:
-        return self.con.execute(f"SELECT * FROM postgres_query('pg', $${sql}$$)").fetchone()[0]
+        return _first(self.con.execute(f"SELECT * FROM postgres_query('pg', $${sql}$$)"))
 
     def drop(self, name: str) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS pg.public.{name}")
@@ -241,7 +249,7 @@ class CsvRoute:
         csv_load(self.conn, name, table)
 
     def scalar(self, sql: str) -> Any:
-        return self.conn.execute(sql).fetchone()[0]
+        return _first(self.conn.execute(sql))
 
     def drop(self, name: str) -> None:
         self.conn.execute(f'DROP TABLE IF EXISTS "{name}"')
@@ -318,10 +326,12 @@ def make_sources(dsn: str, rows: tuple[int, ...], widths: tuple[int, ...]) -> No
                     FROM generate_series(1, {n}) AS i"""
                 )
                 c.execute(f"VACUUM ANALYZE src_{n}_{w}")
-                amount = c.execute(
-                    f"SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
-                    f" WHERE attrelid = 'src_{n}_{w}'::regclass AND attname = 'amount'"
-                ).fetchone()[0]
+                amount = _first(
+                    c.execute(
+                        f"SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+                        f" WHERE attrelid = 'src_{n}_{w}'::regclass AND attname = 'amount'"
+                    )
+                )
                 assert amount == "numeric(15,2)", amount
 
 
@@ -428,11 +438,11 @@ def bench_cell(
 
 def bench_connect(dsn: str, repeat: int) -> list[dict[str, Any]]:
     """Opening a route's connection (and its first query): paid once per `execute`."""
-    kinds = {"A": DuckRoute, "B": CsvRoute, "C": AdbcRoute}
+    kinds: dict[str, Any] = {"A": DuckRoute, "B": CsvRoute, "C": AdbcRoute}
     ms: dict[str, list[float]] = {k: [] for k in kinds}
     for r, order in _rotations(tuple(kinds), repeat + 1):
         for k in order:
-            t, _, route = _timed(lambda k=k: kinds[k](dsn))
+            t, _, route = _timed(functools.partial(kinds[k], dsn))
             route.close()
             if r:
                 ms[k].append(t)
@@ -635,7 +645,7 @@ def fidelity(routes: dict[str, Any], dsn: str) -> dict[str, dict[str, str]]:
 
     make_fidelity_source(dsn)
     with psycopg.connect(dsn, autocommit=True) as c:
-        expected = _values(lambda s: c.execute(s).fetchone()[0], "fid")
+        expected = _values(lambda s: _first(c.execute(s)), "fid")
     out: dict[str, dict[str, str]] = {}
     a, b, cc = routes["A"], routes["B"], routes["C"]
     a.con.execute("CALL pg_clear_cache()")  # `fid` was created after ATTACH
@@ -765,7 +775,7 @@ def main(argv: list[str]) -> None:
         make_sources(dsn, rows, widths)
         imports = bench_import(args.repeat)
         connects = bench_connect(dsn, args.repeat)
-        routes = {"A": DuckRoute(dsn), "B": CsvRoute(dsn), "C": AdbcRoute(dsn)}
+        routes: dict[str, Any] = {"A": DuckRoute(dsn), "B": CsvRoute(dsn), "C": AdbcRoute(dsn)}
         try:
             fid = fidelity(routes, dsn)
             times: list[dict[str, Any]] = []
