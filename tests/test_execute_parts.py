@@ -156,9 +156,10 @@ def _sql_runner(sql: dict[Any, str]) -> Any:
             for name, table in inputs.items():
                 hand_off(conns, "duckdb", "postgres", table, name)
             try:
-                cur = conns["postgres"].handle.execute(text)
-                cols = [d.name for d in cur.description]
-                rows = cur.fetchall()
+                with conns["postgres"].handle.cursor() as cur:
+                    cur.execute(text)
+                    cols = [d[0] for d in cur.description]
+                    rows = cur.fetchall()
             finally:
                 for name in inputs:
                     conns["postgres"].drop(name)

@@ -14,6 +14,8 @@ spelt as on the command line without the dashes:
     format = "json"
     jobs = 4
     strict = true                    # --strict: every warning is an error (exit 3)
+    db = "data/tpch.duckdb"          # the engine commands' --db (a path, as targets)
+    threads = 1                      # and --pg, --engines, --repeat, --warmup
 
 A key applies to every command that has that option and is ignored by the others. An
 option given on the command line wins; `--no-config` ignores the files. Each input has
@@ -38,6 +40,7 @@ it (`targets` relative to the file), apart from `jobs`, which changes no result.
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +59,25 @@ _SETTABLE_OPTIONS = (*SOLVE, *LOWER, *CALL_SETTINGS)
 SETTABLE = settable(_SETTABLE_OPTIONS)
 # Options whose value is a path: relative to the configuration file's directory.
 _PATHS = settable(tuple(o for o in _SETTABLE_OPTIONS if o.path))
+
+
+@cache
+def _settable() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every setting and the path settings among them: `SETTABLE` and the engine
+    commands' (`EngineOptions`), read only when a configuration file is found (the
+    engine registry it reads is kept off every other command's start-up)."""
+    # Lazy: the engine options and the engine registry (~4 ms, measured), only when a
+    # configuration file is found.
+    from placement_cli.app.options import model_options
+    from placement_cli.engines.options import EngineOptions
+
+    engine = model_options(EngineOptions)
+    return (
+        tuple(dict.fromkeys((*SETTABLE, *settable(engine)))),
+        tuple(dict.fromkeys((*_PATHS, *settable(tuple(o for o in engine if o.path))))),
+    )
+
+
 # Settings of the call, not of its results: applied, never recorded in an artifact.
 _UNRECORDED = ("jobs",)
 
@@ -140,13 +162,12 @@ def apply_config(
     out = dict(values)
     recorded: dict[str, Any] = {}
     problems: list[Problem] = []
+    keys, paths = _settable()
     by_name = {f.lstrip("-"): o for o in cmd.options for f in o.flags if f.startswith("--")}
     for key, raw in table.items():
-        if key not in SETTABLE:
+        if key not in keys:
             hint = "an option of a single call" if key in _known() else "no such option"
-            problems.append(
-                Problem(key, f"not a setting ({hint}); settable: {', '.join(SETTABLE)}")
-            )
+            problems.append(Problem(key, f"not a setting ({hint}); settable: {', '.join(keys)}"))
             continue
         o = by_name.get(key)
         if o is None or o.key in given or (only is not None and key not in only):
@@ -156,7 +177,7 @@ def apply_config(
         except ValueError as exc:
             problems.append(Problem(key, str(exc)))
             continue
-        out[o.key] = str(Path(source).parent / value) if key in _PATHS else value
+        out[o.key] = str(Path(source).parent / value) if key in paths else value
         if key not in _UNRECORDED:
             recorded[o.key] = value
     if problems:

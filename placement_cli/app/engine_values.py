@@ -6,20 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from placement_cli.app.values import model_values
 from placement_cli.core.errors import UsageError
-
-if TYPE_CHECKING:
-    from placement_cli.engines.options import EngineOptions
+from placement_cli.engines.options import EngineOptions, parse_engines
+from placement_cli.engines.registry import engine
 
 
 def engine_options(v: Mapping[str, Any]) -> EngineOptions:
     """The engine options among a command's values, as the typed record."""
-    # Lazy: the engine options and registry (~2 ms, measured), only for engine commands.
-    from placement_cli.engines.options import EngineOptions, parse_engines
-
     try:
         return model_values(EngineOptions, v, engines=parse_engines(v.get("engines")))
     except ValueError as exc:
@@ -30,8 +26,6 @@ def need_sources(opts: EngineOptions, engines: Iterable[str], command: str) -> N
     """A usage error naming the extra when a package of one of `engines` is missing,
     else the option that gives the first of them without a source (`--db FILE` or
     `--pg DSN`), or a `--db` that is not a file."""
-    from placement_cli.engines.registry import engine
-
     sources = opts.sources()
     chosen = [engine(name) for name in engines]
     for eng in chosen:

@@ -13,7 +13,7 @@ Everything a session returns is a pyarrow Table; how it crosses into and out of 
 engine is the engine's own business. Packages are imported when a session opens, never
 when the module is read: the command line lists engines without importing any.
 
-Errors an engine raises are its own (a `duckdb.Error`, a `psycopg.Error`, ...); the
+Errors an engine raises are its own (a `duckdb.Error`, an ADBC `Error`, ...); the
 callers that tolerate an engine that cannot run something catch `Exception` and
 report it. The messages here never name command-line flags: that is the command's job.
 """
@@ -23,12 +23,13 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from placement_cli.engines.require import need
+
+if TYPE_CHECKING:  # annotations only: pathlib is not on the command line's path
+    from pathlib import Path
 
 # Bytes of a generated row's integer column; the rest of its width is a string.
 ID_BYTES = 8
@@ -200,12 +201,3 @@ class TableSource(ABC):
     @abstractmethod
     def db_tables(self) -> Iterator[tuple[str, Any]]:
         """(name, pyarrow Table) of every table of the `db` file."""
-
-
-@contextmanager
-def dropping(session: Session, name: str) -> Iterator[str]:
-    """`name`, dropped from `session` when the block ends."""
-    try:
-        yield name
-    finally:
-        session.drop(name)

@@ -142,6 +142,9 @@ def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     """Seconds for `dst` to take `table` (the Arrow result of a fragment on `src`) and
     read every value of it: `handoff.hand_off`, as `calibrate measure` makes one, then
     `Session.scan`; the table is dropped afterwards (module doc)."""
+    # Positional names: a result may name two columns alike (a join of tables sharing
+    # a key name), which a table of the receiving engine cannot.
+    table = table.rename_columns([f"c{i}" for i in range(table.num_columns)])
     start = time.perf_counter()
     name, _ = handoff.hand_off(conns, src, dst, table)
     session = conns.session(dst)

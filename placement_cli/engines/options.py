@@ -38,6 +38,8 @@ class EngineOptions:
             "The DuckDB database file with the query's tables (DuckDB reads it; the other "
             "in-process engines get its tables as Arrow).",
             metavar="FILE",
+            settable=True,
+            path=True,
         ),
     )
     pg: str | None = option(
@@ -47,6 +49,7 @@ class EngineOptions:
             "A PostgreSQL connection string; its tables of the same names (the engine "
             "postgres runs only with it).",
             metavar="DSN",
+            settable=True,
         ),
     )
     engines: tuple[str, ...] | None = option(
@@ -58,6 +61,7 @@ class EngineOptions:
             f"{_SOURCES}).",
             metavar="A,B",
             kind="str",
+            settable=True,
         ),
     )
     repeat: int = option(
@@ -66,9 +70,12 @@ class EngineOptions:
             ("--repeat",),
             "Timed runs of each measurement, after the warm-up; the median is kept.",
             minimum=1,
+            settable=True,
         ),
     )
-    warmup: int = option(1, Flag(("--warmup",), "Untimed runs before the timed ones.", minimum=0))
+    warmup: int = option(
+        1, Flag(("--warmup",), "Untimed runs before the timed ones.", minimum=0, settable=True)
+    )
     threads: int = option(
         0,
         Flag(
@@ -76,6 +83,7 @@ class EngineOptions:
             "Threads of each in-process engine (DuckDB's threads, DataFusion's "
             "partitions, Polars' pool); 0: the cores this process may run on.",
             minimum=0,
+            settable=True,
         ),
     )
 

@@ -131,6 +131,8 @@ class ExecuteSection(_Strict):
     all: bool = False
     repeat: int = Field(ge=1)
     warmup: int = Field(ge=0)
+    # The threads each engine ran with (None: the engine's own configuration decides).
+    threads: dict[str, int | None] | None = None
     reference: Reference
     placements: list[PlacementReport]
     summary: Summary

@@ -104,13 +104,15 @@ class Query(_Strict):
     (DataFusion's optimized plan as Substrait JSON; nodes name their relation by
     `plan_node`), the engines that ran fragments of it from SQL re-planned by
     themselves (DataFusion's unparser) rather than from the plan, and the probe's
-    settings."""
+    settings: its repeats, its warm-up runs and the threads each engine ran with
+    (None where the engine's own configuration decides, as PostgreSQL's server)."""
 
     sql: str
     substrait: dict[str, Any] | None = None
     replanned: list[Name] = []
     repeat: Annotated[int, Field(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
+    threads: dict[Name, Annotated[int, Field(ge=1, le=COUNT_MAX)] | None] | None = None
 
 
 class TreeFile(_Strict):

@@ -95,6 +95,7 @@ class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     replanned: list[Name] = []
     repeat: Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
+    threads: dict[Name, Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None] | None = None
 
 
 class TreeFile(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
