@@ -59,6 +59,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     # Lazy: the engines' modules, the tree DP and numpy (~135 ms, measured), only
     # for `execute`, once `need` has checked the engines are installed.
     from placement_cli.engines import feedback
+    from placement_cli.engines.connect import threads
     from placement_cli.engines.measure import execute_many
     from placement_cli.engines.placements import allowed
     from placement_cli.engines.plans import recorded_query, runner_for
@@ -110,6 +111,7 @@ def command(name: str, v: dict[str, Any]) -> int:
         all_=v["all"],
         repeat=opts.repeat,
         warmup=opts.warmup,
+        threads=threads(tree.engines, opts.settings()),
     )
     write_output(render(art), v["output"])
     if v["result"]:

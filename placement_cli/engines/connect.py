@@ -15,7 +15,7 @@ paper this design follows does; results are compared with floats rounded.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +23,19 @@ from placement_cli.engines.base import Engine, Session, Settings, Sources, Table
 from placement_cli.engines.registry import ENGINES, engine
 from placement_cli.engines.require import need
 
-__all__ = ["Connections", "Settings", "Sources", "available", "canonical"]
+__all__ = ["Connections", "Settings", "Sources", "available", "canonical", "threads"]
 
 
 def available(sources: Sources, named: bool = False) -> tuple[str, ...]:
     """The engines `sources` can run, in the registry's order: those run when none are
     named (`Engine.by_default`), or with `named` every one."""
     return tuple(e.name for e in ENGINES if e.has_source(sources) and (named or e.by_default))
+
+
+def threads(engines: Sequence[str], settings: Settings) -> dict[str, int | None]:
+    """The threads each of `engines` runs with under `settings` (None: the engine's own
+    configuration decides), as every artifact that holds a time records them."""
+    return {e: engine(e).threads_used(settings) for e in engines}
 
 
 def canonical(table: Any) -> Any:

@@ -24,7 +24,7 @@ from typing import Any
 
 from placement_cli.core.io import num
 from placement_cli.engines import registry
-from placement_cli.engines.connect import Connections, Settings, Sources
+from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, build_plan, prepare
 from placement_cli.engines.registry import PLANNER
 
@@ -52,6 +52,7 @@ class Probe:
     repeat: int
     nodes: dict[str, NodeProbe]
     warmup: int = WARMUP
+    threads: dict[str, int | None] = field(default_factory=dict)
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -203,6 +204,7 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
         "replanned": [e for e in p.engines if registry.engine(e).replans],
         "repeat": p.repeat,
         "warmup": p.warmup,
+        "threads": p.threads,
     }
     return doc
 
@@ -221,6 +223,8 @@ def probe_query(
     conns = Connections(sources, settings)
     try:
         plan = build_plan(conns, sql)
-        return probe(conns, plan, engines, repeat, warmup)
+        out = probe(conns, plan, engines, repeat, warmup)
+        out.threads = threads(engines, settings)
+        return out
     finally:
         conns.close()

@@ -133,9 +133,10 @@ def build(
     all_: bool,
     repeat: int,
     warmup: int,
+    threads: dict[str, int | None] | None = None,
 ) -> dict[str, Any]:
     """The whole artifact (its `status` is `mismatch` when any placement's rows differ
-    from the reference)."""
+    from the reference); `threads`: each engine's (`connect.threads`)."""
     reps = [
         placement_report(tree, node_ids, o, chosen is not None and tuple(chosen) == o.assignment)
         for o in outcomes
@@ -185,6 +186,7 @@ def build(
         "all": all_,
         "repeat": repeat,
         "warmup": warmup,
+        **({} if threads is None else {"threads": threads}),
         "reference": {"engine": ref.engine, "rows": ref.rows, "ms": _r(ref.seconds * 1000)},
         "placements": reps,
         "summary": summary,

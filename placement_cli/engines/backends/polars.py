@@ -74,7 +74,7 @@ class Polars(Engine):
 
     @classmethod
     def threads_used(cls, settings: Settings) -> int | None:
-        (pl,) = cls.modules("polars")
+        pl = cls.modules("polars")[0]
         return int(pl.thread_pool_size())
 
 
