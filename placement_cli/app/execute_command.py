@@ -66,6 +66,12 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.engines.report import build, label
 
     opts = engine_options(v)
+    if v["result"] and feedback.result_format(v["result"]) is None:
+        # Checked before any engine runs: a long run must not end on a bad name.
+        raise UsageError(
+            f"--result {v['result']}: say the format by the name's ending "
+            "(.arrow, .feather, .ipc, .parquet or .csv)"
+        )
     if opts.db is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
     need_sources(opts, (), "execute")

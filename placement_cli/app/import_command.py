@@ -120,7 +120,10 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
     p = probe_query(sql, opts.sources(), opts.settings(), engines, opts.repeat, opts.warmup)
     doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))
     doc, applied = _with_profile(doc, profile)
-    diags = [*p.diagnostics, *(d for d in applied if d["severity"] != "info")]
+    diags = [
+        *(d.to_json() for d in p.diagnostics),
+        *(d for d in applied if d["severity"] != "info"),
+    ]
     TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
     write_output(dumps(doc, v["format"]), v["output"])
     warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))

@@ -79,6 +79,20 @@ ENGINE_CODES: tuple[Code, ...] = (
         "first.",
     ),
     Code(
+        "clamped-self-time",
+        ("warning",),
+        ("import",),
+        "some probed nodes ran faster than their slowest input alone; their self-time is 0",
+        "`import sql --probe` times every subtree of the query alone and takes a node's "
+        "self-time as its subtree's median minus its slowest child's subtree's median "
+        "(`execute --times-out` does the same with what it ran). A node whose result is "
+        "smaller than its input's can run faster than that input materialised alone (the "
+        "engine pushes filters and projections into the scan, and skips the export to "
+        "Arrow the child's own run paid), or timing noise can make the difference "
+        "negative: the node's self-time is then 0. The message counts the nodes of one "
+        "engine, says how many milliseconds were set to 0 and names the first.",
+    ),
+    Code(
         "scan-metrics-from-parent",
         ("info",),
         ("import",),

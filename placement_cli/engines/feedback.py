@@ -24,38 +24,56 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from statistics import median
 from typing import Any
 
-from placement_cli.core.errors import UsageError
 from placement_cli.engines.measure import Outcome
 from placement_cli.engines.placements import preorder
 from placement_cli.engines.require import need
-from placement_cli.engines.stats import median
+from placement_cli.engines.stats import self_time
 from placement_cli.ir.tree.model import Tree
 
 HANDOFF_HEADER = ("src", "dst", "rows", "width", "ms", "repeat")
 TIMES_HEADER = ("node", "engine", "subtree_ms", "self_ms", "runs")
 
 
+# A result file's format, by its name's ending.
+RESULT_ENDINGS = {
+    ".arrow": "ipc",
+    ".feather": "ipc",
+    ".ipc": "ipc",
+    ".parquet": "parquet",
+    ".csv": "csv",
+}
+
+
+def result_format(path: str) -> str | None:
+    """The format a result file's name asks for (`RESULT_ENDINGS`), None when unknown.
+
+    >>> result_format("rows.Parquet"), result_format("rows.txt")
+    ('parquet', None)
+    """
+    low = path.lower()
+    return next((f for end, f in RESULT_ENDINGS.items() if low.endswith(end)), None)
+
+
 def table_bytes(table: Any, path: str) -> bytes:
-    """`table` as Arrow IPC (.arrow/.feather/.ipc), Parquet (.parquet) or CSV (.csv)."""
+    """`table` as Arrow IPC (.arrow/.feather/.ipc), Parquet (.parquet) or CSV (.csv),
+    by `path`'s ending (ValueError for another one)."""
     pa, pacsv, paipc, pq = need(
         "execute", "pyarrow", "pyarrow.csv", "pyarrow.ipc", "pyarrow.parquet"
     )
     sink = pa.BufferOutputStream()
-    low = path.lower()
-    if low.endswith(".parquet"):
+    fmt = result_format(path)
+    if fmt == "parquet":
         pq.write_table(table, sink)
-    elif low.endswith(".csv"):
+    elif fmt == "csv":
         pacsv.write_csv(table, sink)
-    elif low.endswith((".arrow", ".feather", ".ipc")):
+    elif fmt == "ipc":
         with paipc.new_file(sink, table.schema) as w:
             w.write_table(table)
     else:
-        raise UsageError(
-            f"--result {path}: say the format by the name's ending "
-            "(.arrow, .feather, .ipc, .parquet or .csv)"
-        )
+        raise ValueError(f"{path}: no result format ends its name ({', '.join(RESULT_ENDINGS)})")
     return bytes(sink.getvalue().to_pybytes())
 
 
@@ -110,12 +128,8 @@ def node_times(
         for e in range(len(tree.engines)):
             if (v, e) not in sub:
                 continue
-            kids = [sub.get((u, e)) for u in tree.children[v]]
-            self_ms = (
-                None
-                if any(k is None for k in kids)
-                else max(0.0, sub[(v, e)] - max((k for k in kids if k is not None), default=0.0))
-            )
+            raw = self_time(sub[(v, e)], [sub.get((u, e)) for u in tree.children[v]])
+            self_ms = None if raw is None else max(0.0, raw)
             out.append(
                 (
                     tree.ids[v],

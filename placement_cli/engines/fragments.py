@@ -17,7 +17,7 @@ Contract:
   its root): it is a cut child whose result is the given Arrow table (columns by
   position, as the node outputs them), so its own subtree is not run. `prepare` does
   the same work split in two: everything that does not depend on the data (building
-  the fragment, turning it into SQL) once, then `Fragment.run(inputs)`, which is what a
+  the fragment, turning it into SQL) once, then `PreparedFragment.run(inputs)`, which is what a
   timing should measure.
 - The planner (`registry.PLANNER`: DataFusion, the engine without a SQL dialect) runs
   its own plan: the Substrait relations, consumed back with the cut children read from
@@ -25,8 +25,8 @@ Contract:
   (`datafusion.unparser`, in the engine's `dialect`): each node is unparsed on its own,
   over its children as named tables, and the nodes are chained as common table
   expressions (a whole subtree unparsed at once loses the qualifiers of derived tables
-  and does not bind). Such a fragment is re-planned by its engine (`Fragment.replanned`
-  is the engine's `replans`, and `Fragment.sql` is what it ran): its join order and
+  and does not bind). Such a fragment is re-planned by its engine (`PreparedFragment.replanned`
+  is the engine's `replans`, and `PreparedFragment.sql` is what it ran): its join order and
   costs are that engine's own, not DataFusion's. Its inputs are made tables of the
   engine for the run (`Session.run_with`) and dropped after it.
 - Errors (an unparser or engine error) propagate as the engine's exception; a caller
@@ -323,7 +323,7 @@ def subtree_sql(
 
 
 @dataclass
-class Fragment:
+class PreparedFragment:
     """A subtree of a plan ready to run on one engine, its cut children given as tables.
 
     `replanned`: the engine plans it again from SQL (`sql`), not from DataFusion's plan.
@@ -397,7 +397,7 @@ class Fragment:
 
 def prepare(
     conns: Connections, plan: Plan, node_id: str, engine_name: str, inputs: frozenset[str]
-) -> Fragment:
+) -> PreparedFragment:
     """The fragment of `node_id`'s subtree on engine `engine_name` with `inputs` cut;
     its SQL built (for every engine but the planner, which runs its own plan)."""
     if node_id not in plan.nodes:
@@ -407,7 +407,9 @@ def prepare(
     if stray:
         raise ValueError(f"inputs {sorted(stray)} are not below {node_id}")
     eng = engine(engine_name)
-    frag = Fragment(conns, plan, node_id, eng.name, frozenset(inputs), replanned=eng.replans)
+    frag = PreparedFragment(
+        conns, plan, node_id, eng.name, frozenset(inputs), replanned=eng.replans
+    )
     if eng.dialect is not None:
         frag.sql = subtree_sql(conns, plan, node_id, eng.dialect, frozenset(inputs))
     return frag

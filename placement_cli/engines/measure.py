@@ -74,8 +74,9 @@ def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -
     engine = reference_engine(tree, available(pool.main.sources, named=True))
     if engine is None:
         raise UsageError(
-            "no engine with a source runs every node of the tree: there is no single-engine "
-            "reference to check results against (give --db, and --pg for postgres)"
+            "no engine with a source (the database file, or a PostgreSQL server for "
+            "postgres) runs every node of the tree: there is no single-engine reference "
+            "to check results against"
         )
     start = time.perf_counter()
     table = canonical(runner(pool.conns(), node_ids[tree.root], engine, {}))
@@ -107,7 +108,8 @@ def execute(
     if missing:
         out.status = "skipped"
         out.error = (
-            f"no source for {', '.join(missing)} (give --pg for postgres, --db for the others)"
+            f"no source for {', '.join(missing)} (a PostgreSQL server for postgres, the "
+            "database file for the others)"
         )
         return out
     want = rows_of(ref.table)

@@ -7,7 +7,8 @@ warm-up, then `repeat` timed runs (wall clock, the result materialised as a cano
 Arrow table), their median kept with the spread (`subtree` in the tree file). A node's
 self-time on an engine is its subtree's median minus the slowest child subtree's median
 there (children run side by side under the critical-path model), clamped at 0 and
-counted in a `negative-self-time` warning. Rows and bytes per row are those of the
+counted in a `clamped-self-time` warning (`stats.self_time`, the rule `execute
+--times-out` uses too). Rows and bytes per row are those of the
 node's result (the first engine that ran it; engines that return another number of
 rows are reported and get no time). An engine that cannot run a subtree (the unparser
 or the engine fails) gets no time at that node nor above it, with the reason in an
@@ -22,11 +23,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import num
 from placement_cli.engines import registry
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, build_plan, prepare
 from placement_cli.engines.registry import PLANNER
+from placement_cli.engines.stats import self_time
 
 WARMUP = 1
 
@@ -53,7 +56,7 @@ class Probe:
     nodes: dict[str, NodeProbe]
     warmup: int = WARMUP
     threads: dict[str, int | None] = field(default_factory=dict)
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def _ms(start: int) -> float:
@@ -113,20 +116,20 @@ def _report_failures(p: Probe) -> None:
         causes = [nid for nid in failed if not p.nodes[nid].failed[engine].startswith("its input")]
         first = causes[0] if causes else failed[0]
         p.diagnostics.append(
-            {
-                "severity": "warning",
-                "code": "engine-cannot-run",
-                "message": f"{engine} could not run {len(failed)} of {len(p.nodes)} node(s) "
+            Diagnostic(
+                "warning",
+                "engine-cannot-run",
+                f"{engine} could not run {len(failed)} of {len(p.nodes)} node(s) "
                 f"({', '.join(failed[:8])}{', ...' if len(failed) > 8 else ''}): they have no "
                 f"time there; at {first}: {p.nodes[first].failed[engine]}",
-                "blocks": failed,
-            }
+                tuple(failed),
+            )
         )
 
 
 def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
-    """Node -> engine -> self-time (ms): the subtree's median minus the slowest child's
-    subtree median on the same engine, clamped at 0 (one warning per engine counting
+    """Node -> engine -> self-time (ms): `stats.self_time` of the subtrees' medians on
+    the same engine, clamped at 0 (one `clamped-self-time` warning per engine counting
     the clamped nodes); None where the node or a child has no time there."""
     med = {nid: {e: statistics.median(t) for e, t in n.runs.items()} for nid, n in p.nodes.items()}
     out: dict[str, dict[str, float | None]] = {}
@@ -134,28 +137,24 @@ def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
         clamped: list[str] = []
         lost = 0.0
         for nid, node in p.plan.nodes.items():
-            mine = med[nid].get(engine)
-            kids = [med[c].get(engine) for c in node.children]
-            value: float | None = None
-            if mine is not None and all(k is not None for k in kids):
-                value = mine - max((k for k in kids if k is not None), default=0.0)
-                if value < 0:
-                    clamped.append(nid)
-                    lost -= value
-                    value = 0.0
+            value = self_time(med[nid].get(engine), [med[c].get(engine) for c in node.children])
+            if value is not None and value < 0:
+                clamped.append(nid)
+                lost -= value
+                value = 0.0
             out.setdefault(nid, {})[engine] = value
         if clamped:
             p.diagnostics.append(
-                {
-                    "severity": "warning",
-                    "code": "negative-self-time",
-                    "message": f"{len(clamped)} node(s) ran faster on {engine} than their "
+                Diagnostic(
+                    "warning",
+                    "clamped-self-time",
+                    f"{len(clamped)} node(s) ran faster on {engine} than their "
                     f"slowest input alone, self-time set to 0 ({lost:.3f} ms in all, the "
                     f"first at {clamped[0]}): a subtree whose result is smaller than its "
                     "input's does not materialise that input (the engine pushes filters "
                     "and projections into the scan), or timing noise",
-                    "blocks": clamped,
-                }
+                    tuple(clamped),
+                )
             )
     return out
 

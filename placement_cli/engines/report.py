@@ -6,12 +6,14 @@ ranking, Spearman's rank correlation, and the warnings a reader must not miss.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from statistics import median
 from typing import Any
 
+from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference
 from placement_cli.engines.placements import parents, preorder
-from placement_cli.engines.stats import median, ranks, spearman
+from placement_cli.engines.stats import ranks, spearman
 from placement_cli.ir.tree.model import INF, Tree
 
 LOW_SPEARMAN = 0.5
@@ -200,7 +202,7 @@ def build(
         "format_version": 1,
         "kind": "execute",
         "status": "mismatch" if counts["mismatch"] else "ok",
-        "diagnostics": diags,
+        "diagnostics": [d.to_json() for d in diags],
         "execute": section,
     }
 
@@ -211,51 +213,47 @@ def _diagnostics(
     best_pred: int | None,
     best_single: int | None,
     all_: bool,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
     for r in reps:
         if r["status"] == "mismatch":
             out.append(
-                {
-                    "severity": "error",
-                    "code": "result-mismatch",
-                    "message": f"{r['label']}: {r['error']}",
-                    "blocks": [],
-                }
+                Diagnostic(
+                    "error",
+                    "result-mismatch",
+                    f"{r['label']}: {r['error']}",
+                )
             )
     for r in reps:
         if r["status"] == "not-executable":
             out.append(
-                {
-                    "severity": "warning",
-                    "code": "not-executable",
-                    "message": f"{r['label']}: {r['error']}",
-                    "blocks": [],
-                }
+                Diagnostic(
+                    "warning",
+                    "not-executable",
+                    f"{r['label']}: {r['error']}",
+                )
             )
     rho = summary["spearman"]
     if all_ and rho is not None and rho < LOW_SPEARMAN:
         out.append(
-            {
-                "severity": "warning",
-                "code": "model-ranks-badly",
-                "message": f"the model ranks the placements badly: Spearman(predicted, "
+            Diagnostic(
+                "warning",
+                "model-ranks-badly",
+                f"the model ranks the placements badly: Spearman(predicted, "
                 f"measured) = {rho:.2f} over {summary['executed']} placements (below "
                 f"{LOW_SPEARMAN})",
-                "blocks": [],
-            }
+            )
         )
     if best_pred is not None and best_single is not None and best_pred != best_single:
         bp, bs = reps[best_pred], reps[best_single]
         if bp["measured"]["median"] > bs["measured"]["median"]:
             out.append(
-                {
-                    "severity": "warning",
-                    "code": "predicted-best-loses",
-                    "message": f"the predicted best placement ({bp['label']}, "
+                Diagnostic(
+                    "warning",
+                    "predicted-best-loses",
+                    f"the predicted best placement ({bp['label']}, "
                     f"{bp['measured']['median']:.1f} ms measured) is slower than the best "
                     f"single engine ({bs['label']}, {bs['measured']['median']:.1f} ms)",
-                    "blocks": [],
-                }
+                )
             )
     return out

@@ -1,5 +1,6 @@
-"""Numbers `execute` reports: medians and spreads, the rank correlation between
-predicted and measured, and whether two results hold the same rows. Pure Python.
+"""Numbers the engine commands report: self-times, the rank correlation between
+predicted and measured, and whether two results hold the same rows. Pure Python
+(medians are `statistics.median`).
 
 >>> spearman([1, 2, 3, 4], [10, 20, 30, 40])
 1.0
@@ -18,18 +19,19 @@ from typing import Any
 TOLERANCE = 0.01  # absolute, for floats; relative 1e-9 on large sums (summation order)
 
 
-def median(xs: Sequence[float]) -> float:
-    """The median (the mean of the middle two for an even count).
+def self_time(subtree: float | None, children: Sequence[float | None]) -> float | None:
+    """A node's self-time: its subtree's time minus its slowest child's subtree's
+    (children run side by side under the critical-path model), None when a time is
+    missing. Negative when the node ran faster than an input alone (an engine pushes a
+    filter into the scan, or noise): each caller says what it does with that. The one
+    rule of `import sql --probe` and `execute --times-out` alike.
 
-    >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0])
-    (2.0, 2.5)
+    >>> self_time(10.0, [4.0, 7.0]), self_time(3.0, [5.0]), self_time(2.0, [None])
+    (3.0, -2.0, None)
     """
-    s = sorted(xs)
-    n = len(s)
-    if n == 0:
-        raise ValueError("median of nothing")
-    mid = n // 2
-    return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2
+    if subtree is None or any(c is None for c in children):
+        return None
+    return subtree - max((c for c in children if c is not None), default=0.0)
 
 
 def ranks(xs: Sequence[float]) -> list[float]:
