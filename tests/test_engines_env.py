@@ -28,9 +28,9 @@ def test_postgres_has_the_tpch_tables_of_duckdb(pg_dsn: str, tpch_db: Path) -> N
 def test_a_missing_engine_package_names_the_extra() -> None:
     code = (
         "import sys; sys.modules['duckdb'] = None\n"
-        "from placement_cli.engines.require import need\n"
+        "from placement_cli.engines.registry import need_all\n"
         "from placement_cli.core.errors import UsageError\n"
-        "try:\n    need('execute')\nexcept UsageError as e:\n"
+        "try:\n    need_all('execute')\nexcept UsageError as e:\n"
         "    print(e.exit_code, e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

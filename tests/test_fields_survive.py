@@ -183,6 +183,7 @@ RICH_TREE: dict[str, Any] = {
         "replanned": ["duck"],
         "repeat": 3,
         "warmup": 1,
+        "threads": {"duck": 2, "pg": None},
     },
     "transfer": {
         "default": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125},

@@ -44,6 +44,13 @@ def engine(name: str) -> type[Engine]:
         raise KeyError(f"unknown engine {name!r}; engines: {', '.join(NAMES)}") from None
 
 
+def need_all(why: str) -> None:
+    """Import every engine's packages (a usage error naming the extra when one is
+    missing), in the registry's order."""
+    for e in ENGINES:
+        e.modules(why)
+
+
 def calibration_rows(src: str, dst: str) -> tuple[int, ...]:
     """The default row counts of a hand-off from `src` to `dst`: the sender's, unless
     the receiver's own are the smaller ones (`Engine.slow_io`).

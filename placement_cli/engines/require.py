@@ -11,19 +11,12 @@ EXTRA = "placement[engines]"
 
 
 def need(command: str, *modules: str) -> list[ModuleType]:
-    """Import `modules` (default: every package of every engine of the registry, in its
-    order) for `command`; a missing
+    """Import `modules` for `command` (`registry.need_all`: every engine's); a missing
     one is a usage error (exit 2) naming the extra, never a traceback.
 
     >>> [m.__name__ for m in need("import", "json")]
     ['json']
     """
-    if not modules:
-        # Lazy: the registry (~4 ms, measured) imports the engine modules, which import
-        # this one: a cycle at the top of the module.
-        from placement_cli.engines.registry import ENGINES
-
-        modules = tuple(dict.fromkeys(p for e in ENGINES for p in e.packages))
     out: list[ModuleType] = []
     for name in modules:
         try:

@@ -134,7 +134,9 @@ class Postgres(Engine):
 
     @classmethod
     def generate_sql(cls, rows: int, width: int) -> str:
-        """>>> Postgres.generate_sql(10, 16)
+        """A `generate_series` query.
+
+        >>> Postgres.generate_sql(10, 16)
         "SELECT g::bigint AS id, lpad(g::text, 8, 'x') AS pad FROM generate_series(0, 9) AS g"
         """
         pad = max(int(width) - ID_BYTES, 1)
