@@ -3,6 +3,7 @@ cut children handed over as Arrow tables, returns what DuckDB returns for the qu
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,10 @@ from tests.conftest import TPCH_QUERIES
 
 
 def rows(table: Any) -> list[tuple[Any, ...]]:
-    """The rows as a sorted list, floats to 0.01 (engines sum in different orders)."""
+    """The rows as a sorted list, numbers with a fraction to 0.01 (engines sum in
+    different orders; one engine's decimal average is another's double)."""
     out = [
-        tuple(round(v, 2) if isinstance(v, float) else v for v in r.values())
+        tuple(round(float(v), 2) if isinstance(v, float | Decimal) else v for v in r.values())
         for r in table.to_pylist()
     ]
     return sorted(out, key=repr)

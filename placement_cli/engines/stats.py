@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 TOLERANCE = 0.01  # absolute, for floats; relative 1e-9 on large sums (summation order)
@@ -79,13 +80,18 @@ def _key(value: Any) -> tuple[int, Any]:
         return (0, 0)
     if isinstance(value, bool):
         return (1, int(value))
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | Decimal):
         return (1, round(float(value), 2))
     return (2, (type(value).__name__, str(value)))
 
 
 def _close(a: Any, b: Any) -> bool:
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+    # Decimals are numbers too: one engine's DECIMAL is another's double (avg).
+    if (
+        isinstance(a, int | float | Decimal)
+        and isinstance(b, int | float | Decimal)
+        and not isinstance(a, bool)
+    ):
         fa, fb = float(a), float(b)
         return abs(fa - fb) <= max(TOLERANCE, 1e-9 * max(abs(fa), abs(fb)))
     return bool(a == b)

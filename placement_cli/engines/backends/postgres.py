@@ -14,7 +14,9 @@ numeric without a declared precision into double).
 
 Types: the driver gives `numeric` as text (an opaque extension type) with its declared
 precision in the field's metadata: a `numeric(p, s)` becomes Arrow `decimal128(p, s)`,
-a numeric without one float64; any other opaque type (uuid, json, ...) its text.
+a numeric without one (a sum, an expression) the narrowest `decimal128` that holds its
+values exactly (float64 past 38 digits); any other opaque type (uuid, json, ...) its
+text.
 Temporary tables are the connection's own: a session of another thread is a connection
 of its own. Every connection sets `statement_timeout`: without indexes TPC-H Q17 and
 Q20 run for many seconds even at small scale.
@@ -97,10 +99,31 @@ def _plain(table: Any) -> Any:
             meta = f.metadata or {}
             col = pa.chunked_array([c.storage for c in col.chunks], type=f.type.storage_type)
             if meta.get(b"POSTGRESQL:type") == _NUMERIC:
-                col = col.cast(_numeric_type(pa, int(meta.get(b"POSTGRESQL:typmod", b"-1"))))
+                typmod = int(meta.get(b"POSTGRESQL:typmod", b"-1"))
+                col = col.cast(_numeric_type(pa, typmod) if typmod >= 4 else _fitted(pa, col))
         fields.append(pa.field(f.name, col.type, f.nullable))
         cols.append(col)
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+def _fitted(pa: Any, col: Any) -> Any:
+    """The narrowest `decimal128` that holds every value of a numeric column without a
+    declared precision (a sum, an expression) exactly, given as text; float64 when
+    none does (more than 38 digits, NaN or infinity).
+
+    >>> import pyarrow as pa
+    >>> _fitted(pa, pa.chunked_array([["1.5", "-12.25", None]])), _fitted(pa, pa.chunked_array([["NaN"]]))
+    (Decimal128Type(decimal128(4, 2)), DataType(double))
+    """
+    (pc,) = need("postgres", "pyarrow.compute")
+    parts = pc.extract_regex(col, r"^-?(?P<whole>\d*)(?:\.(?P<frac>\d*))?$")
+    if parts.null_count > col.null_count:  # a value that is no plain decimal number
+        return pa.float64()
+    whole = pc.max(pc.utf8_length(pc.struct_field(parts, "whole"))).as_py() or 1
+    frac = pc.max(pc.utf8_length(pc.struct_field(parts, "frac"))).as_py() or 0
+    if whole + frac > _MAX_DECIMAL128:
+        return pa.float64()
+    return pa.decimal128(whole + frac, frac)
 
 
 def _numeric_type(pa: Any, typmod: int) -> Any:
