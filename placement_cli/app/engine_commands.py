@@ -166,6 +166,12 @@ def execute_command() -> Command:
                 "plan's nodes must be the tree's.",
                 metavar="FILE",
             ),
+            msgspec.structs.replace(
+                TRANSFER,
+                help="The transfer profile the placement was made with (default: the one "
+                "the tree artifact names, found as its tree file is); for a tree file, "
+                "applied as `tree --transfer` applies it.",
+            ),
             TREE_FILE,
             OUTPUT,
             QUIET,

@@ -17,26 +17,38 @@ EXIT_MISMATCH = 8
 
 
 def _tree_of(
-    path: str, tree_file: str | None, budget: int | None
+    path: str, tree_file: str | None, budget: int | None, transfer: str | None
 ) -> tuple[Any, Any, Any, list[int] | None, Any]:
     """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
-    artifact's section or None for a tree file)."""
+    artifact's section or None for a tree file). The tree is the one that was placed:
+    with the transfer profile the artifact names applied (`transfer`, else found by its
+    recorded name), so `--all` runs the placements `tree` chose from."""
     # Lazy: the tree DP and numpy (~115 ms, measured; the tree file is read by msgspec),
     # only for `execute`; the typer commands all read this module (`app/cli.py`).
     from placement_cli.ir.tree.build import build_tree
     from placement_cli.ir.tree.options import TreeOptions
     from placement_cli.ir.tree.read import load_tree
     from placement_cli.pipeline.tree_artifact import tree_artifact
-    from placement_cli.views.tree import built_tree, operators, tree_input
+    from placement_cli.views.tree import (
+        built_tree,
+        operators,
+        profile_of,
+        tree_file_of,
+        tree_input,
+    )
     from placement_cli.views.tree_sniff import sniff
 
     art, _ = sniff(path)
     if art is not None:
-        problem = tree_input(art, tree_file)
+        profile = profile_of(art, transfer)
+        if profile is not None:
+            problem = _applied(tree_file_of(art, tree_file), profile)
+        else:
+            problem = tree_input(art, tree_file)
         tree = built_tree(art, problem)
         section = art.section
     else:
-        problem = load_tree(path)
+        problem = load_tree(path) if transfer is None else _applied(path, transfer)
         tree, _ = build_tree(problem)
         # A tree file is placed first: with its own budget, else --budget.
         budget = budget if problem.file.budget is None else None
@@ -47,6 +59,16 @@ def _tree_of(
     if engines and all(v in engines for v in tree.ids):
         chosen = [eidx[engines[v]] for v in tree.ids]
     return problem, tree, operators(problem, tree), chosen, section
+
+
+def _applied(path: str | None, profile: str) -> Any:
+    """The tree file at `path` with the transfer profile applied, as `tree --transfer`
+    placed it."""
+    # Lazy: the profile's reader and pydantic (~130 ms, measured), only with a profile.
+    from placement_cli.app.tree_transfer import load_applied
+
+    assert path is not None
+    return load_applied(path, profile)[0]
 
 
 def command(name: str, v: dict[str, Any]) -> int:
@@ -75,7 +97,9 @@ def command(name: str, v: dict[str, Any]) -> int:
     if opts.db is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
     need_sources(opts, (), "execute")
-    problem, tree, ops, chosen, section = _tree_of(v["path"], v.get("tree"), v["budget"])
+    problem, tree, ops, chosen, section = _tree_of(
+        v["path"], v.get("tree"), v["budget"], v.get("transfer")
+    )
     if v["sql"] is None and recorded_query(problem.file)[0] is None:
         raise UsageError(
             f"{problem.source}: the tree file records no query to run: give --sql FILE, or "

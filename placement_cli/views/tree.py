@@ -41,17 +41,55 @@ def _ref(art: TreeArtifact) -> dict[str, Any]:
 def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
     """The tree the artifact was computed from (see the module doc for where it is
     looked for). Exit 3 naming what to pass when it cannot be found."""
-    ref = _ref(art)
-    name, sha = ref.get("name"), ref.get("sha256")
-    if tree_file is not None:
-        problem = load_tree(tree_file)
-        _same_file(art, tree_file, sha)
-        return problem
-    if "input" in art.section:
+    if tree_file is None and "input" in art.section:
         try:
             return parse_tree(art.doc, art.source)
         except InputError as exc:
             raise exc.with_source(art.source) from None
+    path = tree_file_of(art, tree_file)
+    assert path is not None
+    return load_tree(path)
+
+
+def tree_file_of(art: TreeArtifact, tree_file: str | None = None) -> str | None:
+    """The path of the tree file the artifact was computed from: `tree_file` (which must
+    have the recorded sha256), else found by its recorded name and sha256 (module doc);
+    None when the artifact includes its input. Exit 3 naming what to pass when it
+    cannot be found."""
+    ref = _ref(art)
+    if tree_file is not None:
+        _same_file(art, tree_file, ref.get("sha256"), "tree.input_ref.sha256", "tree file")
+        return tree_file
+    if "input" in art.section:
+        return None
+    return _find(
+        art, ref, "tree.input", "tree file", "--tree FILE with the tree file it was computed from"
+    )
+
+
+def profile_of(art: TreeArtifact, given: str | None = None) -> str | None:
+    """The path of the transfer profile the artifact was placed with
+    (`tree.transfer_ref`): `given` (which must have the recorded sha256), else found by
+    its recorded name as the tree file is; None when it records none, or when it
+    includes its input (the tree as placed, the profile already applied)."""
+    ref = art.section.get("transfer_ref")
+    if not isinstance(ref, dict) or "input" in art.section:
+        return None
+    if given is not None:
+        _same_file(art, given, ref.get("sha256"), "tree.transfer_ref.sha256", "transfer profile")
+        return given
+    return _find(
+        art,
+        ref,
+        "tree.transfer_ref",
+        "transfer profile",
+        "--transfer PROFILE with the profile it was placed with",
+    )
+
+
+def _find(art: TreeArtifact, ref: dict[str, Any], field: str, what: str, hint: str) -> str:
+    """The first candidate file of `ref` (`_candidates`) with its recorded sha256."""
+    name, sha = ref.get("name"), ref.get("sha256")
     tried: list[str] = []
     found: list[str] = []
     for cand in _candidates(art, ref):
@@ -61,19 +99,23 @@ def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
         if Path(cand).is_file():
             found.append(cand)
             if not isinstance(sha, str) or not sha or _sha(cand) == sha:
-                return load_tree(cand)
-    if found:
-        _same_file(art, found[0], sha)  # none has the recorded hash: say so of the first
+                return cand
+    if found:  # none has the recorded hash: say so of the first
+        _same_file(
+            art,
+            found[0],
+            sha,
+            f"{field}.sha256" if field != "tree.input" else "tree.input_ref.sha256",
+            what,
+        )
     where = f" (looked for {' and '.join(repr(t) for t in tried)})" if tried else ""
+    head = (
+        "this tree artifact does not include its input and its tree file"
+        if field == "tree.input"
+        else f"the {what} this tree artifact was placed with,"
+    )
     raise InputError(
-        [
-            Problem(
-                "tree.input",
-                f"this tree artifact does not include its input and its tree file "
-                f"{name!r:.200} was not found{where}: pass --tree FILE with the tree file it was "
-                "computed from",
-            )
-        ],
+        [Problem(field, f"{head} {name!r:.200} was not found{where}: pass {hint}")],
         art.source,
     )
 
@@ -98,15 +140,15 @@ def _sha(path: str) -> str:
     return hashlib.sha256(read_bytes(path)).hexdigest()
 
 
-def _same_file(art: TreeArtifact, path: str, sha: Any) -> None:
+def _same_file(art: TreeArtifact, path: str, sha: Any, field: str, what: str) -> None:
     if isinstance(sha, str) and sha:
         got = _sha(path)
         if got != sha:
             raise InputError(
                 [
                     Problem(
-                        "tree.input_ref.sha256",
-                        f"{path} is not the tree file this artifact was computed from "
+                        field,
+                        f"{path} is not the {what} this artifact was computed from "
                         f"(its sha256 is {got[:12]}..., the artifact records {sha[:12]}...)",
                     )
                 ],
