@@ -159,6 +159,10 @@ def test_the_readme_walkthrough_is_the_four_commands_after_the_data_step() -> No
         ["placement", "calibrate"],
         ["placement", "tree"],
         ["placement", "show"],
+        # Close the loop: run the placement, feed the measurements back, place again.
+        ["placement", "execute"],
+        ["placement", "calibrate"],
+        ["placement", "tree"],
     ]
     assert "--probe" in lines[1] and "--transfer" in lines[4] and "dot -Tsvg" in lines[5]
 
@@ -174,7 +178,7 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
     done = walkthrough().run(work, db=tpch_db, quick=True, timeout=300)
     for p in done:
         assert p.returncode == 0, (p.args, p.stderr)
-    assert len(done) == 5  # the data step is the fixture's
+    assert len(done) == 8  # the data step is the fixture's
 
     tree = orjson.loads((work / "q3.tree.json").read_bytes())
     assert tree["engines"] == ["duckdb", "datafusion"] and tree["query"]["repeat"] == 1
@@ -187,6 +191,18 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
     assert art["transfer_ref"]["name"] == "profile.json"
     assert set(art["engines"]) == {n["id"] for n in tree["nodes"]}
     assert art["budget"] == 1 and art["cuts_used"] <= 1
+
+    # closing the loop: execute ran every one-cut placement of the tree as placed (with
+    # the profile it names), wrote the hand-offs `calibrate fit` read back with the
+    # calibration's, and the measured tree placed again
+    report = orjson.loads((work / "q3.report.json").read_bytes())["execute"]
+    n = len(tree["nodes"])
+    # each engine alone, and each node's subtree on one engine under the rest on the other
+    assert report["summary"]["placements"] == 2 + 2 * (n - 1)
+    assert report["summary"]["mismatches"] == 0 and report["summary"]["executed"] >= 3
+    assert (work / "q3.h.csv").read_text().count("\n") > 1
+    again = orjson.loads((work / "profile2.json").read_bytes())
+    assert again["directions"] and (work / "q3.placed2.json").exists()
 
     # the picture: show's DOT, and the SVG Graphviz made of it
     dot = ok("show", "q3.placed.json", cwd=work).decode()

@@ -1,6 +1,7 @@
-"""Run the README's TPC-H walkthrough ("Real engines") as written: its shell block is
-read from the README, the one copy of the commands, and each line run with bash in a
-work folder (`make tpch-demo`; `tests/test_tpch_walkthrough.py` runs it too).
+"""Run the README's TPC-H walkthrough ("Real engines") as written: its shell blocks
+(the walkthrough, then "Close the loop") are read from the README, the one copy of the
+commands, and each line run with bash in a work folder (`make tpch-demo`;
+`tests/test_walkthrough.py` runs it too).
 
     python examples/tpch/walkthrough.py                 # in out/tpch/, SF 0.1 made first
     python examples/tpch/walkthrough.py --db tpch.duckdb --fast --dir /tmp/w
@@ -30,23 +31,27 @@ DATA_STEP = "make_data.py"
 FAST = {
     ("import", "sql"): ["--repeat", "1"],
     ("calibrate", "measure"): ["--repeat", "1", "--rows", "1000,10000,40000", "--widths", "16,64"],
+    ("execute", "q3.placed.json"): ["--repeat", "1"],
 }
 
 
 def commands(readme: Path = ROOT / "README.md") -> list[str]:
-    """The lines of the first `sh` block of the README's engine section, comments and
-    blank lines left out: the walkthrough, the data step first."""
+    """The lines of every `sh` block of the README's engine section (up to its next
+    section of the same level), comments and blank lines left out: the walkthrough, the
+    data step first, then closing the loop."""
     text = readme.read_text(encoding="utf-8")
     if SECTION not in text:
         raise SystemExit(f"{readme}: no section {SECTION!r}")
-    block = re.search(r"```sh\n(.*?)```", text.split(SECTION, 1)[1], re.S)
-    if block is None:
+    section = text.split(SECTION, 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    if not blocks:
         raise SystemExit(f"{readme}: the section {SECTION!r} has no sh block")
     out = []
-    for line in block.group(1).splitlines():
-        code = _code(line)
-        if code:
-            out.append(code)
+    for block in blocks:
+        for line in block.splitlines():
+            code = _code(line)
+            if code:
+                out.append(code)
     return out
 
 

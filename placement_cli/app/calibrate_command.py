@@ -9,7 +9,7 @@ from typing import Any
 
 from placement_cli.app.console import say
 from placement_cli.app.engine_values import engine_options, need_sources
-from placement_cli.core.errors import EXIT_OK, UsageError
+from placement_cli.core.errors import EXIT_OK, InputError, Problem, UsageError
 from placement_cli.core.io import dumps, read_bytes, source_name, write_output
 
 
@@ -102,6 +102,10 @@ def fit(name: str, v: dict[str, Any]) -> int:
     if not files:
         raise UsageError("calibrate fit: give the measurement CSV file(s)")
     points = [m for f in files for m in read_measurements(read_bytes(f), source_name(f))]
+    if not points:
+        raise InputError(
+            [Problem("", "no measurements in any file (only headers)")], source_name(files[0])
+        )
     by: dict[tuple[str, str], list[Any]] = {}
     for m in reduce_repeats(points, v["reduce"]):
         by.setdefault((m.src, m.dst), []).append(m)
