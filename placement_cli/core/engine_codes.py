@@ -79,6 +79,19 @@ ENGINE_CODES: tuple[Code, ...] = (
         "first.",
     ),
     Code(
+        "planner-cannot-plan",
+        ("warning",),
+        ("import",),
+        "DataFusion cannot plan the query: the tree is the whole query as one node",
+        "`import sql --probe` builds the tree from DataFusion's plan of the query. When "
+        "DataFusion cannot plan it (a function or syntax of another engine: DuckDB's JSON "
+        "and LIST functions, for instance), the query still gets a tree: one node (`op` "
+        "query), timed on every engine that runs the SQL as written, the tree file's "
+        "`query.native` set. `execute` runs it there; no placement splits it. When no "
+        "engine takes the SQL the call is invalid input (exit 3) with each engine's "
+        "reason.",
+    ),
+    Code(
         "clamped-self-time",
         ("warning",),
         ("import",),

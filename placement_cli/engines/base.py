@@ -21,6 +21,7 @@ report it. The messages here never name command-line flags: that is the command'
 from __future__ import annotations
 
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -67,6 +68,16 @@ class Settings:
     @property
     def effective_threads(self) -> int:
         return self.threads or cores()
+
+
+def safe_dsn(dsn: str) -> str:
+    """A connection string as messages may show it: without its password.
+
+    >>> safe_dsn("host=db port=5432 user=me password='s e'"), safe_dsn("postgresql://me:pw@db/x")
+    ('host=db port=5432 user=me password=***', 'postgresql://me:***@db/x')
+    """
+    out = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", dsn)
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", out)
 
 
 def quote(name: str) -> str:

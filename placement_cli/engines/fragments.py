@@ -58,7 +58,7 @@ _lock = threading.Lock()
 _planning = threading.RLock()
 
 
-def _token() -> str:
+def new_token() -> str:
     """A name prefix no other plan of this process uses (tables are registered per name)."""
     with _lock:
         return f"__plc{os.getpid()}_{next(_counter)}"
@@ -172,7 +172,7 @@ def load_plan(conns: Connections, sql: str, plan_json: dict[str, Any]) -> Plan:
     for rel, nid in order:
         children[nid] = tuple(ids[id(c)] for c in _inputs(rel))
 
-    plan = Plan(sql=sql, substrait=plan_json, nodes={}, token=_token(), rels=rels)
+    plan = Plan(sql=sql, substrait=plan_json, nodes={}, token=new_token(), rels=rels)
     root_names = tuple(root.get("names") or ())
     for rel, nid in order:
         if nid == "n0" and root_names:

@@ -19,7 +19,7 @@ from typing import Any
 
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import read_bytes
-from placement_cli.engines.connect import Connections
+from placement_cli.engines.connect import Connections, canonical
 from placement_cli.engines.fragments import build_plan, load_plan, prepare
 from placement_cli.engines.runs import Runner
 from placement_cli.ir.tree.model import Tree
@@ -57,6 +57,21 @@ class PlanRunner:
         return dataclasses.replace(frag, conns=conns).run(inputs)
 
 
+class NativeRunner:
+    """Runs a native query (`query.native`: one node, the planner could not plan it) as
+    written, on the engine asked for; it has no cut inputs."""
+
+    def __init__(self, sql: str) -> None:
+        self.sql = sql
+
+    def __call__(
+        self, conns: Connections, node: str, engine: str, inputs: Mapping[str, Any]
+    ) -> Any:
+        if inputs:
+            raise ValueError("a native query has no inputs to cut")
+        return canonical(conns.session(engine).sql(self.sql))
+
+
 def node_ids(problem: Any, tree: Tree) -> list[str]:
     """The plan node each tree node is: `n<plan_node>` where the tree file records
     `plan_node` (`import sql --probe`), else the tree node's own id."""
@@ -82,6 +97,12 @@ def runner_for(
     ids = node_ids(problem, tree)
 
     def make(conns: Connections) -> Runner:
+        if getattr(problem.file.query, "native", False) and sql_file is None:
+            if tree.n != 1:
+                raise UsageError(
+                    f"{problem.source}: a native query is one node, the tree has {tree.n}"
+                )
+            return NativeRunner(sql)
         plan = build_plan(conns, sql) if substrait is None else load_plan(conns, sql, substrait)
         same_tree(tree, ids, plan.nodes, problem.source)
         return PlanRunner(plan)

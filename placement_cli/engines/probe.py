@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from placement_cli.core.diagnostics import Diagnostic
+from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.core.io import num
 from placement_cli.engines import registry
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
-from placement_cli.engines.fragments import Plan, build_plan, prepare
+from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.registry import PLANNER
 from placement_cli.engines.stats import self_time
 
@@ -56,6 +57,8 @@ class Probe:
     nodes: dict[str, NodeProbe]
     warmup: int = WARMUP
     threads: dict[str, int | None] = field(default_factory=dict)
+    # The query as one node run as written by each engine (`probe_native`), not a plan.
+    native: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -68,6 +71,10 @@ def probe(
 ) -> Probe:
     """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed."""
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
+    for engine in engines:
+        # Opened first: an engine that cannot be reached is the run's error (exit 6),
+        # never a finding that it cannot run the nodes.
+        conns.session(engine)
     for nid, node in plan.nodes.items():
         here = out.nodes[nid]
         for engine in engines:
@@ -85,6 +92,8 @@ def probe(
                     start = time.perf_counter_ns()
                     table = frag.run({})
                     times.append(_ms(start))
+            except PlacementError:
+                raise  # the tool's own error (a server gone, a file): not the engine's
             except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
                 here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
                 continue
@@ -199,8 +208,9 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
     doc["nodes"] = nodes
     doc["query"] = {
         "sql": p.plan.sql,
-        "substrait": p.plan.substrait,
-        "replanned": [e for e in p.engines if registry.engine(e).replans],
+        "substrait": None if p.native else p.plan.substrait,
+        **({"native": True} if p.native else {}),
+        "replanned": [] if p.native else [e for e in p.engines if registry.engine(e).replans],
         "repeat": p.repeat,
         "warmup": p.warmup,
         "threads": p.threads,
@@ -208,7 +218,68 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
     return doc
 
 
+def probe_native(
+    conns: Connections,
+    sql: str,
+    engines: tuple[str, ...],
+    repeat: int,
+    warmup: int,
+    source: str,
+    why: str,
+) -> Probe:
+    """The query as one node (`op` query), run as written on every engine that takes it:
+    what a query the planner cannot plan (`why`) still gets, with a `planner-cannot-plan`
+    warning. Invalid input (exit 3) when no engine takes it, with each engine's reason."""
+    node = PlanNode("n0", "query", (), ())
+    plan = Plan(sql, {}, {"n0": node}, new_token(), {})
+    out = Probe(plan, engines, repeat, {"n0": NodeProbe()}, warmup=warmup, native=True)
+    here = out.nodes["n0"]
+    for engine in engines:
+        session = conns.session(engine)
+        try:
+            table = None
+            for _ in range(warmup):
+                table = session.sql(sql)
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter_ns()
+                table = session.sql(sql)
+                times.append(_ms(start))
+        except PlacementError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an engine's refusal is a finding
+            here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+            continue
+        assert table is not None
+        if here.rows is None:
+            here.rows, here.rows_from = table.num_rows, engine
+            here.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
+            plan.nodes["n0"] = PlanNode("n0", "query", (), tuple(table.column_names))
+        elif table.num_rows != here.rows:
+            here.failed[engine] = (
+                f"returned {table.num_rows} rows where {here.rows_from} returned {here.rows}"
+            )
+            continue
+        here.runs[engine] = times
+    if not here.runs:
+        reasons = [Problem("", f"{PLANNER.name} cannot plan the query: {why}")]
+        reasons += [Problem("", f"{e}: {r}") for e, r in here.failed.items()]
+        raise InputError(reasons, source)
+    out.diagnostics.append(
+        Diagnostic(
+            "warning",
+            "planner-cannot-plan",
+            f"{PLANNER.name} cannot plan the query ({why}): the tree is the whole query "
+            f"as one node, run as written on {', '.join(here.runs)}",
+            ("n0",),
+        )
+    )
+    _report_failures(out)
+    return out
+
+
 def probe_query(
+    source: str,
     sql: str,
     sources: Sources,
     settings: Settings,
@@ -216,13 +287,20 @@ def probe_query(
     repeat: int,
     warmup: int = WARMUP,
 ) -> Probe:
-    """Plan `sql` in the planner and probe every node of it on `engines` (`probe`)."""
+    """Plan `sql` (of the file `source`) in the planner and probe every node of it on
+    `engines` (`probe`); invalid input (exit 3) when the planner cannot plan it."""
     for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
         eng.modules("import sql --probe")
     conns = Connections(sources, settings)
     try:
-        plan = build_plan(conns, sql)
-        out = probe(conns, plan, engines, repeat, warmup)
+        try:
+            plan = build_plan(conns, sql)
+        except PlacementError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
+            out = probe_native(conns, sql, engines, repeat, warmup, source, _first_line(exc))
+        else:
+            out = probe(conns, plan, engines, repeat, warmup)
         out.threads = threads(engines, settings)
         return out
     finally:

@@ -23,6 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
+from placement_cli.core.errors import PlacementError
 from placement_cli.engines.connect import Connections, Settings, Sources, canonical
 from placement_cli.engines.placements import Fragment
 
@@ -119,6 +120,8 @@ def run_placement(
         start = time.perf_counter()
         try:
             table = canonical(runner(conns, node_ids[f.root], engines[f.engine], inputs))
+        except PlacementError:
+            raise  # the tool's own error (a server gone, a file): the run's, not the fragment's
         except Exception as exc:  # an engine's own error: the fragment is not executable
             raise FragmentError(i, node_ids[f.root], engines[f.engine], _reason(exc)) from exc
         return i, table, start, time.perf_counter()

@@ -109,6 +109,9 @@ class Query(_Strict):
 
     sql: str
     substrait: dict[str, Any] | None = None
+    # The query is one node, run as written by each engine (the planner could not plan
+    # it): no plan, no fragments.
+    native: bool = False
     replanned: list[Name] = []
     repeat: Annotated[int, Field(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None

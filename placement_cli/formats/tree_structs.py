@@ -92,6 +92,7 @@ class TreeNode(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
 class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     sql: str
     substrait: dict[str, Any] | None = None
+    native: bool = False
     replanned: list[Name] = []
     repeat: Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None

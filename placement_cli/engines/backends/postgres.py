@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from placement_cli.core.errors import IOFailure
 from placement_cli.engines.base import (
     ID_BYTES,
     Engine,
@@ -34,6 +35,7 @@ from placement_cli.engines.base import (
     Sources,
     TableSource,
     quote,
+    safe_dsn,
 )
 from placement_cli.engines.require import need
 
@@ -47,8 +49,15 @@ class PostgresSession(Session):
         if sources.pg is None:
             raise ValueError("postgres needs a connection string")
         self._sources = sources
-        self.handle = dbapi.connect(sources.pg, autocommit=True)
-        self._run(f"SET statement_timeout = {int(sources.statement_timeout_ms)}")
+        try:
+            self.handle = dbapi.connect(sources.pg, autocommit=True)
+            self._run(f"SET statement_timeout = {int(sources.statement_timeout_ms)}")
+        except dbapi.Error as exc:
+            # Unreachable, refused, a bad string: the server, not the query (exit 6).
+            reason = " ".join(str(exc).split())[:300]
+            raise IOFailure(
+                f"postgres at {safe_dsn(sources.pg)}: cannot connect: {reason}"
+            ) from None
 
     def _run(self, text: str) -> None:
         with self.handle.cursor() as cur:

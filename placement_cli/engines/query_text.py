@@ -1,0 +1,77 @@
+"""Whether a SQL text is one query (`import sql --probe` runs it as written on every
+engine, PostgreSQL's server among them: a statement that writes must never get there).
+
+A query is one statement (a `;` only at its end) whose first word is SELECT, WITH,
+VALUES, TABLE or FROM (DuckDB's FROM-first), or `(`. Quotes, quoted identifiers and
+comments are skipped when looking for `;` and the first word.
+
+>>> statements("SELECT ';' AS a -- ; no\\n; ")
+["SELECT ';' AS a -- ; no\\n"]
+>>> query_problem("WITH t AS (SELECT 1) SELECT * FROM t;") is None
+True
+>>> query_problem("SELECT 1; DROP TABLE lineitem")
+'2 statements: give one query'
+>>> query_problem("/* x */ DELETE FROM lineitem")
+'a DELETE statement, not a query (SELECT, WITH, VALUES, TABLE or FROM)'
+"""
+
+from __future__ import annotations
+
+QUERY_WORDS = ("select", "with", "values", "table", "from")
+
+
+def statements(sql: str) -> list[str]:
+    """The statements of `sql`, split at `;` outside quotes and comments; blank ones
+    (a trailing `;`) left out."""
+    out: list[str] = []
+    start, i, n = 0, 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"":
+            end = sql.find(c, i + 1)
+            while end != -1 and end + 1 < n and sql[end + 1] == c:  # a doubled quote
+                end = sql.find(c, end + 2)
+            i = n if end == -1 else end + 1
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = n if end == -1 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end == -1 else end + 2
+        elif c == ";":
+            out.append(sql[start:i])
+            i += 1
+            start = i
+        else:
+            i += 1
+    out.append(sql[start:])
+    return [s for s in out if _strip(s)]
+
+
+def _strip(sql: str) -> str:
+    """`sql` without leading blanks and comments."""
+    while True:
+        sql = sql.lstrip()
+        if sql.startswith("--"):
+            end = sql.find("\n")
+            sql = "" if end == -1 else sql[end + 1 :]
+        elif sql.startswith("/*"):
+            end = sql.find("*/")
+            sql = "" if end == -1 else sql[end + 2 :]
+        else:
+            return sql
+
+
+def query_problem(sql: str) -> str | None:
+    """None when `sql` is one query, else what it is instead."""
+    found = statements(sql)
+    if len(found) != 1:
+        return f"{len(found)} statements: give one query" if found else "no statement"
+    head = _strip(found[0])
+    if head.startswith("("):
+        return None
+    word = head.split(None, 1)[0].lower() if head.split() else ""
+    word = word.split("(", 1)[0]
+    if word in QUERY_WORDS:
+        return None
+    return f"a {word.upper()} statement, not a query (SELECT, WITH, VALUES, TABLE or FROM)"
