@@ -122,7 +122,9 @@ def query_text(tpch: str, n: int) -> str:
     con = duckdb.connect()
     try:
         con.execute("LOAD tpch")
-        return str(con.execute(f"SELECT query FROM tpch_queries() WHERE query_nr={n}").fetchone()[0])
+        return str(
+            con.execute(f"SELECT query FROM tpch_queries() WHERE query_nr={n}").fetchone()[0]
+        )
     finally:
         con.close()
 
@@ -193,9 +195,33 @@ def evaluate(profile: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, A
             }
             for k, v in sorted(per.items())
         },
+        "by_rows": by_rows(points),
         "unmodelled": unmodelled,
         "points": points,
     }
+
+
+ROW_BANDS = ((0, 100), (100, 5_000), (5_000, 40_001), (40_001, 10**12))
+
+
+def by_rows(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per direction and band of R (calibrate measure's PostgreSQL grid is 1k-40k rows):
+    n, median and p90 relative error, median signed error, median measured and predicted ms."""
+    out: dict[str, Any] = {}
+    for key in sorted({f"{p['src']}->{p['dst']}" for p in points}):
+        for lo, hi in ROW_BANDS:
+            q = [p for p in points if f"{p['src']}->{p['dst']}" == key and lo <= p["rows"] < hi]
+            if not q:
+                continue
+            ms = np.array([p["ms"] for p in q])
+            pr = np.array([p["predicted_ms"] for p in q])
+            out.setdefault(key, {})[f"[{lo},{hi})"] = {
+                **summary([p["rel_error"] for p in q]),
+                "median_signed": float(np.median((pr - ms) / ms)),
+                "measured_ms_median": float(np.median(ms)),
+                "predicted_ms_median": float(np.median(pr)),
+            }
+    return out
 
 
 def fit_lines(stderr: str) -> dict[str, Any]:
@@ -225,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
 
     pg, tpch = os.environ.get("PLACEMENT_TEST_PG"), os.environ.get("PLACEMENT_TEST_TPCH")
     if not pg or not tpch:
-        print("PLACEMENT_TEST_PG and PLACEMENT_TEST_TPCH must be set (tests.servers)", file=sys.stderr)
+        print(
+            "PLACEMENT_TEST_PG and PLACEMENT_TEST_TPCH must be set (tests.servers)", file=sys.stderr
+        )
         return 2
     started = dt.datetime.now(dt.UTC)
     load_start = loadavg()
@@ -235,7 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     sides = [Side("before", a.before, work, env), Side("after", a.after, work, env)]
-    origin = {s.label: {"dir": str(s.dir), "commit": s.commit(), "placement_cli": s.which()} for s in sides}
+    origin = {
+        s.label: {"dir": str(s.dir), "commit": s.commit(), "placement_cli": s.which()}
+        for s in sides
+    }
     print(json.dumps(origin), flush=True)
 
     queries = [int(q) for q in a.queries.split(",") if q]
@@ -249,15 +280,31 @@ def main(argv: list[str] | None = None) -> int:
     # 1. measure, both sides
     for s in sides:
         rec = s.run(
-            ["calibrate", "measure", "--pairs", PAIRS, "--db", tpch, "--pg", pg,
-             "--repeat", str(a.measure_repeat), "-o", str(s.work / "m.csv")]
+            [
+                "calibrate",
+                "measure",
+                "--pairs",
+                PAIRS,
+                "--db",
+                tpch,
+                "--pg",
+                pg,
+                "--repeat",
+                str(a.measure_repeat),
+                "-o",
+                str(s.work / "m.csv"),
+            ]
         )
         result[s.label]["measure"] = {"rc": rec["rc"], "seconds": rec["seconds"]}
     # 2. fit, both sides
     for s in sides:
         rec = s.run(["calibrate", "fit", str(s.work / "m.csv"), "-o", str(s.work / "profile.json")])
         r = result[s.label]
-        r["fit"] = {"rc": rec["rc"], "stderr": rec["stderr"], "directions": fit_lines(rec["stderr"])}
+        r["fit"] = {
+            "rc": rec["rc"],
+            "stderr": rec["stderr"],
+            "directions": fit_lines(rec["stderr"]),
+        }
         if rec["rc"] == 0:
             prof = json.loads((s.work / "profile.json").read_text())
             r["profile"] = prof
@@ -270,12 +317,31 @@ def main(argv: list[str] | None = None) -> int:
             if "profile" not in result[s.label]:
                 qr["status"] = "no profile"
                 continue
-            tree, h, rep = (s.work / f"q{q}.tree.json", s.work / f"q{q}.h.csv", s.work / f"q{q}.report.json")
+            tree, h, rep = (
+                s.work / f"q{q}.tree.json",
+                s.work / f"q{q}.h.csv",
+                s.work / f"q{q}.report.json",
+            )
             t0 = time.perf_counter()
             rec = s.run(
-                ["import", "sql", str(sql[q]), "--probe", "--db", tpch, "--pg", pg,
-                 "--engines", ENGINES, "--repeat", "1", "--transfer", str(s.work / "profile.json"),
-                 "-o", str(tree)],
+                [
+                    "import",
+                    "sql",
+                    str(sql[q]),
+                    "--probe",
+                    "--db",
+                    tpch,
+                    "--pg",
+                    pg,
+                    "--engines",
+                    ENGINES,
+                    "--repeat",
+                    "1",
+                    "--transfer",
+                    str(s.work / "profile.json"),
+                    "-o",
+                    str(tree),
+                ],
                 timeout=a.query_timeout,
             )
             qr["import"] = {k: rec.get(k) for k in ("rc", "seconds", "timeout")}
@@ -285,8 +351,23 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             left = a.query_timeout - (time.perf_counter() - t0)
             rec = s.run(
-                ["execute", str(tree), "--db", tpch, "--pg", pg, "--all", "--budget", "1",
-                 "--repeat", str(a.execute_repeat), "--calibrate-out", str(h), "-o", str(rep)],
+                [
+                    "execute",
+                    str(tree),
+                    "--db",
+                    tpch,
+                    "--pg",
+                    pg,
+                    "--all",
+                    "--budget",
+                    "1",
+                    "--repeat",
+                    str(a.execute_repeat),
+                    "--calibrate-out",
+                    str(h),
+                    "-o",
+                    str(rep),
+                ],
                 timeout=max(left, 1.0),
             )
             qr["execute"] = {k: rec.get(k) for k in ("rc", "seconds", "timeout")}
@@ -295,12 +376,19 @@ def main(argv: list[str] | None = None) -> int:
                 qr["status"] = "execute timeout" if rec.get("timeout") else "execute failed"
                 qr["error"] = rec["stderr"][-1500:]
                 continue
-            qr["status"] = "ok" if rec["rc"] == 0 else f"execute rc={rec['rc']} (calibrate-out written)"
+            qr["status"] = (
+                "ok" if rec["rc"] == 0 else f"execute rc={rec['rc']} (calibrate-out written)"
+            )
             qr["handoffs"] = read_csv(h)
             try:
                 report = json.loads(rep.read_text())
+                pl = report["execute"]["placements"]
                 qr["placements"] = {
-                    "count": len(report.get("placements", report.get("results", []))),
+                    "count": len(pl),
+                    "status": {
+                        st: sum(1 for x in pl if x.get("status") == st)
+                        for st in sorted({str(x.get("status")) for x in pl})
+                    },
                 }
             except Exception as exc:  # noqa: BLE001 - informational only
                 qr["placements"] = {"error": str(exc)}
@@ -352,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(doc, indent=1, default=str))
     print(f"\nload average at end: {load_end}; wall {doc['wall_seconds']} s; written {out}")
 
-    print("\n| side | direction | n | median rel. err | p90 rel. err | median signed | fit held-out median (printed) |")
+    print(
+        "\n| side | direction | n | median rel. err | p90 rel. err | median signed | fit held-out median (printed) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for s in sides:
         r = result[s.label]

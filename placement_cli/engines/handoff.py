@@ -1,10 +1,11 @@
 """Handing a result from one engine to another, and timing it (`calibrate measure`).
 
-A hand-off is what a cut costs at run time: the sending engine's result is fetched as
-Arrow (`Session.fetch`), cast to the canonical schema (`connect.canonical`: decimals as
-float64), and made a table of the receiving engine (`Session.register`), which then
-reads every value of it (`Session.scan`). Each engine moves Arrow in and out in its own
-way (`engines/backends/`); the route is the same one the fragment runner takes.
+A hand-off is what a cut costs at run time on top of the fragments: the sending
+engine's result, already Arrow (its fragment's time, and the probe's time of its
+subtree, include producing it), cast to the canonical schema (`connect.canonical`),
+made a table of the receiving engine (`Session.register`), which then reads every value
+of it (`Session.scan`). Each engine takes Arrow in its own way (`engines/backends/`);
+the route is the one the fragment runner takes.
 
 `hand_off(conns, src, dst, table, name)` is the one entry point `execute` uses too: it
 takes the result (an Arrow table, or the name of a table on `src`) and returns the name
@@ -55,11 +56,15 @@ def time_hand_off(
     conns: Connections, src: str, dst: str, sent: str, rows: int, limit: bool = False
 ) -> float:
     """Seconds of one hand-off of table `sent` (`rows` rows; with `limit`, its first
-    `rows` rows) from `src` to `dst`: fetched from `src`, made a table of `dst`,
-    read there; then dropped from `dst`."""
+    `rows` rows) from `src` to `dst`, as a cut costs at run time: the sender's result,
+    fetched as Arrow first and not timed (a fragment's own time includes producing its
+    result; the probe times each subtree that way), is made a table of `dst`, which
+    reads every value of it (timed); then it is dropped from `dst`. The same work
+    `execute` times for each cut (`measure.hand_off`)."""
     got = f"_placement_dst{next(_names)}"
+    table = conns.session(src).fetch(sent, rows if limit else None)
     t0 = time.perf_counter()
-    name, _ = hand_off(conns, src, dst, sent, got, rows if limit else None)
+    name, _ = hand_off(conns, src, dst, table, got)
     n = conns.session(dst).scan(name, ["id", "pad"])
     dt = time.perf_counter() - t0
     conns.session(dst).drop(name)
