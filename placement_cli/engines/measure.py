@@ -25,11 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement_cli.core.errors import UsageError
+from placement_cli.core.errors import PlacementError, UsageError
 from placement_cli.engines import handoff
 from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
-from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, run_placement
+from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, reason, run_placement
 from placement_cli.engines.stats import same_rows
 from placement_cli.ir.tree.model import INF, Tree
 
@@ -48,6 +48,8 @@ class Outcome:
     predicted: Predicted
     runs: list[Run] = field(default_factory=list)
     handoffs: dict[int, list[float]] = field(default_factory=dict)
+    # Cuts whose hand-off could not be timed alone, and why (the runs still count).
+    handoff_errors: dict[int, str] = field(default_factory=dict)
     status: str = "ok"
     error: str | None = None
 
@@ -60,27 +62,35 @@ class Reference:
     table: Any
 
 
-def reference_engine(tree: Tree, available: Sequence[str]) -> str | None:
-    """The first engine of the tree's that runs every node and has a source."""
-    for e, name in enumerate(tree.engines):
-        if name in available and all(tree.time[v][e] != INF for v in range(tree.n)):
-            return name
-    return None
+def reference_engines(tree: Tree, available: Sequence[str]) -> list[str]:
+    """The tree's engines that run every node and have a source, in the tree's order."""
+    return [
+        name
+        for e, name in enumerate(tree.engines)
+        if name in available and all(tree.time[v][e] != INF for v in range(tree.n))
+    ]
 
 
 def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -> Reference:
-    """The whole query on the reference engine (module doc); a usage error when no
-    engine can run it all."""
-    engine = reference_engine(tree, available(pool.main.sources, named=True))
-    if engine is None:
-        raise UsageError(
-            "no engine with a source (the database file, or a PostgreSQL server for "
-            "postgres) runs every node of the tree: there is no single-engine reference "
-            "to check results against"
-        )
-    start = time.perf_counter()
-    table = canonical(runner(pool.conns(), node_ids[tree.root], engine, {}))
-    return Reference(engine, table.num_rows, time.perf_counter() - start, table)
+    """The whole query on the reference engine (module doc): the first that runs it (an
+    engine that fails is passed over, the next tried); a usage error when none can."""
+    tried: list[str] = []
+    for engine in reference_engines(tree, available(pool.main.sources, named=True)):
+        start = time.perf_counter()
+        try:
+            table = canonical(runner(pool.conns(), node_ids[tree.root], engine, {}))
+        except PlacementError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the next engine may run it
+            tried.append(f"{engine}: {reason(exc)}")
+            continue
+        return Reference(engine, table.num_rows, time.perf_counter() - start, table)
+    why = f" ({'; '.join(tried)})" if tried else ""
+    raise UsageError(
+        "no engine with a source (the database file, or a PostgreSQL server for "
+        "postgres) runs every node of the tree: there is no single-engine reference "
+        f"to check results against{why}"
+    )
 
 
 def rows_of(table: Any) -> list[tuple[Any, ...]]:
@@ -115,15 +125,15 @@ def execute(
     want = rows_of(ref.table)
     tables: tuple[Any, ...] = ()
     try:
-        for i in range(max(1, warmup) + repeat):
+        for i in range(warmup + repeat):
             run = run_placement(pool, frags, node_ids, tree.engines, runner)
-            if i == 0:
+            if i == 0:  # the first run's rows are checked (timed too without a warm-up)
                 differs = same_rows(rows_of(run.table), want)
                 if differs is not None:
                     out.status = "mismatch"
                     out.error = f"not the reference's rows ({ref.engine}): {differs}"
                     return out
-            if i >= max(1, warmup):
+            if i >= warmup:
                 tables = run.tables
                 out.runs.append(dataclasses.replace(run, tables=(run.table,)))
     except FragmentError as exc:
@@ -133,10 +143,15 @@ def execute(
         if f.parent < 0:
             continue
         dst = tree.engines[frags[f.parent].engine]
-        out.handoffs[f.root] = [
-            hand_off(pool.conns(), tree.engines[f.engine], dst, tables[fi])
-            for _ in range(max(1, repeat))
-        ]
+        try:
+            out.handoffs[f.root] = [
+                hand_off(pool.conns(), tree.engines[f.engine], dst, tables[fi])
+                for _ in range(max(1, repeat))
+            ]
+        except PlacementError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the runs stand; the cut is not timed
+            out.handoff_errors[f.root] = reason(exc)
     return out
 
 

@@ -88,6 +88,7 @@ def placement_report(
                 "rows": rows,
                 "bytes": nbytes,
                 "width": _r(nbytes / rows) if rows else (0.0 if rows == 0 else None),
+                **({"error": o.handoff_errors[u]} if u in o.handoff_errors else {}),
             }
         )
     engines_used = {tree.engines[e] for e in o.assignment}

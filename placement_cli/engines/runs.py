@@ -123,7 +123,7 @@ def run_placement(
         except PlacementError:
             raise  # the tool's own error (a server gone, a file): the run's, not the fragment's
         except Exception as exc:  # an engine's own error: the fragment is not executable
-            raise FragmentError(i, node_ids[f.root], engines[f.engine], _reason(exc)) from exc
+            raise FragmentError(i, node_ids[f.root], engines[f.engine], reason(exc)) from exc
         return i, table, start, time.perf_counter()
 
     running: set[Future[tuple[int, Any, float, float]]] = {
@@ -155,6 +155,7 @@ def run_placement(
     )
 
 
-def _reason(exc: BaseException) -> str:
+def reason(exc: BaseException) -> str:
+    """An exception as one line of at most 300 characters."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 300 else text[:297] + "..."

@@ -67,6 +67,8 @@ class CutReport(_Strict):
     rows: int | None = None
     bytes: int | None = None
     width: float | None = None
+    # Why the hand-off could not be timed alone (the placement's runs still count).
+    error: str | None = None
 
 
 class PlacementReport(_Strict):
