@@ -36,3 +36,26 @@ def test_a_missing_engine_package_names_the_extra() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.startswith("2 ")
     assert "pip install 'placement[engines]'" in out.stdout and "'duckdb'" in out.stdout
+
+
+def test_no_command_imports_an_engine_before_it_runs_one(tmp_path: Path) -> None:
+    """The core install's commands never import an engine's package: not the stages, not
+    the typer commands (which build the engine commands' declarations from the engine
+    registry), not `--help` of an engine command."""
+    code = (
+        "import sys; from placement_cli.app.launch import dispatch\n"
+        "try:\n dispatch(sys.argv[1:])\nexcept SystemExit as e:\n"
+        " bad = [m for m in ('duckdb', 'datafusion', 'polars', 'pyarrow', 'adbc_driver_manager',"
+        " 'psycopg') if m in sys.modules]\n"
+        " print(e.code, bad, file=sys.stderr)"
+    )
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "three_targets.yaml")
+    for args in (
+        ["solve", example, "-q", "-o", str(tmp_path / "s.json")],
+        ["lower", "--help"],
+        ["execute", "--help"],
+        ["calibrate", "measure", "--help"],
+        ["import", "--help"],
+    ):
+        r = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True)
+        assert r.stderr.decode().split(None, 1) == ["0", "[]\n"], (args, r.stderr.decode())
