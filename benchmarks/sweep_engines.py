@@ -148,6 +148,8 @@ def sweep_one(
                 "execute",
                 "placed.json",
                 *src,
+                "--transfer",
+                str(profile),
                 "--all",
                 "--budget",
                 "1",

@@ -82,14 +82,28 @@ ENGINE_CODES: tuple[Code, ...] = (
         "planner-cannot-plan",
         ("warning",),
         ("import",),
-        "DataFusion cannot plan the query: the tree is the whole query as one node",
+        "the query's plan is of no use: the tree is the whole query as one node",
         "`import sql --probe` builds the tree from DataFusion's plan of the query. When "
         "DataFusion cannot plan it (a function or syntax of another engine: DuckDB's JSON "
-        "and LIST functions, for instance), the query still gets a tree: one node (`op` "
+        "and LIST functions, for instance), or no engine runs the plan's root, the query "
+        "still gets a tree: one node (`op` "
         "query), timed on every engine that runs the SQL as written, the tree file's "
         "`query.native` set. `execute` runs it there; no placement splits it. When no "
         "engine takes the SQL the call is invalid input (exit 3) with each engine's "
         "reason.",
+    ),
+    Code(
+        "node-merged",
+        ("warning",),
+        ("import",),
+        "some plan nodes ran on no engine alone: each merged into its parent",
+        "`import sql --probe` runs every subtree of the plan alone on every engine. A node "
+        "no engine can run alone (DataFusion cannot consume its Substrait relation back as "
+        "a root, as with some grouping sets, and no engine takes the SQL written for it) "
+        "while its parent runs is merged into that parent: the tree file has the parent "
+        "with the merged node's children, its time is part of the parent's, and no cut "
+        "falls there. `execute` accepts such a tree: a tree node's children are its "
+        "nearest descendants in the plan.",
     ),
     Code(
         "clamped-self-time",

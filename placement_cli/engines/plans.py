@@ -111,15 +111,30 @@ def runner_for(
 
 
 def same_tree(tree: Tree, ids: Sequence[str], nodes: Mapping[str, Any], source: str) -> None:
-    """A usage error unless every tree node (as plan node `ids[v]`) is a plan node with
-    the same children."""
+    """A usage error unless every tree node (as plan node `ids[v]`) is a plan node whose
+    children in the tree are its nearest descendants in the tree: its own children, or,
+    through plan nodes the tree does not have (merged into their parent by the probe:
+    no engine ran them alone), theirs."""
+    present = set(ids)
+
+    def nearest(nid: str) -> list[str]:
+        out: list[str] = []
+        stack = list(reversed(nodes[nid].children))
+        while stack:
+            c = stack.pop()
+            if c in present or c not in nodes:
+                out.append(c)
+            else:
+                stack.extend(reversed(nodes[c].children))
+        return out
+
     for v in range(tree.n):
         node = nodes.get(ids[v])
-        kids = tuple(ids[u] for u in tree.children[v])
-        if node is None or tuple(node.children) != kids:
+        kids = [ids[u] for u in tree.children[v]]
+        if node is None or nearest(ids[v]) != kids:
             have = "no such node" if node is None else f"children {list(node.children)}"
             raise UsageError(
-                f"{source}: node {tree.ids[v]!r} (plan node {ids[v]}, children {list(kids)}) "
+                f"{source}: node {tree.ids[v]!r} (plan node {ids[v]}, children {kids}) "
                 f"is not the query plan's ({have}): the tree was not built from this "
                 "query's plan"
             )

@@ -59,6 +59,24 @@ class Probe:
     threads: dict[str, int | None] = field(default_factory=dict)
     # The query as one node run as written by each engine (`probe_native`), not a plan.
     native: bool = False
+
+    def ran(self, nid: str) -> bool:
+        """Whether some engine ran the node's subtree alone."""
+        return bool(self.nodes[nid].runs)
+
+    def kids(self, nid: str) -> list[str]:
+        """A node's children in the tree: its plan children, a child no engine ran
+        alone replaced by that child's own (merged into this node: `merge`)."""
+        out: list[str] = []
+        stack = list(reversed(self.plan.nodes[nid].children))
+        while stack:
+            c = stack.pop()
+            if self.ran(c):
+                out.append(c)
+            else:
+                stack.extend(reversed(self.plan.nodes[c].children))
+        return out
+
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -136,6 +154,28 @@ def _report_failures(p: Probe) -> None:
         )
 
 
+def merge(p: Probe) -> None:
+    """Nodes no engine ran alone are merged into their parent (their time is in its
+    subtree's; the tree gets the parent with their children, `Probe.kids`), one
+    `node-merged` warning naming them and the first one's reason. The root must have
+    run somewhere (else the caller runs the query as written: `probe_native`)."""
+    dead = [nid for nid in p.plan.nodes if not p.ran(nid)]
+    if not dead:
+        return
+    first = p.nodes[dead[0]].failed
+    why = "; ".join(f"{e}: {r}" for e, r in first.items())
+    p.diagnostics.append(
+        Diagnostic(
+            "warning",
+            "node-merged",
+            f"{len(dead)} node(s) ran on no engine alone and were merged into their parent "
+            f"({', '.join(dead[:8])}{', ...' if len(dead) > 8 else ''}): no cut falls "
+            f"there; at {dead[0]} ({p.plan.nodes[dead[0]].op}): {why}",
+            tuple(dead),
+        )
+    )
+
+
 def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
     """Node -> engine -> self-time (ms): `stats.self_time` of the subtrees' medians on
     the same engine, clamped at 0 (one `clamped-self-time` warning per engine counting
@@ -145,8 +185,10 @@ def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
     for engine in p.engines:
         clamped: list[str] = []
         lost = 0.0
-        for nid, node in p.plan.nodes.items():
-            value = self_time(med[nid].get(engine), [med[c].get(engine) for c in node.children])
+        for nid in p.plan.nodes:
+            if not p.ran(nid):
+                continue
+            value = self_time(med[nid].get(engine), [med[c].get(engine) for c in p.kids(nid)])
             if value is not None and value < 0:
                 clamped.append(nid)
                 lost -= value
@@ -177,10 +219,12 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
     selfs = self_times(p)
     nodes = []
     for i, (nid, node) in enumerate(p.plan.nodes.items()):
+        if not p.ran(nid):
+            continue  # merged into its parent (`merge`)
         got = p.nodes[nid]
         out: dict[str, Any] = {"id": nid, "op": node.op}
-        if node.children:
-            out["children"] = list(node.children)
+        if p.kids(nid):
+            out["children"] = p.kids(nid)
         out["time"] = {
             e: None if selfs[nid][e] is None else _round(selfs[nid][e] or 0.0) for e in p.engines
         }
@@ -228,8 +272,8 @@ def probe_native(
     why: str,
 ) -> Probe:
     """The query as one node (`op` query), run as written on every engine that takes it:
-    what a query the planner cannot plan (`why`) still gets, with a `planner-cannot-plan`
-    warning. Invalid input (exit 3) when no engine takes it, with each engine's reason."""
+    what a query still gets when its plan is of no use (`why`: the planner cannot plan
+    it, or no engine ran the plan's root), with a `planner-cannot-plan` warning. Invalid input (exit 3) when no engine takes it, with each engine's reason."""
     node = PlanNode("n0", "query", (), ())
     plan = Plan(sql, {}, {"n0": node}, new_token(), {})
     out = Probe(plan, engines, repeat, {"n0": NodeProbe()}, warmup=warmup, native=True)
@@ -262,15 +306,15 @@ def probe_native(
             continue
         here.runs[engine] = times
     if not here.runs:
-        reasons = [Problem("", f"{PLANNER.name} cannot plan the query: {why}")]
+        reasons = [Problem("", why)]
         reasons += [Problem("", f"{e}: {r}") for e, r in here.failed.items()]
         raise InputError(reasons, source)
     out.diagnostics.append(
         Diagnostic(
             "warning",
             "planner-cannot-plan",
-            f"{PLANNER.name} cannot plan the query ({why}): the tree is the whole query "
-            f"as one node, run as written on {', '.join(here.runs)}",
+            f"{why}: the tree is the whole query as one node, run as written on "
+            f"{', '.join(here.runs)}",
             ("n0",),
         )
     )
@@ -298,9 +342,18 @@ def probe_query(
         except PlacementError:
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
-            out = probe_native(conns, sql, engines, repeat, warmup, source, _first_line(exc))
+            why = f"{PLANNER.name} cannot plan the query: {_first_line(exc)}"
+            out = probe_native(conns, sql, engines, repeat, warmup, source, why)
         else:
             out = probe(conns, plan, engines, repeat, warmup)
+            if not out.ran(plan.root):
+                # No engine ran the plan's root: the plan is of no use; the query as
+                # written may still run (and says why not when it does not).
+                why = "; ".join(f"{e}: {r}" for e, r in out.nodes[plan.root].failed.items())
+                why = f"no engine ran the root of {PLANNER.name}'s plan ({why})"
+                out = probe_native(conns, sql, engines, repeat, warmup, source, why)
+            else:
+                merge(out)
         out.threads = threads(engines, settings)
         return out
     finally:
