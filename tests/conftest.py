@@ -109,8 +109,10 @@ def cli():
 # (`make test` sets it): then a missing engine is a failure, never a silent skip.
 def _engines_or_skip() -> None:
     try:
+        import adbc_driver_postgresql  # noqa: F401
         import datafusion  # noqa: F401
         import duckdb  # noqa: F401
+        import polars  # noqa: F401
         import psycopg  # noqa: F401
     except ImportError as exc:
         if os.environ.get("PLACEMENT_TEST_ENGINES") == "required":
@@ -157,6 +159,26 @@ def tpch_sql(tpch_db: Path) -> dict[int, str]:
         con.execute("LOAD tpch")
         rows = con.execute("SELECT query_nr, query FROM tpch_queries()").fetchall()
     return {int(nr): str(text) for nr, text in rows}
+
+
+@pytest.fixture(scope="session")
+def tpcds_db(engines_dir: Path) -> tuple[Path, dict[int, str]]:
+    """A DuckDB file with TPC-DS at SF 0.01 (about 2 s to make, once per worker) and the
+    99 query texts by number, from DuckDB's `tpcds` extension (offline, a wheel)."""
+    _engines_or_skip()
+    import duckdb
+    from duckdb_extensions import import_extension
+
+    import_extension("tpcds")
+    path = engines_dir / "tpcds.duckdb"
+    if not path.exists():
+        with duckdb.connect(str(path)) as con:
+            con.execute("LOAD tpcds")
+            con.execute("CALL dsdgen(sf=0.01)")
+    with duckdb.connect(str(path), read_only=True) as con:
+        con.execute("LOAD tpcds")
+        rows = con.execute("SELECT query_nr, query FROM tpcds_queries()").fetchall()
+    return path, {int(nr): str(text) for nr, text in rows}
 
 
 @pytest.fixture(scope="session")
