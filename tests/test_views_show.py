@@ -18,6 +18,7 @@ from placement_cli.views.dot import to_dot
 from placement_cli.views.mermaid import MAX_EDGES, to_mermaid
 from placement_cli.views.show_cfg import cfg_diagram
 from placement_cli.views.show_graph import graph_diagram
+from placement_cli.views.tree import fmt_time
 from tests.budget import examples
 from tests.goldens import ROOT, plan_examples
 from tests.strategies import plans
@@ -388,8 +389,9 @@ def test_show_tree_artifact_draws_engines_cuts_and_the_critical_path(tmp_path):
     by_id = {nodes[s]["id"][3:] + "->" + nodes[d]["id"][3:]: a for s, d, a in edges}
     cuts = {f"{c['parent']}->{c['child']}" for c in sec["cuts"]}
     assert {k for k, a in by_id.items() if a.get("style") == "bold"} == cuts
-    for c in sec["cuts"]:
-        assert f"{c['cost']:g}" in by_id[f"{c['parent']}->{c['child']}"]["label"]
+    for c in sec["cuts"]:  # the cost to three significant digits, read along the arrow
+        label = by_id[f"{c['parent']}->{c['child']}"]["label"]
+        assert f"{c['to_engine']} <- {c['from_engine']}: {fmt_time(c['cost'])}" in label
     path = [s["node"] for s in sec["critical_path"] if s["kind"] == "node"]
     red = {k for k, a in by_id.items() if a.get("color") == "#d62728"}
     assert red == {f"{p}->{c}" for p, c in zip(path, path[1:], strict=False)}

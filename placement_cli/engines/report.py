@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from statistics import median
 from typing import Any
 
-from placement_cli.core.diagnostics import Diagnostic
+from placement_cli.core.diagnostics import Diagnostic, Severity
 from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference
 from placement_cli.engines.placements import parents, preorder
@@ -216,24 +216,16 @@ def _diagnostics(
     all_: bool,
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for r in reps:
-        if r["status"] == "mismatch":
-            out.append(
-                Diagnostic(
-                    "error",
-                    "result-mismatch",
-                    f"{r['label']}: {r['error']}",
-                )
-            )
-    for r in reps:
-        if r["status"] == "not-executable":
-            out.append(
-                Diagnostic(
-                    "warning",
-                    "not-executable",
-                    f"{r['label']}: {r['error']}",
-                )
-            )
+    # One diagnostic per kind, counting the placements, the first one's reason in full.
+    kinds: tuple[tuple[str, Severity, str], ...] = (
+        ("mismatch", "error", "result-mismatch"),
+        ("not-executable", "warning", "not-executable"),
+    )
+    for status, severity, code in kinds:
+        hit = [r for r in reps if r["status"] == status]
+        if hit:
+            more = f" (and {len(hit) - 1} more placement(s))" if len(hit) > 1 else ""
+            out.append(Diagnostic(severity, code, f"{hit[0]['label']}: {hit[0]['error']}{more}"))
     rho = summary["spearman"]
     if all_ and rho is not None and rho < LOW_SPEARMAN:
         out.append(

@@ -14,6 +14,7 @@ has the recorded sha256 (a file given with `--tree` must have it too).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -300,6 +301,33 @@ def _short(x: Any) -> str:
 # --- show ---------------------------------------------------------------------------
 
 
+def fmt_time(x: float | None, unit: str = "") -> str:
+    """A time as a picture shows it: three significant digits (no more decimals than
+    that, none dropped from a whole number), and its unit when the tree has one.
+
+    >>> fmt_time(21.547705458872247, "ms"), fmt_time(0.545743), fmt_time(1234.7), fmt_time(0)
+    ('21.5 ms', '0.546', '1235', '0')
+    """
+    if x is None:
+        return "-"
+    v = float(x)
+    if v == 0 or not math.isfinite(v):
+        text = fmt_num(v)
+    else:
+        digits = max(0, 2 - math.floor(math.log10(abs(v))))
+        text = fmt_num(round(v, digits))
+    return f"{text} {unit}" if unit else text
+
+
+def _unit(art: TreeArtifact) -> str:
+    """`ms` for a tree whose times were measured (`import sql --probe` records its
+    query; `import` of an ANALYZE profile records milliseconds too), else none: a
+    hand-written tree's times are in any unit."""
+    inp = art.section.get("input")
+    probed = isinstance(inp, dict) and "query" in inp
+    return "ms" if probed or art.section.get("transfer_ref") else ""
+
+
 def _critical(sec: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]]]:
     """The critical path's operators, and its edges as (parent, child)."""
     nodes = [s["node"] for s in sec.get("critical_path") or () if s.get("kind") == "node"]
@@ -315,7 +343,8 @@ def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
     eidx = {e: i for i, e in enumerate(tree.engines)}
     on_path, path_edges = _critical(sec)
     cuts = {(c["parent"], c["child"]): c for c in sec.get("cuts") or ()}
-    title = tree_title(art)
+    unit = _unit(art)
+    title = tree_title(art, unit)
     d = Diagram(title, legend="engines")
     for v in range(tree.n):
         vid = tree.ids[v]
@@ -324,7 +353,7 @@ def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
         lines = [vid]
         if ops[v]:
             lines.append(ops[v])
-        lines.append(f"{e} {fmt_num(tree.time[v][t])}" if t >= 0 else "no engine")
+        lines.append(f"{e} {fmt_time(tree.time[v][t], unit)}" if t >= 0 else "no engine")
         if vid in on_path:
             lines[-1] += " (critical)"
         d.nodes.append(Node(f"op:{vid}", tuple(lines), t))
@@ -334,8 +363,9 @@ def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
             cut = cuts.get((p, c))
             crit = (p, c) in path_edges
             style = CUT if cut else (CRITICAL if crit else "plain")
+            # Read along the arrow (parent -> child): the rows go the other way.
             label = (
-                f"cut {cut['from_engine']} -> {cut['to_engine']}: {fmt_num(cut['cost'])}"
+                f"cut {cut['to_engine']} <- {cut['from_engine']}: {fmt_time(cut['cost'], unit)}"
                 if cut
                 else ""
             )
@@ -399,13 +429,15 @@ def _step(s: dict[str, Any]) -> str:
     return f"transfer {s.get('from_engine')} -> {s.get('to_engine')} {fmt_num(s.get('cost'))}"
 
 
-def tree_title(art: TreeArtifact) -> str:
+def tree_title(art: TreeArtifact, unit: str | None = None) -> str:
+    """The picture's title: name, latency (rounded, `fmt_time`), cuts used of the budget."""
     sec = art.section
     name = sec.get("name") or Path(art.source).name
     if art.doc.get("status") != "ok":
         return f"{name}: {art.doc.get('status')}"
+    unit = _unit(art) if unit is None else unit
     return (
-        f"{name}: latency {fmt_num(sec.get('latency'))}, "
+        f"{name}: latency {fmt_time(sec.get('latency'), unit)}, "
         f"{sec.get('cuts_used')} of {sec.get('budget')} cuts"
     )
 
