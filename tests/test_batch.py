@@ -113,3 +113,14 @@ def test_same_names_get_distinct_folders(tmp_path):
     r = run_cli("scc", str(tmp_path / "a"), str(tmp_path / "b"), "--out-dir", str(out), "-q")
     assert r.returncode == 0, r.stderr
     assert (out / "q" / "scc.json").read_bytes() == (out / "q-2" / "scc.json").read_bytes()
+
+
+def test_tree_over_a_directory_skips_mir_text_even_an_empty_file(tmp_path):
+    d = tmp_path / "trees"
+    d.mkdir()
+    (d / "empty.mir").write_bytes(b"")
+    shutil.copy(EXAMPLES / "operator_tree.yaml", d / "operator_tree.yaml")
+    r = run_cli("tree", str(d), "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr.decode()
+    assert b"empty.mir: skipped: this is MIR text" in r.stderr
+    assert (tmp_path / "out" / "operator_tree" / "tree.json").exists()

@@ -54,7 +54,7 @@ from placement_cli.core.errors import (
     UsageError,
 )
 from placement_cli.core.io import STDIN, write_output
-from placement_cli.pipeline.kinds import HEAD, placeable_bodies, skip_reason
+from placement_cli.pipeline.kinds import HEAD, describe, placeable_bodies, reads, skip_reason
 
 SUFFIXES = (".yaml", ".yml", ".json", ".mir")
 # Double extensions of our formats: `q.body.yaml` is the input named `q`.
@@ -137,6 +137,11 @@ def walk(directory: str, command: str) -> tuple[list[str], list[dict[str, str]]]
     skipped: list[dict[str, str]] = []
     for f in found:
         head, complete = _head(f)
+        if f.endswith(".mir") and not reads(command, "mir"):
+            # A `.mir` file is MIR text whatever it holds (an empty one too): a command
+            # that does not read MIR skips it rather than read it as its own kind.
+            skipped.append({"input": f, "reason": describe("mir")})
+            continue
         why = skip_reason(command, head, complete) if head else None
         if why is None:
             taken.append(f)
