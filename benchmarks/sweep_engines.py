@@ -222,6 +222,7 @@ def main(argv: list[str]) -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="placement-sweep-") as tmp:
         work = Path(tmp)
+        work.chmod(0o755)  # the server's own user reaches its folder through this one
         with contextlib.ExitStack() as stack:
             pg = stack.enter_context(postgres_with(db, work)) if "postgres" in a.engines else None
             pairs = [

@@ -425,9 +425,9 @@ def test_nesting_on_the_bytes_equals_the_walk_over_the_objects(doc: Any, indent:
 
 
 def test_too_deep_json_tree_file_keeps_its_message(tmp_path: Path) -> None:
-    res, name = run_cli(tmp_path, "[" * 101 + "]" * 101, name="t.json")
+    res, name = run_cli(tmp_path, "[" * 251 + "]" * 251, name="t.json")
     assert res.exit_code == 3 and res.stderr.strip().endswith(
-        f"{name}: invalid JSON: nested deeper than 100 levels"
+        f"{name}: invalid JSON: nested deeper than 250 levels"
     ), res.stderr
     ok = json.loads(json.dumps(BASE))
     ok["name"] = "[" * 150 + '\\"' + "{" * 150  # brackets inside a string do not nest

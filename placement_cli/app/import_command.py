@@ -18,7 +18,15 @@ from typing import Any
 from placement_cli.app.console import say, warn_diagnostics
 from placement_cli.app.engine_commands import FORMATS
 from placement_cli.core.errors import EXIT_OK, InputError, Problem, UsageError
-from placement_cli.core.io import dumps, gc_paused, read_bytes, source_name, write_output
+from placement_cli.core.io import (
+    dumps,
+    gc_paused,
+    read_bytes,
+    source_name,
+    too_deep,
+    write_output,
+)
+from placement_cli.core.limits import Limits
 
 
 def _reader(fmt: str) -> Any:
@@ -135,6 +143,13 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         *(d.to_json() for d in p.diagnostics),
         *(d for d in applied if d["severity"] != "info"),
     ]
+    if too_deep(doc, Limits().max_depth):
+        # The readers' limit is what the writer can write: a plan nested deeper is refused
+        # here, with its reason, rather than written into a file nothing reads back.
+        raise InputError(
+            [Problem("", f"the query's plan nests deeper than {Limits().max_depth} levels")],
+            source_name(path),
+        )
     TreeFile.model_validate(doc)  # what `placement tree` will read: never a broken file
     write_output(dumps(doc, v["format"]), v["output"])
     warn_diagnostics(diags, v["quiet"], v.get("diagnostics", "text"))

@@ -20,9 +20,11 @@ from placement_cli.core.errors import Problem, UsageError
 
 ENV_MAX_INPUT = "PLACEMENT_MAX_INPUT_BYTES"
 DEFAULT_MAX_INPUT_BYTES = 1 << 30  # 1 GiB
-# Plans nest about 8 levels (blocks[].terminator.successors[].transitions.a.b); 100
-# leaves room for any artifact section while staying far below Python's recursion limit.
-DEFAULT_MAX_DEPTH = 100
+# Plans nest about 8 levels (blocks[].terminator.successors[].transitions.a.b); a tree
+# file's recorded Substrait plan nests with the query (TPC-DS Q64: 110 levels). 250
+# reads back whatever the writer can write (orjson refuses to write deeper than 254
+# levels) while staying far below Python's recursion limit.
+DEFAULT_MAX_DEPTH = 250
 # YAML aliases may add this many expanded nodes, plus ALIAS_FACTOR per node written
 # out in the document: `*matrix` on every edge of a large plan is fine, a "billion
 # laughs" (nine levels of ten-fold aliases) is refused at once.
