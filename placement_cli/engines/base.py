@@ -80,6 +80,21 @@ def safe_dsn(dsn: str) -> str:
     return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", out)
 
 
+def range_sql(column: str, rows: int, width: int) -> str:
+    """Generated rows from a `range(rows)` table function whose column is `column`
+    (DuckDB's `range`, DataFusion's `value`): an 8-byte id and a string padding the
+    row to `width` bytes (`Engine.generate_sql`).
+
+    >>> range_sql("range", 3, 16)
+    "SELECT CAST(range AS BIGINT) AS id, lpad(CAST(range AS VARCHAR), 8, 'x') AS pad FROM range(3)"
+    """
+    pad = max(int(width) - ID_BYTES, 1)
+    return (
+        f"SELECT CAST({column} AS BIGINT) AS id, lpad(CAST({column} AS VARCHAR), {pad}, 'x') "
+        f"AS pad FROM range({int(rows)})"
+    )
+
+
 def quote(name: str) -> str:
     """`name` as a quoted SQL identifier (every engine here reads double quotes)."""
     return '"' + name.replace('"', '""') + '"'
@@ -182,6 +197,12 @@ class Engine(ABC):
     def modules(cls, why: str) -> list[Any]:
         """The engine's packages, imported (a usage error naming the extra if missing)."""
         return need(why, *cls.packages)
+
+    @classmethod
+    def rewrite(cls, sql: str) -> str:
+        """The SQL DataFusion's unparser wrote for this engine, made one it accepts
+        where the unparser writes what it does not (none by default)."""
+        return sql
 
     @classmethod
     def has_source(cls, sources: Sources) -> bool:

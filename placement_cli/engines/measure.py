@@ -30,7 +30,7 @@ from placement_cli.engines import handoff
 from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, reason, run_placement
-from placement_cli.engines.stats import same_rows
+from placement_cli.engines.stats import rows_of, same_rows
 from placement_cli.ir.tree.model import INF, Tree
 
 _names = itertools.count()
@@ -91,12 +91,6 @@ def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -
         "postgres) runs every node of the tree: there is no single-engine reference "
         f"to check results against{why}"
     )
-
-
-def rows_of(table: Any) -> list[tuple[Any, ...]]:
-    """The table's rows as tuples, columns by position (names differ between engines)."""
-    cols = [c.to_pylist() for c in table.columns]
-    return list(zip(*cols, strict=True)) if cols else []
 
 
 def execute(

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from placement_cli.core.diagnostics import Diagnostic
@@ -29,8 +31,8 @@ from placement_cli.core.io import num
 from placement_cli.engines import registry
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
-from placement_cli.engines.registry import PLANNER
-from placement_cli.engines.stats import self_time
+from placement_cli.engines.registry import PLANNER, REFERENCE
+from placement_cli.engines.stats import rows_of, same_rows, self_time
 
 WARMUP = 1
 
@@ -46,6 +48,37 @@ class NodeProbe:
     row_width: float | None = None
     rows_from: str | None = None
 
+    def measure(self, engine: str, run: Callable[[], Any], warmup: int, repeat: int) -> Any:
+        """`warmup` untimed calls of `run`, then `repeat` timed ones (ms, wall clock),
+        recorded for `engine`; None, with the reason in `failed`, when the engine fails
+        or returns another number of rows than the first engine that ran it. An error
+        of the tool's own (a server gone, a file) is not the engine's: it propagates."""
+        try:
+            table = None
+            for _ in range(warmup):
+                table = run()
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter_ns()
+                table = run()
+                times.append((time.perf_counter_ns() - start) / 1e6)
+        except PlacementError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
+            self.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+            return None
+        assert table is not None
+        if self.rows is None:
+            self.rows, self.rows_from = table.num_rows, engine
+            self.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
+        elif table.num_rows != self.rows:
+            self.failed[engine] = (
+                f"returned {table.num_rows} rows where {self.rows_from} returned {self.rows}"
+            )
+            return None
+        self.runs[engine] = times
+        return table
+
 
 @dataclass
 class Probe:
@@ -59,6 +92,9 @@ class Probe:
     threads: dict[str, int | None] = field(default_factory=dict)
     # The query as one node run as written by each engine (`probe_native`), not a plan.
     native: bool = False
+    # Each engine on the query as written (`as_written`), and the plan root's result.
+    as_written: NodeProbe | None = None
+    root_table: Any = None
 
     def ran(self, nid: str) -> bool:
         """Whether some engine ran the node's subtree alone."""
@@ -80,10 +116,6 @@ class Probe:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def _ms(start: int) -> float:
-    return (time.perf_counter_ns() - start) / 1e6
-
-
 def probe(
     conns: Connections, plan: Plan, engines: tuple[str, ...], repeat: int, warmup: int = WARMUP
 ) -> Probe:
@@ -102,29 +134,14 @@ def probe(
                 continue
             try:
                 frag = prepare(conns, plan, nid, engine, frozenset())
-                table = None
-                for _ in range(warmup):
-                    table = frag.run({})
-                times = []
-                for _ in range(repeat):
-                    start = time.perf_counter_ns()
-                    table = frag.run({})
-                    times.append(_ms(start))
             except PlacementError:
-                raise  # the tool's own error (a server gone, a file): not the engine's
-            except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
+                raise
+            except Exception as exc:  # noqa: BLE001 - the unparser's failure is a finding
                 here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
                 continue
-            assert table is not None
-            if here.rows is None:
-                here.rows, here.rows_from = table.num_rows, engine
-                here.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
-            elif table.num_rows != here.rows:
-                here.failed[engine] = (
-                    f"returned {table.num_rows} rows where {here.rows_from} returned {here.rows}"
-                )
-                continue
-            here.runs[engine] = times
+            table = here.measure(engine, partial(frag.run, {}), warmup, repeat)
+            if nid == plan.root and table is not None and out.root_table is None:
+                out.root_table = table
     _report_failures(out)
     return out
 
@@ -210,6 +227,16 @@ def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
     return out
 
 
+def _measured(times: list[float]) -> dict[str, Any]:
+    """Runs' milliseconds as a tree file records them: median, min, max and their count."""
+    return {
+        "median": _round(statistics.median(times)),
+        "min": _round(min(times)),
+        "max": _round(max(times)),
+        "runs": len(times),
+    }
+
+
 def _round(x: float) -> float | int:
     return num(round(x, 6))  # type: ignore[no-any-return]
 
@@ -232,15 +259,7 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
             out["rows"] = got.rows
             out["row_width"] = _round(got.row_width or 0.0)
         out["plan_node"] = i
-        out["subtree"] = {
-            e: {
-                "median": _round(statistics.median(t)),
-                "min": _round(min(t)),
-                "max": _round(max(t)),
-                "runs": len(t),
-            }
-            for e, t in got.runs.items()
-        }
+        out["subtree"] = {e: _measured(t) for e, t in got.runs.items()}
         nodes.append(out)
     doc: dict[str, Any] = {"version": 1}
     if name is not None:
@@ -259,67 +278,73 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
         "warmup": p.warmup,
         "threads": p.threads,
     }
+    if p.as_written is not None and p.as_written.runs:
+        doc["query"]["as_written"] = {e: _measured(t) for e, t in p.as_written.runs.items()}
     return doc
 
 
+def as_written(
+    conns: Connections, sql: str, engines: tuple[str, ...], repeat: int, warmup: int
+) -> tuple[NodeProbe, dict[str, Any]]:
+    """The query run as written on every engine (each its own planner: DuckDB's SQL as
+    the user wrote it, DataFusion's `ctx.sql`, ...), timed as a node is, and each
+    engine's result (the first one's, then each that gives the same number of rows)."""
+    here = NodeProbe()
+    tables: dict[str, Any] = {}
+    for engine in engines:
+        session = conns.session(engine)
+        table = here.measure(engine, partial(session.sql, sql), warmup, repeat)
+        if table is not None:
+            tables[engine] = table
+    return here, tables
+
+
 def probe_native(
-    conns: Connections,
     sql: str,
     engines: tuple[str, ...],
     repeat: int,
     warmup: int,
     source: str,
     why: str,
+    written: NodeProbe,
+    tables: dict[str, Any],
 ) -> Probe:
-    """The query as one node (`op` query), run as written on every engine that takes it:
-    what a query still gets when its plan is of no use (`why`: the planner cannot plan
-    it, or no engine ran the plan's root), with a `planner-cannot-plan` warning. Invalid input (exit 3) when no engine takes it, with each engine's reason."""
-    node = PlanNode("n0", "query", (), ())
-    plan = Plan(sql, {}, {"n0": node}, new_token(), {})
-    out = Probe(plan, engines, repeat, {"n0": NodeProbe()}, warmup=warmup, native=True)
-    here = out.nodes["n0"]
-    for engine in engines:
-        session = conns.session(engine)
-        try:
-            table = None
-            for _ in range(warmup):
-                table = session.sql(sql)
-            times = []
-            for _ in range(repeat):
-                start = time.perf_counter_ns()
-                table = session.sql(sql)
-                times.append(_ms(start))
-        except PlacementError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - an engine's refusal is a finding
-            here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
-            continue
-        assert table is not None
-        if here.rows is None:
-            here.rows, here.rows_from = table.num_rows, engine
-            here.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
-            plan.nodes["n0"] = PlanNode("n0", "query", (), tuple(table.column_names))
-        elif table.num_rows != here.rows:
-            here.failed[engine] = (
-                f"returned {table.num_rows} rows where {here.rows_from} returned {here.rows}"
-            )
-            continue
-        here.runs[engine] = times
-    if not here.runs:
+    """The query as one node (`op` query), run as written on every engine that takes it
+    (`written`, `as_written`): what a query still gets when its plan is of no use
+    (`why`: the planner cannot plan it, no engine ran the plan's root, or the plan does
+    not give the reference engine's answer), with a `planner-cannot-plan` warning.
+    Invalid input (exit 3) when no engine takes it, with each engine's reason."""
+    first = next(iter(tables.values()), None)
+    columns = () if first is None else tuple(first.column_names)
+    plan = Plan(sql, {}, {"n0": PlanNode("n0", "query", (), columns)}, new_token(), {})
+    out = Probe(plan, engines, repeat, {"n0": written}, warmup=warmup, native=True)
+    out.as_written = written
+    if not written.runs:
         reasons = [Problem("", why)]
-        reasons += [Problem("", f"{e}: {r}") for e, r in here.failed.items()]
+        reasons += [Problem("", f"{e}: {r}") for e, r in written.failed.items()]
         raise InputError(reasons, source)
     out.diagnostics.append(
         Diagnostic(
             "warning",
             "planner-cannot-plan",
             f"{why}: the tree is the whole query as one node, run as written on "
-            f"{', '.join(here.runs)}",
+            f"{', '.join(written.runs)}",
             ("n0",),
         )
     )
     _report_failures(out)
     return out
+
+
+def _answer_differs(plan_root: Any, tables: dict[str, Any]) -> str | None:
+    """How the plan's answer (the root's result) differs from the reference engine's
+    answer to the query as written (`registry.REFERENCE`), or None (also when that
+    engine did not run the query as written: nothing to judge by)."""
+    want = tables.get(REFERENCE.name)
+    if want is None or plan_root is None:
+        return None
+    differs = same_rows(rows_of(plan_root), rows_of(want))
+    return None if differs is None else f"{differs} ({REFERENCE.name}'s own answer)"
 
 
 def probe_query(
@@ -337,23 +362,35 @@ def probe_query(
         eng.modules("import sql --probe")
     conns = Connections(sources, settings)
     try:
+        # Each engine on the query as written: the answer the plan must give, and the
+        # single-engine ways a placement is judged against.
+        written, tables = as_written(conns, sql, engines, repeat, warmup)
+        native = partial(probe_native, sql, engines, repeat, warmup, source)
         try:
             plan = build_plan(conns, sql)
         except PlacementError:
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
             why = f"{PLANNER.name} cannot plan the query: {_first_line(exc)}"
-            out = probe_native(conns, sql, engines, repeat, warmup, source, why)
+            out = native(why, written, tables)
         else:
             out = probe(conns, plan, engines, repeat, warmup)
+            differs = _answer_differs(out.root_table, tables)
             if not out.ran(plan.root):
                 # No engine ran the plan's root: the plan is of no use; the query as
                 # written may still run (and says why not when it does not).
                 why = "; ".join(f"{e}: {r}" for e, r in out.nodes[plan.root].failed.items())
-                why = f"no engine ran the root of {PLANNER.name}'s plan ({why})"
-                out = probe_native(conns, sql, engines, repeat, warmup, source, why)
+                out = native(
+                    f"no engine ran the root of {PLANNER.name}'s plan ({why})", written, tables
+                )
+            elif differs is not None:
+                # The plan does not compute what the query asks (a NOT IN's NULLs, an
+                # engine's own semantics): no placement of it may be offered.
+                why = f"{PLANNER.name}'s plan of the query gives another answer: {differs}"
+                out = native(why, written, tables)
             else:
                 merge(out)
+                out.as_written = written
         out.threads = threads(engines, settings)
         return out
     finally:

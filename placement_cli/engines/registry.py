@@ -24,6 +24,10 @@ NAMES: tuple[str, ...] = tuple(e.name for e in ENGINES)
 # The engine whose plan the tree is built from and whose plan fragments run as planned
 # (`engines/fragments.py`): the one engine with no SQL dialect of its own.
 PLANNER: type[Engine] = DataFusion
+# The engine whose answer to the query as written is the answer (`execute` checks
+# every placement against it; a plan that gives another is not offered): DuckDB, whose
+# SQL the queries are written in.
+REFERENCE: type[Engine] = DuckDB
 # Calibration pairs when none are named: both directions between the planner and
 # every other engine run by default.
 DEFAULT_PAIRS: tuple[tuple[str, str], ...] = tuple(

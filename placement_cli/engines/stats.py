@@ -117,3 +117,9 @@ def same_rows(got: Sequence[Sequence[Any]], want: Sequence[Sequence[Any]]) -> st
 def _short(row: Sequence[Any]) -> str:
     s = repr(tuple(row))
     return s if len(s) <= 160 else s[:157] + "..."
+
+
+def rows_of(table: Any) -> list[tuple[Any, ...]]:
+    """The table's rows as tuples, columns by position (names differ between engines)."""
+    cols = [c.to_pylist() for c in table.columns]
+    return list(zip(*cols, strict=True)) if cols else []

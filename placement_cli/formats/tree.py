@@ -116,6 +116,9 @@ class Query(_Strict):
     repeat: Annotated[int, Field(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
     threads: dict[Name, Annotated[int, Field(ge=1, le=COUNT_MAX)] | None] | None = None
+    # Each engine on the query as written (its own planner), timed as a node's subtree:
+    # the single-engine ways a placement is judged against.
+    as_written: dict[Name, Measured] = {}
 
 
 class TreeFile(_Strict):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from placement_cli.engines.base import ID_BYTES, Engine, Session, Settings, Sources, TableSource
+from placement_cli.engines.base import Engine, Session, Settings, Sources, TableSource, range_sql
 from placement_cli.engines.require import need
 
 
@@ -59,7 +59,13 @@ class DataFusion(Engine):
     @classmethod
     def open(cls, sources: Sources, settings: Settings, tables: TableSource) -> DataFusionSession:
         datafusion, _ = cls.modules("datafusion")
-        config = datafusion.SessionConfig().with_target_partitions(settings.effective_threads)
+        config = (
+            datafusion.SessionConfig()
+            .with_target_partitions(settings.effective_threads)
+            # DuckDB's order, whose SQL the queries are written in (`registry.REFERENCE`):
+            # NULLs last both ways (DataFusion puts them first in a descending order).
+            .set("datafusion.sql_parser.default_null_ordering", "nulls_last")
+        )
         session = DataFusionSession(datafusion.SessionContext(config))
         for name, table in tables.db_tables():
             session.register(name, table)
@@ -67,11 +73,7 @@ class DataFusion(Engine):
 
     @classmethod
     def generate_sql(cls, rows: int, width: int) -> str:
-        pad = max(int(width) - ID_BYTES, 1)
-        return (
-            f"SELECT CAST(value AS BIGINT) AS id, lpad(CAST(value AS VARCHAR), {pad}, 'x') "
-            f"AS pad FROM range({int(rows)})"
-        )
+        return range_sql("value", rows, width)
 
 
 DataFusionSession.engine = DataFusion

@@ -11,20 +11,26 @@ to 24% faster, median 11%, measured on TPC-H).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from placement_cli.core.errors import IOFailure
 from placement_cli.engines.base import (
-    ID_BYTES,
     Engine,
     Session,
     Settings,
     Sources,
     TableSource,
     quote,
+    range_sql,
 )
 from placement_cli.engines.require import need
+
+# Outside string literals in practice: the unparser quotes identifiers and writes
+# keywords in upper case, and neither pattern is a literal it writes.
+_EMPTY_SELECT = re.compile(r"\bSELECT FROM\b")
+_UNSIGNED = re.compile(r"\b(TINYINT|SMALLINT|INTEGER|INT|BIGINT) UNSIGNED\b", re.IGNORECASE)
 
 
 def _interruptible(run: Callable[[], Any]) -> Any:
@@ -105,12 +111,21 @@ class DuckDB(Engine):
             raise IOFailure(f"{sources.db}: cannot open as a DuckDB database: {reason}") from None
 
     @classmethod
+    def rewrite(cls, sql: str) -> str:
+        """What the unparser writes that DuckDB refuses, rewritten (TPC-DS at SF 0.01:
+        54 of 3,687 probed nodes wrote an empty select list, 16 a MySQL unsigned cast):
+        `SELECT FROM` (a subquery only counted) selects a constant, and `T UNSIGNED`
+        is DuckDB's unsigned type `UT`.
+
+        >>> DuckDB.rewrite("SELECT count(1) FROM (SELECT FROM t), CAST(x AS TINYINT UNSIGNED)")
+        'SELECT count(1) FROM (SELECT 1 FROM t), CAST(x AS UTINYINT)'
+        """
+        sql = _EMPTY_SELECT.sub("SELECT 1 FROM", sql)
+        return _UNSIGNED.sub(lambda m: "U" + m.group(1).upper(), sql)
+
+    @classmethod
     def generate_sql(cls, rows: int, width: int) -> str:
-        pad = max(int(width) - ID_BYTES, 1)
-        return (
-            f"SELECT CAST(range AS BIGINT) AS id, lpad(CAST(range AS VARCHAR), {pad}, 'x') "
-            f"AS pad FROM range({int(rows)})"
-        )
+        return range_sql("range", rows, width)
 
 
 DuckDBSession.engine = DuckDB
