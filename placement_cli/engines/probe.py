@@ -35,6 +35,10 @@ from placement_cli.engines.registry import PLANNER, REFERENCE
 from placement_cli.engines.stats import rows_of, same_rows, self_time
 
 WARMUP = 1
+# Node results up to this many values are compared between engines (`NodeProbe.disagree`):
+# TPC-H SF 0.1's largest results (a scan of lineitem) hold ~10M, whose comparison in
+# Python would cost more than the probe.
+COMPARED_CELLS = 200_000
 
 
 @dataclass
@@ -78,6 +82,26 @@ class NodeProbe:
             return None
         self.runs[engine] = times
         return table
+
+    def disagree(self, tables: dict[str, Any]) -> None:
+        """Engines whose result (`tables`) holds other values than the reference
+        engine's (`registry.REFERENCE`, else the first that ran) get no time here: a
+        cast that rounds on one and truncates on another, text formatted apart. Results
+        of more than `COMPARED_CELLS` values are compared by their row counts only."""
+        ref = REFERENCE.name if REFERENCE.name in tables else next(iter(tables), None)
+        if ref is None:
+            return
+        want = tables[ref]
+        if want.num_rows * max(want.num_columns, 1) > COMPARED_CELLS:
+            return
+        rows = rows_of(want)
+        for engine, table in tables.items():
+            if engine == ref or engine not in self.runs:
+                continue
+            differs = same_rows(rows_of(table), rows)
+            if differs is not None:
+                del self.runs[engine]
+                self.failed[engine] = f"gives another answer than {ref}: {differs}"
 
 
 @dataclass
@@ -127,6 +151,7 @@ def probe(
         conns.session(engine)
     for nid, node in plan.nodes.items():
         here = out.nodes[nid]
+        tables: dict[str, Any] = {}
         for engine in engines:
             broken = next((c for c in node.children if engine in out.nodes[c].failed), None)
             if broken is not None:
@@ -140,8 +165,11 @@ def probe(
                 here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
                 continue
             table = here.measure(engine, partial(frag.run, {}), warmup, repeat)
-            if nid == plan.root and table is not None and out.root_table is None:
-                out.root_table = table
+            if table is not None:
+                tables[engine] = table
+        here.disagree(tables)
+        if nid == plan.root and here.runs:
+            out.root_table = next(t for e, t in tables.items() if e in here.runs)
     _report_failures(out)
     return out
 
@@ -296,7 +324,8 @@ def as_written(
         table = here.measure(engine, partial(session.sql, sql), warmup, repeat)
         if table is not None:
             tables[engine] = table
-    return here, tables
+    here.disagree(tables)
+    return here, {e: t for e, t in tables.items() if e in here.runs}
 
 
 def probe_native(
