@@ -184,6 +184,7 @@ RICH_TREE: dict[str, Any] = {
         "repeat": 3,
         "warmup": 1,
         "threads": {"duck": 2, "pg": None},
+        "as_written": {"duck": {"median": 3, "min": 2.5, "max": 4, "runs": 3}},
     },
     "transfer": {
         "default": {"fixed": 1, "per_row": 0.5, "per_width": 0.25, "per_byte": 0.125},
