@@ -180,6 +180,7 @@ RICH_TREE: dict[str, Any] = {
     "query": {
         "sql": "SELECT count(*) FROM t",
         "substrait": {"relations": []},
+        "native": True,
         "replanned": ["duck"],
         "repeat": 3,
         "warmup": 1,
