@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from placement_cli import __version__
+from placement_cli import version_line
 from placement_cli.app.commands import commands
 from placement_cli.app.dispatch import call
 from placement_cli.app.options import Command, Opt
@@ -139,7 +139,7 @@ def _given(source: Any) -> bool:
 def _version(value: bool) -> None:
     """`--version`: print it and end, before the command runs."""
     if value:
-        sys.stdout.write(f"placement {__version__}\n")
+        sys.stdout.write(version_line())
         raise typer.Exit(0)
 
 
