@@ -2,9 +2,11 @@
 
 A piped stage, a build script's `--version` and a CI job's `solve` are whole processes
 whose start-up is mostly imports (docs/startup.md). Each case below runs the console
-script's own lines (`launch.main`) as a process under `python -X importtime`, which
-lists every module the process imports, and fails on a module outside the command's
-allow-list:
+script's own lines (`launch.main`) as a process and lists the modules it imported
+(`sys.modules` as `main` leaves: it ends with `os._exit`, so the process writes them
+just before; `-X importtime` would also list an import that was refused, as the
+launcher refuses msgspec's `typing_extensions`), and fails on a module outside the
+command's allow-list:
 
 - the interpreter's own start (`python -c pass`, measured here);
 - the import closure of the libraries the command is allowed (measured here too, so
@@ -33,7 +35,19 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "three_targets.yaml"
-LAUNCH = "from placement_cli.app.launch import main; main()"
+# The console script's lines, with `os._exit` writing the modules imported first.
+LAUNCH = (
+    "import os, sys\n"
+    "leave = os._exit\n"
+    "def report(code):\n"
+    "    sys.stderr.write('\\n@modules ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+    "    sys.stderr.flush()\n"
+    "    leave(code)\n"
+    "os._exit = report\n"
+    "from placement_cli.app.launch import main\n"
+    "main()\n"
+)
+AFTER = "import sys; sys.stderr.write('\\n@modules ' + ' '.join(sorted(sys.modules)) + '\\n')"
 # What the standard library's path handling and the graph code need: pathlib (io's
 # paths, with what it imports), heapq (scc, the solvers), gc (the CLI switches the
 # cycle collector off), errno.
@@ -71,20 +85,21 @@ NEVER = ("typer", "click", "rich", "yaml", "pydantic", "numpy", "networkx")
 
 @cache
 def imported(*argv: str, code: str = LAUNCH, cwd: str | None = None) -> frozenset[str]:
-    """Every module a process imports: `python -X importtime -c CODE ARGV...`, run in
-    `cwd` (by default a folder outside the checkout: `-c` imports from its folder first)."""
+    """Every module a process running `code` (with `argv`) has imported when it ends,
+    run in `cwd` (by default a folder outside the checkout: `-c` imports from its
+    folder first). `code` other than the launcher's: the modules it leaves."""
+    if code != LAUNCH:
+        code = code + "\n" + AFTER
     r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code, *argv],
+        [sys.executable, "-c", code, *argv],
         capture_output=True,
         text=True,
         cwd=cwd or tempfile.gettempdir(),
     )
     assert r.returncode == 0, r.stderr[-2000:]
-    return frozenset(
-        line.rsplit("|", 1)[1].strip()
-        for line in r.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line and "cumulative" not in line
-    )
+    line = next(x for x in r.stderr.splitlines()[::-1] if x.startswith("@modules "))
+    # A module written by the code itself (`__main__`) or built in is no import.
+    return frozenset(line.split()[1:]) - {"__main__"}
 
 
 def allowed(libs: tuple[str, ...], project: tuple[str, ...]) -> frozenset[str]:
@@ -138,6 +153,7 @@ def test_a_json_stage_imports_only_its_path(plans: Path, argv: tuple[str, ...]) 
     assert outside(mods, PLAIN_STAGE_LIBS, STAGE_PROJECT) == set()
     assert not mods & set(NEVER)
     assert "tempfile" not in mods  # a file is written without it (`io._temporary`)
+    assert "typing_extensions" not in mods  # msgspec without it (`core/start.py`)
 
 
 def test_yaml_is_imported_for_yaml_input_only(plans: Path) -> None:
@@ -173,3 +189,23 @@ def test_the_check_sees_an_import_outside_the_list() -> None:
     extra = outside(mods, PLAIN_STAGE_LIBS, STAGE_PROJECT)
     assert {"tempfile", "typer", "placement_cli.app.cli"} <= extra
     assert outside(mods, (*PLAIN_STAGE_LIBS, "tempfile", "typer"), ("placement_cli",)) == set()
+
+
+def test_msgspec_without_typing_extensions_reads_types_as_before() -> None:
+    """`core.start.import_msgspec`: msgspec falls back to `typing`'s three names, which
+    are the same on Python 3.11+; `typing_extensions` is importable afterwards."""
+    code = (
+        "from placement_cli.core.start import import_msgspec; import_msgspec()\n"
+        "import sys, typing, msgspec, msgspec._utils as u\n"
+        "assert 'typing_extensions' not in sys.modules\n"
+        "assert u._get_type_hints is typing.get_type_hints\n"
+        "import typing_extensions as te, pydantic\n"
+        "assert (u.Required, u.NotRequired) == (te.Required, te.NotRequired)\n"
+        "class P(msgspec.Struct):\n"
+        "    a: typing.Annotated[int, msgspec.Meta(ge=0)]\n"
+        "    b: typing.Literal['x', 'y'] = 'x'\n"
+        'print(msgspec.json.decode(b\'{"a": 1, "b": "y"}\', type=P))\n'
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "P(a=1, b='y')\n"
