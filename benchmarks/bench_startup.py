@@ -18,7 +18,8 @@ the five-stage shell pipe against `run` (`--quick`: without these two). Each rou
 every row on both sides, the first of each pair alternating, so a burst of load falls on
 both. Per row and side: the median wall time of the rounds and its spread (lowest,
 highest); the median of the rounds' paired ratios (this checkout over the base, same
-round); and the pipe over `run` per side. Outputs must be byte-identical between the
+round); the median CPU time (user + system of the process tree, the steadier figure
+on a shared machine); and the pipe over `run` per side. Outputs must be byte-identical between the
 sides, exit codes equal.
 
 Results: a table on stdout and JSON in `benchmarks/results/startup_WHAT_DATE.json`.
@@ -31,6 +32,7 @@ import compileall
 import datetime as dt
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -67,16 +69,19 @@ def _env(side: Path | None) -> dict[str, str]:
     return env
 
 
-def _once(cmd: str, cwd: Path, side: Path | None) -> tuple[float, int, bytes]:
-    """(wall seconds, exit code, stdout) of a shell command line."""
+def _once(cmd: str, cwd: Path, side: Path | None) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the process tree, stdout) of a shell command line."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(
         ["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=_env(side), capture_output=True
     )
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if r.returncode != 0:
         raise SystemExit(f"{side}: {cmd}: exit {r.returncode}: {r.stderr.decode()[-800:]}")
-    return wall, r.returncode, r.stdout
+    return wall, cpu, r.stdout
 
 
 def _rows(tmp: Path, quick: bool) -> list[tuple[str, str]]:
@@ -143,38 +148,47 @@ def main(argv: list[str] | None = None) -> None:
             out.mkdir()
         rows = _rows(tmp, a.quick)
         floor: list[float] = []
+        floor_cpu: list[float] = []
         times: dict[str, dict[str, list[float]]] = {n: {s: [] for s in sides} for n, _ in rows}
+        cpus: dict[str, dict[str, list[float]]] = {n: {s: [] for s in sides} for n, _ in rows}
         ratios: dict[str, list[float]] = {n: [] for n, _ in rows}
         for k in range(a.rounds):
-            floor.append(_once(f"{sys.executable} -c pass", tmp, None)[0])
+            wall, cpu, _ = _once(f"{sys.executable} -c pass", tmp, None)
+            floor.append(wall)
+            floor_cpu.append(cpu)
             for name, cmd in rows:
                 order = list(sides.items())
                 got: dict[str, tuple[float, bytes]] = {}
                 for side, where in order if k % 2 == 0 else order[::-1]:
-                    wall, _, out = _once(cmd.format(pl=pl, out=outs[side]), tmp, where)
-                    got[side] = (wall, out)
+                    wall, cpu, printed = _once(cmd.format(pl=pl, out=outs[side]), tmp, where)
+                    got[side] = (wall, printed)
                     times[name][side].append(wall)
+                    cpus[name][side].append(cpu)
                 if got["base"][1] != got["head"][1]:
                     raise SystemExit(f"{name}: the two sides print different bytes")
                 ratios[name].append(got["head"][0] / got["base"][0])
             print(f"round {k + 1}/{a.rounds}", file=sys.stderr, flush=True)
-        for out in outs["head"].rglob("*.json"):
-            other = outs["base"] / out.relative_to(outs["head"])
-            if out.read_bytes() != other.read_bytes():
-                raise SystemExit(f"{out.name}: the two sides wrote different bytes")
+        for written in outs["head"].rglob("*.json"):
+            other = outs["base"] / written.relative_to(outs["head"])
+            if written.read_bytes() != other.read_bytes():
+                raise SystemExit(f"{written.name}: the two sides wrote different bytes")
     result_rows: list[dict[str, Any]] = []
-    print(f"python -c pass: {_spread(floor)}")
+    print(f"python -c pass: wall {_spread(floor)}, cpu {_spread(floor_cpu)}")
     print(
         f"{'command':<26} {'base median':>11} {'(spread)':>15} {'head median':>11} {'(spread)':>15} {'ratio':>6}"
     )
     for name, _ in rows:
         b, h = _spread(times[name]["base"]), _spread(times[name]["head"])
         paired = round(statistics.median(ratios[name]), 3)
-        result_rows.append({"command": name, "base": b, "head": h, "ratio_median_paired": paired})
+        cpu_ms = {side: _spread(cpus[name][side]) for side in sides}
+        result_rows.append(
+            {"command": name, "base": b, "head": h, "ratio_median_paired": paired, "cpu": cpu_ms}
+        )
         mark = "  SLOWER" if paired > SLOWER else ""
         print(
             f"{name:<26} {b['median_ms']:>9.1f}ms {b['min_ms']:>6.1f}-{b['max_ms']:<7.1f} "
-            f"{h['median_ms']:>9.1f}ms {h['min_ms']:>6.1f}-{h['max_ms']:<7.1f} {paired:>6.2f}{mark}"
+            f"{h['median_ms']:>9.1f}ms {h['min_ms']:>6.1f}-{h['max_ms']:<7.1f} {paired:>6.2f}"
+            f"  cpu {cpu_ms['base']['median_ms']:.1f} / {cpu_ms['head']['median_ms']:.1f} ms{mark}"
         )
     pipe_over_run = {}
     if not a.quick:
@@ -195,6 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         "head": _rev(ROOT),
         "rounds": a.rounds,
         "python_c_pass": _spread(floor),
+        "python_c_pass_cpu": _spread(floor_cpu),
         "load_average_1m": round(load, 2),
         "cpus": os.cpu_count(),
         "rows": result_rows,
