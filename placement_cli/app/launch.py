@@ -8,9 +8,11 @@ command line itself, for the pipeline commands only (`validate`, the five stages
 value`, `--name=value`, `-o value`, `-q`), values that need no conversion beyond a
 choice or a non-negative decimal number or whole number, the command's arguments (one
 input path or more). Anything
-else — `--help`, `--version`, an unknown or misspelt option, a missing or odd value,
-bundled short flags, `--`, another command — goes to typer unchanged, which stays the
-one authority on the command line: its help, its usage errors and every command.
+else — `--help`, `--version` with more on the line, an unknown or misspelt option, a
+missing or odd value, bundled short flags, `--`, another command — goes to typer
+unchanged, which stays the one authority on the command line: its help, its usage
+errors and every command. `placement --version` alone is answered by `main` before
+anything is imported, with the line typer's `--version` prints (`version_line`).
 
 A line typer refuses still gets the report `--diagnostics` asks for (read from the
 line before parsing it: `report_options`): typer's usage error becomes the report's
