@@ -179,6 +179,8 @@ def test_help_builds_no_solver_and_no_model(argv: tuple[str, ...]) -> None:
         if m.startswith(("placement_cli.pipeline.load", "placement_cli.formats.structs"))
         or m.startswith(("placement_cli.algorithms.solve.driver", "placement_cli.engines"))
     }
+    # A command's help builds that command only (`cli.application`): not `tree`'s options.
+    assert ("placement_cli.ir.tree.options" in mods) == (argv == ("--help",))
 
 
 def test_the_check_sees_an_import_outside_the_list() -> None:

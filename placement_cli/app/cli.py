@@ -5,8 +5,10 @@ and every command the fast launcher (`app/launch.py`) does not read itself. Each
 command's parameters are made from its `Command` declaration, and its body hands the
 values (choices as plain strings) to `app/dispatch.call`, as the launcher does.
 
->>> [c.name for c in app.registered_commands][:3]
+>>> [c.name for c in application().registered_commands][:3]
 ['validate', 'lower', 'prune']
+>>> [c.name for c in application("tree").registered_commands]
+['tree']
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from placement_cli import version_line
-from placement_cli.app.commands import commands
+from placement_cli.app.commands import command, commands
 from placement_cli.app.dispatch import call
 from placement_cli.app.options import Command, Opt
 
@@ -44,14 +46,6 @@ Exit codes: 0 ok, 1 internal error, 2 usage error, 3 invalid input,
 differences, 130 interrupted.
 """
 
-app = typer.Typer(
-    help=HELP,
-    add_completion=True,  # placement --install-completion (bash, zsh, fish, PowerShell)
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
 _TYPES: dict[str, type] = {"str": str, "float": float, "int": int, "bool": bool}
 
@@ -99,7 +93,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _register(cmd: Command) -> None:
+def _register(app: typer.Typer, cmd: Command) -> None:
     params = [
         inspect.Parameter(
             a.key,
@@ -152,7 +146,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -164,5 +157,32 @@ def _root(
     pass
 
 
-for _cmd in commands():
-    _register(_cmd)
+@cache
+def application(name: str | None = None) -> typer.Typer:
+    """The typer application: every command, or only the command `name`.
+
+    A line that names a command (`placement lower BODY`, `placement solve --help`)
+    prints and runs that command only, and typer builds every command it is given
+    (~18 ms for all of them, measured): `launch.dispatch` asks for that one. Every
+    other line (`--help`, a misspelt command, completion) gets them all, for the list
+    and the suggestions; `tests/test_cli.py` holds each command's help and usage
+    errors to the whole application's."""
+    app = typer.Typer(
+        help=HELP,
+        add_completion=True,  # placement --install-completion (bash, zsh, fish, PowerShell)
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_root)
+    for cmd in commands() if name is None else (command(name),):
+        _register(app, cmd)
+    return app
+
+
+def __getattr__(attr: str) -> typer.Typer:
+    """`app`: the whole application, built when first asked for."""
+    if attr == "app":
+        return application()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

@@ -178,7 +178,11 @@ def dispatch(argv: list[str]) -> None:
         call(*fast)
     # Lazy: typer and its click (~60 ms, measured: docs/startup.md), only for what the
     # launcher does not read itself.
-    from placement_cli.app.cli import app
+    from placement_cli.app.cli import application
+    from placement_cli.app.commands import NAMES
+
+    # A line that names a command prints and runs that command only (`application`).
+    app = application(argv[0] if argv and argv[0] in NAMES else None)
 
     fmt, file = report_options(argv)
     rep = Report.for_call(fmt, file)
