@@ -10,7 +10,7 @@ BSTAMP := $(VENV)/.installed-bench
 ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare clean fuzz tpch-demo
+.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -99,6 +99,14 @@ BASE ?= HEAD
 bench-compare: $(BSTAMP)
 	rm -rf .bench-base && git worktree add --detach -q .bench-base $(BASE)
 	$(PY) -m benchmarks.compare --base .bench-base $(COMPARE_ARGS); s=$$?; \
+	  git worktree remove --force .bench-base; exit $$s
+
+# Start-up: whole processes (`--version`, `--help`, small solves, the 10k pipe against
+# `run`) of this checkout against revision BASE, interleaved, medians of 15 rounds
+# (docs/startup.md): `make bench-startup BASE=main~5`.
+bench-startup: $(STAMP)
+	rm -rf .bench-base && git worktree add --detach -q .bench-base $(BASE)
+	$(PY) -m benchmarks.bench_startup --base .bench-base $(STARTUP_ARGS); s=$$?; \
 	  git worktree remove --force .bench-base; exit $$s
 
 # The README's walkthrough from TPC-H Q3 to a placement, its commands read from the

@@ -6,3 +6,12 @@ __version__ = "0.1.0"
 ARTIFACT_FORMAT_VERSION = 2
 # Format of the operator-tree artifact (`placement tree`), unchanged.
 FORMAT_VERSION = 1
+
+
+def version_line() -> str:
+    """What `placement --version` prints (typer's `--version` and the launcher's alike).
+
+    >>> version_line() == f"placement {__version__}\\n"
+    True
+    """
+    return f"placement {__version__}\n"

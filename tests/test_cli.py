@@ -6,10 +6,12 @@ import os
 import stat
 
 import orjson
+import pytest
 import yaml
 from typer.testing import CliRunner
 
-from placement_cli.app.cli import app
+from placement_cli.app.cli import app, application
+from placement_cli.app.commands import NAMES
 from placement_cli.pipeline.registry import STAGES
 from tests.conftest import ROOT, run_cli
 
@@ -86,3 +88,16 @@ def test_stdin_input():
     r = run_cli("prune", "-", stdin=data)
     assert r.returncode == 0
     assert orjson.loads(r.stdout)["kind"] == "prune"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_command_alone_prints_and_refuses_as_the_whole_application(name):
+    """`launch.dispatch` gives typer only the command a line names (`cli.application`):
+    its help and its usage errors are the whole application's, byte for byte."""
+    runner = CliRunner()
+    alone, whole = application(name), application()
+    for args in ([name, "--help"], [name, "--bogus"], [name, "-h", "--format", "xml"]):
+        a = runner.invoke(alone, args, prog_name="placement")
+        w = runner.invoke(whole, args, prog_name="placement")
+        assert (a.exit_code, a.output) == (w.exit_code, w.output), args
+    assert [c.name for c in alone.registered_commands] == [name]

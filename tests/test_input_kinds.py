@@ -5,11 +5,15 @@ finds its tree file from any directory."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from placement_cli.pipeline.kinds import looks_like_mir
 from tests.conftest import EXAMPLES, ROOT, run_cli
 
 TREE = EXAMPLES / "operator_tree.yaml"
@@ -224,3 +228,28 @@ def test_quiet_keeps_the_skipped_list_in_the_summary_only(tmp_path):
     r = run_cli("validate", str(src), "-q")
     assert r.returncode == 0, r.stderr
     assert b"skipped" not in r.stderr
+
+
+# What `kinds.looks_like_mir` reads, as the patterns it was first written as: blank
+# space and `//` comments skipped, then a body header (two matches, as one pattern
+# would backtrack for ever on long blank runs).
+_SKIP = re.compile(rb"(?:[ \t\r\n]+|//[^\n]*)*")
+_MIR_START = re.compile(rb"\*?[ \t]*(?:fn|thunk)[ \t]")
+
+
+@settings(max_examples=3000)
+@given(
+    st.lists(
+        st.sampled_from(
+            [b" ", b"\t", b"\r", b"\n", b"//", b"/", b"x", b"*", b"fn", b"thunk", b"f", b"{"]
+            + [b"\xef\xbb\xbf", b" " * 4095, b"\n" * 5000, b"// c\n"]
+        ),
+        max_size=12,
+    )
+)
+def test_looks_like_mir_is_its_pattern(parts: list[bytes]) -> None:
+    data = b"".join(parts)
+    skipped = _SKIP.match(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    assert skipped is not None
+    expected = _MIR_START.match(data, skipped.end()) is not None
+    assert looks_like_mir(data) == expected, data[:80]

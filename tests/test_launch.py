@@ -249,6 +249,7 @@ def _both(
         ["solve", "{ex}/three_targets.yaml", "--pin", "nosuch=postgres"],
         ["fuse", "{ex}/three_targets.yaml", "--pins", "missing.yaml"],
         ["scc", "{ex}/seed_split.body.yaml"],
+        ["--version"],  # answered by the launcher without typer
     ],
 )
 def test_processes_agree(args: list[str], tmp_path: Path) -> None:

@@ -71,19 +71,19 @@ def test_solver_defaults_and_choices_come_from_the_stage_options():
 # A process in which `solve`'s options model has one more field, declared as any field is
 # (`core/option_field.py`); it then asks every derived part of the command line about it.
 _ADDED = r"""
-import dataclasses, json, sys
-from typing import Literal
+import json, sys
+from typing import Annotated, Literal
 from placement_cli.algorithms.solve import options as m
-from placement_cli.core.option_field import Flag, option
+from placement_cli.core.option_field import Flag
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Derived(m.SolveOptions):
-    order: Literal["input", "size"] = option(
-        "input", Flag(("--order",), "The order blocks are tried in.", settable=True)
-    )
-    rounds_hint: int = option(
-        3, Flag(("--rounds-hint",), "Rounds to try first.", minimum=1, settable=True)
-    )
+class Derived(m.SolveOptions, frozen=True):
+    order: Annotated[
+        Literal["input", "size"],
+        Flag(("--order",), "The order blocks are tried in.", settable=True),
+    ] = "input"
+    rounds_hint: Annotated[
+        int, Flag(("--rounds-hint",), "Rounds to try first.", minimum=1, settable=True)
+    ] = 3
 
 m.SolveOptions = Derived  # before any module of the command line reads it
 

@@ -8,9 +8,11 @@ command line itself, for the pipeline commands only (`validate`, the five stages
 value`, `--name=value`, `-o value`, `-q`), values that need no conversion beyond a
 choice or a non-negative decimal number or whole number, the command's arguments (one
 input path or more). Anything
-else — `--help`, `--version`, an unknown or misspelt option, a missing or odd value,
-bundled short flags, `--`, another command — goes to typer unchanged, which stays the
-one authority on the command line: its help, its usage errors and every command.
+else — `--help`, `--version` with more on the line, an unknown or misspelt option, a
+missing or odd value, bundled short flags, `--`, another command — goes to typer
+unchanged, which stays the one authority on the command line: its help, its usage
+errors and every command. `placement --version` alone is answered by `main` before
+anything is imported, with the line typer's `--version` prints (`version_line`).
 
 A line typer refuses still gets the report `--diagnostics` asks for (read from the
 line before parsing it: `report_options`): typer's usage error becomes the report's
@@ -29,24 +31,36 @@ handler (`app/dispatch.py`); `tests/test_launch.py` holds the two to each other.
 
 from __future__ import annotations
 
+import gc
 import os
-import re
 import sys
-from typing import Any
 
-from placement_cli.app.commands import command
-from placement_cli.app.console import KEEPER
-from placement_cli.app.dispatch import call
-from placement_cli.app.options import Command, Opt
-from placement_cli.app.report import Report, tool_record
-from placement_cli.core.errors import EXIT_USAGE, escape
-from placement_cli.pipeline.registry import STAGES
+from placement_cli import version_line
 
-# The commands the launcher may run itself: the ones a pipe or a build script calls.
-FAST = ("validate", *STAGES, "run")
-# What click's FloatRange(min=0) accepts and converts exactly like float(): plain
-# non-negative decimals. Exponents, signs, "inf" and "nan" go to typer.
-_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
+# `typing.TYPE_CHECKING` without importing `typing` (~2 ms, measured): type checkers
+# read any constant of this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from placement_cli.app.options import Command, Opt
+
+# Nothing else is imported at the top: `placement --version` imports this module and
+# `placement_cli` only (docs/startup.md). A command line that runs something imports
+# what it runs, in `fast_call` and `dispatch`.
+
+
+def _decimal(value: str) -> bool:
+    """Whether `value` is a plain non-negative decimal, what click's FloatRange(min=0)
+    accepts and converts exactly like float(): ASCII digits with at most one point, a
+    digit on at least one side of it. Exponents, signs, "inf" and "nan" go to typer.
+
+    >>> [_decimal(v) for v in ("2", ".5", "7.", "1.2.3", ".", "1e3", "-1", "٣")]
+    [True, True, True, False, False, False, False, False]
+    """
+    whole, _, fraction = value.partition(".")
+    digits = whole + fraction
+    return digits.isascii() and digits.isdigit()
 
 
 def _convert(o: Opt, value: str) -> Any:
@@ -55,7 +69,7 @@ def _convert(o: Opt, value: str) -> Any:
         return value if value in o.choices else None
     if o.kind == "str":
         return value
-    if o.kind == "float" and _DECIMAL.match(value):
+    if o.kind == "float" and _decimal(value):
         number = float(value)
         return number if o.minimum is None or number >= o.minimum else None
     if o.kind == "int" and value.isdigit() and value.isascii():
@@ -117,7 +131,13 @@ def _parse(cmd: Command, tokens: list[str]) -> tuple[dict[str, Any], set[str]] |
 def fast_call(argv: list[str]) -> tuple[str, dict[str, Any], set[str]] | None:
     """The command, its values and the keys the line set, for a plain pipeline command
     line (`argv` without the program name), or None when typer must read it."""
-    if not argv or argv[0] not in FAST:
+    # Lazy: the declarations of the commands and the stage registry (~8 ms with
+    # msgspec, measured), which `--version` does not need.
+    from placement_cli.app.commands import command
+    from placement_cli.pipeline.registry import STAGES
+
+    # The commands the launcher may run itself: the ones a pipe or a build script calls.
+    if not argv or argv[0] not in ("validate", *STAGES, "run"):
         return None
     parsed = _parse(command(argv[0]), argv[1:])
     return None if parsed is None else (argv[0], *parsed)
@@ -148,11 +168,23 @@ def report_options(argv: list[str]) -> tuple[str | None, str | None]:
 def dispatch(argv: list[str]) -> None:
     """Run one command line (without the program name); ends by raising SystemExit."""
     fast = fast_call(argv)
+    # Lazy: the handlers' dispatch and the report (~5 ms, measured, with pathlib), only
+    # for a line that runs something.
+    from placement_cli.app.dispatch import call
+    from placement_cli.app.report import Report, tool_record
+    from placement_cli.core.errors import EXIT_USAGE, escape
+
     if fast is not None:
         call(*fast)
     # Lazy: typer and its click (~60 ms, measured: docs/startup.md), only for what the
     # launcher does not read itself.
-    from placement_cli.app.cli import app
+    from placement_cli.app.cli import application
+    from placement_cli.app.commands import GROUPS, NAMES
+
+    # A line that names a command (or a group of them) prints and runs that command only
+    # (`application`).
+    named = argv[0] if argv and (argv[0] in NAMES or argv[0] in GROUPS) else None
+    app = application(named)
 
     fmt, file = report_options(argv)
     rep = Report.for_call(fmt, file)
@@ -178,13 +210,34 @@ def dispatch(argv: list[str]) -> None:
 
 
 def main() -> None:
-    """`placement`: run the command line, flush, and leave at once (see `console.Keeper`)."""
-    KEEPER.enabled = True
-    try:
-        dispatch(sys.argv[1:])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    """`placement`: run the command line, flush, and leave at once (see `console.Keeper`).
+
+    `placement --version` alone is answered here, as typer answers it (`cli._version`),
+    without building the command line it does not print."""
+    argv = sys.argv[1:]
+    code = 0
+    # click answers a completion request (its variable set) before any option.
+    if argv == ["--version"] and "_PLACEMENT_COMPLETE" not in os.environ:
+        sys.stdout.write(version_line())
+    else:
+        # The cyclic collector is off for the whole command (`console.guarded`); off from
+        # here, it does not scan the imports' objects either: 22 collections, ~3 ms of a
+        # 7-block `solve` (measured with gc.callbacks, median of 9 processes).
+        gc.disable()
+        # Lazy: msgspec (~7 ms, measured, without `typing_extensions`: core/start.py),
+        # first, before any module of the command imports it.
+        from placement_cli.core.start import import_msgspec
+
+        import_msgspec()
+        # Lazy: the console (~4 ms, measured, with the report and pathlib), only for a
+        # line that runs something.
+        from placement_cli.app.console import KEEPER
+
+        KEEPER.enabled = True
+        try:
+            dispatch(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:

@@ -1,21 +1,22 @@
 """A stage's options model as the one declaration of its command-line options.
 
 Each stage's options (`SolveOptions`, `LowerOptions`, `TreeOptions`) are a frozen
-dataclass; a field the command line sets carries a `Flag` in its metadata
-(`option(default, Flag(...))`): its spellings, help, metavar, lower bound and whether
-`placement.toml` may set it. Its choices are the field's `Literal` values and its
-default the field's default, so neither is written twice. `app/options.py` derives the
-commands' options from these fields, `app/config.py` the settings a project file may
-give, and `check` is the model's own check of the same choices and bounds.
+msgspec `Struct`; a field the command line sets carries a `Flag` in its annotation
+(`Annotated[type, Flag(...)]`; several when more than one option gives it): its
+spellings, help, metavar, lower bound and whether `placement.toml` may set it. Its
+choices are the field's `Literal` values and its default the field's default, so
+neither is written twice. `app/options.py` derives the commands' options from these
+fields, `app/config.py` the settings a project file may give, and `check` is the
+model's own check of the same choices and bounds. A `Struct` class is built in C
+(~0.02 ms, measured, against ~0.85 ms for the frozen dataclasses they were): every
+pipeline command's start-up builds two of them.
 
-Standard library and msgspec (`Flag` is a `Struct`) only: the fast launcher reads these on every
-pipeline command.
+Standard library and msgspec only: the fast launcher reads these on every pipeline
+command.
 
->>> from dataclasses import dataclass
->>> @dataclass(frozen=True)
-... class Demo:
-...     mode: Literal["a", "b"] = option("a", Flag(("--mode",), "How."))
-...     limit: float = option(1.0, Flag(("--limit",), "Seconds.", minimum=0.0))
+>>> class Demo(msgspec.Struct, frozen=True):
+...     mode: Annotated[Literal["a", "b"], Flag(("--mode",), "How.")] = "a"
+...     limit: Annotated[float, Flag(("--limit",), "Seconds.", minimum=0.0)] = 1.0
 ...     def __post_init__(self) -> None:
 ...         check(self, "demo")
 >>> Demo(limit=2).limit
@@ -28,14 +29,16 @@ ValueError: invalid demo options: mode: expected one of a, b, got 'c'; limit: ex
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
-from typing import Any, Literal, get_args, get_type_hints
+from functools import cache
+
+# `Annotated`: the example above resolves its annotations in this module.
+from typing import Annotated, Any, Literal, get_args  # noqa: F401
 
 import msgspec
+from msgspec.structs import FieldInfo
 
 Kind = Literal["str", "float", "int", "bool"]
-KEY = "cli"  # the metadata key of a field's flags
 
 
 class Flag(msgspec.Struct, frozen=True):
@@ -58,16 +61,20 @@ class Flag(msgspec.Struct, frozen=True):
     path: bool = False
 
 
-def option(default: Any, *flags: Flag) -> Any:
-    """A dataclass field with `default` and the command-line options `flags` (a field
-    may have more than one source: `--pin` and `--pins FILE` both give pins)."""
-    return dataclasses.field(default=default, metadata={KEY: flags})
+@cache
+def _declared(model: type) -> tuple[tuple[FieldInfo, tuple[Flag, ...]], ...]:
+    """Each field of a model with its flags, in field order; read once per model (the
+    annotations are text until read)."""
+    return tuple(
+        (f, tuple(m for m in getattr(f.type, "__metadata__", ()) if isinstance(m, Flag)))
+        for f in msgspec.structs.fields(model)
+    )
 
 
-def flags_of(model: type) -> Iterator[tuple[dataclasses.Field[Any], Flag]]:
+def flags_of(model: type) -> Iterator[tuple[FieldInfo, Flag]]:
     """Every (field, flag) of a model, in field order."""
-    for f in dataclasses.fields(model):
-        for flag in f.metadata.get(KEY, ()):
+    for f, flags in _declared(model):
+        for flag in flags:
             yield f, flag
 
 
@@ -102,9 +109,19 @@ def value_kind(hint: Any) -> Kind:
     return "str"
 
 
+@cache
 def hints(model: type) -> dict[str, Any]:
-    """The model's field types, resolved."""
-    return get_type_hints(model)
+    """The model's field types, resolved, without their flags (read once per model).
+
+    >>> hints(Flag)["kind"] == (Kind | None)
+    True
+    """
+    return {f.name: f.type.__origin__ if _flagged(f.type) else f.type for f, _ in _declared(model)}
+
+
+def _flagged(hint: Any) -> bool:
+    """Whether `hint` is an `Annotated[...]` (whose `__origin__` is the type it annotates)."""
+    return getattr(hint, "__metadata__", None) is not None
 
 
 def check(obj: Any, what: str, more: tuple[str, ...] = ()) -> None:
@@ -121,8 +138,9 @@ def problems(obj: Any) -> list[str]:
     field the command line gives in another form (`Flag.kind`) is the model's own to
     check."""
     bad: list[str] = []
-    types = hints(type(obj))
-    for f, flag in flags_of(type(obj)):
+    model: type = type(obj)
+    types = hints(model)
+    for f, flag in flags_of(model):
         if flag.kind is not None:
             continue
         value = getattr(obj, f.name)
@@ -145,7 +163,7 @@ def problems(obj: Any) -> list[str]:
                 a = "an integer" if kind == "int" else "a number"
                 bad.append(f"{f.name}: expected {a}{low}, got {value!r:.40}")
             elif kind == "float":
-                object.__setattr__(obj, f.name, float(value))
+                msgspec.structs.force_setattr(obj, f.name, float(value))
         elif not isinstance(value, str):
             bad.append(f"{f.name}: expected a string, got {value!r:.40}")
     return bad

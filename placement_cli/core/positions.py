@@ -21,7 +21,8 @@ from typing import Any
 
 from placement_cli.core.io import STDIN
 
-_TOKEN = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+# Compiled where used (`re.findall` keeps it): a start-up compiles no pattern.
+_TOKEN = r"\[(\d+)\]|([^.\[\]]+)"
 _MAX_BYTES = 64 << 20  # a larger file is not composed again for a position
 
 
@@ -66,7 +67,7 @@ def locate(path: str, field_path: str) -> tuple[int, int] | None:
     node = _compose(path)
     if node is None:
         return None
-    tokens: list[str | int] = [int(i) if i else name for i, name in _TOKEN.findall(field_path)]
+    tokens: list[str | int] = [int(i) if i else name for i, name in re.findall(_TOKEN, field_path)]
     i = 0
     while i < len(tokens):
         nxt = _child(node, tokens[i])

@@ -14,25 +14,26 @@ Traceback (most recent call last):
 ValueError: invalid engine options: engines: unknown engine 'oracle'; engines: duckdb, datafusion, postgres, polars
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass
+# No `from __future__ import annotations`: the fields' flags are built once, with the
+# class (as `SolveOptions`' are).
 from pathlib import Path
+from typing import Annotated
 
-from placement_cli.core.option_field import Flag, check, option
+import msgspec
+
+from placement_cli.core.option_field import Flag, check
 from placement_cli.engines.base import Settings, Sources
 from placement_cli.engines.registry import ENGINES, NAMES
 
 _SOURCES = "; ".join(f"{e.name}: {'--db' if e.source == 'db' else '--pg'}" for e in ENGINES)
 
 
-@dataclass(frozen=True, slots=True)
-class EngineOptions:
+class EngineOptions(msgspec.Struct, frozen=True):
     """Where the engines find the tables, which engines, and how each measurement is
     repeated. Checked on construction."""
 
-    db: str | None = option(
-        None,
+    db: Annotated[
+        str | None,
         Flag(
             ("--db",),
             "The DuckDB database file with the query's tables (DuckDB reads it; the other "
@@ -41,9 +42,9 @@ class EngineOptions:
             settable=True,
             path=True,
         ),
-    )
-    pg: str | None = option(
-        None,
+    ] = None
+    pg: Annotated[
+        str | None,
         Flag(
             ("--pg",),
             "A PostgreSQL connection string; its tables of the same names (the engine "
@@ -51,9 +52,9 @@ class EngineOptions:
             metavar="DSN",
             settable=True,
         ),
-    )
-    engines: tuple[str, ...] | None = option(
-        None,
+    ] = None
+    engines: Annotated[
+        tuple[str, ...] | None,
         Flag(
             ("--engines",),
             f"The engines, comma-separated, of {', '.join(NAMES)} (default: "
@@ -63,21 +64,22 @@ class EngineOptions:
             kind="str",
             settable=True,
         ),
-    )
-    repeat: int = option(
-        3,
+    ] = None
+    repeat: Annotated[
+        int,
         Flag(
             ("--repeat",),
             "Timed runs of each measurement, after the warm-up; the median is kept.",
             minimum=1,
             settable=True,
         ),
-    )
-    warmup: int = option(
-        1, Flag(("--warmup",), "Untimed runs before the timed ones.", minimum=0, settable=True)
-    )
-    threads: int = option(
-        0,
+    ] = 3
+    warmup: Annotated[
+        int,
+        Flag(("--warmup",), "Untimed runs before the timed ones.", minimum=0, settable=True),
+    ] = 1
+    threads: Annotated[
+        int,
         Flag(
             ("--threads",),
             "Threads of each in-process engine (DuckDB's threads, DataFusion's "
@@ -85,7 +87,7 @@ class EngineOptions:
             minimum=0,
             settable=True,
         ),
-    )
+    ] = 0
 
     def __post_init__(self) -> None:
         more = []

@@ -16,7 +16,8 @@ from placement_cli.pipeline.kinds import read_again, read_input
 
 # Only a document that may say `kind: tree` is parsed here; anything else goes to the
 # pipeline's loader untouched.
-_MAYBE_TREE = re.compile(rb"""["']?kind["']?\s*:\s*["']?tree\b""")
+# Compiled where used (`re.search` keeps it): a plan without "tree" in it compiles none.
+_MAYBE_TREE = rb"""["']?kind["']?\s*:\s*["']?tree\b"""
 
 
 class TreeArtifact(msgspec.Struct, frozen=True):
@@ -38,7 +39,7 @@ def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextMan
     data = read_input(path)
     again = read_again(path, data)
     # A plain substring test first (memchr speed): a plan never needs the regex.
-    if b"tree" not in data or not _MAYBE_TREE.search(data):
+    if b"tree" not in data or not re.search(_MAYBE_TREE, data):
         return None, again
     try:
         doc = parse_document(path, data)

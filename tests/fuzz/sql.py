@@ -167,6 +167,24 @@ HAND = (
     "count(DISTINCT p_brand) AS brands FROM part GROUP BY 1, 2 ORDER BY 1, 2 LIMIT 20",
     "SELECT s_name, s_acctbal FROM supplier WHERE NOT EXISTS (SELECT 1 FROM partsupp "
     "WHERE ps_suppkey = s_suppkey AND ps_availqty < 10) ORDER BY s_acctbal DESC LIMIT 5",
+    # values of every kind the engines hand each other (and compare)
+    "SELECT NULL AS a, 1 AS a, 'x' AS \"a b\", 2 AS \"ü\", 3 AS \"\"\"\"",
+    "SELECT CAST('NaN' AS DOUBLE) AS n, CAST('Infinity' AS DOUBLE) AS i, -0.0 AS z, "
+    "1e308 * 10 AS big, 9223372036854775807 AS m",
+    "SELECT x FROM (VALUES (NULL), (1), (NULL)) AS t(x) ORDER BY x NULLS FIRST",
+    "SELECT [1, 2, NULL] AS l, {'a': 1, 'b': 'x'} AS s",
+    "SELECT CAST(o_totalprice AS DECIMAL(38, 10)) * 1000000000000 AS d FROM orders LIMIT 10",
+    "SELECT DATE '1970-01-01' - INTERVAL 1000000 DAY AS d, "
+    "CAST('2020-01-01 00:00:00+05' AS TIMESTAMPTZ) AS t",
+    "SELECT random() AS r, o_orderkey FROM orders ORDER BY o_orderkey LIMIT 5",
+    "SELECT 1 / 0 AS a, 7 / 2 AS b, -7 % 3 AS c",
+    "SELECT 9223372036854775807 + 1 AS overflow",
+    "SELECT n_name FROM nation WHERE false",
+    "SELECT n_name, repeat(n_comment, 1000) AS wide FROM nation",
+    "SELECT l_returnflag, count(*) AS n FROM lineitem GROUP BY ROLLUP (l_returnflag)",
+    "SELECT o_orderkey FROM orders WHERE o_custkey NOT IN (SELECT c_custkey FROM customer "
+    "WHERE c_acctbal > 9000)",
+    "SELECT CAST(c_phone AS BLOB) AS b, length(c_name) AS n FROM customer LIMIT 20",
 )
 
 KEYWORDS = frozenset(
@@ -1046,7 +1064,10 @@ class ImportFuzzer:
 
             preload()
             for name in PRELOAD:  # never an engine package: their threads do not fork
-                importlib.import_module(name)
+                try:
+                    importlib.import_module(name)
+                except ImportError:  # a module being edited: the child will say so itself
+                    pass
         self.cfg = cfg
         self.seed = seed
         self.data = data
@@ -1162,9 +1183,13 @@ def _ddmin(items: list[Any], test: Any, budget: list[int]) -> list[Any]:
     return items
 
 
-def reduce(fz: ImportFuzzer, o: ImportOutcome, runs: int = 120) -> tuple[bytes, ImportOutcome]:
+def reduce(
+    fz: ImportFuzzer, o: ImportOutcome, runs: int = 120, seconds: float = 120.0
+) -> tuple[bytes, ImportOutcome]:
     """The smallest first file found (by a delta loop over its SQL tokens, JSON members
-    or lines) whose run still has `o`'s first finding; with that run's outcome."""
+    or lines, within `runs` runs and `seconds`) whose run still has `o`'s first finding;
+    with that run's outcome."""
+    deadline = time.monotonic() + seconds
     want = o.findings[0]
     args = [a for a in o.args if not a.startswith("# from")]
     stdin = "-" in args
@@ -1174,6 +1199,9 @@ def reduce(fz: ImportFuzzer, o: ImportOutcome, runs: int = 120) -> tuple[bytes, 
 
     def attempt(data: bytes) -> bool:
         budget[0] -= 1
+        if time.monotonic() > deadline:
+            budget[0] = 0
+            return False
         got = fz.run_files("reduce", o.kind, o.index, [(files[0][0], data), *files[1:]], args, stdin)
         if _same(got, want):
             if len(data) <= len(best[0]):
@@ -1241,6 +1269,16 @@ def run_sql_job(text: bytes, engines: str = "duckdb,datafusion") -> ImportOutcom
     return fz.run_files("sql", "fixed", 0, [("q.sql", text)], args, False)
 
 
+def confirm_job(o: ImportOutcome) -> ImportOutcome:
+    """`o`'s input run again: whether its first finding comes back (the code under test
+    may have changed between the two runs)."""
+    assert _FUZZER is not None
+    args = [a for a in o.args if not a.startswith("# from")]
+    return _FUZZER.run_files(
+        "confirm", o.kind, o.index, list(o.files), args, "-" in args
+    )
+
+
 def reduce_job(o: ImportOutcome) -> tuple[bytes, ImportOutcome]:
     assert _FUZZER is not None
     return reduce(_FUZZER, o)
@@ -1251,6 +1289,24 @@ def pool(workers: int, cfg: Config, seed: int, data: Data | None, workdir: str) 
     return multiprocessing.get_context("spawn").Pool(
         workers, initializer=init_worker, initargs=(cfg, seed, data, workdir)
     )
+
+
+def _version() -> str:
+    """The commit of the code under test, and whether placement_cli/ differs from it
+    (another hand may be editing it while a campaign runs)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "placement_cli"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "an unknown commit"
+    return head + (" with uncommitted changes" if dirty else "")
 
 
 def histogram(outcomes: list[ImportOutcome]) -> str:
@@ -1281,6 +1337,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = Config(hang_seconds=ns.hang_seconds, memory_mb=ns.memory_mb)
     workdir = tempfile.mkdtemp(prefix="placement-fuzz-sql-")
     start = time.monotonic()
+    version = _version()
     try:
         data = make_data(Path(workdir) / "data") if ns.sql else None
         jobs = [("sql", i) for i in range(ns.sql)] + [("json", i) for i in range(ns.json)]
@@ -1301,12 +1358,15 @@ def main(argv: list[str] | None = None) -> int:
             for o in sorted(outcomes, key=lambda o: (o.command, o.index)):
                 for f in o.findings[:1]:
                     firsts.setdefault((o.command, *f), o)
+            again = p.map(confirm_job, list(firsts.values()), chunksize=1)
             reduced = p.map(reduce_job, list(firsts.values()), chunksize=1) if ns.reduce else []
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(
         f"# SQL / engine-JSON fuzz campaign: {ns.sql} SQL and {ns.json} JSON inputs, seed "
-        f"{ns.seed}, {ns.workers} workers, {seconds:.0f} s\n"
+        f"{ns.seed}, {ns.workers} workers, {seconds:.0f} s, placement_cli at {version}"
+        + ("" if _version() == version else f" (at {_version()} when it ended)")
+        + "\n"
     )
     print("exit codes:\n" + histogram(outcomes) + "\n")
     print(table(outcomes, "kind") + "\n")
@@ -1321,6 +1381,12 @@ def main(argv: list[str] | None = None) -> int:
     save.mkdir(parents=True, exist_ok=True)
     with open(save / "outcomes.pickle", "wb") as fh:  # every run, to look at again
         pickle.dump(outcomes, fh)
+    for first, o in zip(firsts.values(), again, strict=True):
+        cat, sig = first.findings[0]
+        back = "reproduced" if _same(o, (cat, sig)) else f"NOT reproduced (exit {o.code})"
+        print(f"run again: [{cat}] {first.command} {first.kind} #{first.index}: {back}")
+    if again:
+        print()
     for (data_, o), first in zip(reduced, firsts.values() if ns.reduce else [], strict=True):
         name = f"{first.command.replace(' ', '-')}-{first.kind}-{first.index}{first.suffix}"
         (save / "reduced").mkdir(exist_ok=True)

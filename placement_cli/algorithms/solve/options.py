@@ -1,26 +1,25 @@
-"""The options of `solve` (`placement_cli.algorithms.solve.driver`): a frozen dataclass checked on
+"""The options of `solve` (`placement_cli.algorithms.solve.driver`): a frozen `Struct` checked on
 construction, so that running the stage does not import pydantic. It is also the one
 declaration of `solve`'s command-line options (`core/option_field.py`): their flags,
 help, choices, defaults and bounds."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the fields' flags are built once, with the
+# class, rather than compiled from their text wherever the fields are read.
+from typing import Annotated, Any, Literal
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
+import msgspec
 import orjson
 
-from placement_cli.core.option_field import Flag, check, option
+from placement_cli.core.option_field import Flag, check
 
 Pair = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class SolveOptions:
+class SolveOptions(msgspec.Struct, frozen=True):
     """Options of `solve`. Only `time_limit` (and the memory bound) are resources;
     every budget that can change the assignment is counted in steps, so results do not
     depend on machine speed unless a limit is hit. Checked on construction (a
-    `ValueError` naming every bad field); a frozen dataclass, not a pydantic model, so
+    `ValueError` naming every bad field); a frozen `Struct`, not a pydantic model, so
     that running a stage does not import pydantic.
 
     >>> SolveOptions(time_limit=2, pins=[["x", "a"]]).time_limit, SolveOptions(pins=[["x", "a"]]).pins
@@ -31,8 +30,8 @@ class SolveOptions:
     ValueError: invalid solve options: method: expected one of auto, exact, heuristic, got 'fast'; max_rounds: expected an integer >= 0, got -1
     """
 
-    method: Literal["auto", "exact", "heuristic"] = option(
-        "auto",
+    method: Annotated[
+        Literal["auto", "exact", "heuristic"],
         Flag(
             ("--method",),
             "heuristic: the seed algorithm; exact: proven optimum (or best bound within the "
@@ -40,16 +39,16 @@ class SolveOptions:
             "in time.",
             settable=True,
         ),
-    )
-    time_limit: float = option(
-        5.0,
+    ] = "auto"
+    time_limit: Annotated[
+        float,
         Flag(
             ("--time-limit",),
             "Seconds the exact method (and so the optimality proof) may spend.",
             minimum=0.0,
             settable=True,
         ),
-    )
+    ] = 5.0
     memory_limit_mb: int | None = 2048  # MB the searches may grow the process by (None: unbounded)
     max_rounds: int = 100  # forward/backward rounds of the fixpoint (0: forward pass only)
     max_backtracks: int = 10_000  # backtracks before the seed gives up
@@ -57,8 +56,8 @@ class SolveOptions:
     prove_max_blocks: int = 200  # live blocks up to which B&B tries to prove optimality
     prove_node_limit: int = 200_000  # nodes of that proof attempt
     # (block id, target): the block must run there
-    pins: tuple[Pair, ...] = option(
-        (),
+    pins: Annotated[
+        tuple[Pair, ...],
         Flag(
             ("--pin",),
             "Run BLOCK on TARGET (repeatable).",
@@ -67,10 +66,10 @@ class SolveOptions:
             kind="str",
             repeatable=True,
         ),
-    )
+    ] = ()
     # (block id, target): the block must not run there; a pins file gives both kinds
-    forbids: tuple[Pair, ...] = option(
-        (),
+    forbids: Annotated[
+        tuple[Pair, ...],
         Flag(
             ("--forbid",),
             "Never run BLOCK on TARGET (repeatable).",
@@ -87,10 +86,10 @@ class SolveOptions:
             key="pins_file",
             kind="str",
         ),
-    )
+    ] = ()
     # (block id, target) of an earlier solve: the first incumbent
-    warm_start: tuple[Pair, ...] | None = option(
-        None,
+    warm_start: Annotated[
+        tuple[Pair, ...] | None,
         Flag(
             ("--warm-start",),
             "Start from the assignment of an earlier solve/fuse/islands artifact (blocks "
@@ -98,7 +97,7 @@ class SolveOptions:
             metavar="ARTIFACT",
             kind="str",
         ),
-    )
+    ] = None
 
     def __post_init__(self) -> None:
         bad: list[str] = []  # method and time_limit: as their flags declare (`check`)
@@ -127,7 +126,7 @@ class SolveOptions:
             if not ok:
                 bad.append(f"{name}: expected (block id, target) pairs of strings")
             else:
-                object.__setattr__(self, name, pairs)
+                msgspec.structs.force_setattr(self, name, pairs)
         check(self, "solve", tuple(bad))
 
 

@@ -3,15 +3,16 @@
 command line is built from it: importing numpy there would cost every command typer
 runs ~100 ms."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the fields' flags are built once, with the
+# class, rather than compiled from their text wherever the fields are read.
+from typing import Annotated
 
-from dataclasses import dataclass
+import msgspec
 
-from placement_cli.core.option_field import Flag, check, option
+from placement_cli.core.option_field import Flag, check
 
 
-@dataclass(frozen=True, slots=True)
-class TreeOptions:
+class TreeOptions(msgspec.Struct, frozen=True):
     """`budget` overrides the file's cut budget; `expand_dag` duplicates shared sub-plans;
     `include_input` writes the input back into the artifact; `time_limit` (seconds) stops
     the DP, which then reports `unsolved`. Checked on construction; the one declaration
@@ -25,28 +26,29 @@ class TreeOptions:
     ValueError: invalid tree options: time_limit: expected a number >= 0.001, got 0
     """
 
-    budget: int | None = option(
-        None,
+    budget: Annotated[
+        int | None,
         Flag(("--budget", "-k"), "Cut budget K (default: the file's budget).", minimum=0),
-    )
-    expand_dag: bool = option(
-        False, Flag(("--expand-dag",), "Duplicate shared sub-plans instead of rejecting a DAG.")
-    )
-    include_input: bool = option(
-        False,
+    ] = None
+    expand_dag: Annotated[
+        bool,
+        Flag(("--expand-dag",), "Duplicate shared sub-plans instead of rejecting a DAG."),
+    ] = False
+    include_input: Annotated[
+        bool,
         Flag(
             ("--include-input",),
             "Write the tree file back into the artifact (default: its name and sha256 only).",
         ),
-    )
-    time_limit: float = option(
-        60.0,
+    ] = False
+    time_limit: Annotated[
+        float,
         Flag(
             ("--time-limit",),
             "Seconds for the DP; when they run out the artifact says `unsolved` (exit 5).",
             minimum=0.001,
         ),
-    )
+    ] = 60.0
 
     def __post_init__(self) -> None:
         check(self, "tree")
