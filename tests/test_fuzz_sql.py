@@ -116,6 +116,24 @@ def test_sql_a_long_sum_is_not_a_crash(sql_pool):
     assert not bad, _report(bad)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT DATE '0001-01-01' - 1 AS d",  # before year 1
+        "SELECT DATE '10000-01-01' AS d",  # after year 9999
+        "SELECT 'infinity'::DATE AS d",
+    ],
+)
+def test_sql_dates_python_cannot_hold(sql_pool, query):
+    """A date or timestamp out of Python's range (years 1 to 9999, DuckDB's infinity):
+    the probe's comparison of the engines' answers (`stats.rows_of`, `to_pylist`) raised
+    OverflowError, exit 1."""
+    outcomes = sql_pool.starmap(run_sql_job, [(query.encode(), "duckdb")])
+    bad = [o for o in outcomes if o.findings]
+    assert not bad, _report(bad)
+
+
 def test_import_budget_past_64_bits(json_fuzzer):
     """`--budget` of 2**64 or more: written into the tree file, whose JSON writer takes
     64-bit integers only (exit 1, `TypeError: Integer exceeds 64-bit range`)."""

@@ -56,11 +56,18 @@ def need_all(why: str) -> None:
 
 
 def calibration_rows(src: str, dst: str) -> tuple[int, ...]:
-    """The default row counts of a hand-off from `src` to `dst`: the sender's, unless
-    the receiver's own are the smaller ones (`Engine.slow_io`).
+    """The default row counts of a hand-off from `src` to `dst`, sized by what is timed,
+    the receiving side: a receiver that is slow to take rows (`Engine.slow_io`:
+    PostgreSQL's ingest) gets its own, smaller counts; else the sender's (DataFusion's
+    larger, its Arrow costs nothing to hand over), or the receiver's when the sender is
+    the slow one (its fetch is not timed).
 
     >>> calibration_rows("datafusion", "duckdb")[-1], calibration_rows("duckdb", "postgres")[-1]
     (1280000, 40000)
+    >>> calibration_rows("postgres", "duckdb")[-1]
+    400000
     """
     s, d = engine(src), engine(dst)
-    return d.send_rows if d.slow_io and max(d.send_rows) < max(s.send_rows) else s.send_rows
+    if d.slow_io:
+        return d.send_rows
+    return d.send_rows if s.slow_io else s.send_rows

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from statistics import median
 from typing import Any
 
-from placement_cli.core.diagnostics import Diagnostic, Severity
+from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference
 from placement_cli.engines.placements import parents, preorder
@@ -208,6 +208,15 @@ def build(
     }
 
 
+def _counted(reps: list[dict[str, Any]], status: str) -> str | None:
+    """The first placement of `status` with its reason, and how many more there are."""
+    hit = [r for r in reps if r["status"] == status]
+    if not hit:
+        return None
+    more = f" (and {len(hit) - 1} more placement(s))" if len(hit) > 1 else ""
+    return f"{hit[0]['label']}: {hit[0]['error']}{more}"
+
+
 def _diagnostics(
     reps: list[dict[str, Any]],
     summary: dict[str, Any],
@@ -217,15 +226,12 @@ def _diagnostics(
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     # One diagnostic per kind, counting the placements, the first one's reason in full.
-    kinds: tuple[tuple[str, Severity, str], ...] = (
-        ("mismatch", "error", "result-mismatch"),
-        ("not-executable", "warning", "not-executable"),
-    )
-    for status, severity, code in kinds:
-        hit = [r for r in reps if r["status"] == status]
-        if hit:
-            more = f" (and {len(hit) - 1} more placement(s))" if len(hit) > 1 else ""
-            out.append(Diagnostic(severity, code, f"{hit[0]['label']}: {hit[0]['error']}{more}"))
+    wrong = _counted(reps, "mismatch")
+    if wrong is not None:
+        out.append(Diagnostic("error", "result-mismatch", wrong))
+    failed = _counted(reps, "not-executable")
+    if failed is not None:
+        out.append(Diagnostic("warning", "not-executable", failed))
     rho = summary["spearman"]
     if all_ and rho is not None and rho < LOW_SPEARMAN:
         out.append(

@@ -185,6 +185,7 @@ HAND = (
     "SELECT o_orderkey FROM orders WHERE o_custkey NOT IN (SELECT c_custkey FROM customer "
     "WHERE c_acctbal > 9000)",
     "SELECT CAST(c_phone AS BLOB) AS b, length(c_name) AS n FROM customer LIMIT 20",
+    "SELECT o_orderdate - 1000 AS d, o_orderdate + INTERVAL 1 DAY AS t FROM orders LIMIT 10",
 )
 
 KEYWORDS = frozenset(
@@ -349,6 +350,11 @@ STRINGS = (
     "DATE '294247-01-10'",
     "INTERVAL '999999999' YEAR",
     "'1e400'",
+    "'infinity'",
+    "'-infinity'",
+    "'0001-01-01'",
+    "'9999-12-31 23:59:59'",
+    "'10000-01-01'",
 )
 STATEMENTS = (
     "CREATE TABLE x AS SELECT 1",
