@@ -26,7 +26,7 @@ from placement_cli.core.io import (
     too_deep,
     write_output,
 )
-from placement_cli.core.limits import Limits
+from placement_cli.core.limits import COUNT_MAX, Limits
 
 
 def _reader(fmt: str) -> Any:
@@ -53,6 +53,10 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.frontends.engine_plans.tree_file import check_same_shape, tree_document
 
     fmt = v["plan_format"]
+    budget = v.get("budget")
+    if budget is not None and budget > COUNT_MAX:
+        # Written into the tree file: no larger than a file can hold (and `tree` reads).
+        raise UsageError(f"--budget {budget}: at most {COUNT_MAX} (a tree file's largest count)")
     if fmt == "sql":
         return _probe(fmt, v)
     if fmt not in FORMATS:
