@@ -54,6 +54,8 @@ _counter = itertools.count()
 # Relations whose output columns are their input's, in the same order.
 _PASS_THROUGH = frozenset({"sort", "fetch"})
 _lock = threading.Lock()
+# The constant column a node without columns selects in generated SQL (`_snippet`).
+NO_COLUMN = "__placement_no_column"
 # Held while DataFusion's context holds the placeholder tables of a snippet being written.
 _planning = threading.RLock()
 
@@ -285,7 +287,9 @@ def _snippet(
         if names is not None:
             # The unparser does not keep the output order (an aggregate's measures come
             # first): select the named columns in the node's order.
-            cols = ", ".join(f'"{c}"' for c in names)
+            # A node without columns (rows only counted above it) selects a constant: no
+            # engine takes an empty select list; `PreparedFragment.run` drops it.
+            cols = ", ".join(f'"{c}"' for c in names) or f'1 AS "{NO_COLUMN}"'
             text = f'SELECT {cols} FROM ({text}) AS "{plan.token}_{node_id}_s"'
     finally:
         for name in registered:
@@ -354,6 +358,8 @@ class PreparedFragment:
             }
             table = self.conns.session(self.engine).run_with(self.sql, named)
         names = list(self.plan.nodes[self.node_id].columns)
+        if not names and table.column_names == [NO_COLUMN]:
+            table = table.select([])  # the rows of a node without columns
         if table.num_columns != len(names):
             raise ValueError(
                 f"{self.engine} returned {table.num_columns} columns for {self.node_id}, "

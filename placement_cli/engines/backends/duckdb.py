@@ -29,7 +29,7 @@ from placement_cli.engines.require import need
 
 # Outside string literals in practice: the unparser quotes identifiers and writes
 # keywords in upper case, and neither pattern is a literal it writes.
-_EMPTY_SELECT = re.compile(r"\bSELECT FROM\b")
+_EMPTY_SELECT = re.compile(r"\bSELECT\s+FROM\b")
 _UNSIGNED = re.compile(r"\b(TINYINT|SMALLINT|INTEGER|INT|BIGINT) UNSIGNED\b", re.IGNORECASE)
 
 
