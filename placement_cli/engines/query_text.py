@@ -13,11 +13,22 @@ True
 '2 statements: give one query'
 >>> query_problem("/* x */ DELETE FROM lineitem")
 'a DELETE statement, not a query (SELECT, WITH, VALUES, TABLE or FROM)'
+>>> query_problem("SELECT * INTO copy FROM nation"), query_problem("SELECT 'insert into' AS x")
+('it writes (INTO): a query only reads', None)
+>>> query_problem("WITH t AS (DELETE FROM nation RETURNING *) SELECT * FROM t")
+'it writes (DELETE): a query only reads'
 """
 
 from __future__ import annotations
 
 QUERY_WORDS = ("select", "with", "values", "table", "from")
+# Words that make a statement write, anywhere in it outside quotes and comments:
+# `SELECT ... INTO t` creates a table on PostgreSQL, a CTE may DELETE ... RETURNING.
+WRITES = frozenset(
+    {"into", "insert", "update", "delete", "merge", "create", "drop", "alter", "truncate",
+     "copy", "grant", "revoke", "attach", "detach", "pragma", "call", "vacuum", "install",
+     "load", "export", "import", "set", "reset", "checkpoint", "lock", "notify", "listen"}
+)  # fmt: skip
 
 
 def statements(sql: str) -> list[str]:
@@ -26,19 +37,10 @@ def statements(sql: str) -> list[str]:
     out: list[str] = []
     start, i, n = 0, 0, len(sql)
     while i < n:
-        c = sql[i]
-        if c in "'\"":
-            end = sql.find(c, i + 1)
-            while end != -1 and end + 1 < n and sql[end + 1] == c:  # a doubled quote
-                end = sql.find(c, end + 2)
-            i = n if end == -1 else end + 1
-        elif sql.startswith("--", i):
-            end = sql.find("\n", i)
-            i = n if end == -1 else end + 1
-        elif sql.startswith("/*", i):
-            end = sql.find("*/", i + 2)
-            i = n if end == -1 else end + 2
-        elif c == ";":
+        skip = _skip(sql, i)
+        if skip > i:
+            i = skip
+        elif sql[i] == ";":
             out.append(sql[start:i])
             i += 1
             start = i
@@ -72,6 +74,47 @@ def query_problem(sql: str) -> str | None:
         return None
     word = head.split(None, 1)[0].lower() if head.split() else ""
     word = word.split("(", 1)[0]
-    if word in QUERY_WORDS:
-        return None
-    return f"a {word.upper()} statement, not a query (SELECT, WITH, VALUES, TABLE or FROM)"
+    if word not in QUERY_WORDS:
+        return f"a {word.upper()} statement, not a query (SELECT, WITH, VALUES, TABLE or FROM)"
+    writes = next((w for w in _words(found[0]) if w in WRITES), None)
+    return None if writes is None else f"it writes ({writes.upper()}): a query only reads"
+
+
+def _words(sql: str) -> list[str]:
+    """The bare words of `sql` outside quotes and comments, in lower case."""
+    out: list[str] = []
+    i, n, word = 0, len(sql), []
+    while i < n:
+        c = sql[i]
+        skip = _skip(sql, i)
+        if skip > i:
+            i = skip
+        elif c.isalnum() or c == "_":
+            word.append(c.lower())
+            i += 1
+            continue
+        else:
+            i += 1
+        if word:
+            out.append("".join(word))
+            word = []
+    if word:
+        out.append("".join(word))
+    return out
+
+
+def _skip(sql: str, i: int) -> int:
+    """The end of the quoted text or comment that starts at `i`, or `i`."""
+    n, c = len(sql), sql[i]
+    if c in "'\"":
+        end = sql.find(c, i + 1)
+        while end != -1 and end + 1 < n and sql[end + 1] == c:
+            end = sql.find(c, end + 2)
+        return n if end == -1 else end + 1
+    if sql.startswith("--", i):
+        end = sql.find("\n", i)
+        return n if end == -1 else end + 1
+    if sql.startswith("/*", i):
+        end = sql.find("*/", i + 2)
+        return n if end == -1 else end + 2
+    return i

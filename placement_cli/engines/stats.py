@@ -120,6 +120,23 @@ def _short(row: Sequence[Any]) -> str:
 
 
 def rows_of(table: Any) -> list[tuple[Any, ...]]:
-    """The table's rows as tuples, columns by position (names differ between engines)."""
-    cols = [c.to_pylist() for c in table.columns]
-    return list(zip(*cols, strict=True)) if cols else []
+    """The table's rows as tuples, columns by position (names differ between engines).
+    A column Python cannot hold as values (a date past year 9999 or before year 1, an
+    infinite date) is compared by its integers (days, microseconds), or else its text."""
+    return list(zip(*(_values(c) for c in table.columns), strict=True)) if table.columns else []
+
+
+def _values(col: Any) -> list[Any]:
+    try:
+        return list(col.to_pylist())
+    except (OverflowError, ValueError):
+        # Lazy: pyarrow, the table's own library (imported already: 0 ms, measured), only
+        # for a column Python cannot hold as values; this module is pure Python.
+        import pyarrow as pa
+
+        for target in (pa.int64(), pa.string()):
+            try:
+                return list(col.cast(target).to_pylist())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError, ValueError):
+                continue
+        return [repr(x) for x in col]

@@ -9,8 +9,10 @@ are the settings' threads (by default the cores this process may run on).
 
 from __future__ import annotations
 
+import os
 from typing import Any, ClassVar
 
+from placement_cli.core.errors import IOFailure
 from placement_cli.engines.base import Engine, Session, Settings, Sources, TableSource, range_sql
 from placement_cli.engines.require import need
 
@@ -45,6 +47,15 @@ class DataFusionSession(Session):
             self.handle.deregister_table(name)
 
 
+def memory_budget() -> int:
+    """Bytes DataFusion may hold for a query: half the machine's memory (the results
+    it hands over, and the other engines, need the rest)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
+    except (ValueError, OSError, AttributeError):  # not POSIX: 4 GiB
+        return 4 << 30
+
+
 class DataFusion(Engine):
     name: ClassVar[str] = "datafusion"
     packages: ClassVar[tuple[str, ...]] = ("datafusion", "pyarrow")
@@ -66,9 +77,17 @@ class DataFusion(Engine):
             # NULLs last both ways (DataFusion puts them first in a descending order).
             .set("datafusion.sql_parser.default_null_ordering", "nulls_last")
         )
-        session = DataFusionSession(datafusion.SessionContext(config))
-        for name, table in tables.db_tables():
-            session.register(name, table)
+        # A memory pool: past it DataFusion fails the query ("resources exhausted"), where
+        # without one it aborts the whole process when an allocation fails.
+        runtime = datafusion.RuntimeEnvBuilder().with_greedy_memory_pool(memory_budget())
+        session = DataFusionSession(datafusion.SessionContext(config, runtime))
+        try:
+            for name, table in tables.db_tables():
+                session.register(name, table)
+        except MemoryError:
+            raise IOFailure(
+                "datafusion: not enough memory to copy the database's tables into it"
+            ) from None
         return session
 
     @classmethod

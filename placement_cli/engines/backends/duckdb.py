@@ -79,9 +79,15 @@ class DuckDBSession(Session):
             cur.close()
 
     def db_tables(self) -> Iterator[tuple[str, Any]]:
-        """Every table of the database file as Arrow (for the engines that cannot read it)."""
+        """Every table of the database file as Arrow (for the engines that cannot read
+        it); DuckDB running out of memory doing so is a `MemoryError`."""
+        (duckdb,) = need("duckdb", "duckdb")
         for (name,) in self.handle.execute("SHOW TABLES").fetchall():
-            yield name, self.sql(f"SELECT * FROM {quote(name)}")
+            try:
+                table = self.sql(f"SELECT * FROM {quote(name)}")
+            except duckdb.OutOfMemoryException as exc:
+                raise MemoryError(str(exc)) from None
+            yield name, table
 
     def close(self) -> None:
         if self._own:
