@@ -10,7 +10,7 @@ from typing import Any
 from placement_cli.app.console import say
 from placement_cli.app.engine_values import engine_options, need_sources
 from placement_cli.core.errors import EXIT_OK, InputError, Problem, UsageError
-from placement_cli.core.io import dumps, read_bytes, source_name, write_output
+from placement_cli.core.io import check_output, dumps, read_bytes, source_name, write_output
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -60,6 +60,7 @@ def measure(name: str, v: dict[str, Any]) -> int:
     from placement_cli.frontends.calibrate.measurements import Measurement, write_measurements
 
     opts = engine_options(v)
+    check_output(v["output"])  # before any hand-off is timed
     pairs = _pairs(v["pairs"], opts.sources())
     need_sources(opts, dict.fromkeys(e for p in pairs for e in p), "calibrate measure")
     rows = _ints(v["rows"], "--rows") if v["rows"] else None

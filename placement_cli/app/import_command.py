@@ -19,6 +19,7 @@ from placement_cli.app.console import say, warn_diagnostics
 from placement_cli.app.engine_commands import FORMATS
 from placement_cli.core.errors import EXIT_OK, InputError, Problem, UsageError
 from placement_cli.core.io import (
+    check_output,
     dumps,
     gc_paused,
     read_bytes,
@@ -118,6 +119,7 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
             "import sql runs the query on the engines: give --probe --engines ... --db FILE"
         )
     opts = engine_options(v)
+    check_output(v["output"])  # before any engine runs: a probe never fails at its end
     path = v["files"][0]
     profile = _read_profile(v)  # a profile that cannot be read stops it before the engines run
     # Lazy: the probe and the engine layer (~10 ms, measured), only for `import sql --probe`.

@@ -306,6 +306,33 @@ def write_output(data: Data, output: str | None, parents: bool = False) -> None:
     write_files([(output, data)], parents=parents)
 
 
+def check_output(output: str | None) -> None:
+    """The checks `write_output` makes before it writes, made now: an `IOFailure` naming
+    the path when its folder is missing, not a folder or not writable, or the path is a
+    folder. A command that runs for long checks every output first, so it never fails
+    at its end on a mistyped name (stdout, a device or a pipe: nothing to check).
+
+    >>> import tempfile, pathlib
+    >>> check_output(str(pathlib.Path(tempfile.mkdtemp()) / "no" / "a.json"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    placement_cli.core.errors.IOFailure: .../no/a.json: no such directory: .../no
+    """
+    if output is None or output == STDIN or _through(output):
+        return
+    target = Path(_resolved(output))
+    parent = target.parent if str(target.parent) else Path(".")
+    shown, where = escape(output), escape(str(parent))
+    if not parent.is_dir():
+        if parent.exists():
+            raise IOFailure(f"{shown}: {where} is not a directory: a file is in the way")
+        raise IOFailure(f"{shown}: no such directory: {where}")
+    if target.is_dir():
+        raise IOFailure(f"{shown}: is a directory")
+    if not os.access(parent, os.W_OK):
+        raise IOFailure(f"{shown}: permission denied: {where}")
+
+
 def _prepare(output: str, data: Data, umask: int, parents: bool) -> tuple[str, Path]:
     """Write `data` to a temporary file next to `output`; file-system failures become
     `IOFailure` naming the path and the reason."""

@@ -218,7 +218,7 @@ def describe(kind: str, data: bytes = b"") -> str:
     if kind == "artifact":
         m = re.compile(_KIND).search(data[:HEAD])
         stage = m.group(1).decode() if m else "pipeline"
-        return f"this is a {stage} artifact"
+        return f"this is {'an' if stage[:1] in 'aeiou' else 'a'} {stage} artifact"
     if kind == "unknown":
         return "this is not a plan, body file, MIR text or artifact"
     return f"this is {_WHAT.get(kind, kind)}"
