@@ -81,7 +81,7 @@ def test_tpch_every_one_cut_placement_returns_duckdbs_rows(
         assert sec["reference"]["rows"] == 44
 
 
-@pytest.mark.parametrize("nr", [5, 36, 49])
+@pytest.mark.parametrize("nr", [5, 36, 49, 87])
 def test_tpcds_grouping_sets_and_unions_place_and_run(
     tpcds_db: tuple[Path, dict[int, str]], tmp_path: Path, nr: int
 ) -> None:

@@ -230,6 +230,11 @@ def _positional(plan: Plan, node_id: str, table: Any) -> Any:
         raise ValueError(
             f"input for {node_id} has {table.num_columns} columns, the node outputs {len(names)}"
         )
+    if not names:
+        # No engine takes a table without columns (nor keeps its row count): its rows
+        # travel as one column of nulls, which no query above it reads.
+        (pa,) = need("import", "pyarrow")
+        return pa.table({NO_COLUMN: pa.nulls(table.num_rows, pa.int8())})
     return table.rename_columns(names)
 
 

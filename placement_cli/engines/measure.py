@@ -30,6 +30,7 @@ from placement_cli.engines import handoff
 from placement_cli.engines.base import on_deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
+from placement_cli.engines.require import need
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, reason, run_placement
 from placement_cli.engines.stats import rows_of, same_rows
 from placement_cli.ir.tree.model import INF, Tree
@@ -157,6 +158,9 @@ def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     # Positional names: a result may name two columns alike (a join of tables sharing
     # a key name), which a table of the receiving engine cannot.
     table = table.rename_columns([f"c{i}" for i in range(table.num_columns)])
+    if table.num_columns == 0:  # its rows as one column of nulls (`fragments._positional`)
+        (pa,) = need("execute", "pyarrow")
+        table = pa.table({"c0": pa.nulls(table.num_rows, pa.int8())})
     start = time.perf_counter()
     name, _ = handoff.hand_off(conns, src, dst, table)
     session = conns.session(dst)
