@@ -20,13 +20,14 @@ report it. The messages here never name command-line flags: that is the command'
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, ParamSpec, TypeVar
 
 from placement_cli.engines.require import need
 
@@ -38,6 +39,7 @@ ID_BYTES = 8
 
 Source = Literal["db", "pg"]
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def cores() -> int:
@@ -102,6 +104,16 @@ def on_deep_stack(run: Callable[[], T]) -> T:
     if "error" in box:
         raise box["error"]
     return box["result"]  # type: ignore[no-any-return]
+
+
+def deep_stack(fn: Callable[P, T]) -> Callable[P, T]:
+    """`fn`, run on a thread with a deep stack each time it is called (`on_deep_stack`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        return on_deep_stack(functools.partial(fn, *args, **kwargs))
+
+    return wrapper
 
 
 def safe_dsn(dsn: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from placement_cli.core.errors import PlacementError, UsageError
 from placement_cli.engines import handoff
-from placement_cli.engines.base import on_deep_stack
+from placement_cli.engines.base import deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.require import need
@@ -170,6 +170,7 @@ def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
     return seconds
 
 
+@deep_stack
 def execute_many(
     sources: Sources,
     tree: Tree,
@@ -184,25 +185,7 @@ def execute_many(
     """The reference, then every assignment executed in turn (one at a time: placements
     must not compete for the cores they are timed on). `make_runner` gets the main
     connections (to load the query's plan) and gives the fragments' runner. Runs on a
-    thread with a deep stack, as do the pool's threads (`base.on_deep_stack`)."""
-    return on_deep_stack(
-        lambda: _execute_many(
-            sources, tree, node_ids, assignments, make_runner, repeat, warmup, progress, settings
-        )
-    )
-
-
-def _execute_many(
-    sources: Sources,
-    tree: Tree,
-    node_ids: Sequence[str],
-    assignments: Sequence[Sequence[int]],
-    make_runner: Callable[[Connections], Runner],
-    repeat: int,
-    warmup: int,
-    progress: Callable[[int, Outcome], None] | None,
-    settings: Settings | None,
-) -> tuple[Reference, list[Outcome]]:
+    thread with a deep stack, as do the pool's threads (`base.deep_stack`)."""
     workers = max((len(fragments(tree, a)) for a in assignments), default=1)
     with Pool(sources, workers, settings) as pool:
         runner = make_runner(pool.main)

@@ -29,7 +29,7 @@ from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.core.io import num
 from placement_cli.engines import registry
-from placement_cli.engines.base import on_deep_stack
+from placement_cli.engines.base import deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.registry import PLANNER, REFERENCE
@@ -377,6 +377,7 @@ def _answer_differs(plan_root: Any, tables: dict[str, Any]) -> str | None:
     return None if differs is None else f"{differs} ({REFERENCE.name}'s own answer)"
 
 
+@deep_stack
 def probe_query(
     source: str,
     sql: str,
@@ -388,22 +389,9 @@ def probe_query(
 ) -> Probe:
     """Plan `sql` (of the file `source`) in the planner and probe every node of it on
     `engines` (`probe`); invalid input (exit 3) when the planner cannot plan it. Runs on
-    a thread with a deep stack (`base.on_deep_stack`)."""
+    a thread with a deep stack (`base.deep_stack`)."""
     for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
         eng.modules("import sql --probe")
-    work = partial(_probe_query, source, sql, sources, settings, engines, repeat, warmup)
-    return on_deep_stack(work)
-
-
-def _probe_query(
-    source: str,
-    sql: str,
-    sources: Sources,
-    settings: Settings,
-    engines: tuple[str, ...],
-    repeat: int,
-    warmup: int,
-) -> Probe:
     conns = Connections(sources, settings)
     try:
         # Each engine on the query as written: the answer the plan must give, and the
