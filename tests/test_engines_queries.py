@@ -73,7 +73,12 @@ def test_tpch_every_one_cut_placement_returns_duckdbs_rows(
 ) -> None:
     sec = loop(tpch_db, tpch_sql[nr], tmp_path)
     n = len(sec["tree"])
-    assert sec["summary"]["placements"] == 2 + 2 * (n - 1) > 3
+    plan = [p for p in sec["placements"] if p["sql"] == "plan"]
+    assert len(plan) == 2 + 2 * (n - 1) > 3
+    # and the query as written on each engine: the single-engine ways the probe measured
+    written = [p["label"] for p in sec["placements"] if p["sql"] == "as-written"]
+    assert written == ["duckdb (as written)", "datafusion (as written)"]
+    assert sec["summary"]["placements"] == len(plan) + 2
     assert sec["summary"]["mismatches"] == 0, [p["error"] for p in sec["placements"] if p["error"]]
     assert all(p["status"] == "ok" for p in sec["placements"])
     assert same_as_duckdb(tpch_db, tpch_sql[nr], tmp_path / "rows.parquet")

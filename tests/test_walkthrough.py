@@ -197,8 +197,10 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
     # calibration's, and the measured tree placed again
     report = orjson.loads((work / "q3.report.json").read_bytes())["execute"]
     n = len(tree["nodes"])
-    # each engine alone, and each node's subtree on one engine under the rest on the other
-    assert report["summary"]["placements"] == 2 + 2 * (n - 1)
+    # each engine alone, and each node's subtree on one engine under the rest on the
+    # other; and the query as written on each engine (the probe measured both)
+    assert [p["sql"] for p in report["placements"]].count("plan") == 2 + 2 * (n - 1)
+    assert report["summary"]["placements"] == 2 + 2 * (n - 1) + 2
     assert report["summary"]["mismatches"] == 0 and report["summary"]["executed"] >= 3
     assert (work / "q3.h.csv").read_text().count("\n") > 1
     again = orjson.loads((work / "profile2.json").read_bytes())

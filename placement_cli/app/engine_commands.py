@@ -131,7 +131,26 @@ def execute_command() -> Command:
                 kind="bool",
                 default=False,
             ),
-            _tree_budget("Cuts per placement for --all.", 1),
+            _tree_budget("Cuts per placement for --all and --verify.", 1),
+            Opt(
+                "verify",
+                ("--verify",),
+                "Run the model's N best splits and every single-engine way in interleaved "
+                "rounds (at least 5) and adopt a split only when it beats the fastest "
+                "single-engine way in every paired round (or by a sign test) and by 5% or "
+                "more; the decision goes to --placed-out.",
+                kind="int",
+                minimum=0,
+                metavar="N",
+            ),
+            Opt(
+                "placed_out",
+                ("--placed-out",),
+                "With --verify: write the tree artifact again with the verified decision "
+                "(`tree.decision`, rule `verified`) for `show`, `explain` and a later "
+                "`execute`.",
+                metavar="FILE",
+            ),
             Opt(
                 "result",
                 ("--result",),

@@ -4,13 +4,14 @@ real engines and report how far the prediction was from what happened
 
 from __future__ import annotations
 
+import copy
 import sys
 from typing import Any
 
 from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
 from placement_cli.app.engine_values import engine_options, need_sources
 from placement_cli.core.errors import UsageError
-from placement_cli.core.io import check_output, write_output
+from placement_cli.core.io import check_output, dumps, write_output
 from placement_cli.formats.artifact import render
 
 EXIT_MISMATCH = 8
@@ -18,11 +19,14 @@ EXIT_MISMATCH = 8
 
 def _tree_of(
     path: str, tree_file: str | None, budget: int | None, transfer: str | None
-) -> tuple[Any, Any, Any, list[int] | None, Any]:
-    """(the tree file as checked, the placed tree, its ops, the chosen assignment, the
-    artifact's section or None for a tree file). The tree is the one that was placed:
-    with the transfer profile the artifact names applied (`transfer`, else found by its
-    recorded name), so `--all` runs the placements `tree` chose from."""
+) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+    """(the tree file as checked, the placed tree, its ops, the chosen way or None, the
+    tree artifact: the one given, or for a tree file the one `tree` makes of it). The
+    tree is the one that was placed: with the transfer profile the artifact names
+    applied (`transfer`, else found by its recorded name), so `--all` runs the
+    placements `tree` chose from. The chosen way is the artifact's decision
+    (`tree.decision`: a split, or a single-engine way, the query as written or the
+    plan), else its placement."""
     # Lazy: the tree DP and numpy (~115 ms, measured; the tree file is read by msgspec),
     # only for `execute`; the typer commands all read this module (`app/cli.py`).
     from placement_cli.ir.tree.build import build_tree
@@ -47,19 +51,38 @@ def _tree_of(
         else:
             problem = tree_input(art, tree_file)
         tree = built_tree(art, problem)
-        section = art.section
+        doc = art.doc
     else:
         problem = load_tree(path) if transfer is None else _applied(path, transfer)
         tree, _ = build_tree(problem)
         # A tree file is placed first: with its own budget, else --budget.
         budget = budget if problem.file.budget is None else None
-        section = tree_artifact(problem, TreeOptions(budget=budget))[0]["tree"]
+        doc = tree_artifact(problem, TreeOptions(budget=budget))[0]
+    section = doc.get("tree")
+    if not isinstance(section, dict):
+        section = {}
+    return problem, tree, operators(problem, tree), _chosen(tree, section), doc
+
+
+def _chosen(tree: Any, section: dict[str, Any]) -> Any:
+    """The way the artifact chose (`_tree_of`), or None when it names none this tree has."""
+    # Lazy: the engines' modules (loaded by `command` before this runs: 0 ms, measured);
+    # every typer command reads this module (`app/cli.py`).
+    from placement_cli.engines.measure import Way
+
     eidx = {e: i for i, e in enumerate(tree.engines)}
+    decision = section.get("decision")
+    chosen = decision.get("chosen") if isinstance(decision, dict) else None
+    if isinstance(chosen, dict) and chosen.get("kind") == "single":
+        e = eidx.get(chosen.get("engine"))  # type: ignore[arg-type]
+        if e is not None:
+            return Way((e,) * tree.n, written=chosen.get("sql") == "as-written")
     engines = section.get("engines") or {}
-    chosen = None
-    if engines and all(v in engines for v in tree.ids):
-        chosen = [eidx[engines[v]] for v in tree.ids]
-    return problem, tree, operators(problem, tree), chosen, section
+    if isinstance(chosen, dict) and chosen.get("kind") == "split":
+        engines = chosen.get("engines") or {}
+    if engines and all(engines.get(v) in eidx for v in tree.ids):
+        return Way(tuple(eidx[engines[v]] for v in tree.ids))
+    return None
 
 
 def _refuse_foreign(path: str) -> None:
@@ -90,6 +113,50 @@ def _applied(path: str | None, profile: str) -> Any:
     return load_applied(path, profile)[0]
 
 
+def _ways(
+    tree: Any, problem: Any, v: dict[str, Any], chosen: Any, model: tuple[str, int]
+) -> tuple[list[Any], int]:
+    """What to run, and how many of them lead as single-engine ways: with --verify the
+    candidates (`engines/verify.py`); else every single-engine way (the plan whole on
+    each engine and the query as written where the probe ran it), with --all every
+    split within the budget after them, and the chosen way first when it is not among
+    them. Each placement of the plan is predicted under the artifact's latency `model`
+    (model, cores)."""
+    # Lazy: the tree DP and the engines' modules (loaded by `command` before this runs:
+    # 0 ms, measured); every typer command reads this module (`app/cli.py`).
+    from placement_cli.algorithms.tree.latency import latency
+    from placement_cli.engines.measure import Way
+    from placement_cli.engines.placements import allowed, n_cuts
+    from placement_cli.engines.verify import candidates, single_ways
+
+    query = problem.file.query
+    written = {} if query is None else {e: m.median for e, m in query.as_written.items()}
+    if v["sql"] is not None:  # another query than the probe's: its measurements do not apply
+        written = {}
+    native = query is not None and query.native
+
+    def cost(a: tuple[int, ...]) -> float:
+        return latency(tree, a, *model)
+
+    def priced(ways: list[Any]) -> list[Any]:
+        """The plan's ways with their latency under the artifact's model."""
+        return [
+            w if w.written else Way(w.assignment, predicted_ms=cost(w.assignment)) for w in ways
+        ]
+
+    if v["verify"] is not None:
+        ways = candidates(tree, v["budget"], v["verify"], written, native, chosen, cost)
+        return priced(ways), len(single_ways(tree, written, native))
+    ways = single_ways(tree, written, native)
+    singles = len(ways)
+    if v["all"]:
+        ways += [Way(a) for a in allowed(tree, v["budget"]) if n_cuts(tree, a) > 0]
+    if chosen is not None and chosen not in ways:
+        ways.insert(0, chosen)
+        singles += 1 if n_cuts(tree, chosen.assignment) == 0 else 0
+    return priced(ways), singles
+
+
 def command(name: str, v: dict[str, Any]) -> int:
     """Execute the placement(s); write the report; exit 8 when a result differs."""
     # Lazy: the engine registry (~4 ms, measured), only for `execute`; then every
@@ -99,16 +166,22 @@ def command(name: str, v: dict[str, Any]) -> int:
     need_all("execute")
     # Lazy: the engines' modules, the tree DP and numpy (~135 ms, measured), only
     # for `execute`, once `need` has checked the engines are installed.
+    from placement_cli.core.diagnostics import Diagnostic
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import threads
+    from placement_cli.engines.machine import Meter
     from placement_cli.engines.measure import execute_many
-    from placement_cli.engines.placements import allowed
-    from placement_cli.engines.plans import recorded_query, runner_for
-    from placement_cli.engines.report import build, label
+    from placement_cli.engines.plans import NativeRunner, recorded_query, runner_for
+    from placement_cli.engines.report import build, way_label
+    from placement_cli.engines.verify import MIN_ROUNDS, decision, judge
 
     opts = engine_options(v)
-    for key in ("output", "result", "calibrate_out", "times_out", "tree_out"):
+    for key in ("output", "result", "calibrate_out", "times_out", "tree_out", "placed_out"):
         check_output(v[key])  # before any engine runs: a long run never fails at its end
+    if v["placed_out"] is not None and v["verify"] is None:
+        raise UsageError("--placed-out writes the decision of --verify: give --verify N too")
+    if v["verify"] is not None and v["all"]:
+        raise UsageError("--verify runs its own candidates: leave out --all")
     if v["result"] and feedback.result_format(v["result"]) is None:
         # Checked before any engine runs: a long run must not end on a bad name.
         raise UsageError(
@@ -118,37 +191,52 @@ def command(name: str, v: dict[str, Any]) -> int:
     if opts.db is None:
         raise UsageError("`placement execute` needs --db FILE (the DuckDB file with the tables)")
     need_sources(opts, (), "execute")
-    problem, tree, ops, chosen, section = _tree_of(
+    problem, tree, ops, chosen, tree_doc = _tree_of(
         v["path"], v.get("tree"), v["budget"], v.get("transfer")
     )
-    if v["sql"] is None and recorded_query(problem.file)[0] is None:
+    section = tree_doc.get("tree") or {}
+    sql = recorded_query(problem.file)[0]
+    if v["sql"] is None and sql is None:
         raise UsageError(
             f"{problem.source}: the tree file records no query to run: give --sql FILE, or "
             "build the tree with `placement import sql --probe`"
         )
     ids, make_runner = runner_for(problem, tree, v["sql"])
-    # --all: every placement the budget allows; else each single engine (and the chosen).
-    assignments = list(allowed(tree, v["budget"] if v["all"] else 0))
-    if chosen is not None and tuple(chosen) not in assignments:
-        assignments.insert(0, tuple(chosen))
+    lm = section.get("latency_model")
+    model = (lm["model"], lm["cores"]) if isinstance(lm, dict) else ("critical-path", 1)
+    ways, singles = _ways(tree, problem, v, chosen, model)
+    repeat, warmup = opts.repeat, opts.warmup
+    if v["verify"] is not None:  # paired rounds need rounds, and a warm-up each
+        repeat, warmup = max(repeat, MIN_ROUNDS), max(warmup, 1)
 
     def progress(i: int, o: Any) -> None:
         if not v["quiet"] and stderr_is_terminal():
-            sys.stderr.write(
-                f"[{i + 1}/{len(assignments)}] {label(tree, o.assignment)}: {o.status}\n"
-            )
+            sys.stderr.write(f"[{i + 1}/{len(ways)}] {way_label(tree, o)}: {o.status}\n")
 
+    meter = Meter.start()
     ref, outcomes = execute_many(
         opts.sources(),
         tree,
         ids,
-        assignments,
+        ways,
         make_runner,
-        opts.repeat,
-        opts.warmup,
+        repeat,
+        warmup,
         progress=progress,
         settings=opts.settings(),
+        written=None if sql is None else NativeRunner(sql),
     )
+    machine = meter.state()
+    labels = [way_label(tree, o) for o in outcomes]
+    verify: dict[str, Any] | None = None
+    adopted: int | None = None
+    extra: list[Any] = []
+    if v["verify"] is not None:
+        verify, adopted, extra = judge(labels, outcomes, singles)
+        verify["rounds"] = repeat
+        verify["seconds"] = machine["seconds"]
+        if adopted is not None:
+            chosen = ways[adopted]
     art = build(
         tree,
         ops,
@@ -158,23 +246,40 @@ def command(name: str, v: dict[str, Any]) -> int:
         chosen,
         name=problem.file.name,
         input_ref=dict(section.get("input_ref") or problem.ref),
-        budget=v["budget"] if v["all"] else None,
+        budget=v["budget"] if v["all"] or v["verify"] is not None else None,
         all_=v["all"],
-        repeat=opts.repeat,
-        warmup=opts.warmup,
+        repeat=repeat,
+        warmup=warmup,
         threads=threads(tree.engines, opts.settings()),
+        machine=machine,
+        verify=verify,
     )
-    write_output(render(art), v["output"])
-    if v["result"]:
-        pick = next(
-            (o for o in outcomes if chosen is not None and o.assignment == tuple(chosen)), None
+    art["diagnostics"] += [d.to_json() for d in extra]
+    if machine["shared"]:
+        art["diagnostics"].append(
+            Diagnostic(
+                "warning",
+                "shared-cores",
+                f"other processes used {machine['other_cores']:g} of the "
+                f"{machine['cores']} cores on average while the placements were timed: "
+                "the times are slower and noisier than on a quiet machine",
+            ).to_json()
         )
+    write_output(render(art), v["output"])
+    if v["placed_out"] is not None:
+        final = copy.deepcopy(tree_doc)
+        if adopted is not None and verify is not None:
+            final["tree"]["decision"] = decision(tree, labels, outcomes, verify, adopted)
+        write_output(dumps(final, "json"), v["placed_out"])
+    if v["result"]:
+        pick = next((o for o in outcomes if _is(o, chosen)), None)
         table = pick.runs[-1].table if pick is not None and pick.runs else ref.table
         write_output(feedback.table_bytes(table, v["result"]), v["result"])
+    plan_ways = [o for o in outcomes if not o.written]  # the query as written has no nodes
     if v["calibrate_out"]:
-        write_output(feedback.handoff_csv(tree, outcomes), v["calibrate_out"])
+        write_output(feedback.handoff_csv(tree, plan_ways), v["calibrate_out"])
     if v["times_out"]:
-        write_output(feedback.node_times_csv(tree, outcomes), v["times_out"])
+        write_output(feedback.node_times_csv(tree, plan_ways), v["times_out"])
     if v["tree_out"]:
         # Lazy: the tree file's Structs (~4 ms, measured), only for --tree-out.
         import orjson
@@ -183,7 +288,7 @@ def command(name: str, v: dict[str, Any]) -> int:
 
         doc = dump(problem.file, exclude_defaults=True)
         times = {
-            (n, e): s for n, e, _, s, _ in feedback.node_times(tree, outcomes) if s is not None
+            (n, e): s for n, e, _, s, _ in feedback.node_times(tree, plan_ways) if s is not None
         }
         out = feedback.apply_node_times(doc, times)
         write_output(
@@ -197,3 +302,7 @@ def command(name: str, v: dict[str, Any]) -> int:
 
         rich_print(ranking_table(art), stderr=True)
     return EXIT_MISMATCH if art["status"] == "mismatch" else 0
+
+
+def _is(o: Any, way: Any) -> bool:
+    return way is not None and o.assignment == way.assignment and o.written == way.written

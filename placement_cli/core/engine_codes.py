@@ -51,6 +51,37 @@ ENGINE_CODES: tuple[Code, ...] = (
         "longer (median) than the best single-engine run: a split chosen by this model "
         "would not pay off here.",
     ),
+    Code(
+        "shared-cores",
+        ("warning",),
+        ("execute",),
+        "other work was running on the cores the runs were timed on",
+        "While the placements were timed, other processes (a PostgreSQL server on this "
+        "machine among them) used a quarter of a core or more on average, measured from "
+        "every CPU's busy time less this process's own: the engines shared cores, so the "
+        "times are slower and noisier than on a quiet machine. The report's `machine` "
+        "records the cores and that share; the rounds are interleaved, so the ways share "
+        "the noise alike, but compare absolute times only from a quiet machine.",
+    ),
+    Code(
+        "split-rejected",
+        ("info",),
+        ("execute",),
+        "`execute --verify` kept the fastest single-engine way",
+        "No split that was run beat the fastest single-engine way in every paired round "
+        "(or by a one-sided sign test at 5%) and by at least 5% (median): the decision "
+        "written to `--placed-out` is the single-engine way. The message gives the best "
+        "split's paired wins and median gain.",
+    ),
+    Code(
+        "split-adopted",
+        ("info",),
+        ("execute",),
+        "`execute --verify` measured a split faster than every single-engine way",
+        "A split beat the fastest single-engine way in every paired round (or by a "
+        "one-sided sign test at 5%) and by at least 5% (median): the decision written to "
+        "`--placed-out` is that split.",
+    ),
     # ------------------------------------------------------------------ import
     Code(
         "estimated-times",

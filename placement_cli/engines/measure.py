@@ -1,5 +1,6 @@
-"""Executing placements and measuring them: a warm-up, then `repeat` timed runs; every
-result checked against the single-engine reference; each cut's hand-off timed alone.
+"""Executing placements and measuring them: each way checked (a warm-up whose first
+run's rows are compared with the single-engine reference), then timed in interleaved
+rounds; each cut's hand-off timed alone.
 
 The reference is the whole query on one engine (the first of the tree's engines, in
 its order, that can run every node and is available): every placement's rows must be
@@ -8,18 +9,23 @@ a *mismatch*, an error of the run, never a timing. A placement an engine cannot 
 engine error in some fragment) is *not executable*, with the engine's reason; one that
 needs an engine without a source (`postgres` without `--pg`) is *skipped*.
 
-A cut's hand-off is timed on its own after the placement's runs, as `calibrate measure`
-times one (`engines/handoff.py`): the child's Arrow table (canonical schema) is made a
-table of the receiving engine by its own route (`Session.register`, the route the
-fragment runner takes too), which then reads every value of every column
-(`Session.scan`: `count(*)` alone reads no column of an Arrow table). Inside a run the
-same work is part of the consumer's fragment time.
+The timed runs go round by round (`execute_many`): every way once per round, in a
+fresh random order, so that two ways' runs of one round were measured side by side
+(paired), and a drift of the machine over a long run does not favour whichever ran
+first. Each run records its wall time and the CPU time of this process.
+
+A cut's hand-off is timed on its own in the last round, after the placement's run, as
+`calibrate measure` times one (`engines/handoff.py`): the child's Arrow table
+(canonical schema) is made a table of the receiving engine by its own route
+(`Session.register`, the route the fragment runner takes too), which then reads every
+value of every column (`Session.scan`: `count(*)` alone reads no column of an Arrow
+table). Inside a run the same work is part of the consumer's fragment time.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,8 +40,6 @@ from placement_cli.engines.require import need
 from placement_cli.engines.runs import FragmentError, Pool, Run, Runner, reason, run_placement
 from placement_cli.engines.stats import rows_of, same_rows
 from placement_cli.ir.tree.model import INF, Tree
-
-_names = itertools.count()
 
 
 @dataclass
@@ -54,6 +58,7 @@ class Outcome:
     handoff_errors: dict[int, str] = field(default_factory=dict)
     status: str = "ok"
     error: str | None = None
+    written: bool = False  # the query as written on its one engine (`Way`)
 
 
 @dataclass(frozen=True)
@@ -95,20 +100,34 @@ def reference(pool: Pool, tree: Tree, node_ids: Sequence[str], runner: Runner) -
     )
 
 
-def execute(
+@dataclass(frozen=True, slots=True)
+class Way:
+    """One thing to run: a placement of the tree's plan (`assignment`), or, `written`,
+    the whole query as written (its own SQL, the engine's own planner) on the one
+    engine of `assignment`, whose `predicted_ms` is then the probe's measurement of it."""
+
+    assignment: tuple[int, ...]
+    written: bool = False
+    predicted_ms: float | None = field(default=None, compare=False)
+
+
+def check(
     pool: Pool,
     tree: Tree,
     node_ids: Sequence[str],
-    assignment: Sequence[int],
+    way: Way,
     runner: Runner,
     ref: Reference,
-    repeat: int,
-    warmup: int = 1,
+    warmup: int,
 ) -> Outcome:
-    """Run one placement: `warmup` untimed runs (the first one's rows are checked), then
-    `repeat` timed runs, then each cut's hand-off `repeat` times (module doc)."""
+    """A way's untimed warm-up runs, the first one's rows checked against the reference
+    (with no warm-up, that checked run is its first timed run); its status."""
+    assignment = way.assignment
     frags = fragments(tree, assignment)
-    out = Outcome(tuple(assignment), frags, predicted(tree, assignment))
+    pred = predicted(tree, assignment)
+    if way.predicted_ms is not None:
+        pred = dataclasses.replace(pred, latency=way.predicted_ms)
+    out = Outcome(tuple(assignment), frags, pred, written=way.written)
     have = available(pool.main.sources, named=True)
     missing = sorted({tree.engines[f.engine] for f in frags} - set(have))
     if missing:
@@ -119,36 +138,54 @@ def execute(
         )
         return out
     want = rows_of(ref.table)
-    tables: tuple[Any, ...] = ()
     try:
-        for i in range(warmup + repeat):
+        for i in range(max(1, warmup)):
             run = run_placement(pool, frags, node_ids, tree.engines, runner)
-            if i == 0:  # the first run's rows are checked (timed too without a warm-up)
+            if i == 0:
                 differs = same_rows(rows_of(run.table), want)
                 if differs is not None:
                     out.status = "mismatch"
                     out.error = f"not the reference's rows ({ref.engine}): {differs}"
                     return out
-            if i >= warmup:
-                tables = run.tables
-                out.runs.append(dataclasses.replace(run, tables=(run.table,)))
+                if warmup == 0:
+                    out.runs.append(dataclasses.replace(run, tables=(run.table,)))
     except FragmentError as exc:
         out.status, out.error = "not-executable", str(exc)
-        return out
-    for fi, f in enumerate(frags):
+    return out
+
+
+def timed(
+    pool: Pool,
+    tree: Tree,
+    node_ids: Sequence[str],
+    out: Outcome,
+    runner: Runner,
+    handoffs: int,
+) -> None:
+    """One timed run of a checked way, kept in `out.runs`; with `handoffs` > 0 each cut's
+    hand-off is then timed that many times on this run's tables (module doc)."""
+    try:
+        run = run_placement(pool, out.frags, node_ids, tree.engines, runner)
+    except FragmentError as exc:  # it ran before: an engine failing now fails the way
+        out.status, out.error = "not-executable", str(exc)
+        out.runs.clear()
+        return
+    out.runs.append(dataclasses.replace(run, tables=(run.table,)))
+    if handoffs <= 0:
+        return
+    for fi, f in enumerate(out.frags):
         if f.parent < 0:
             continue
-        dst = tree.engines[frags[f.parent].engine]
+        dst = tree.engines[out.frags[f.parent].engine]
         try:
             out.handoffs[f.root] = [
-                hand_off(pool.conns(), tree.engines[f.engine], dst, tables[fi])
-                for _ in range(max(1, repeat))
+                hand_off(pool.conns(), tree.engines[f.engine], dst, run.tables[fi])
+                for _ in range(handoffs)
             ]
         except PlacementError:
             raise
         except Exception as exc:  # noqa: BLE001 - the runs stand; the cut is not timed
             out.handoff_errors[f.root] = reason(exc)
-    return out
 
 
 def hand_off(conns: Connections, src: str, dst: str, table: Any) -> float:
@@ -175,25 +212,63 @@ def execute_many(
     sources: Sources,
     tree: Tree,
     node_ids: Sequence[str],
-    assignments: Sequence[Sequence[int]],
+    ways: Sequence[Way | Sequence[int]],
     make_runner: Callable[[Connections], Runner],
     repeat: int,
     warmup: int = 1,
     progress: Callable[[int, Outcome], None] | None = None,
     settings: Settings | None = None,
+    written: Runner | None = None,
+    seed: int = 0,
 ) -> tuple[Reference, list[Outcome]]:
-    """The reference, then every assignment executed in turn (one at a time: placements
-    must not compete for the cores they are timed on). `make_runner` gets the main
-    connections (to load the query's plan) and gives the fragments' runner. Runs on a
-    thread with a deep stack, as do the pool's threads (`base.deep_stack`)."""
-    workers = max((len(fragments(tree, a)) for a in assignments), default=1)
+    """The reference, then every way checked in turn (its warm-up), then timed in
+    rounds: each round runs every way that passed once, one at a time (ways must not
+    compete for the cores they are timed on), in a fresh random order (`seed`, then
+    one draw per round), so that what drifts over the run (the machine's load, caches,
+    an engine's memory) falls on every way alike and the `r`-th runs of two ways are a
+    pair measured side by side. The last round also times each cut's hand-off.
+    `make_runner` gets the main connections (to load the query's plan) and gives the
+    fragments' runner; `written` runs the query as written (the ways marked so). Runs on
+    a thread with a deep stack, as do the pool's threads (`base.deep_stack`). A way
+    given as an assignment is a placement of the plan."""
+    todo = [w if isinstance(w, Way) else Way(tuple(w)) for w in ways]
+    workers = max((len(fragments(tree, w.assignment)) for w in todo), default=1)
+    rng = random.Random(seed)
     with Pool(sources, workers, settings) as pool:
         runner = make_runner(pool.main)
         ref = reference(pool, tree, node_ids, runner)
+
+        def runner_of(w: Way | Outcome) -> Runner:
+            if w.written:
+                if written is None:
+                    raise ValueError("a way as written needs the query's SQL")
+                return written
+            return runner
+
         outs = []
-        for i, a in enumerate(assignments):
-            o = execute(pool, tree, node_ids, a, runner, ref, repeat, warmup)
+        for i, w in enumerate(todo):
+            o = check(pool, tree, node_ids, w, runner_of(w), ref, warmup)
             outs.append(o)
             if progress is not None:
                 progress(i, o)
+        rounds = repeat - (1 if warmup == 0 else 0)
+        for r in range(rounds):
+            order = [o for o in outs if o.status == "ok"]
+            rng.shuffle(order)
+            for o in order:
+                if o.status == "ok":
+                    timed(
+                        pool,
+                        tree,
+                        node_ids,
+                        o,
+                        runner_of(o),
+                        max(1, repeat) if r == rounds - 1 else 0,
+                    )
+        if rounds <= 0:  # one checked run each, kept: the hand-offs on a run of their own
+            for o in outs:
+                if o.status == "ok" and len(o.frags) > 1:
+                    kept = list(o.runs)
+                    timed(pool, tree, node_ids, o, runner_of(o), 1)
+                    o.runs[:] = kept
     return ref, outs

@@ -11,7 +11,7 @@ from typing import Any
 
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import num
-from placement_cli.engines.measure import Outcome, Reference
+from placement_cli.engines.measure import Outcome, Reference, Way
 from placement_cli.engines.placements import parents, preorder
 from placement_cli.engines.stats import ranks, spearman
 from placement_cli.ir.tree.model import INF, Tree
@@ -48,6 +48,13 @@ def label(tree: Tree, assignment: Sequence[int]) -> str:
         if par[v] >= 0 and assignment[v] != assignment[par[v]]
     ]
     return "; ".join([root_e, *moves])
+
+
+def way_label(tree: Tree, o: Outcome | Way) -> str:
+    """`label`, and `duckdb (as written)` for the query as written on one engine."""
+    if o.written:
+        return f"{tree.engines[o.assignment[tree.root]]} (as written)"
+    return label(tree, o.assignment)
 
 
 def placement_report(
@@ -93,7 +100,8 @@ def placement_report(
         )
     engines_used = {tree.engines[e] for e in o.assignment}
     return {
-        "label": label(tree, o.assignment),
+        "label": way_label(tree, o),
+        "sql": "as-written" if o.written else "plan",
         "chosen": chosen,
         "single_engine": next(iter(engines_used)) if len(engines_used) == 1 else None,
         "engines": {tree.ids[v]: tree.engines[o.assignment[v]] for v in preorder(tree)},
@@ -101,6 +109,7 @@ def placement_report(
         "fragments": frs,
         "predicted_ms": num(_r(o.predicted.latency)),
         "measured": spread([r.seconds for r in o.runs]) if ok else None,
+        "cpu": spread([r.cpu for r in o.runs]) if ok else None,
         "status": o.status,
         "error": o.error,
     }
@@ -128,7 +137,7 @@ def build(
     node_ids: Sequence[str],
     ref: Reference,
     outcomes: Sequence[Outcome],
-    chosen: Sequence[int] | None,
+    chosen: Way | None,
     *,
     name: str | None,
     input_ref: dict[str, str],
@@ -137,25 +146,48 @@ def build(
     repeat: int,
     warmup: int,
     threads: dict[str, int | None] | None = None,
+    machine: dict[str, Any] | None = None,
+    verify: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole artifact (its `status` is `mismatch` when any placement's rows differ
-    from the reference); `threads`: each engine's (`connect.threads`)."""
+    from the reference); `threads`: each engine's (`connect.threads`); `machine`: the
+    cores and load the runs shared (`machine_state`); `verify`: `execute --verify`'s
+    evidence and decision (`engines/verify.py`)."""
     reps = [
-        placement_report(tree, node_ids, o, chosen is not None and tuple(chosen) == o.assignment)
+        placement_report(
+            tree,
+            node_ids,
+            o,
+            chosen is not None
+            and chosen.assignment == o.assignment
+            and chosen.written == o.written,
+        )
         for o in outcomes
     ]
     ran = [i for i, r in enumerate(reps) if r["measured"] is not None]
-    pred = [reps[i]["predicted_ms"] for i in ran]
-    meas = [reps[i]["measured"]["median"] for i in ran]
-    rp, rm = ranks(pred), ranks(meas)
-    for j, i in enumerate(ran):
+    # The model's predictions are of the plan's placements: a way as written carries
+    # the probe's measurement, ranked with the measured times, not the predicted.
+    modelled = [i for i in ran if not outcomes[i].written]
+    pred = [reps[i]["predicted_ms"] for i in modelled]
+    meas = [reps[i]["measured"]["median"] for i in modelled]
+    rp, rm = ranks(pred), ranks([reps[i]["measured"]["median"] for i in ran])
+    for j, i in enumerate(modelled):
         reps[i]["rank_predicted"] = int(rp[j]) if rp[j] == int(rp[j]) else None
+    for j, i in enumerate(ran):
         reps[i]["rank_measured"] = int(rm[j]) if rm[j] == int(rm[j]) else None
     rho = spearman(pred, meas)
     singles = [i for i in ran if reps[i]["single_engine"] is not None]
     best_single = min(singles, key=lambda i: reps[i]["measured"]["median"], default=None)
+    if best_single is not None:  # each way's rounds against the fastest single way's
+        base = outcomes[best_single].runs
+        for i in ran:
+            if i != best_single:
+                runs = outcomes[i].runs
+                reps[i]["wins"] = sum(
+                    1 for a, b in zip(runs, base, strict=False) if a.seconds < b.seconds
+                )
     best_meas = min(ran, key=lambda i: reps[i]["measured"]["median"], default=None)
-    best_pred = min(ran, key=lambda i: reps[i]["predicted_ms"], default=None)
+    best_pred = min(modelled, key=lambda i: reps[i]["predicted_ms"], default=None)
     chosen_i = next((i for i, r in enumerate(reps) if r["chosen"]), None)
     counts = {
         s: sum(1 for r in reps if r["status"] == s)
@@ -190,11 +222,15 @@ def build(
         "repeat": repeat,
         "warmup": warmup,
         **({} if threads is None else {"threads": threads}),
+        **({} if machine is None else {"machine": machine}),
+        "order": "interleaved",
         "reference": {"engine": ref.engine, "rows": ref.rows, "ms": _r(ref.seconds * 1000)},
         "placements": reps,
         "summary": summary,
         "input_ref": input_ref,
     }
+    if verify is not None:
+        section["verify"] = verify
     if name is not None:
         section["name"] = name
     if budget is not None:

@@ -77,11 +77,14 @@ class FragmentRun:
 @dataclass(frozen=True, slots=True)
 class Run:
     """One run of a placement: wall seconds from the first fragment's start to the root's
-    rows, each fragment's run, every fragment's table (the root's first)."""
+    rows, each fragment's run, every fragment's table (the root's first), and the CPU
+    seconds this process spent meanwhile (every thread: the in-process engines' work
+    and the client's side of PostgreSQL's, not the server's)."""
 
     seconds: float
     fragments: tuple[FragmentRun, ...]
     tables: tuple[Any, ...]
+    cpu: float = 0.0
 
     @property
     def table(self) -> Any:
@@ -111,6 +114,7 @@ def run_placement(
     waiting = [len(f.inputs) for f in frags]
     tables: dict[int, Any] = {}
     runs: dict[int, FragmentRun] = {}
+    c0 = time.process_time()
     t0 = time.perf_counter()
 
     def one(i: int) -> tuple[int, Any, float, float]:
@@ -151,7 +155,10 @@ def run_placement(
         raise failure
     end = max(r.end for r in runs.values())
     return Run(
-        end, tuple(runs[i] for i in range(len(frags))), tuple(tables[i] for i in range(len(frags)))
+        end,
+        tuple(runs[i] for i in range(len(frags))),
+        tuple(tables[i] for i in range(len(frags))),
+        time.process_time() - c0,
     )
 
 

@@ -79,6 +79,8 @@ class PlacementReport(_Strict):
     `measured` the wall time from the first fragment's start to the result."""
 
     label: str
+    # `as-written`: the whole query as written, on its one engine's own planner.
+    sql: Literal["plan", "as-written"] = "plan"
     chosen: bool = False
     single_engine: str | None = None
     engines: dict[str, str]
@@ -86,10 +88,14 @@ class PlacementReport(_Strict):
     fragments: list[FragmentReport]
     predicted_ms: float
     measured: Spread | None = None
+    # CPU milliseconds of this process per timed run (in-process engines' threads too).
+    cpu: Spread | None = None
     status: Literal["ok", "mismatch", "not-executable", "skipped"]
     error: str | None = None
     rank_predicted: int | None = None
     rank_measured: int | None = None
+    # Rounds this placement was faster than the fastest single-engine way, run by run.
+    wins: int | None = None
 
 
 class Reference(_Strict):
@@ -121,6 +127,42 @@ class Summary(_Strict):
     skipped: int
 
 
+class Machine(_Strict):
+    """The cores this process could use, the wall seconds of the runs, the other
+    processes' average CPU use meanwhile in cores (null off Linux), and whether that
+    reached a quarter of a core (`shared`: the `shared-cores` warning)."""
+
+    cores: int
+    seconds: float
+    other_cores: float | None = None
+    shared: bool = False
+
+
+class Verify(_Strict):
+    """`execute --verify`: the candidates (single-engine ways, then splits), the rounds,
+    the fastest single-engine way and the best split (medians, ms), the best split's
+    paired wins over `pairs` rounds, the one-sided sign test's `p`, its median `gain`,
+    the thresholds, what was adopted and why, and the seconds the runs took."""
+
+    candidates: int
+    single_ways: int
+    splits: int
+    rounds: int
+    min_gain: float
+    alpha: float
+    fastest_single: str | None = None
+    fastest_single_ms: float | None = None
+    best_split: str | None = None
+    best_split_ms: float | None = None
+    wins: int | None = None
+    pairs: int | None = None
+    p: float | None = None
+    gain: float | None = None
+    adopted: str | None = None
+    reason: str
+    seconds: float
+
+
 class ExecuteSection(_Strict):
     """The `execute` section."""
 
@@ -135,6 +177,10 @@ class ExecuteSection(_Strict):
     warmup: int = Field(ge=0)
     # The threads each engine ran with (None: the engine's own configuration decides).
     threads: dict[str, int | None] | None = None
+    machine: Machine | None = None
+    # How the timed runs were ordered: every way once per round, a fresh order each.
+    order: Literal["interleaved"] | None = None
+    verify: Verify | None = None
     reference: Reference
     placements: list[PlacementReport]
     summary: Summary

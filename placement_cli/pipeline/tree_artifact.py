@@ -8,9 +8,10 @@ import time
 from typing import Any
 
 from placement_cli import FORMAT_VERSION
+from placement_cli.algorithms.tree.decide import decide
 from placement_cli.algorithms.tree.infeasible import why_infeasible
+from placement_cli.algorithms.tree.latency import latency, resolve, solve
 from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
-from placement_cli.algorithms.tree.rebuild import place
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num
@@ -53,6 +54,14 @@ def _echo(problem: TreeInput, budget: int) -> dict[str, Any]:
     # The echo carries the budget actually used, so the artifact re-reads to this result.
     doc["budget"] = budget
     return doc
+
+
+def decision_line(decision: dict[str, Any]) -> str:
+    """The decision in a few words, for the summary line."""
+    c = decision["chosen"]
+    if c["kind"] == "split":
+        return f"chosen: the split ({decision['reason']})"
+    return f"chosen: all on {c['engine']}, its SQL {c['sql']} ({decision['reason']})"
 
 
 def tree_artifact(
@@ -98,7 +107,9 @@ def tree_artifact(
                 (),
             ).to_json()
         )
-    res = place(tree, budget, start + options.time_limit, limits)
+    query = problem.file.query
+    model, cores = resolve(options.latency, options.cores, query.threads if query else None)
+    res = solve(tree, budget, model, cores, start + options.time_limit, limits)
     section: dict[str, Any] = {
         "name": problem.file.name,
         "root": tree.ids[tree.root],
@@ -110,6 +121,8 @@ def tree_artifact(
         ],
         "input_ref": dict(problem.ref),
     }
+    if model != "critical-path":  # the seed's model goes unsaid: its artifacts as they were
+        section["latency_model"] = {"model": model, "cores": cores}
     if options.include_input:
         section["input"] = _echo(problem, budget)
     if res.stopped:
@@ -131,10 +144,9 @@ def tree_artifact(
     else:
         a = res.assignment
         lat = evaluate(tree, a)
-        if lat[tree.root] != res.latency:  # pragma: no cover - a bug, never an input problem
-            raise AssertionError(
-                f"reconstructed latency {lat[tree.root]} != DP minimum {res.latency}"
-            )
+        whole = latency(tree, a, model, cores)
+        if whole != res.latency:  # pragma: no cover - a bug, never an input problem
+            raise AssertionError(f"reconstructed latency {whole} != DP minimum {res.latency}")
         section.update(
             latency=num(res.latency),
             cuts_used=res.cuts_used,
@@ -147,6 +159,10 @@ def tree_artifact(
             f"{tree.n} operators on {len(tree.engines)} engines; without cuts: "
             + ("impossible" if res.frontier[0] == INF else str(num(res.frontier[0])))
         )
+        decision = decide(problem, tree, a, res.latency, res.cuts_used, model, cores)
+        if decision is not None:  # a probed tree: its measured single-engine ways
+            section["decision"] = decision
+            summary += "; " + decision_line(decision)
         status = "ok"
     art = {
         "format_version": FORMAT_VERSION,

@@ -19,8 +19,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from placement_cli.algorithms.tree.decide import decide
+from placement_cli.algorithms.tree.latency import MODELS, latency, solve
 from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
-from placement_cli.algorithms.tree.rebuild import place
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num, read_bytes
 from placement_cli.ir.tree.build import build_tree
@@ -217,7 +218,69 @@ def check(art: TreeArtifact, tree_file: str | None = None) -> tuple[list[Problem
         )
     problem = tree_input(art, tree_file)
     tree = built_tree(art, problem)
-    return _check(art, tree), tree, operators(problem, tree)
+    out = _check(art, tree)
+    if not out:
+        out += _check_decision(art, problem, tree)
+    return out, tree, operators(problem, tree)
+
+
+def _check_decision(art: TreeArtifact, problem: TreeInput, tree: Tree) -> list[Problem]:
+    """A decision by the model's rule must be the one the tree file gives
+    (`algorithms/tree/decide.py`); a verified one (`execute --verify`) is evidence
+    that no file gives again: its choice must be a way of this tree."""
+    sec = art.section
+    recorded = sec.get("decision")
+    if recorded is None:
+        return []
+    if not isinstance(recorded, dict):
+        return [Problem("tree.decision", f"expected a mapping, got {_short(recorded)}")]
+    if recorded.get("rule") == "verified":
+        chosen = recorded.get("chosen")
+        ok = isinstance(chosen, dict) and (
+            (chosen.get("kind") == "single" and chosen.get("engine") in tree.engines)
+            or (
+                chosen.get("kind") == "split"
+                and isinstance(chosen.get("engines"), dict)
+                and set(chosen["engines"]) == set(tree.ids)
+                and all(e in tree.engines for e in chosen["engines"].values())
+            )
+        )
+        return [] if ok else [Problem("tree.decision.chosen", "not a way of the tree file")]
+    a = _assignment(art, tree)
+    if a is None:
+        return []
+    model, cores = _model(sec, art.source)
+    want = decide(
+        problem, tree, a, float(sec.get("latency") or 0), len(cut_edges(tree, a)), model, cores
+    )
+    if recorded != want:
+        return [
+            Problem(
+                "tree.decision",
+                f"recorded {_short(recorded)}, but the tree file gives {_short(want)}",
+            )
+        ]
+    return []
+
+
+def _model(sec: dict[str, Any], source: str) -> tuple[str, int]:
+    """The latency model the artifact was placed by (`latency_model`; absent: the
+    seed's critical path)."""
+    m = sec.get("latency_model")
+    if not isinstance(m, dict):
+        return "critical-path", 1
+    model, cores = m.get("model"), m.get("cores")
+    if model not in MODELS or not isinstance(cores, int) or isinstance(cores, bool) or cores < 1:
+        raise InputError(
+            [
+                Problem(
+                    "tree.latency_model",
+                    f"expected {{model: {'|'.join(MODELS)}, cores: >= 1}}, got {_short(m)}",
+                )
+            ],
+            source,
+        )
+    return model, cores
 
 
 def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
@@ -236,7 +299,8 @@ def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
     if not isinstance(budget, int) or budget < 0:
         out.append(Problem("tree.budget", f"expected a whole number >= 0, got {_short(budget)}"))
         return out
-    res = place(tree, min(budget, tree.n - 1), float("inf"), TreeLimits())
+    model, cores = _model(sec, art.source)
+    res = solve(tree, min(budget, tree.n - 1), model, cores, float("inf"), TreeLimits())
     frontier = [
         {"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)
     ]
@@ -279,15 +343,16 @@ def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
     differs("cuts_used", sec.get("cuts_used"), len(cuts), "the recorded engines give")
     if len(cuts) > budget:
         out.append(Problem("tree.cuts", f"{len(cuts)} cuts, above the budget of {budget}"))
-    differs("latency", sec.get("latency"), num(lat[tree.root]), "the recorded engines give")
+    whole = latency(tree, a, model, cores)
+    differs("latency", sec.get("latency"), num(whole), "the recorded engines give")
     differs(
         "critical_path", sec.get("critical_path"), critical_path(tree, a, lat), "the engines give"
     )
-    if res.latency != INF and lat[tree.root] > res.latency * (1 + 1e-9):
+    if res.latency != INF and whole > res.latency * (1 + 1e-9):
         out.append(
             Problem(
                 "tree.latency",
-                f"{fmt_num(lat[tree.root])} is not the optimum: the tree file allows {fmt_num(res.latency)}",
+                f"{fmt_num(whole)} is not the optimum: the tree file allows {fmt_num(res.latency)}",
             )
         )
     return out
@@ -436,10 +501,19 @@ def tree_title(art: TreeArtifact, unit: str | None = None) -> str:
     if art.doc.get("status") != "ok":
         return f"{name}: {art.doc.get('status')}"
     unit = _unit(art) if unit is None else unit
-    return (
+    title = (
         f"{name}: latency {fmt_time(sec.get('latency'), unit)}, "
         f"{sec.get('cuts_used')} of {sec.get('budget')} cuts"
     )
+    chosen = (
+        (sec.get("decision") or {}).get("chosen") if isinstance(sec.get("decision"), dict) else None
+    )
+    if isinstance(chosen, dict) and chosen.get("kind") == "single":
+        rule = sec["decision"].get("rule")
+        title += f"; {rule}: all on {chosen.get('engine')}, {chosen.get('sql')}"
+    elif isinstance(chosen, dict) and chosen.get("kind") == "split":
+        title += f"; {sec['decision'].get('rule')}: the split"
+    return title
 
 
 # --- diff ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ runs ~100 ms."""
 
 # No `from __future__ import annotations`: the fields' flags are built once, with the
 # class, rather than compiled from their text wherever the fields are read.
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -49,6 +49,27 @@ class TreeOptions(msgspec.Struct, frozen=True):
             minimum=0.001,
         ),
     ] = 60.0
+
+    latency: Annotated[
+        Literal["auto", "critical-path", "work", "resource"],
+        Flag(
+            ("--latency",),
+            "The latency a placement is judged by: critical-path (siblings in parallel on "
+            "separate machines: the seed's MAX), work (everything one after another), "
+            "resource (max of the two with the work spread over --cores: engines sharing "
+            "one machine); auto: resource for a tree probed on this machine (it records "
+            "its engines' threads), else critical-path.",
+        ),
+    ] = "auto"
+    cores: Annotated[
+        int | None,
+        Flag(
+            ("--cores",),
+            "Cores the engines share, for --latency resource (default: the most threads "
+            "the probe ran an engine with, else the cores this process may use).",
+            minimum=1,
+        ),
+    ] = None
 
     def __post_init__(self) -> None:
         check(self, "tree")

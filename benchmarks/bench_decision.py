@@ -1,0 +1,153 @@
+"""Is the tool's choice ever slower than the fastest single engine? The decision flow
+on TPC-H, judged against a ground truth measured afterwards.
+
+    .venv/bin/python -m benchmarks.bench_decision --sf 0.1
+    .venv/bin/python -m benchmarks.bench_decision --sf 1 --queries 1,3,5,6,9,10,12,14,18
+
+Per query, each step a `placement` process as a user runs it (DuckDB and DataFusion):
+`import sql --probe --repeat 3 --transfer PROFILE` (a profile `calibrate measure` +
+`calibrate fit` made once per run), `tree --budget 1` (the model's decision:
+`tree.decision`, latency `auto`), `execute --verify 3 --repeat 5 --placed-out` (the
+decision by measurement). Then the ground truth: `execute` on each decision's artifact
+with `--repeat 7` runs the chosen way and every single-engine way (the plan whole and
+the query as written, each engine) in 7 interleaved rounds; the chosen way's median
+over the fastest single-engine way's median is the decision's regret (1.0: it is the
+fastest; below 1: it beat every single engine).
+
+Recorded per query: each decision, the verify evidence (wins, p, gain), the seconds
+each step took, the ground-truth medians and ratios, the machine's other load. JSON to
+`benchmarks/results/decision_tpch-sfX_DATE.json` (or `-o`) and a markdown table on
+stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchmarks.sweep_engines import _cli, _last, make_data
+
+RESULTS = Path(__file__).resolve().parent / "results"
+QUERIES = (1, 3, 5, 6, 9, 10, 12, 14, 18)
+
+
+def _json(path: Path) -> Any:
+    return orjson.loads(path.read_bytes())
+
+
+def _step(out: dict[str, Any], name: str, args: list[str], cwd: Path) -> bool:
+    t0 = time.perf_counter()
+    r = _cli(*args, cwd=cwd, timeout=3600)
+    out["steps"][name] = {
+        "exit": r.returncode,
+        "seconds": round(time.perf_counter() - t0, 2),
+        **({"stderr": _last(r.stderr)} if r.returncode else {}),
+    }
+    return r.returncode == 0
+
+
+def _truth(report: Path) -> dict[str, Any]:
+    sec = _json(report)["execute"]
+    s = sec["summary"]
+    singles = [p for p in sec["placements"] if p["single_engine"] and p["measured"]]
+    return {
+        "chosen": s["chosen"],
+        "chosen_ms": s["chosen_measured_ms"],
+        "best_single": s["best_single"],
+        "best_single_ms": s["best_single_ms"],
+        "ratio": round(s["chosen_measured_ms"] / s["best_single_ms"], 4)
+        if s["chosen_measured_ms"] and s["best_single_ms"]
+        else None,
+        "singles": {p["label"]: p["measured"]["median"] for p in singles},
+        "machine": sec.get("machine"),
+    }
+
+
+def one(nr: int, sql: str, work: Path, db: Path, profile: Path) -> dict[str, Any]:
+    q = work / f"q{nr:02d}"
+    q.mkdir(parents=True, exist_ok=True)
+    (q / "q.sql").write_text(sql)
+    out: dict[str, Any] = {"query": nr, "steps": {}}
+    src = ["--db", str(db)]
+    ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
+    ok = ok and _step(out, "tree", ["tree", "tree.json", "--budget", "1", "-q", "-o", "placed.json"], q)  # fmt: skip
+    ok = ok and _step(out, "verify", ["execute", "placed.json", *src, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
+    if not ok:
+        return out
+    placed = _json(q / "placed.json")["tree"]
+    out["dp"] = {
+        "latency": placed["latency"],
+        "cuts": placed["cuts_used"],
+        "model": placed.get("latency_model"),
+    }
+    out["model_decision"] = {k: placed["decision"][k] for k in ("chosen", "reason", "error")}
+    v = _json(q / "verify.json")["execute"]["verify"]
+    out["verified"] = v
+    ok = _step(out, "truth_model", ["execute", "placed.json", *src, "--repeat", "7", "-q", "-o", "truth_model.json"], q)  # fmt: skip
+    ok = _step(out, "truth_verified", ["execute", "final.json", *src, "--repeat", "7", "-q", "-o", "truth_verified.json"], q) and ok  # fmt: skip
+    if ok:
+        out["truth_model"] = _truth(q / "truth_model.json")
+        out["truth_verified"] = _truth(q / "truth_verified.json")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sf", type=float, default=0.1)
+    ap.add_argument("--queries", default=",".join(map(str, QUERIES)))
+    ap.add_argument(
+        "--data", type=Path, default=Path(tempfile.gettempdir()) / "placement-bench-data"
+    )
+    ap.add_argument("-o", "--output", type=Path)
+    a = ap.parse_args(argv)
+    db, texts = make_data("tpch", a.sf, a.data)
+    work = Path(tempfile.mkdtemp(prefix="placement-decision-"))
+    prof: dict[str, Any] = {"steps": {}}
+    _step(prof, "measure", ["calibrate", "measure", "--db", str(db), "-q", "-o", "h.csv"], work)
+    _step(prof, "fit", ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"], work)
+    rows = [
+        one(int(n), texts[int(n)], work, db, work / "profile.json") for n in a.queries.split(",")
+    ]
+    date = datetime.date.today().isoformat()
+    path = a.output or RESULTS / f"decision_tpch-sf{a.sf:g}_{date}.json"
+    doc = {"sf": a.sf, "date": date, "work": str(work), "calibration": prof, "queries": rows}
+    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    print(
+        "| query | model's choice | ratio | verified choice | wins/pairs, gain | ratio | verify s |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    ratios: dict[str, list[float]] = {"model": [], "verified": []}
+    for r in rows:
+        tm, tv, v = (
+            r.get("truth_model") or {},
+            r.get("truth_verified") or {},
+            r.get("verified") or {},
+        )
+        for k, t in (("model", tm), ("verified", tv)):
+            if t.get("ratio") is not None:
+                ratios[k].append(t["ratio"])
+        print(
+            f"| Q{r['query']} | {tm.get('chosen')} | {tm.get('ratio')} | {tv.get('chosen')} | "
+            f"{v.get('wins')}/{v.get('pairs')}, {v.get('gain')} | {tv.get('ratio')} | "
+            f"{r['steps'].get('verify', {}).get('seconds')} |"
+        )
+    for k, xs in ratios.items():
+        if xs:
+            within = sum(1 for x in xs if x <= 1.05)
+            print(
+                f"{k}: median ratio {statistics.median(xs):.3f}, max {max(xs):.3f}, within 1.05x on {within}/{len(xs)}"
+            )
+    print(f"results: {path}")
+    failed = [r["query"] for r in rows if any(s["exit"] not in (0,) for s in r["steps"].values())]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

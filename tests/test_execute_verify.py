@@ -1,0 +1,124 @@
+"""`execute --verify N --placed-out FINAL` on real engines (TPC-H Q3 at SF 0.1, DuckDB and
+DataFusion): the candidates are every single-engine way (the plan whole and the query as
+written, on each engine) and the model's N best splits; every one is timed in the same
+number of interleaved rounds; the decision follows the documented rule on the report's
+own runs; FINAL is a tree artifact that `validate`, `show` and a later `execute` read,
+and that later `execute` runs the adopted way. Timings are not asserted (a shared
+machine); what is asserted is that the decision is the rule applied to what was
+measured."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_engines_queries import PROFILE
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "placement_cli", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+@pytest.fixture(scope="module")
+def verified(tpch_db: Path, tpch_sql: dict[int, str], tmp_path_factory: Any) -> Path:
+    work = tmp_path_factory.mktemp("verify")
+    (work / "q3.sql").write_text(tpch_sql[3])
+    (work / "profile.json").write_text(json.dumps(PROFILE))
+    steps = (
+        ["import", "sql", "q3.sql", "--probe", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "1", "--transfer", "profile.json", "-q", "-o", "t.json"],
+        ["tree", "t.json", "--budget", "1", "-q", "-o", "placed.json"],
+        ["execute", "placed.json", "--db", str(tpch_db), "--verify", "2", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "r.json"],
+    )  # fmt: skip
+    for args in steps:
+        r = _cli(*args, cwd=work)
+        assert r.returncode == 0, (args[0], r.stderr)
+    return work
+
+
+def _adopts(split: list[float], single: list[float]) -> bool:
+    """The documented rule, restated: every paired round won, or a one-sided sign test
+    (counted over every sequence of flips) below 0.05; and the median 5% lower."""
+    n = min(len(split), len(single))
+    wins = sum(1 for a, b in zip(split, single, strict=False) if a < b)
+    p = sum(1 for s in itertools.product((0, 1), repeat=n) if sum(s) >= wins) / 2**n
+    gain = 1 - statistics.median(split) / statistics.median(single)
+    return (wins == n or p < 0.05) and gain >= 0.05
+
+
+def test_every_candidate_runs_the_same_rounds_and_the_rule_decides(verified: Path) -> None:
+    sec = json.loads((verified / "r.json").read_text())["execute"]
+    v = sec["verify"]
+    assert sec["order"] == "interleaved" and v["rounds"] == 5
+    assert (v["single_ways"], v["splits"]) == (4, 2)
+    labels = [p["label"] for p in sec["placements"]]
+    assert labels[:4] == [
+        "duckdb",
+        "duckdb (as written)",
+        "datafusion",
+        "datafusion (as written)",
+    ]
+    assert all(";" in x for x in labels[4:])
+    ok = [p for p in sec["placements"] if p["status"] == "ok"]
+    assert len(ok) == 6, [p["error"] for p in sec["placements"]]
+    for p in ok:
+        assert len(p["measured"]["runs"]) == 5 and len(p["cpu"]["runs"]) == 5
+    single = min(ok[:4], key=lambda p: p["measured"]["median"])
+    assert v["fastest_single"] == single["label"]
+    best = min(ok[4:], key=lambda p: p["measured"]["median"])
+    assert v["best_split"] == best["label"]
+    want = best if _adopts(best["measured"]["runs"], single["measured"]["runs"]) else single
+    assert v["adopted"] == want["label"]
+    assert [p["label"] for p in sec["placements"] if p["chosen"]] == [want["label"]]
+    wins = sum(
+        1
+        for a, b in zip(best["measured"]["runs"], single["measured"]["runs"], strict=True)
+        if a < b
+    )
+    assert best["wins"] == v["wins"] == wins
+    assert sec["machine"]["cores"] >= 1 and sec["machine"]["seconds"] > 0
+
+
+def test_the_decision_file_is_a_tree_artifact_the_other_commands_read(
+    verified: Path, tpch_db: Path
+) -> None:
+    rep = json.loads((verified / "r.json").read_text())["execute"]
+    final = json.loads((verified / "final.json").read_text())
+    placed = json.loads((verified / "placed.json").read_text())
+    d = final["tree"]["decision"]
+    assert d["rule"] == "verified" and d["evidence"]["adopted"] == rep["verify"]["adopted"]
+    assert [w["label"] for w in d["ways"]] == [p["label"] for p in rep["placements"]]
+    # Everything but the decision is the artifact it was made from.
+    assert {k: x for k, x in final["tree"].items() if k != "decision"} == {
+        k: x for k, x in placed["tree"].items() if k != "decision"
+    }
+    assert _cli("validate", "final.json", cwd=verified).returncode == 0
+    shown = _cli("show", "final.json", cwd=verified)
+    assert shown.returncode == 0 and "verified:" in shown.stdout
+    again = _cli("execute", "final.json", "--db", str(tpch_db), "--repeat", "1", "-q", "-o", "r2.json", cwd=verified)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    summary = json.loads((verified / "r2.json").read_text())["execute"]["summary"]
+    assert summary["chosen"] == rep["verify"]["adopted"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--placed-out", "f.json"], "--verify"),
+        (["--verify", "1", "--all"], "--all"),
+    ],
+)
+def test_verify_options_that_do_not_go_together_are_usage_errors(
+    verified: Path, tpch_db: Path, extra: list[str], words: str
+) -> None:
+    r = _cli("execute", "placed.json", "--db", str(tpch_db), *extra, cwd=verified)
+    assert r.returncode == 2 and words in r.stderr
+    assert not (verified / "f.json").exists()

@@ -1,0 +1,189 @@
+"""`tree --latency critical-path|work|resource`: the DP of (critical path, work) pairs
+(`algorithms/tree/latency.py`) against an exhaustive search written here on the plain
+dicts of the tree file (every assignment, its cuts counted, its path and work
+recomputed recursively), and against the seed's DP for the critical path."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from placement_cli.algorithms.tree.latency import MODELS, latency, place_model, resolve
+from placement_cli.algorithms.tree.rebuild import place
+from placement_cli.app.cli import app
+from placement_cli.ir.tree.build import build_tree
+from placement_cli.ir.tree.model import TreeLimits
+from placement_cli.ir.tree.read import parse_tree
+from tests.test_tree import random_spec, spec_root, spec_transfer
+
+INF = math.inf
+
+
+def brute(spec: dict[str, Any], k: int, model: str, cores: int) -> float:
+    """The least latency under `model` with at most k cuts, over every assignment."""
+    root = spec_root(spec)
+    by_id = {n["id"]: n for n in spec["nodes"]}
+    below: list[str] = []
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        below.append(v)
+        stack.extend(by_id[v]["children"])
+    best = INF
+    for engines in itertools.product(spec["engines"], repeat=len(below)):
+        at = dict(zip(below, engines, strict=True))
+        if any(by_id[v]["time"].get(at[v]) is None for v in below):
+            continue
+        got = _walk(spec, by_id, at, root)
+        if got is None or got[2] > k:
+            continue
+        cp, work, _ = got
+        x = {"critical-path": cp, "work": work, "resource": max(cp, work / cores)}[model]
+        best = min(best, x)
+    return best
+
+
+def _walk(
+    spec: dict[str, Any], by_id: dict[str, Any], at: dict[str, str], v: str
+) -> tuple[float, float, int] | None:
+    """(critical path, work, cuts) of v's subtree under `at`; None when a cut has no
+    transfer."""
+    cp = work = 0.0
+    cuts = 0
+    for c in by_id[v]["children"]:
+        t = spec_transfer(spec, c, at[c], at[v])
+        below = _walk(spec, by_id, at, c)
+        if t is None or below is None:
+            return None
+        cp = max(cp, below[0] + t)
+        work += below[1] + t
+        cuts += below[2] + (at[c] != at[v])
+    own = by_id[v]["time"][at[v]]
+    return cp + own, work + own, cuts
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_budget_matches_the_exhaustive_search(model: str) -> None:
+    rng = random.Random(MODELS.index(model))
+    checked = 0
+    for _ in range(250):
+        spec = random_spec(rng, max_nodes=6, max_engines=3)
+        try:
+            tree, _ = build_tree(parse_tree(spec))
+        except Exception:  # noqa: BLE001 - an invalid random file: not this test's matter
+            continue
+        cores = rng.randint(1, 3)
+        budget = min(spec["budget"], tree.n - 1)
+        res = place_model(tree, budget, model, cores)
+        for k in range(budget + 1):
+            assert res.frontier[k] == brute(spec, k, model, cores), (spec, model, cores, k)
+        if res.latency != INF:
+            # The placement found attains the optimum, within the budget.
+            assert latency(tree, res.assignment, model, cores) == res.latency
+            cuts = sum(
+                1
+                for v in range(tree.n)
+                for u in tree.children[v]
+                if res.assignment[u] != res.assignment[v]
+            )
+            assert cuts == res.cuts_used <= budget
+            checked += 1
+    assert checked > 100
+
+
+def test_the_critical_path_is_the_seed_dps() -> None:
+    rng = random.Random(21)
+    for _ in range(200):
+        spec = random_spec(rng, max_nodes=7, max_engines=3)
+        try:
+            tree, _ = build_tree(parse_tree(spec))
+        except Exception:  # noqa: BLE001
+            continue
+        budget = min(spec["budget"], tree.n - 1)
+        a = place(tree, budget)
+        b = place_model(tree, budget, "critical-path", 1)
+        assert a.frontier == b.frontier and a.cuts_used == b.cuts_used
+
+
+def test_resource_sits_between_its_two_bounds_and_work_never_below_the_path() -> None:
+    rng = random.Random(4)
+    for _ in range(200):
+        spec = random_spec(rng)
+        try:
+            tree, _ = build_tree(parse_tree(spec))
+        except Exception:  # noqa: BLE001
+            continue
+        budget = min(spec["budget"], tree.n - 1)
+        cp = place_model(tree, budget, "critical-path", 1).latency
+        work = place_model(tree, budget, "work", 1).latency
+        for cores in (1, 2, 4):
+            r = place_model(tree, budget, "resource", cores).latency
+            if cp != INF:
+                assert cp <= r <= max(work, cp) + 1e-12
+        assert work >= cp or work == INF
+
+
+def test_a_stopped_dp_says_what_stopped_it() -> None:
+    spec = {
+        "version": 1,
+        "engines": ["a", "b"],
+        "nodes": [{"id": f"n{i}", "children": [f"n{i + 1}"] if i < 199 else [], "time": {"a": 1, "b": 2}, "rows": 1}
+                  for i in range(200)],
+        "transfer": {"default": {"fixed": 1}},
+    }  # fmt: skip
+    tree, _ = build_tree(parse_tree(spec))
+    res = place_model(tree, 3, "resource", 2, deadline=0.0)
+    assert res.stopped == "time-limit" and res.latency == INF
+    res = place_model(tree, 3, "resource", 2, limits=TreeLimits(memory_bytes=64))
+    assert res.stopped == "memory-limit" and res.detail["nodes"] == 200
+
+
+def test_auto_is_resource_only_for_a_tree_probed_on_this_machine() -> None:
+    assert resolve("auto", None, None)[0] == "critical-path"
+    assert resolve("auto", None, {"duckdb": 2, "datafusion": 2}) == ("resource", 2)
+    assert resolve("work", 3, {"duckdb": 2}) == ("work", 3)
+
+
+def test_the_command_records_the_model_and_validate_checks_it(tmp_path: Path) -> None:
+    spec = {
+        "version": 1,
+        "engines": ["a", "b"],
+        "budget": 2,
+        "nodes": [
+            {"id": "r", "children": ["x", "y"], "time": {"a": 1, "b": 1}},
+            {"id": "x", "time": {"a": 8, "b": 2}, "rows": 1},
+            {"id": "y", "time": {"a": 2, "b": 8}, "rows": 1},
+        ],
+        "transfer": {"default": {"fixed": 1}},
+    }
+    (tmp_path / "t.json").write_text(json.dumps(spec))
+    runner = CliRunner()
+    got = {}
+    for model in MODELS:
+        out = tmp_path / f"{model}.json"
+        r = runner.invoke(
+            app,
+            ["tree", str(tmp_path / "t.json"), "--latency", model, "--cores", "2", "-o", str(out)],
+        )
+        assert r.exit_code == 0, r.output
+        sec = json.loads(out.read_text())["tree"]
+        got[model] = (sec["latency"], sec["cuts_used"], sec.get("latency_model"))
+        assert runner.invoke(app, ["validate", str(out)]).exit_code == 0
+    # Critical path: x on b, y on a, r anywhere: 1 + max(2 + 1, 2) = 4 with one cut.
+    assert got["critical-path"] == (4, 1, None)
+    # Work: one after another: 1 + 2 + 2 + one transfer = 6, x and y apart.
+    assert got["work"] == (6, 1, {"model": "work", "cores": 2})
+    # Resource on 2 cores: max(4, 6 / 2) = 4.
+    assert got["resource"] == (4, 1, {"model": "resource", "cores": 2})
+    # A recorded model changed to another fails validation (its latency is not that model's).
+    art = json.loads((tmp_path / "work.json").read_text())
+    art["tree"]["latency_model"] = {"model": "critical-path", "cores": 2}
+    (tmp_path / "bad.json").write_text(json.dumps(art))
+    assert runner.invoke(app, ["validate", str(tmp_path / "bad.json")]).exit_code == 3
