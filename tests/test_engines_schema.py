@@ -12,11 +12,12 @@ failure."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.test_engines_queries import loop, same_as_duckdb
+from tests.test_engines_queries import _cli, loop, same_as_duckdb
 
 # Deterministic: every value is an expression of the row number.
 SCHEMA = """
@@ -192,11 +193,10 @@ WHERE o."select" % 17 = 3 ORDER BY o."select\"""",
                  id="select-uuid-json-list-polars"),
     pytest.param(DF, """
 SELECT "select" FROM "order items" WHERE id = 'ECCBC87E-4B5C-E2FE-2830-8FD9F2A7BAF3'""",
-                 id="uuid-uppercase-literal",
-                 # Known: a UUID leaves DuckDB as Arrow text; cut under a DuckDB filter it is
-                 # compared as text (case-sensitive), and `execute` catches the placement as a
-                 # mismatch (exit 8). Fixing it needs cuts a tree can forbid.
-                 marks=pytest.mark.xfail(strict=True, reason="a UUID crosses a cut as text")),
+                 # A UUID leaves DuckDB as Arrow text: cut under a DuckDB filter it would be
+                 # compared as text (case-sensitive). The probe marks every node above its
+                 # read `no_cut`, so no placement cuts there (below).
+                 id="uuid-uppercase-literal"),
     pytest.param(DF, """
 SELECT "select", doc ->> 'name' AS name, CAST(doc AS VARCHAR) LIKE '%"v":2%' AS v2
 FROM "order items" WHERE "select" < 30 ORDER BY 1""",
@@ -229,3 +229,45 @@ def test_every_query_on_the_schema_returns_duckdbs_rows(
     assert sec["summary"]["mismatches"] == 0, [p["error"] for p in sec["placements"] if p["error"]]
     assert sec["summary"]["executed"] >= 1
     assert same_as_duckdb(schema_db, sql, tmp_path / "rows.parquet")
+
+
+def test_a_result_carrying_a_uuid_is_never_cut(schema_db: Path, tmp_path: Path) -> None:
+    """The probe marks every node at or above a read of a column DuckDB exports as
+    another type (`no_cut`, with the column and its type), and `tree` places no cut
+    there; a query reading no such column gets no mark."""
+    work = tmp_path
+    (work / "u.sql").write_text(
+        """SELECT "select" FROM "order items" WHERE id = 'ECCBC87E-4B5C-E2FE-2830-8FD9F2A7BAF3'"""
+    )
+    (work / "p.sql").write_text("""SELECT "select", amount FROM "order items" WHERE "select" < 9""")
+    for name in ("u", "p"):
+        r = _cli("import", "sql", f"{name}.sql", "--probe", "--db", str(schema_db), "--engines", DF, "--repeat", "1", "-q", "-o", f"{name}.tree.json", cwd=work)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+    u = json.loads((work / "u.tree.json").read_text())
+    marked = {n["id"]: n["no_cut"] for n in u["nodes"] if "no_cut" in n}
+    reads = [n["id"] for n in u["nodes"] if n["op"].startswith("read(")]
+    assert reads and all(r in marked for r in reads)
+    assert all("id (UUID)" in why for why in marked.values())
+    assert set(marked) == {n["id"] for n in u["nodes"]} - {u["root"]}
+    p = json.loads((work / "p.tree.json").read_text())
+    assert not any("no_cut" in n for n in p["nodes"])
+    # Times that make a free cut above each read pay: placed with the marks, no cut;
+    # with the marks taken away, the same file cuts.
+    u["transfer"] = {"default": {"fixed": 0}}
+    u["budget"] = 3
+    for n in u["nodes"]:
+        slow = n["op"].startswith("read(")
+        n["time"] = {"duckdb": 100 if slow else 1, "datafusion": 0 if slow else 100}
+    cuts = []
+    for name, doc in (
+        ("marked", u),
+        (
+            "unmarked",
+            {**u, "nodes": [{k: x for k, x in n.items() if k != "no_cut"} for n in u["nodes"]]},
+        ),
+    ):
+        (work / f"{name}.json").write_text(json.dumps(doc))
+        r = _cli("tree", f"{name}.json", "--latency", "critical-path", "-q", "-o", f"{name}.a.json", cwd=work)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        cuts.append(json.loads((work / f"{name}.a.json").read_text())["tree"]["cuts_used"])
+    assert cuts[0] == 0 < cuts[1]

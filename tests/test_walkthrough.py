@@ -163,7 +163,11 @@ def test_the_readme_walkthrough_is_the_four_commands_after_the_data_step() -> No
         ["placement", "execute"],
         ["placement", "calibrate"],
         ["placement", "tree"],
+        # What the choice promises: the model's decision, then the measured one.
+        ["placement", "tree"],
+        ["placement", "execute"],
     ]
+    assert "--verify" in lines[-1] and "--placed-out" in lines[-1]
     assert "--probe" in lines[1] and "--transfer" in lines[4] and "dot -Tsvg" in lines[5]
 
 
@@ -178,7 +182,7 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
     done = walkthrough().run(work, db=tpch_db, quick=True, timeout=300)
     for p in done:
         assert p.returncode == 0, (p.args, p.stderr)
-    assert len(done) == 8  # the data step is the fixture's
+    assert len(done) == 10  # the data step is the fixture's
 
     tree = orjson.loads((work / "q3.tree.json").read_bytes())
     assert tree["engines"] == ["duckdb", "datafusion"] and tree["query"]["repeat"] == 1
@@ -205,6 +209,14 @@ def test_the_readme_walkthrough_runs_and_draws_the_placed_tree(
     assert (work / "q3.h.csv").read_text().count("\n") > 1
     again = orjson.loads((work / "profile2.json").read_bytes())
     assert again["directions"] and (work / "q3.placed2.json").exists()
+
+    # what the choice promises: the model's decision, then the verified one
+    decided = orjson.loads((work / "q3.decided.json").read_bytes())["tree"]["decision"]
+    assert decided["rule"] == "model" and decided["chosen"]["kind"] in ("single", "split")
+    verify = orjson.loads((work / "q3.verify.json").read_bytes())["execute"]["verify"]
+    final = orjson.loads((work / "q3.final.json").read_bytes())["tree"]["decision"]
+    assert verify["rounds"] >= 5 and final["rule"] == "verified"
+    assert final["evidence"]["adopted"] == verify["adopted"]
 
     # the picture: show's DOT, and the SVG Graphviz made of it
     dot = ok("show", "q3.placed.json", cwd=work).decode()

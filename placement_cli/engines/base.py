@@ -211,6 +211,13 @@ class Session(ABC):
         the file itself (`Engine.reads_db_file`) gives them to the others."""
         raise NotImplementedError(f"{self.engine.name} does not read the database file")
 
+    def inexact_columns(self) -> dict[str, dict[str, str]]:
+        """Table -> {column: type} of the columns whose values leave this engine as Arrow
+        with another type than they have here (a UUID as text, an ENUM as text, a time
+        with its zone as a time without): a result carrying one cannot cross a cut
+        exactly. None known by default."""
+        return {}
+
     def close(self) -> None:  # noqa: B027 - in-process engines hold nothing to close
         """Close the connection (a session of another thread closes its own only)."""
 

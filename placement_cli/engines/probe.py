@@ -120,6 +120,8 @@ class Probe:
     # Each engine on the query as written (`as_written`), and the plan root's result.
     as_written: NodeProbe | None = None
     root_table: Any = None
+    # Node -> why its result cannot cross a cut exactly (`inexact_cuts`).
+    no_cut: dict[str, str] = field(default_factory=dict)
 
     def ran(self, nid: str) -> bool:
         """Whether some engine ran the node's subtree alone."""
@@ -289,6 +291,8 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
             out["row_width"] = _round(got.row_width or 0.0)
         out["plan_node"] = i
         out["subtree"] = {e: _measured(t) for e, t in got.runs.items()}
+        if nid in p.no_cut and nid != p.plan.root:
+            out["no_cut"] = p.no_cut[nid]
         nodes.append(out)
     doc: dict[str, Any] = {"version": 1}
     if name is not None:
@@ -366,6 +370,39 @@ def probe_native(
     return out
 
 
+def inexact_cuts(plan: Plan, conns: Connections, engines: tuple[str, ...]) -> dict[str, str]:
+    """Node -> why its result cannot cross a cut exactly: every node at or above a read
+    of a column that an engine holding the table exports to Arrow as another type
+    (`Session.inexact_columns`: a UUID as text, which a filter above compares as text).
+    Every ancestor, not only those whose output names the column: a projection may
+    rename it, and a plan node's types are not known here; a cut refused too often
+    costs a placement, a cut allowed wrongly costs an answer."""
+    inexact: dict[str, dict[str, str]] = {}
+    for e in engines:
+        for table, cols in conns.session(e).inexact_columns().items():
+            inexact.setdefault(table, {}).update(cols)
+    if not inexact:
+        return {}
+    why: dict[str, str] = {}
+    for nid, node in plan.nodes.items():
+        if node.op.startswith("read(") and node.op.endswith(")"):
+            table = node.op[5:-1].rsplit(".", 1)[-1]
+            hit = [
+                f"{c} ({inexact[table][c]})" for c in node.columns if c in inexact.get(table, {})
+            ]
+            if hit:
+                why[nid] = (
+                    f"it carries {table}.{', '.join(hit)}, which crosses to another engine as "
+                    "another type"
+                )
+    # Up to the root: a parent carries what its children carry (preorder reversed).
+    parent = {c: nid for nid, node in plan.nodes.items() for c in node.children}
+    for nid in reversed(list(plan.nodes)):
+        if nid in why and nid in parent and parent[nid] not in why:
+            why[parent[nid]] = why[nid]
+    return why
+
+
 def _answer_differs(plan_root: Any, tables: dict[str, Any]) -> str | None:
     """How the plan's answer (the root's result) differs from the reference engine's
     answer to the query as written (`registry.REFERENCE`), or None (also when that
@@ -423,6 +460,7 @@ def probe_query(
             else:
                 merge(out)
                 out.as_written = written
+                out.no_cut = inexact_cuts(plan, conns, engines)
         out.threads = threads(engines, settings)
         return out
     finally:

@@ -87,7 +87,9 @@ class TreeNode(_Strict):
 
     From `import sql --probe`: `plan_node` is the node's relation in `TreeFile.query`'s
     plan (its index in preorder, the root 0), `subtree[engine]` the times of running
-    the node's whole subtree alone there, from which `time` was derived."""
+    the node's whole subtree alone there, from which `time` was derived; `no_cut`, why
+    the node's output cannot cross to another engine exactly (no placement cuts it from
+    its parent)."""
 
     id: Name
     op: str | None = None
@@ -97,6 +99,7 @@ class TreeNode(_Strict):
     row_width: Cost | None = None
     plan_node: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
     subtree: dict[str, Measured] = {}
+    no_cut: Annotated[str, Field(min_length=1)] | None = None
 
 
 class Query(_Strict):

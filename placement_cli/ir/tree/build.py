@@ -206,6 +206,7 @@ def _tree(
         nbytes=nbytes,
         terms=terms,
         explicit=inp.explicit,
+        no_cut=frozenset(i for i, nd in enumerate(f.nodes) if nd.no_cut is not None),
     )
 
 

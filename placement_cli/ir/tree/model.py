@@ -110,6 +110,9 @@ class Tree:
         tuple[str, np.ndarray], ...
     ]  # ("fixed" | "rows" | "width" | "bytes", E x E coefficients)
     explicit: Explicit
+    # Input nodes whose output cannot cross to another engine (`no_cut`): every
+    # transfer from them is INF, whatever the models and explicit entries say.
+    no_cut: frozenset[int] = frozenset()
 
     @property
     def n(self) -> int:
@@ -138,6 +141,8 @@ class Tree:
         if b > a:
             idx = ex.order[a:b]
             t[ex.src[idx], ex.dst[idx]] = ex.cost[idx]
+        if o in self.no_cut:
+            t = np.where(np.eye(len(self.engines), dtype=bool), t, INF)
         return t
 
     def matrices(self, limit: int = 1 << 24) -> np.ndarray | None:
@@ -159,6 +164,10 @@ class Tree:
         ex = self.explicit
         if len(ex):
             t[ex.child, ex.src, ex.dst] = ex.cost
+        if self.no_cut:
+            off = ~np.eye(n_e, dtype=bool)
+            for o in sorted(self.no_cut):
+                t[o][off] = INF
         return t
 
     def transfer(self, u: int) -> list[float]:
