@@ -170,7 +170,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import threads
     from placement_cli.engines.machine import Meter
-    from placement_cli.engines.measure import execute_many
+    from placement_cli.engines.measure import RunStopped, execute_many
     from placement_cli.engines.plans import NativeRunner, recorded_query, runner_for
     from placement_cli.engines.report import build, way_label
     from placement_cli.engines.verify import MIN_ROUNDS, decision, judge
@@ -214,24 +214,28 @@ def command(name: str, v: dict[str, Any]) -> int:
             sys.stderr.write(f"[{i + 1}/{len(ways)}] {way_label(tree, o)}: {o.status}\n")
 
     meter = Meter.start()
-    ref, outcomes = execute_many(
-        opts.sources(),
-        tree,
-        ids,
-        ways,
-        make_runner,
-        repeat,
-        warmup,
-        progress=progress,
-        settings=opts.settings(),
-        written=None if sql is None else NativeRunner(sql),
-    )
+    stopped = None
+    try:
+        ref, outcomes = execute_many(
+            opts.sources(),
+            tree,
+            ids,
+            ways,
+            make_runner,
+            repeat,
+            warmup,
+            progress=progress,
+            settings=opts.settings(),
+            written=None if sql is None else NativeRunner(sql),
+        )
+    except RunStopped as exc:  # the report says what finished, then the run's error
+        ref, outcomes, stopped = exc.ref, exc.outcomes, exc.error
     machine = meter.state()
     labels = [way_label(tree, o) for o in outcomes]
     verify: dict[str, Any] | None = None
     adopted: int | None = None
     extra: list[Any] = []
-    if v["verify"] is not None:
+    if v["verify"] is not None and stopped is None:
         verify, adopted, extra = judge(labels, outcomes, singles)
         verify["rounds"] = repeat
         verify["seconds"] = machine["seconds"]
@@ -265,6 +269,17 @@ def command(name: str, v: dict[str, Any]) -> int:
                 "the times are slower and noisier than on a quiet machine",
             ).to_json()
         )
+    if stopped is not None:
+        art["status"] = "stopped"
+        art["diagnostics"].append(
+            Diagnostic(
+                "error",
+                "run-stopped",
+                f"the run stopped: {stopped}; the report holds what finished before",
+            ).to_json()
+        )
+        write_output(render(art), v["output"])
+        raise stopped
     write_output(render(art), v["output"])
     if v["placed_out"] is not None:
         final = copy.deepcopy(tree_doc)

@@ -52,6 +52,18 @@ ENGINE_CODES: tuple[Code, ...] = (
         "would not pay off here.",
     ),
     Code(
+        "run-stopped",
+        ("error",),
+        ("execute",),
+        "the run's own error ended `execute` before every way ran",
+        "A source went away while the placements ran (a PostgreSQL server shut down or "
+        "its connection lost; the message names the server without its password): the "
+        "report is written with every way as far as it got (those never reached are "
+        "`skipped`, saying why), its status `stopped`, and the command exits 6. An "
+        "engine's own refusal of a query is never this: that is `not-executable`.",
+        (6,),
+    ),
+    Code(
         "shared-cores",
         ("warning",),
         ("execute",),

@@ -61,6 +61,16 @@ class Outcome:
     written: bool = False  # the query as written on its one engine (`Way`)
 
 
+class RunStopped(Exception):
+    """The run's own error (`PlacementError`: a server gone, a file) ended a run of many
+    ways: the error, the reference, and every way as far as it got (those never reached
+    `skipped`, saying why)."""
+
+    def __init__(self, error: PlacementError, ref: Reference, outcomes: list[Outcome]) -> None:
+        super().__init__(str(error))
+        self.error, self.ref, self.outcomes = error, ref, outcomes
+
+
 @dataclass(frozen=True)
 class Reference:
     engine: str
@@ -245,30 +255,32 @@ def execute_many(
                 return written
             return runner
 
-        outs = []
-        for i, w in enumerate(todo):
-            o = check(pool, tree, node_ids, w, runner_of(w), ref, warmup)
-            outs.append(o)
-            if progress is not None:
-                progress(i, o)
-        rounds = repeat - (1 if warmup == 0 else 0)
-        for r in range(rounds):
-            order = [o for o in outs if o.status == "ok"]
-            rng.shuffle(order)
-            for o in order:
-                if o.status == "ok":
-                    timed(
-                        pool,
-                        tree,
-                        node_ids,
-                        o,
-                        runner_of(o),
-                        max(1, repeat) if r == rounds - 1 else 0,
-                    )
-        if rounds <= 0:  # one checked run each, kept: the hand-offs on a run of their own
-            for o in outs:
-                if o.status == "ok" and len(o.frags) > 1:
-                    kept = list(o.runs)
-                    timed(pool, tree, node_ids, o, runner_of(o), 1)
-                    o.runs[:] = kept
+        outs: list[Outcome] = []
+        try:
+            for i, w in enumerate(todo):
+                o = check(pool, tree, node_ids, w, runner_of(w), ref, warmup)
+                outs.append(o)
+                if progress is not None:
+                    progress(i, o)
+            rounds = repeat - (1 if warmup == 0 else 0)
+            for r in range(rounds):
+                order = [o for o in outs if o.status == "ok"]
+                rng.shuffle(order)
+                last = max(1, repeat) if r == rounds - 1 else 0
+                for o in order:
+                    if o.status == "ok":
+                        timed(pool, tree, node_ids, o, runner_of(o), last)
+            if rounds <= 0:  # one checked run each, kept: the hand-offs on a run of their own
+                for o in outs:
+                    if o.status == "ok" and len(o.frags) > 1:
+                        kept = list(o.runs)
+                        timed(pool, tree, node_ids, o, runner_of(o), 1)
+                        o.runs[:] = kept
+        except PlacementError as exc:
+            for w in todo[len(outs) :]:
+                a = w.assignment
+                o = Outcome(a, fragments(tree, a), predicted(tree, a), written=w.written)
+                o.status, o.error = "skipped", f"not run: the run stopped ({exc})"
+                outs.append(o)
+            raise RunStopped(exc, ref, outs) from exc
     return ref, outs

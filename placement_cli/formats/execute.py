@@ -198,6 +198,7 @@ class ExecuteArtifact(_Strict):
 
     format_version: Literal[1]
     kind: Literal["execute"]
-    status: Literal["ok", "mismatch"]
+    # `stopped`: the run's own error (a server gone) ended it; what finished is here.
+    status: Literal["ok", "mismatch", "stopped"]
     diagnostics: list[Diagnostic]
     execute: ExecuteSection

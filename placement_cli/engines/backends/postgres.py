@@ -24,6 +24,8 @@ Q20 run for many seconds even at small scale.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from placement_cli.core.errors import IOFailure
@@ -60,20 +62,36 @@ class PostgresSession(Session):
             ) from None
 
     def _run(self, text: str) -> None:
-        with self.handle.cursor() as cur:
+        with self._alive(), self.handle.cursor() as cur:
             cur.execute(text)
+
+    @contextlib.contextmanager
+    def _alive(self) -> Iterator[None]:
+        """The block, with the connection lost (the server gone, shut down, or the
+        network) raised as the run's error (exit 6, the DSN without its password),
+        never as the engine's inability to run a query."""
+        (dbapi,) = need("postgres", "adbc_driver_postgresql.dbapi")
+        try:
+            yield
+        except dbapi.Error as exc:
+            if not _lost(exc):
+                raise
+            reason = " ".join(str(exc).split())[:300]
+            raise IOFailure(
+                f"postgres at {safe_dsn(self._sources.pg or '')}: the connection was lost: {reason}"
+            ) from None
 
     def thread(self) -> Session:
         return PostgresSession(self._sources)
 
     def sql(self, text: str) -> Any:
-        with self.handle.cursor() as cur:
+        with self._alive(), self.handle.cursor() as cur:
             cur.execute(text)
             return _plain(cur.fetch_arrow_table())
 
     def register(self, name: str, table: Any) -> None:
         self.drop(name)
-        with self.handle.cursor() as cur:
+        with self._alive(), self.handle.cursor() as cur:
             cur.adbc_ingest(name, table, mode="create", temporary=True)
         self._run(f"ANALYZE {quote(name)}")
 
@@ -84,7 +102,7 @@ class PostgresSession(Session):
     def scan(self, name: str, columns: list[str]) -> int:
         # A row store: the COPY that made the table wrote every byte into its pages, and
         # count(*) reads every page (it cannot skip columns as a scan of Arrow can).
-        with self.handle.cursor() as cur:
+        with self._alive(), self.handle.cursor() as cur:
             cur.execute(f"SELECT count(*) FROM {quote(name)}")
             row = cur.fetchone()
         return int(row[0]) if row else 0
@@ -94,6 +112,19 @@ class PostgresSession(Session):
 
     def close(self) -> None:
         self.handle.close()
+
+
+# ADBC's status for a failure of the connection itself (libpq: "server closed the
+# connection unexpectedly", "no connection to the server"), and the SQLSTATEs of a
+# connection exception (class 08) and of a server shutting down (57P01-57P03).
+_IO_STATUS = 10
+_GONE = ("08", "57P01", "57P02", "57P03")
+
+
+def _lost(exc: Any) -> bool:
+    """Whether an ADBC error says the connection is gone (not the query's fault)."""
+    state = getattr(exc, "sqlstate", None) or ""
+    return getattr(exc, "status_code", None) == _IO_STATUS or state.startswith(_GONE)
 
 
 def _plain(table: Any) -> Any:
