@@ -115,3 +115,57 @@ def test_import_sql_without_the_extra_names_it(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2, out.stderr
     assert "pip install 'placement[engines]'" in out.stderr
+
+
+def test_probe_hand_offs_become_the_trees_explicit_transfers(
+    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
+) -> None:
+    """`--handoffs`: each node's own result handed to every engine and read there, the
+    medians written as explicit transfers (every node of the tree but the root, each
+    direction between the engines that ran it); `tree` prices the cuts by them and
+    `execute` predicts each cut at that time."""
+
+    def cli(*args: str) -> None:
+        r = subprocess.run(
+            [sys.executable, "-m", "placement_cli", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 0, (args[0], r.stderr)
+
+    (tmp_path / "q.sql").write_text(tpch_sql[3])
+    cli("import", "sql", "q.sql", "--probe", "--handoffs", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "1", "-q", "-o", "t.json")  # fmt: skip
+    doc = json.loads((tmp_path / "t.json").read_text())
+    TreeFile.model_validate(doc)
+    ex = doc["transfer"]["explicit"]
+    want = {
+        (n["id"], s, d)
+        for n in doc["nodes"]
+        if n["id"] != doc["root"]
+        for s, d in (("duckdb", "datafusion"), ("datafusion", "duckdb"))
+    }
+    assert {(x["child"], x["from"], x["to"]) for x in ex} == want
+    assert all(x["cost"] > 0 for x in ex)
+    cost = {(x["child"], x["from"], x["to"]): x["cost"] for x in ex}
+    cli("tree", "t.json", "--budget", "1", "-q", "-o", "p.json")
+    cli("execute", "p.json", "--db", str(tpch_db), "--all", "--repeat", "1", "-q", "-o", "r.json")
+    cuts = [
+        c
+        for p in json.loads((tmp_path / "r.json").read_text())["execute"]["placements"]
+        for c in p["cuts"]
+    ]
+    assert cuts and all(
+        c["predicted_ms"]
+        == pytest.approx(cost[(c["child"], c["from_engine"], c["to_engine"])], abs=1e-3)
+        for c in cuts
+    )
+
+
+def test_handoffs_without_a_probe_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_text("{}")
+    r = subprocess.run(
+        [sys.executable, "-m", "placement_cli", "import", "postgres-explain", "p.json", "--handoffs"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 2 and "--handoffs" in r.stderr

@@ -98,6 +98,15 @@ def import_command() -> Command:
                 kind="bool",
                 default=False,
             ),
+            Opt(
+                "handoffs",
+                ("--handoffs",),
+                "With --probe: also time each node's own result handed to every other engine "
+                "(taken and read whole there) and write those times as the tree's explicit "
+                "transfers, which any transfer model gives way to.",
+                kind="bool",
+                default=False,
+            ),
             *engine_options("db", "pg", "engines", "repeat", "warmup", "threads"),
             OUTPUT,
             FORMAT,

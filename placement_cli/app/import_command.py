@@ -60,6 +60,10 @@ def command(name: str, v: dict[str, Any]) -> int:
         raise UsageError(f"--budget {budget}: at most {COUNT_MAX} (a tree file's largest count)")
     if fmt == "sql":
         return _probe(fmt, v)
+    if v.get("handoffs"):
+        raise UsageError(
+            "--handoffs times hand-offs while probing: it goes with `import sql --probe`"
+        )
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
     files = [_split(a, fmt) for a in v["files"]]
@@ -141,7 +145,14 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         raise InputError([Problem("", wrong)], source_name(path))
     sql = statements(sql)[0].strip()
     p = probe_query(
-        source_name(path), sql, opts.sources(), opts.settings(), engines, opts.repeat, opts.warmup
+        source_name(path),
+        sql,
+        opts.sources(),
+        opts.settings(),
+        engines,
+        opts.repeat,
+        opts.warmup,
+        handoffs=bool(v.get("handoffs")),
     )
     doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))
     doc, applied = _with_profile(doc, profile)

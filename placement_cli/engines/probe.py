@@ -52,6 +52,9 @@ class NodeProbe:
     rows: int | None = None
     row_width: float | None = None
     rows_from: str | None = None
+    # Per receiving engine, the times (ms) its own result took to be handed there
+    # (`--handoffs`): taken and read whole, as `execute` times a cut.
+    handoffs: dict[str, list[float]] = field(default_factory=dict)
 
     def measure(self, engine: str, run: Callable[[], Any], warmup: int, repeat: int) -> Any:
         """`warmup` untimed calls of `run`, then `repeat` timed ones (ms, wall clock),
@@ -144,9 +147,16 @@ class Probe:
 
 
 def probe(
-    conns: Connections, plan: Plan, engines: tuple[str, ...], repeat: int, warmup: int = WARMUP
+    conns: Connections,
+    plan: Plan,
+    engines: tuple[str, ...],
+    repeat: int,
+    warmup: int = WARMUP,
+    handoffs: bool = False,
 ) -> Probe:
-    """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed."""
+    """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed;
+    with `handoffs`, each node's result (but the root's) then handed to every engine
+    `repeat` times (`time_handoffs`)."""
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
     for engine in engines:
         # Opened first: an engine that cannot be reached is the run's error (exit 6),
@@ -173,8 +183,40 @@ def probe(
         here.disagree(tables)
         if nid == plan.root and here.runs:
             out.root_table = next(t for e, t in tables.items() if e in here.runs)
+        elif handoffs:
+            time_handoffs(conns, here, tables, engines, repeat)
     _report_failures(out)
     return out
+
+
+def time_handoffs(
+    conns: Connections,
+    here: NodeProbe,
+    tables: dict[str, Any],
+    engines: tuple[str, ...],
+    repeat: int,
+) -> None:
+    """The node's result (the first engine's that ran it) made a table of each engine
+    and read whole there, once untimed, then `repeat` times (ms, `measure.hand_off`: what the receiving
+    side pays; the sender's result is in hand, as a fragment's is when it ends). A
+    hand-off an engine refuses is left out: the transfer model then prices it."""
+    # Lazy: the executor's hand-off (loaded with the engines already: 0 ms, measured);
+    # `measure` is the command layer's, the probe only borrows its one timing.
+    from placement_cli.engines.measure import hand_off
+
+    src = next((e for e in engines if e in here.runs and e in tables), None)
+    if src is None:
+        return
+    for dst in engines:
+        try:
+            hand_off(conns, src, dst, tables[src])  # a warm-up, as `execute` has its runs
+            here.handoffs[dst] = [
+                hand_off(conns, src, dst, tables[src]) * 1000.0 for _ in range(max(1, repeat))
+            ]
+        except PlacementError:
+            raise
+        except Exception:  # noqa: BLE001 - the model prices what could not be timed
+            here.handoffs.pop(dst, None)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -272,6 +314,32 @@ def _round(x: float) -> float | int:
     return num(round(x, 6))  # type: ignore[no-any-return]
 
 
+def measured_transfers(p: Probe, in_tree: set[str]) -> list[dict[str, Any]]:
+    """The hand-offs timed by the probe (`--handoffs`) as explicit transfers: for each
+    node of the tree but the root and each engine that ran it, to every other engine
+    its result reached, the median (ms). Receiver-side times: what the cut costs the
+    consuming engine, whichever engine sent it (the sender's result is in hand)."""
+    out = []
+    for nid in p.plan.nodes:
+        got = p.nodes[nid]
+        if nid not in in_tree or nid == p.plan.root or not got.handoffs or nid in p.no_cut:
+            continue
+        for src in p.engines:
+            if src not in got.runs:
+                continue
+            for dst, times in got.handoffs.items():
+                if dst != src:
+                    out.append(
+                        {
+                            "child": nid,
+                            "from": src,
+                            "to": dst,
+                            "cost": _round(statistics.median(times)),
+                        }
+                    )
+    return out
+
+
 def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, Any]:
     """The tree file (docs/tree.md) of a probe: times in milliseconds."""
     selfs = self_times(p)
@@ -302,6 +370,9 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
         doc["budget"] = budget
     doc["root"] = p.plan.root
     doc["nodes"] = nodes
+    explicit = measured_transfers(p, {n["id"] for n in nodes})
+    if explicit:
+        doc["transfer"] = {"explicit": explicit}
     doc["query"] = {
         "sql": p.plan.sql,
         "substrait": None if p.native else p.plan.substrait,
@@ -423,10 +494,11 @@ def probe_query(
     engines: tuple[str, ...],
     repeat: int,
     warmup: int = WARMUP,
+    handoffs: bool = False,
 ) -> Probe:
     """Plan `sql` (of the file `source`) in the planner and probe every node of it on
-    `engines` (`probe`); invalid input (exit 3) when the planner cannot plan it. Runs on
-    a thread with a deep stack (`base.deep_stack`)."""
+    `engines` (`probe`, with `handoffs`); invalid input (exit 3) when the planner cannot
+    plan it. Runs on a thread with a deep stack (`base.deep_stack`)."""
     for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
         eng.modules("import sql --probe")
     conns = Connections(sources, settings)
@@ -443,7 +515,7 @@ def probe_query(
             why = f"{PLANNER.name} cannot plan the query: {_first_line(exc)}"
             out = native(why, written, tables)
         else:
-            out = probe(conns, plan, engines, repeat, warmup)
+            out = probe(conns, plan, engines, repeat, warmup, handoffs)
             differs = _answer_differs(out.root_table, tables)
             if not out.ran(plan.root):
                 # No engine ran the plan's root: the plan is of no use; the query as
