@@ -124,7 +124,7 @@ def _ways(
     (model, cores)."""
     # Lazy: the tree DP and the engines' modules (loaded by `command` before this runs:
     # 0 ms, measured); every typer command reads this module (`app/cli.py`).
-    from placement_cli.algorithms.tree.latency import latency
+    from placement_cli.algorithms.tree.latency import latency, model_tree
     from placement_cli.engines.measure import Way
     from placement_cli.engines.placements import allowed, n_cuts
     from placement_cli.engines.verify import candidates, single_ways
@@ -135,8 +135,10 @@ def _ways(
         written = {}
     native = query is not None and query.native
 
+    dp_tree, dp_model = model_tree(problem, tree, model[0])
+
     def cost(a: tuple[int, ...]) -> float:
-        return latency(tree, a, *model)
+        return latency(dp_tree, a, dp_model, model[1])
 
     def priced(ways: list[Any]) -> list[Any]:
         """The plan's ways with their latency under the artifact's model."""

@@ -10,7 +10,7 @@ from typing import Any
 from placement_cli import FORMAT_VERSION
 from placement_cli.algorithms.tree.decide import decide
 from placement_cli.algorithms.tree.infeasible import why_infeasible
-from placement_cli.algorithms.tree.latency import latency, resolve, solve
+from placement_cli.algorithms.tree.latency import latency, model_tree, resolve, solve
 from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
@@ -109,7 +109,8 @@ def tree_artifact(
         )
     query = problem.file.query
     model, cores = resolve(options.latency, options.cores, query.threads if query else None)
-    res = solve(tree, budget, model, cores, start + options.time_limit, limits)
+    dp_tree, dp_model = model_tree(problem, tree, model)
+    res = solve(dp_tree, budget, dp_model, cores, start + options.time_limit, limits)
     section: dict[str, Any] = {
         "name": problem.file.name,
         "root": tree.ids[tree.root],
@@ -136,7 +137,7 @@ def tree_artifact(
         summary = f"{problem.source}: unsolved: {msg}"
         status = "unsolved"
     elif res.latency == INF:
-        why = why_infeasible(tree, budget)
+        why = why_infeasible(dp_tree, budget)
         diagnostics += [d.to_json() for d in why]
         section.update(latency=None, cuts_used=None, engines={}, cuts=[], critical_path=[])
         summary = f"{problem.source}: infeasible: {why[0].message}"
@@ -144,7 +145,7 @@ def tree_artifact(
     else:
         a = res.assignment
         lat = evaluate(tree, a)
-        whole = latency(tree, a, model, cores)
+        whole = latency(dp_tree, a, dp_model, cores)
         if whole != res.latency:  # pragma: no cover - a bug, never an input problem
             raise AssertionError(f"reconstructed latency {whole} != DP minimum {res.latency}")
         section.update(
@@ -159,7 +160,7 @@ def tree_artifact(
             f"{tree.n} operators on {len(tree.engines)} engines; without cuts: "
             + ("impossible" if res.frontier[0] == INF else str(num(res.frontier[0])))
         )
-        decision = decide(problem, tree, a, res.latency, res.cuts_used, model, cores)
+        decision = decide(problem, dp_tree, a, res.latency, res.cuts_used, dp_model, cores)
         if decision is not None:  # a probed tree: its measured single-engine ways
             section["decision"] = decision
             summary += "; " + decision_line(decision)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from placement_cli.algorithms.tree.decide import decide
-from placement_cli.algorithms.tree.latency import MODELS, latency, solve
+from placement_cli.algorithms.tree.latency import MODELS, latency, model_tree, solve
 from placement_cli.algorithms.tree.measure import critical_path, cut_edges, evaluate
 from placement_cli.core.errors import InputError, Problem
 from placement_cli.core.io import num, read_bytes
@@ -218,13 +218,17 @@ def check(art: TreeArtifact, tree_file: str | None = None) -> tuple[list[Problem
         )
     problem = tree_input(art, tree_file)
     tree = built_tree(art, problem)
-    out = _check(art, tree)
+    model, cores = _model(art.section, art.source)
+    dp_tree, dp_model = model_tree(problem, tree, model)
+    out = _check(art, tree, dp_tree, dp_model, cores)
     if not out:
-        out += _check_decision(art, problem, tree)
+        out += _check_decision(art, problem, dp_tree, dp_model, cores)
     return out, tree, operators(problem, tree)
 
 
-def _check_decision(art: TreeArtifact, problem: TreeInput, tree: Tree) -> list[Problem]:
+def _check_decision(
+    art: TreeArtifact, problem: TreeInput, tree: Tree, model: str, cores: int
+) -> list[Problem]:
     """A decision by the model's rule must be the one the tree file gives
     (`algorithms/tree/decide.py`); a verified one (`execute --verify`) is evidence
     that no file gives again: its choice must be a way of this tree."""
@@ -249,7 +253,6 @@ def _check_decision(art: TreeArtifact, problem: TreeInput, tree: Tree) -> list[P
     a = _assignment(art, tree)
     if a is None:
         return []
-    model, cores = _model(sec, art.source)
     want = decide(
         problem, tree, a, float(sec.get("latency") or 0), len(cut_edges(tree, a)), model, cores
     )
@@ -283,7 +286,9 @@ def _model(sec: dict[str, Any], source: str) -> tuple[str, int]:
     return model, cores
 
 
-def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
+def _check(art: TreeArtifact, tree: Tree, dp_tree: Tree, model: str, cores: int) -> list[Problem]:
+    """`check`'s comparisons: the placement against `tree` (engines, cuts, critical
+    path), its latency and the optimum under the DP's `model` on `dp_tree`."""
     sec = art.section
     out: list[Problem] = []
 
@@ -299,8 +304,7 @@ def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
     if not isinstance(budget, int) or budget < 0:
         out.append(Problem("tree.budget", f"expected a whole number >= 0, got {_short(budget)}"))
         return out
-    model, cores = _model(sec, art.source)
-    res = solve(tree, min(budget, tree.n - 1), model, cores, float("inf"), TreeLimits())
+    res = solve(dp_tree, min(budget, tree.n - 1), model, cores, float("inf"), TreeLimits())
     frontier = [
         {"budget": k, "latency": None if x == INF else num(x)} for k, x in enumerate(res.frontier)
     ]
@@ -343,7 +347,7 @@ def _check(art: TreeArtifact, tree: Tree) -> list[Problem]:
     differs("cuts_used", sec.get("cuts_used"), len(cuts), "the recorded engines give")
     if len(cuts) > budget:
         out.append(Problem("tree.cuts", f"{len(cuts)} cuts, above the budget of {budget}"))
-    whole = latency(tree, a, model, cores)
+    whole = latency(dp_tree, a, model, cores)
     differs("latency", sec.get("latency"), num(whole), "the recorded engines give")
     differs(
         "critical_path", sec.get("critical_path"), critical_path(tree, a, lat), "the engines give"

@@ -12,6 +12,13 @@ on one machine share its cores: two siblings started together only time-slice. S
 - `resource`: `max(critical path, work / cores)`: no placement finishes before its
   longest chain, nor before its total work spread over the cores it shares. The model
   of engines on one machine with `cores` cores.
+- `measured`: `work` on a probed tree's subtree times as measured, never clamped
+  (`measured_tree`): node v on engine e costs its subtree's median there less its
+  children's subtrees' medians there, which may be negative (a filter the engine pushes
+  into the scan below it). Everything on one engine then costs exactly that engine's
+  measured whole; a cut at child c (on f, under a parent on e) trades c's subtree on e
+  for c's subtree on f plus the hand-off. Fragments that run one after another, as on
+  shared cores they do.
 
 `work` is a sum over the tree, and `resource` is not a function of any one quantity per
 subtree, so the DP here keeps, per node v, engine e and number of cuts k below v, the
@@ -32,15 +39,17 @@ then the first found (children in order, engines in the file's order).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from placement_cli.algorithms.tree.rebuild import Placement, place
+from placement_cli.core.errors import InputError, Problem
 from placement_cli.ir.tree.model import INF, Tree, TreeLimits, children_first
 
-MODELS = ("critical-path", "work", "resource")
+MODELS = ("critical-path", "work", "resource", "measured")
 _PAIR_BYTES = 64
 _CHECK_EVERY = 64
 
@@ -214,6 +223,48 @@ def _stopped(budget: int, why: str, done: int, n: int, held: int) -> Placement:
         stopped=why,
         detail={"nodes_done": done, "nodes": n, "bytes_held": held * _PAIR_BYTES},
     )
+
+
+def measured_tree(problem: Any, tree: Tree) -> Tree:
+    """The tree with each node's time on each engine its subtree's measured median less
+    its children's subtrees' medians there (`nodes[].subtree`, ms; INF where a median is
+    missing: that engine did not run it alone), for `measured` (module doc). An
+    InputError (exit 3) naming the first node without any measured subtree."""
+    nodes = problem.file.nodes
+    subtree = []
+    for v in range(tree.n):
+        got = nodes[tree.origin[v]].subtree
+        if not got:
+            raise InputError(
+                [
+                    Problem(
+                        f"{problem.prefix}nodes[{tree.origin[v]}].subtree",
+                        "required by --latency measured: the subtree times a probe measures "
+                        "(`import sql --probe`)",
+                    )
+                ],
+                problem.source,
+            )
+        subtree.append([got[e].median if e in got else INF for e in tree.engines])
+    times = []
+    for v in range(tree.n):
+        row = []
+        for e in range(len(tree.engines)):
+            below = [subtree[c][e] for c in tree.children[v]]
+            if subtree[v][e] == INF or INF in below:
+                row.append(INF)  # a subtree not measured there: no time to derive
+            else:
+                row.append(subtree[v][e] - sum(below))
+        times.append(tuple(row))
+    return dataclasses.replace(tree, time=tuple(times))
+
+
+def model_tree(problem: Any, tree: Tree, model: str) -> tuple[Tree, str]:
+    """The tree and the model the DP runs for `model`: `measured` is `work` on
+    `measured_tree`; the others are themselves on the tree as read."""
+    if model == "measured":
+        return measured_tree(problem, tree), "work"
+    return tree, model
 
 
 def solve(

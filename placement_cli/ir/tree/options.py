@@ -51,13 +51,14 @@ class TreeOptions(msgspec.Struct, frozen=True):
     ] = 60.0
 
     latency: Annotated[
-        Literal["auto", "critical-path", "work", "resource"],
+        Literal["auto", "critical-path", "work", "resource", "measured"],
         Flag(
             ("--latency",),
             "The latency a placement is judged by: critical-path (siblings in parallel on "
             "separate machines: the seed's MAX), work (everything one after another), "
             "resource (max of the two with the work spread over --cores: engines sharing "
-            "one machine); auto: resource for a tree probed on this machine (it records "
+            "one machine), measured (work on a probed tree's subtree times as measured, "
+            "never clamped); auto: resource for a tree probed on this machine (it records "
             "its engines' threads), else critical-path.",
         ),
     ] = "auto"
