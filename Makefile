@@ -10,7 +10,7 @@ BSTAMP := $(VENV)/.installed-bench
 ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup clean fuzz tpch-demo
+.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup bench-race clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -108,6 +108,12 @@ bench-startup: $(STAMP)
 	rm -rf .bench-base && git worktree add --detach -q .bench-base $(BASE)
 	$(PY) -m benchmarks.bench_startup --base .bench-base $(STARTUP_ARGS); s=$$?; \
 	  git worktree remove --force .bench-base; exit $$s
+
+# The whole-process race: `placement solve --method exact` against HiGHS and toulbar2, each
+# a process as a user runs it, on 85 plans of benchmarks/families.py, every optimum checked
+# (docs/startup.md): `make bench-race RACE_ARGS="--rounds 7"`.
+bench-race: $(BSTAMP)
+	$(PY) -m benchmarks.bench_race $(RACE_ARGS)
 
 # The README's walkthrough from TPC-H Q3 to a placement, its commands read from the
 # README (examples/tpch/walkthrough.py), run in out/tpch/ on SF 0.1 made there; the

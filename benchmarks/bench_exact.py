@@ -165,9 +165,39 @@ def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
     1.0
     """
     import highspy
-    import numpy as np
 
     t0 = _clock()
+    lp, ncols, nrows = highs_lp(model)
+    with _quiet():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-7)
+        h.setOptionValue("time_limit", float(time_limit))
+        h.passModel(lp)
+        t1 = _clock()
+        h.run()
+        t2 = _clock()
+    status = h.getModelStatus()
+    ms = highspy.HighsModelStatus
+    info = h.getInfo()
+    return {
+        "build": t1 - t0,
+        "time": t2 - t1,
+        "optimal": status in (ms.kOptimal, ms.kInfeasible),  # proven, either way
+        "infeasible": status == ms.kInfeasible,
+        "cost": info.objective_function_value if status == ms.kOptimal else None,
+        "cols": ncols,
+        "rows": nrows,
+    }
+
+
+def highs_lp(model: Any) -> tuple[Any, int, int]:
+    """The standard ILP of a `pair_model` as a `highspy.HighsLp`, with its column and row
+    counts (`run_highs`; `bench_race` writes it as an MPS file)."""
+    import highspy
+    import numpy as np
+
     live, vals, unary, pairs = model
     col_cost: list[float] = []
     col_upper: list[float] = []
@@ -236,28 +266,7 @@ def run_highs(model: Any, time_limit: float) -> dict[str, Any]:
     lp.integrality_ = [
         highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integ
     ]
-    with _quiet():
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 1e-7)
-        h.setOptionValue("time_limit", float(time_limit))
-        h.passModel(lp)
-        t1 = _clock()
-        h.run()
-        t2 = _clock()
-    status = h.getModelStatus()
-    ms = highspy.HighsModelStatus
-    info = h.getInfo()
-    return {
-        "build": t1 - t0,
-        "time": t2 - t1,
-        "optimal": status in (ms.kOptimal, ms.kInfeasible),  # proven, either way
-        "infeasible": status == ms.kInfeasible,
-        "cost": info.objective_function_value if status == ms.kOptimal else None,
-        "cols": len(col_cost),
-        "rows": len(lower),
-    }
+    return lp, len(col_cost), len(lower)
 
 
 def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
@@ -266,34 +275,12 @@ def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
     >>> run_toulbar2(([0], {0: [0, 1]}, {0: [2.0, 1.0]}, {}), 10.0)["cost"]
     1.0
     """
-    import pytoulbar2
-
     t0 = _clock()
-    live, vals, unary, pairs = model
-    integral = all(c == INF or c == int(c) for b in live for c in unary[b]) and all(
-        c == INF or c == int(c) for tab in pairs.values() for c in tab
-    )
-    cfn = pytoulbar2.CFN(resolution=0 if integral else 6, verbose=-1)
-    name = {}
     try:
-        for b in live:
-            name[b] = f"x{b}"
-            # An empty domain (pruning proved the plan infeasible) becomes one forbidden value.
-            cfn.AddVariable(name[b], [f"v{t}" for t in vals[b]] or ["none"])
-        for b in live:
-            if not vals[b]:
-                cfn.AddFunction([name[b]], [INF])
-            elif len(vals[b]) == 1:
-                if unary[b][0] == INF:
-                    cfn.AddFunction([name[b]], [INF])
-                else:
-                    cfn.AddFunction([], unary[b][0])
-            else:
-                cfn.AddFunction([name[b]], unary[b])
-        for (a, b), tab in pairs.items():
-            if tab:
-                cfn.AddFunction([name[a], name[b]], tab)
-    except cfn.Contradiction:  # toulbar2 proves infeasibility while reading the model
+        cfn = toulbar2_cfn(model)
+    except Exception as exc:  # toulbar2 proves infeasibility while reading the model
+        if type(exc).__name__ != "Contradiction":
+            raise
         t1 = _clock()
         return {"build": t1 - t0, "time": 0.0, "optimal": True, "infeasible": True, "cost": None}
     t1 = _clock()
@@ -313,6 +300,38 @@ def run_toulbar2(model: Any, time_limit: float) -> dict[str, Any]:
         "infeasible": res is None and proven,
         "cost": float(res[1]) if res is not None else None,
     }
+
+
+def toulbar2_cfn(model: Any) -> Any:
+    """The weighted CSP of a `pair_model` as a `pytoulbar2.CFN` (`run_toulbar2`;
+    `bench_race` dumps it as a `.cfn` file). Raises toulbar2's `Contradiction` when
+    toulbar2 proves the model infeasible while reading it."""
+    import pytoulbar2
+
+    live, vals, unary, pairs = model
+    integral = all(c == INF or c == int(c) for b in live for c in unary[b]) and all(
+        c == INF or c == int(c) for tab in pairs.values() for c in tab
+    )
+    cfn = pytoulbar2.CFN(resolution=0 if integral else 6, verbose=-1)
+    name = {}
+    for b in live:
+        name[b] = f"x{b}"
+        # An empty domain (pruning proved the plan infeasible) becomes one forbidden value.
+        cfn.AddVariable(name[b], [f"v{t}" for t in vals[b]] or ["none"])
+    for b in live:
+        if not vals[b]:
+            cfn.AddFunction([name[b]], [INF])
+        elif len(vals[b]) == 1:
+            if unary[b][0] == INF:
+                cfn.AddFunction([name[b]], [INF])
+            else:
+                cfn.AddFunction([], unary[b][0])
+        else:
+            cfn.AddFunction([name[b]], unary[b])
+    for (a, b), tab in pairs.items():
+        if tab:
+            cfn.AddFunction([name[a], name[b]], tab)
+    return cfn
 
 
 def _heuristic() -> Callable[[Graph, tuple[int, ...], SccResult], tuple[Any, Any]] | None:
@@ -370,7 +389,7 @@ def _gap(cost: float | None, opt: float | None) -> float | None:
 def bench_one(inst: Instance, args: argparse.Namespace, heuristic: Any) -> dict[str, Any]:
     """One instance through every solver: a row of the results (times in seconds).
 
-    >>> a = argparse.Namespace(Budget.within(10.0), repeat=1, highs=False, toulbar2=False)
+    >>> a = argparse.Namespace(time_limit=10.0, repeat=1, highs=False, toulbar2=False)
     >>> row = bench_one(("random", 12, 3, 0), a, None)
     >>> row["ours"]["optimal"], row["targets"]
     (True, 3)

@@ -22,6 +22,7 @@ where it is used, or added to the list on purpose, with its measured cost.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -48,10 +49,10 @@ LAUNCH = (
     "main()\n"
 )
 AFTER = "import sys; sys.stderr.write('\\n@modules ' + ' '.join(sorted(sys.modules)) + '\\n')"
-# What the standard library's path handling and the graph code need: pathlib (io's
-# paths, with what it imports), heapq (scc, the solvers), gc (the CLI switches the
-# cycle collector off), errno.
-PLAIN_STAGE_LIBS = ("orjson", "msgspec", "pathlib", "heapq", "gc", "errno")
+# What the graph code and the CLI need of the standard library: heapq (scc, the
+# solvers), gc (the CLI switches the cycle collector off), errno. Not pathlib (with
+# urllib.parse and ipaddress, ~2.7 ms): paths go through `core.paths`.
+PLAIN_STAGE_LIBS = ("orjson", "msgspec", "heapq", "gc", "errno")
 # The project's modules a JSON stage may import: the launcher, its declarations and
 # report, the load path, the stages it runs. Not the typer command line (`app.cli`),
 # not `app.batch` (directories, several inputs), not the views, engines or front ends
@@ -81,6 +82,25 @@ STAGE_PROJECT = (
 # Never on a JSON stage's start-up: the command line's typer (and its click), the
 # terminal's rich, the YAML reader, the models' pydantic, numpy and networkx.
 NEVER = ("typer", "click", "rich", "yaml", "pydantic", "numpy", "networkx")
+# The solver's modules a `solve` imports only when it runs them (`solve.driver`,
+# `solve.exact.entry`): the seed heuristic, the complete search, the results without an
+# assignment, and the exact method's branch and reduce search, bounds and dead-end
+# elimination. The 7-block example is proven by the reductions alone, so its `solve`
+# runs none of them (~2 ms of its start-up, measured).
+DEFERRED_SOLVER = (
+    "placement_cli.algorithms.solve.heuristic",
+    "placement_cli.algorithms.solve.loops",
+    "placement_cli.algorithms.solve.complete",
+    "placement_cli.algorithms.solve.search",
+    "placement_cli.algorithms.solve.outcomes",
+    "placement_cli.algorithms.solve.exact.search",
+    "placement_cli.algorithms.solve.exact.arraysearch",
+    "placement_cli.algorithms.solve.exact.listsearch",
+    "placement_cli.algorithms.solve.exact.dense",
+    "placement_cli.algorithms.solve.exact.primal",
+    "placement_cli.algorithms.solve.exact.bounds",
+    "placement_cli.algorithms.solve.exact.dominance",
+)
 
 
 @cache
@@ -153,7 +173,28 @@ def test_a_json_stage_imports_only_its_path(plans: Path, argv: tuple[str, ...]) 
     assert outside(mods, PLAIN_STAGE_LIBS, STAGE_PROJECT) == set()
     assert not mods & set(NEVER)
     assert "tempfile" not in mods  # a file is written without it (`io._temporary`)
+    assert "pathlib" not in mods  # paths are spelled without it (`core.paths`)
     assert "typing_extensions" not in mods  # msgspec without it (`core/start.py`)
+
+
+@pytest.mark.parametrize("method", ["auto", "exact"])
+def test_a_solve_the_exact_method_proves_imports_no_search(plans: Path, method: str) -> None:
+    mods = imported("solve", str(plans / "plan.json"), "--method", method, "-q", cwd=str(plans))
+    assert "placement_cli.algorithms.solve.exact.entry" in mods  # the exact method ran
+    assert mods.isdisjoint(DEFERRED_SOLVER)
+
+
+def test_the_deferred_solver_modules_are_imported_where_they_run(plans: Path) -> None:
+    """The list above names real modules: the heuristic method imports its own."""
+    mods = imported(
+        "solve", str(plans / "plan.json"), "--method", "heuristic", "-q", cwd=str(plans)
+    )
+    assert {
+        "placement_cli.algorithms.solve.heuristic",
+        "placement_cli.algorithms.solve.loops",
+        "placement_cli.algorithms.solve.complete",
+    } <= mods
+    assert all(importlib.util.find_spec(m) is not None for m in DEFERRED_SOLVER)
 
 
 def test_yaml_is_imported_for_yaml_input_only(plans: Path) -> None:

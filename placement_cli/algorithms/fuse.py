@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -27,9 +26,10 @@ from placement_cli.ir.graph import INF, Graph, assemble
 from placement_cli.ir.normalize import normalize
 
 
-@dataclass(frozen=True, slots=True)
-class FuseOptions:
-    """Options of `fuse` (none yet): a frozen dataclass, so unknown ones are refused."""
+class FuseOptions(msgspec.Struct, frozen=True):
+    """Options of `fuse` (none yet): a frozen Struct, so unknown ones are refused.
+    Not a slotted dataclass: building that class cost ~0.2 ms of every process that
+    imports the stage (measured), for a class with no fields."""
 
 
 class FuseResult(msgspec.Struct, frozen=True):

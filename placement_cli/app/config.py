@@ -41,13 +41,17 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from placement_cli.app.commands import commands
 from placement_cli.app.options import CALL_SETTINGS, LOWER, SOLVE, Command, Opt, settable
 from placement_cli.core.errors import InputError, IOFailure, Problem
 from placement_cli.core.io import STDIN
+
+# `core.paths`, not `pathlib`: the same lexical parents and the same tests (~2.7 ms of
+# start-up on Python 3.11, measured).
+from placement_cli.core.paths import absolute, is_dir, is_file, joined, lineage, parent, pure
+from placement_cli.core.paths import name as file_name
 
 FILES = ("placement.toml", "pyproject.toml")
 # Options a project may set, as their declarations mark them (the stages' on their
@@ -82,25 +86,27 @@ def _settable() -> tuple[tuple[str, ...], tuple[str, ...]]:
 _UNRECORDED = ("jobs",)
 
 
-def _shown(f: Path) -> str:
+def _shown(f: str) -> str:
     """A configuration file as messages name it: relative to the working directory
     when it is below it, else absolute."""
     rel = os.path.relpath(f)
-    return str(f) if rel.startswith("..") else rel
+    return f if rel.startswith("..") else rel
 
 
-def find(start: Path) -> tuple[dict[str, Any], str] | None:
-    """The configuration table and its file, searching `start` and its parents."""
-    for d in (start, *start.parents):
+def find(start: str) -> tuple[dict[str, Any], str] | None:
+    """The configuration table and its file, searching `start` and its parents
+    (lexical: `..` is not resolved, as `Path.parents` does not)."""
+    for d in lineage(start):
         for name in FILES:
-            f = d / name
-            if not f.is_file():
+            f = joined(d, name)
+            if not is_file(f):
                 continue
             import tomllib  # only when there is a file to read (start-up)
 
             shown = _shown(f)
             try:
-                doc = tomllib.loads(f.read_text(encoding="utf-8"))
+                with open(f, encoding="utf-8") as fh:  # what `Path.read_text` does
+                    doc = tomllib.loads(fh.read())
             except OSError as exc:
                 raise IOFailure(f"{shown}: {exc.strerror or type(exc).__name__}") from None
             except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -114,13 +120,13 @@ def find(start: Path) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def start_dir(paths: list[str] | str | None) -> Path:
+def start_dir(paths: list[str] | str | None) -> str:
     """Where the search starts: the (first) input's directory, or the working directory."""
     first = paths[0] if isinstance(paths, list) and paths else paths
     if not isinstance(first, str) or first == STDIN:
-        return Path.cwd()
-    p = Path(first).absolute()
-    return p if p.is_dir() else p.parent
+        return pure(os.getcwd())
+    p = absolute(first)
+    return p if is_dir(p) else parent(p)
 
 
 def _value(o: Opt, raw: Any) -> Any:
@@ -177,13 +183,13 @@ def apply_config(
         except ValueError as exc:
             problems.append(Problem(key, str(exc)))
             continue
-        out[o.key] = str(Path(source).parent / value) if key in paths else value
+        out[o.key] = joined(parent(source), value) if key in paths else value
         if key not in _UNRECORDED:
             recorded[o.key] = value
     if problems:
         raise InputError(problems, source)
     if recorded:
-        out["config"] = {"file": Path(source).name, "settings": recorded}
+        out["config"] = {"file": file_name(source), "settings": recorded}
     return out
 
 
@@ -213,7 +219,7 @@ def batch_configured(cmd: Command, values: dict[str, Any], given: set[str]) -> d
     if values.get("no_config"):
         return values
     try:
-        found = find(Path.cwd())
+        found = find(pure(os.getcwd()))
         if found is None:
             return values
         jobs = found[0].get("jobs")

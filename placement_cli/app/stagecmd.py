@@ -33,6 +33,7 @@ from placement_cli.app.summary import summarize, summarize_run
 from placement_cli.app.values import Common, lower_options
 from placement_cli.core.errors import EXIT_OK, InputError
 from placement_cli.core.io import write_files
+from placement_cli.core.paths import joined
 from placement_cli.formats.artifact import render_parts
 from placement_cli.pipeline.registry import STAGES
 from placement_cli.pipeline.run import Run, load
@@ -154,8 +155,6 @@ def run_all(name: str, v: dict[str, Any]) -> int:
     c = Common.of(v)
     out_dir, fmt, quiet = c.out_dir or "out", c.format, c.quiet
     options = stage_options(v)
-    from pathlib import Path
-
     with progress(quiet) as update:
         pipeline = _loaded_run(c, v, options, update)
         files = []
@@ -163,7 +162,8 @@ def run_all(name: str, v: dict[str, Any]) -> int:
             pipeline.run(name)
             with pipeline.timed(f"artifact {name}"):
                 art = _artifact(pipeline, name, c)
-                files.append((str(Path(out_dir) / f"{name}.{fmt}"), render_parts(art, fmt)))
+                # `core.paths.joined`: the name `Path(out_dir) / ...` gave, without pathlib.
+                files.append((joined(out_dir, f"{name}.{fmt}"), render_parts(art, fmt)))
         keep(pipeline)
         # All or nothing: a failure while writing leaves no new file behind.
         with pipeline.timed("write"):

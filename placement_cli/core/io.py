@@ -14,13 +14,17 @@ import stat
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
+from placement_cli.core import paths
 from placement_cli.core.errors import InputError, IOFailure, Problem, UsageError, escape
 from placement_cli.core.limits import ENV_MAX_INPUT, Limits
+from placement_cli.core.paths import exists, is_dir, mkdirs, name, parent, pure
+
+# Paths go through `core.paths`, not `pathlib`: the same strings and the same tests,
+# without its import (~2.7 ms of every command that writes a file, measured).
 
 STDIN = "-"
 BOM = b"\xef\xbb\xbf"
@@ -120,7 +124,7 @@ def read_bytes(path: str, limits: Limits | None = None) -> bytes:
 
 def is_json(path: str, data: bytes) -> bool:
     if path != STDIN:
-        suffix = Path(path).suffix.lower()
+        suffix = paths.suffix(path).lower()
         if suffix == ".json":
             return True
         if suffix in (".yaml", ".yml"):
@@ -320,37 +324,38 @@ def check_output(output: str | None) -> None:
     """
     if output is None or output == STDIN or _through(output):
         return
-    target = Path(_resolved(output))
-    parent = target.parent if str(target.parent) else Path(".")
-    shown, where = escape(output), escape(str(parent))
-    if not parent.is_dir():
-        if parent.exists():
+    target = pure(_resolved(output))
+    folder = parent(target)
+    shown, where = escape(output), escape(folder)
+    if not is_dir(folder):
+        if exists(folder):
             raise IOFailure(f"{shown}: {where} is not a directory: a file is in the way")
         raise IOFailure(f"{shown}: no such directory: {where}")
-    if target.is_dir():
+    if is_dir(target):
         raise IOFailure(f"{shown}: is a directory")
-    if not os.access(parent, os.W_OK):
+    if not os.access(folder, os.W_OK):
         raise IOFailure(f"{shown}: permission denied: {where}")
 
 
-def _prepare(output: str, data: Data, umask: int, parents: bool) -> tuple[str, Path]:
+def _prepare(output: str, data: Data, umask: int, parents: bool) -> tuple[str, str]:
     """Write `data` to a temporary file next to `output`; file-system failures become
-    `IOFailure` naming the path and the reason."""
-    target = Path(output)
-    parent = target.parent if str(target.parent) else Path(".")
+    `IOFailure` naming the path and the reason. Returns the temporary file and the
+    target, spelled as `pathlib` spells it (`core.paths.pure`)."""
+    target = pure(output)
+    folder = parent(target)
     shown = escape(output)
     if not parents:
-        if not parent.is_dir():
-            where = escape(str(parent))
-            if parent.exists():
+        if not is_dir(folder):
+            where = escape(folder)
+            if exists(folder):
                 raise IOFailure(f"{shown}: {where} is not a directory: a file is in the way")
             raise IOFailure(f"{shown}: no such directory: {where}")
     else:
-        _mkdirs(parent, shown)
-    if target.is_dir():
+        _mkdirs(folder, shown)
+    if is_dir(target):
         raise IOFailure(f"{shown}: is a directory")
     try:
-        fd, tmp = _temporary(str(parent), target.name)
+        fd, tmp = _temporary(folder, name(target))
     except OSError as exc:
         raise IOFailure(f"{shown}: {_reason(exc)}") from None
     try:
@@ -392,20 +397,20 @@ def _temporary(parent: str, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no unused temporary file name", parent)
 
 
-def _mkdirs(parent: Path, shown: str) -> None:
+def _mkdirs(folder: str, shown: str) -> None:
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        mkdirs(folder)
     except (FileExistsError, NotADirectoryError):
         raise IOFailure(
-            f"{shown}: cannot create directory {escape(str(parent))}: a file is in the way"
+            f"{shown}: cannot create directory {escape(folder)}: a file is in the way"
         ) from None
     except OSError as exc:
         raise IOFailure(
-            f"{shown}: cannot create directory {escape(str(parent))}: {_reason(exc)}"
+            f"{shown}: cannot create directory {escape(folder)}: {_reason(exc)}"
         ) from None
 
 
-def _unlink(path: str | Path) -> None:
+def _unlink(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
@@ -478,9 +483,9 @@ def write_files(files: Sequence[tuple[str, Data]], parents: bool = True) -> None
     """
     umask = os.umask(0)
     os.umask(umask)
-    temps: list[tuple[str, Path]] = []
-    renamed: list[Path] = []
-    existed: dict[Path, bool] = {}
+    temps: list[tuple[str, str]] = []
+    renamed: list[str] = []
+    existed: dict[str, bool] = {}
     direct = [(path, data) for path, data in files if _through(path)]
     try:
         for path, data in files:
@@ -488,14 +493,14 @@ def write_files(files: Sequence[tuple[str, Data]], parents: bool = True) -> None
                 continue
             tmp, target = _prepare(_resolved(path), data, umask, parents)
             temps.append((tmp, target))
-            existed[target] = target.exists()
+            existed[target] = exists(target)
         for path, data in direct:
             _write_through(path, data)
         for tmp, target in temps:
             try:
                 os.replace(tmp, target)
             except OSError as exc:
-                raise IOFailure(f"{escape(str(target))}: {_reason(exc)}") from None
+                raise IOFailure(f"{escape(target)}: {_reason(exc)}") from None
             renamed.append(target)
     except BaseException:
         for tmp, target in temps:

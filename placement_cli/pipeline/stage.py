@@ -69,7 +69,7 @@ class Deferred:
 class Stage(msgspec.Struct, frozen=True):
     name: str
     requires: tuple[str, ...]
-    options: type[Any]  # a frozen dataclass (validated on construction)
+    options: type[Any]  # a frozen Struct (validated on construction)
     compute: Callable[[StageRun, Any], Output]
     # check(run, section data) -> Output: verify a read section (JSON data of checked
     # types) against the plan and the checked earlier stages; raise InputError (paths

@@ -32,19 +32,9 @@ from typing import Any
 import msgspec
 
 from placement_cli.algorithms.scc import SccResult
-from placement_cli.algorithms.solve import outcomes
-from placement_cli.algorithms.solve.complete import (
-    INF,
-    Budget,
-    arc_consistent,
-    branch_and_bound,
-    build_instance,
-    find_feasible,
-    root_bound,
-    slack,
-)
+from placement_cli.algorithms.solve.budget import Budget, slack
 from placement_cli.algorithms.solve.context import Ctx
-from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
+from placement_cli.algorithms.solve.instance import INF, build_instance, root_bound
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost, evaluate, feasible_for
 
 # The options and the section are modules of their own (`options`, `result`);
@@ -58,6 +48,12 @@ from placement_cli.core.io import gc_paused
 from placement_cli.ir.graph import Graph
 
 __all__ = ["Pair", "SolveOptions", "SolveResult", "from_json", "solve"]
+
+# The seed heuristic (`heuristic`, `loops`), the complete search (`complete`, `search`)
+# and the results without an assignment (`outcomes`) are imported where they run: a
+# `solve` that the exact method proves (the usual case: the 7-block example, the
+# 150-block benchmark plan) runs none of them, and they were ~1 ms of its start-up
+# (`python -X importtime`, medians of 15 processes).
 
 
 def _exact_module() -> Any:
@@ -111,6 +107,11 @@ def _heuristic(c: Ctx) -> tuple[tuple[int, ...] | None, tuple[int, ...], str, st
     """The seed, then the complete search if it gave up. (assignment, or None when none
     was found; where the seed failed; which solver answered; the limit that stopped the
     search when it ended without an answer or a proof, else None)."""
+    # Lazy: the seed heuristic and the complete search (~1 ms, measured), only when the
+    # heuristic runs.
+    from placement_cli.algorithms.solve.complete import find_feasible
+    from placement_cli.algorithms.solve.heuristic import refine, solve_heuristic
+
     o = c.opts
     if c.incumbent is not None:
         # A warm start replaces the forward pass: the sweeps improve the old answer.
@@ -165,6 +166,9 @@ def _prove(c: Ctx, a: tuple[int, ...]) -> tuple[float | None, tuple[int, ...] | 
     o = c.opts
     if len(c.inst.live) > o.prove_max_blocks or o.prove_node_limit == 0:
         return None, None
+    # Lazy: the complete search (~0.6 ms, measured), only for the proof on small plans.
+    from placement_cli.algorithms.solve.complete import branch_and_bound
+
     bb = branch_and_bound(c.inst, c.inst.total(a), o.prove_node_limit, c.budget)
     c.stats["proof_nodes"] = bb.nodes
     if not bb.exhausted:
@@ -225,10 +229,18 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
     stats: dict[str, Any] = {}
     method = opts.method
     if inst.empty:
+        # Lazy: the results without an assignment (~0.1 ms, measured), only for one.
+        from placement_cli.algorithms.solve import outcomes
+
         return outcomes.infeasible(g, domains, inst.empty, "empty", method, None, stats)
     report_domains = domains
     pins = pin_text(opts)
     if pins:
+        # Lazy: the complete search's arc consistency and the results without an
+        # assignment (~0.7 ms, measured), only with pins.
+        from placement_cli.algorithms.solve import outcomes
+        from placement_cli.algorithms.solve.complete import arc_consistent
+
         narrowed, diag = pin_domains(g, domains, opts)
         if diag is not None:
             return outcomes.failed(g, domains, diag, method, None, "pins", stats)
@@ -288,6 +300,11 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         a = _checked(g, domains, out.assignment, c.warnings)
         used = "exact"
         if a is None and out.infeasible:
+            # Lazy: the seed heuristic and the results without an assignment (~0.5 ms,
+            # measured), only when the exact method found no placement.
+            from placement_cli.algorithms.solve import outcomes
+            from placement_cli.algorithms.solve.heuristic import solve_heuristic
+
             # The diagnostic names where the seed's search fails; if the seed finds an
             # assignment after all, that verified assignment outranks the claim.
             h = solve_heuristic(
@@ -318,6 +335,9 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
                     if math.isfinite(out.lower_bound) and out.lower_bound > lb:
                         lb, lb_by = out.lower_bound, "exact"
                     return _unsolved(c, stopped, lb, lb_by, used)
+                # Lazy: the results without an assignment (~0.1 ms, measured), only for one.
+                from placement_cli.algorithms.solve import outcomes
+
                 return outcomes.infeasible(g, domains, failed, "search", method, used, stats, pins)
         elif out.optimal:
             exact_cost = evaluate(g, a)
@@ -338,6 +358,9 @@ def _solve(g: Graph, domains: tuple[int, ...], comps: SccResult, opts: SolveOpti
         if a is None:
             if stopped:
                 return _unsolved(c, stopped, lb, lb_by, used)
+            # Lazy: the results without an assignment (~0.1 ms, measured), only for one.
+            from placement_cli.algorithms.solve import outcomes
+
             return outcomes.infeasible(g, domains, failed, "search", method, used, stats, pins)
         bound_module = _exact_module() if not inst.shift else None
         if bound_module is not None and not budget.exceeded():

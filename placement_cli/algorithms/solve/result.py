@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from placement_cli.algorithms.solve.complete import INF, bits_of
+from placement_cli.algorithms.solve.instance import INF, bits_of
 from placement_cli.algorithms.solve.objective import UNASSIGNED, Cost
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, Problem
