@@ -70,6 +70,93 @@ def _semi_joins(sql: str) -> str:
     return "".join(out)
 
 
+_JOIN_SUBQUERY = re.compile(r"JOIN \(SELECT ")
+_FIRST_TABLE = re.compile(r'FROM ("(?:[^"]|"")+")')
+
+
+def _alias_joined(sql: str) -> str:
+    r"""A subquery joined without an alias, as the unparser writes a scalar subquery's
+    inputs (TPC-H Q11: `JOIN (SELECT "nation"."n_nationkey" FROM "nation" WHERE ...) ON
+    ... = "nation"."n_nationkey"`), named after the table it reads first, which is how
+    the condition refers to it; DuckDB, unlike DataFusion, needs the name.
+
+    >>> _alias_joined('FROM "s" INNER JOIN (SELECT "n"."k" FROM "n" WHERE ("n"."x" = 1)) ON "s"."k" = "n"."k"')
+    'FROM "s" INNER JOIN (SELECT "n"."k" FROM "n" WHERE ("n"."x" = 1)) AS "n" ON "s"."k" = "n"."k"'
+    >>> _alias_joined('JOIN (SELECT "n"."k" FROM "n") AS "m" ON "m"."k" = 1')
+    'JOIN (SELECT "n"."k" FROM "n") AS "m" ON "m"."k" = 1'
+    """
+    out: list[str] = []
+    at = 0
+    while (m := _JOIN_SUBQUERY.search(sql, at)) is not None:
+        start = m.start() + len("JOIN ")
+        end = _closing(sql, start)
+        if end is None:
+            break
+        inner = sql[start + 1 : end]
+        first = _FIRST_TABLE.search(inner)
+        out.append(sql[at : end + 1])
+        if sql.startswith(" ON ", end + 1) and first is not None:
+            out.append(f" AS {first.group(1)}")
+        at = end + 1
+    out.append(sql[at:])
+    return "".join(out)
+
+
+_OUTER_REF = re.compile(r'\("((?:[^"]|"")+)"\) FROM \(SELECT ')
+
+
+def _name_measures(sql: str) -> str:
+    r"""A subquery's one unnamed column given the name its outer query refers to it by.
+    The unparser writes a scalar subquery over an aggregate (TPC-H Q15: `max("sum(...)")
+    FROM (SELECT sum(...) FROM ... GROUP BY ...)`) with DataFusion's own name for the
+    unnamed column, which DuckDB names otherwise.
+
+    >>> _name_measures('SELECT max("sum(t.x)") FROM (SELECT sum(("x" * 2)) FROM "t" GROUP BY "k")')
+    'SELECT max("sum(t.x)") FROM (SELECT sum(("x" * 2)) AS "sum(t.x)" FROM "t" GROUP BY "k")'
+    >>> _name_measures('SELECT max("a") FROM (SELECT "x" AS "a" FROM "t")')
+    'SELECT max("a") FROM (SELECT "x" AS "a" FROM "t")'
+    """
+    out: list[str] = []
+    at = 0
+    while (m := _OUTER_REF.search(sql, at)) is not None:
+        start = m.end()
+        end = _top_level(sql, start, " FROM ")
+        out.append(sql[at:start])
+        at = start
+        if end is None:
+            continue
+        expr = sql[start:end]
+        if _top_level(expr, 0, ",") is None and _top_level(expr, 0, " AS ") is None:
+            out.append(f'{expr} AS "{m.group(1)}"')
+            at = end
+    out.append(sql[at:])
+    return "".join(out)
+
+
+def _top_level(sql: str, start: int, word: str) -> int | None:
+    """Where `word` first occurs from `start` outside parentheses, quoted names and string
+    literals (None when it does not, or a `)` closes the level first)."""
+    depth = 0
+    i = start
+    while i < len(sql):
+        c = sql[i]
+        if depth == 0 and sql.startswith(word, i):
+            return i
+        if c in "\"'":
+            j = sql.find(c, i + 1)
+            if j == -1:
+                return None
+            i = j
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        i += 1
+    return None
+
+
 def _closing(sql: str, start: int) -> int | None:
     """The index of the `)` that closes the `(` at `start`, skipping quoted names and
     string literals; None when there is none."""
@@ -205,7 +292,7 @@ class DuckDB(Engine):
         """
         sql = _EMPTY_SELECT.sub("SELECT 1 FROM", sql)
         sql = _UNSIGNED.sub(lambda m: "U" + m.group(1).upper(), sql)
-        return _semi_joins(sql)
+        return _name_measures(_alias_joined(_semi_joins(sql)))
 
     @classmethod
     def generate_sql(cls, rows: int, width: int) -> str:
