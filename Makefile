@@ -10,7 +10,7 @@ BSTAMP := $(VENV)/.installed-bench
 ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup bench-race clean fuzz tpch-demo
+.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup bench-race bench-decisions clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -114,6 +114,13 @@ bench-startup: $(STAMP)
 # (docs/startup.md): `make bench-race RACE_ARGS="--rounds 7"`.
 bench-race: $(BSTAMP)
 	$(PY) -m benchmarks.bench_race $(RACE_ARGS)
+
+# The decision flow (probe, tree, execute --verify) on every TPC-H query, judged by an
+# independent interleaved run against the fastest single-engine way (README, "What the
+# choice promises"); on a quiet machine, about 30 minutes.
+bench-decisions: $(STAMP)
+	$(PY) -m benchmarks.bench_decision --sf 0.1
+	$(PY) -m benchmarks.bench_decision --sf 1
 
 # The README's walkthrough from TPC-H Q3 to a placement, its commands read from the
 # README (examples/tpch/walkthrough.py), run in out/tpch/ on SF 0.1 made there; the

@@ -169,6 +169,14 @@ def sweep_one(
         if r.returncode not in (0, 8):
             break
     out["seconds"] = round(time.perf_counter() - t0, 1)
+    tree_file = q / "tree.json"
+    if tree_file.exists():  # the share of probed nodes each engine ran alone
+        nodes = orjson.loads(tree_file.read_bytes())["nodes"]
+        out["nodes"] = len(nodes)
+        out["ran"] = {
+            e: sum(1 for n in nodes if (n.get("time") or {}).get(e) is not None)
+            for e in engines.split(",")
+        }
     report = q / "report.json"
     if out["steps"].get("execute", {}).get("exit") in (0, 8) and report.exists():
         sec = orjson.loads(report.read_bytes())["execute"]
@@ -238,6 +246,10 @@ def main(argv: list[str]) -> int:
                 r = sweep_one(nr, texts[nr], work, db, pg, a.engines, work / "profile.json")
                 results.append(r)
                 print(_row(r), flush=True)
+    total = sum(r.get("nodes", 0) for r in results)
+    for e in a.engines.split(","):
+        ran = sum(r.get("ran", {}).get(e, 0) for r in results)
+        print(f"{e} ran {ran} of {total} probed nodes ({ran / max(total, 1):.1%})")
     load = os.getloadavg()[0]
     doc = {
         "bench": a.bench,
