@@ -515,13 +515,20 @@ def test_large_input_parses_in_linear_time():
         return thunk("        %0 = 0\n" + lines, lets)
 
     small, big = program(1000), program(16000)
-    t0 = time.perf_counter()
-    parse_mir(small)
-    t1 = time.perf_counter()
-    parse_mir(big)
-    t2 = time.perf_counter()
-    assert t2 - t1 < 10.0
-    assert (t2 - t1) < 80 * max(t1 - t0, 1e-3)  # 16x the input; quadratic would be ~256x
+
+    def best(text: str) -> float:
+        # The least of three: a neighbour's burst on a shared machine (the other test
+        # worker, a benchmark) lengthens one run, not all three.
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            parse_mir(text)
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    t_small, t_big = best(small), best(big)
+    assert t_big < 10.0
+    assert t_big < 80 * max(t_small, 1e-3)  # 16x the input; quadratic would be ~256x
 
 
 # -- end to end: every data file lowers -------------------------------------------------
