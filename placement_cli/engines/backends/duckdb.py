@@ -135,7 +135,8 @@ def _name_measures(sql: str) -> str:
 
 def _top_level(sql: str, start: int, word: str) -> int | None:
     """Where `word` first occurs from `start` outside parentheses, quoted names and string
-    literals (None when it does not, or a `)` closes the level first)."""
+    literals (None when it does not, or a `)` closes the level first). A doubled quote
+    inside a name or literal ends it and starts it again: the same span."""
     depth = 0
     i = start
     while i < len(sql):
@@ -158,27 +159,13 @@ def _top_level(sql: str, start: int, word: str) -> int | None:
 
 
 def _closing(sql: str, start: int) -> int | None:
-    """The index of the `)` that closes the `(` at `start`, skipping quoted names and
-    string literals; None when there is none."""
-    depth = 0
-    i = start
-    while i < len(sql):
-        c = sql[i]
-        if c in "\"'":
-            j = sql.find(c, i + 1)
-            while j != -1 and j + 1 < len(sql) and sql[j + 1] == c:  # a doubled quote
-                j = sql.find(c, j + 2)
-            if j == -1:
-                return None
-            i = j
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
+    """The index of the `)` that closes the `(` at `start` (`_top_level` from just after
+    it); None when there is none.
+
+    >>> _closing('f(a, "b)"" c", (d))', 1)
+    18
+    """
+    return _top_level(sql, start + 1, ")")
 
 
 def _interruptible(run: Callable[[], Any]) -> Any:
