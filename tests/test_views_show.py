@@ -18,7 +18,7 @@ from placement_cli.views.dot import to_dot
 from placement_cli.views.mermaid import MAX_EDGES, to_mermaid
 from placement_cli.views.show_cfg import cfg_diagram
 from placement_cli.views.show_graph import graph_diagram
-from placement_cli.views.tree import fmt_time
+from placement_cli.views.tree_show import fmt_time
 from tests.budget import examples
 from tests.goldens import ROOT, plan_examples
 from tests.strategies import plans

@@ -78,13 +78,8 @@ def show(name: str, v: dict[str, Any]) -> int:
 def _show_tree(art: Any, v: dict[str, Any]) -> int:
     """A tree artifact: the operator tree (every --view draws it)."""
     # Lazy: the tree DP and numpy (~95 ms, measured), only for a tree artifact.
-    from placement_cli.views.tree import (
-        built_tree,
-        operators,
-        tree_diagram,
-        tree_input,
-        tree_table,
-    )
+    from placement_cli.views.tree import built_tree, operators, tree_input
+    from placement_cli.views.tree_show import tree_diagram, tree_table
 
     c = Common.of(v)
     problem = tree_input(art, c.tree)
@@ -161,7 +156,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
     tb, again_b = sniff(b)
     if ta is not None and tb is not None:
         # Lazy: the tree DP and numpy (~105 ms, measured), only for trees.
-        from placement_cli.views.tree import tree_diff
+        from placement_cli.views.tree_diff import tree_diff
 
         d = tree_diff(ta, tb)
     elif ta is not None or tb is not None:
@@ -186,9 +181,7 @@ def diff(name: str, v: dict[str, Any]) -> int:
         text = dumps(d).decode()
     elif d["kind"] == "tree":
         # Lazy: the tree DP and numpy (~95 ms, measured), only for a tree artifact.
-        from placement_cli.views.tree import (
-            tree_diff_text,
-        )
+        from placement_cli.views.tree_diff import tree_diff_text
 
         text = tree_diff_text(d)
     else:

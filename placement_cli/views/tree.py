@@ -1,6 +1,6 @@
-"""`tree` artifacts in the views: `show` draws the operator tree (engines, cuts, the
-critical path), `validate` checks the artifact against its tree file, `diff` compares
-two of them.
+"""`tree` artifacts in the views: the tree file an artifact was made from, found and
+read, and `validate`'s check of the artifact against it. `show` draws the operator
+tree (`tree_show`), `diff` compares two artifacts (`tree_diff`).
 
 A tree artifact records its result (engines, cuts, critical path, latency, frontier)
 and names its input (`input_ref`: file name, path and sha256); it carries the input
@@ -14,7 +14,6 @@ has the recorded sha256 (a file given with `--tree` must have it too).
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -28,16 +27,7 @@ from placement_cli.ir.tree.build import build_tree
 from placement_cli.ir.tree.model import INF, Tree, TreeInput, TreeLimits
 from placement_cli.ir.tree.read import load_tree, parse_tree
 from placement_cli.views.data import fmt_num
-from placement_cli.views.diagram import CRITICAL, CRITICAL_CUT, CUT, LEGEND, Diagram, Edge, Node
-from placement_cli.views.diff import changes
-from placement_cli.views.diff_text import value_text
-from placement_cli.views.text import TextTable
 from placement_cli.views.tree_sniff import TreeArtifact
-
-
-def _ref(art: TreeArtifact) -> dict[str, Any]:
-    r = art.section.get("input_ref")
-    return r if isinstance(r, dict) else {}
 
 
 def tree_input(art: TreeArtifact, tree_file: str | None = None) -> TreeInput:
@@ -58,7 +48,7 @@ def tree_file_of(art: TreeArtifact, tree_file: str | None = None) -> str | None:
     have the recorded sha256), else found by its recorded name and sha256 (module doc);
     None when the artifact includes its input. Exit 3 naming what to pass when it
     cannot be found."""
-    ref = _ref(art)
+    ref = art.input_ref
     if tree_file is not None:
         _same_file(art, tree_file, ref.get("sha256"), "tree.input_ref.sha256", "tree file")
         return tree_file
@@ -365,254 +355,3 @@ def _check(art: TreeArtifact, tree: Tree, dp_tree: Tree, model: str, cores: int)
 def _short(x: Any) -> str:
     s = repr(x)
     return s if len(s) <= 120 else s[:117] + "..."
-
-
-# --- show ---------------------------------------------------------------------------
-
-
-def fmt_time(x: float | None, unit: str = "") -> str:
-    """A time as a picture shows it: three significant digits (no more decimals than
-    that, none dropped from a whole number), and its unit when the tree has one.
-
-    >>> fmt_time(21.547705458872247, "ms"), fmt_time(0.545743), fmt_time(1234.7), fmt_time(0)
-    ('21.5 ms', '0.546', '1235', '0')
-    """
-    if x is None:
-        return "-"
-    v = float(x)
-    if v == 0 or not math.isfinite(v):
-        text = fmt_num(v)
-    else:
-        digits = max(0, 2 - math.floor(math.log10(abs(v))))
-        text = fmt_num(round(v, digits))
-    return f"{text} {unit}" if unit else text
-
-
-def _unit(art: TreeArtifact) -> str:
-    """`ms` for a tree whose times were measured (`import sql --probe` records its
-    query; `import` of an ANALYZE profile records milliseconds too), else none: a
-    hand-written tree's times are in any unit."""
-    inp = art.section.get("input")
-    probed = isinstance(inp, dict) and "query" in inp
-    return "ms" if probed or art.section.get("transfer_ref") else ""
-
-
-def _critical(sec: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]]]:
-    """The critical path's operators, and its edges as (parent, child)."""
-    nodes = [s["node"] for s in sec.get("critical_path") or () if s.get("kind") == "node"]
-    return set(nodes), set(zip(nodes, nodes[1:], strict=False))
-
-
-def tree_diagram(art: TreeArtifact, tree: Tree, ops: list[str]) -> Diagram:
-    """The operator tree, root at the top: each operator in its engine's colour with its
-    time there, every cut bold and labelled with its transfer cost, the critical path
-    in red, a legend of the engines in their order."""
-    sec = art.section
-    engines = sec.get("engines") or {}
-    eidx = {e: i for i, e in enumerate(tree.engines)}
-    on_path, path_edges = _critical(sec)
-    cuts = {(c["parent"], c["child"]): c for c in sec.get("cuts") or ()}
-    unit = _unit(art)
-    title = tree_title(art, unit)
-    d = Diagram(title, legend="engines")
-    for v in range(tree.n):
-        vid = tree.ids[v]
-        e = engines.get(vid)
-        t = eidx.get(e, -1) if isinstance(e, str) else -1
-        lines = [vid]
-        if ops[v]:
-            lines.append(ops[v])
-        lines.append(f"{e} {fmt_time(tree.time[v][t], unit)}" if t >= 0 else "no engine")
-        if vid in on_path:
-            lines[-1] += " (critical)"
-        d.nodes.append(Node(f"op:{vid}", tuple(lines), t))
-    for v in range(tree.n):
-        for u in tree.children[v]:
-            p, c = tree.ids[v], tree.ids[u]
-            cut = cuts.get((p, c))
-            crit = (p, c) in path_edges
-            style = CUT if cut else (CRITICAL if crit else "plain")
-            # Read along the arrow (parent -> child): the rows go the other way.
-            label = (
-                f"cut {cut['to_engine']} <- {cut['from_engine']}: {fmt_time(cut['cost'], unit)}"
-                if cut
-                else ""
-            )
-            if cut and crit:
-                style = CRITICAL_CUT
-            d.edges.append(Edge(f"op:{p}", f"op:{c}", style, label, f"edge:{p}->{c}"))
-    for i, e in enumerate(tree.engines):
-        d.nodes.append(Node(f"legend:{e}", (e,), i, LEGEND))
-    return d
-
-
-def tree_table(art: TreeArtifact, tree: Tree, ops: list[str]) -> TextTable:
-    """Per operator, indented under its parent: op, engine, time, subtree latency, and
-    whether its edge to the parent is a cut or it is on the critical path."""
-    sec = art.section
-    engines = sec.get("engines") or {}
-    eidx = {e: i for i, e in enumerate(tree.engines)}
-    a = [eidx.get(str(engines.get(v)), -1) for v in tree.ids]
-    lat: list[float | None] = [None] * tree.n
-    if all(x >= 0 for x in a):
-        lat = list(evaluate(tree, a))
-    on_path, _ = _critical(sec)
-    cuts = {c["child"]: c for c in sec.get("cuts") or ()}
-    t = TextTable(
-        tree_title(art),
-        ("operator", "op", "engine", "time", "subtree", "notes"),
-    )
-    stack = [(tree.root, 0)]
-    while stack:
-        v, depth = stack.pop()
-        vid = tree.ids[v]
-        notes = []
-        if vid in cuts:
-            c = cuts[vid]
-            notes.append(
-                f"cut to parent {c['from_engine']} -> {c['to_engine']} {fmt_num(c['cost'])}"
-            )
-        if vid in on_path:
-            notes.append("critical path")
-        e = a[v]
-        t.rows.append(
-            (
-                "  " * depth + vid,
-                ops[v],
-                tree.engines[e] if e >= 0 else "-",
-                fmt_num(tree.time[v][e]) if e >= 0 else "-",
-                fmt_num(lat[v]),
-                "; ".join(notes),
-            )
-        )
-        stack += [(u, depth + 1) for u in reversed(tree.children[v])]
-    path = sec.get("critical_path") or ()
-    if path:
-        t.notes.append("critical path: " + " <- ".join(_step(s) for s in path))
-    return t
-
-
-def _step(s: dict[str, Any]) -> str:
-    if s.get("kind") == "node":
-        return f"{s.get('node')} [{s.get('engine')} {fmt_num(s.get('time'))}]"
-    return f"transfer {s.get('from_engine')} -> {s.get('to_engine')} {fmt_num(s.get('cost'))}"
-
-
-def tree_title(art: TreeArtifact, unit: str | None = None) -> str:
-    """The picture's title: name, latency (rounded, `fmt_time`), cuts used of the budget."""
-    sec = art.section
-    name = sec.get("name") or Path(art.source).name
-    if art.doc.get("status") != "ok":
-        return f"{name}: {art.doc.get('status')}"
-    unit = _unit(art) if unit is None else unit
-    title = (
-        f"{name}: latency {fmt_time(sec.get('latency'), unit)}, "
-        f"{sec.get('cuts_used')} of {sec.get('budget')} cuts"
-    )
-    chosen = (
-        (sec.get("decision") or {}).get("chosen") if isinstance(sec.get("decision"), dict) else None
-    )
-    if isinstance(chosen, dict) and chosen.get("kind") == "single":
-        rule = sec["decision"].get("rule")
-        title += f"; {rule}: all on {chosen.get('engine')}, {chosen.get('sql')}"
-    elif isinstance(chosen, dict) and chosen.get("kind") == "split":
-        title += f"; {sec['decision'].get('rule')}: the split"
-    return title
-
-
-# --- diff ---------------------------------------------------------------------------
-
-
-def tree_diff(a: TreeArtifact, b: TreeArtifact) -> dict[str, Any]:
-    """What changed between two tree artifacts: status, latency, budget and cuts used,
-    operators that moved engine, cuts added and removed, the critical path, the
-    frontier, the input (by its sha256), the diagnostics."""
-
-    sa, sb = a.section, b.section
-    out: dict[str, Any] = {}
-    if a.doc.get("status") != b.doc.get("status"):
-        out["status"] = {"a": a.doc.get("status"), "b": b.doc.get("status")}
-    fields = [
-        c
-        for k in ("name", "root", "nodes", "budget", "cuts_used", "latency")
-        for c in changes(sa.get(k), sb.get(k), (k,))
-    ]
-    if fields:
-        out["fields"] = fields
-    ea, eb = sa.get("engines") or {}, sb.get("engines") or {}
-    moved = [
-        {"node": k, "from": ea.get(k), "to": eb.get(k)}
-        for k in [*eb, *(k for k in ea if k not in eb)]
-        if ea.get(k) != eb.get(k)
-    ]
-    if moved:
-        out["moved"] = moved
-
-    def cut_key(c: dict[str, Any]) -> str:
-        return f"{c.get('child')} -> {c.get('parent')} ({c.get('from_engine')} -> {c.get('to_engine')}, {fmt_num(c.get('cost'))})"
-
-    ca = [cut_key(c) for c in sa.get("cuts") or ()]
-    cb = [cut_key(c) for c in sb.get("cuts") or ()]
-    if [x for x in cb if x not in ca]:
-        out["cuts_added"] = [x for x in cb if x not in ca]
-    if [x for x in ca if x not in cb]:
-        out["cuts_removed"] = [x for x in ca if x not in cb]
-    pa = " <- ".join(_step(s) for s in sa.get("critical_path") or ())
-    pb = " <- ".join(_step(s) for s in sb.get("critical_path") or ())
-    if pa != pb:
-        out["critical_path"] = {"a": pa, "b": pb}
-    fa = {f.get("budget"): f.get("latency") for f in sa.get("frontier") or ()}
-    fb = {f.get("budget"): f.get("latency") for f in sb.get("frontier") or ()}
-    frontier = [
-        {"budget": k, "a": fa.get(k), "b": fb.get(k)}
-        for k in sorted({*fa, *fb}, key=lambda k: (not isinstance(k, int), str(k)))
-        if fa.get(k) != fb.get(k)
-    ]
-    if frontier:
-        out["frontier"] = frontier
-    ra, rb = _ref(a), _ref(b)
-    if ra.get("sha256") != rb.get("sha256") or sa.get("input") != sb.get("input"):
-        out["input"] = {"a": ra.get("name"), "b": rb.get("name")}
-    da = [
-        f"{d.get('severity')}: {d.get('code')}: {d.get('message')}"
-        for d in a.doc.get("diagnostics") or ()
-    ]
-    db = [
-        f"{d.get('severity')}: {d.get('code')}: {d.get('message')}"
-        for d in b.doc.get("diagnostics") or ()
-    ]
-    if da != db:
-        out["diagnostics"] = {
-            "added": [x for x in db if x not in da],
-            "removed": [x for x in da if x not in db],
-        }
-    return {"kind": "tree", "a": a.source, "b": b.source, "same": not out, **out}
-
-
-def tree_diff_text(d: dict[str, Any]) -> str:
-    """The differences for people, one per line."""
-
-    lines = [
-        f"{d['a']} -> {d['b']} (tree artifacts): " + ("no differences" if d["same"] else "differ")
-    ]
-    if "status" in d:
-        lines.append(f"status: {d['status']['a']} -> {d['status']['b']}")
-    for c in d.get("fields", []):
-        lines.append(f"{' '.join(c['path'])}: {value_text(c['a'])} -> {value_text(c['b'])}")
-    for m in d.get("moved", []):
-        lines.append(f"moved: {m['node']} {m['from'] or '-'} -> {m['to'] or '-'}")
-    lines += [f"cut added: {x}" for x in d.get("cuts_added", [])]
-    lines += [f"cut removed: {x}" for x in d.get("cuts_removed", [])]
-    if "critical_path" in d:
-        lines.append("critical path:")
-        lines.append(f"  a: {d['critical_path']['a'] or '-'}")
-        lines.append(f"  b: {d['critical_path']['b'] or '-'}")
-    for f in d.get("frontier", []):
-        lines.append(
-            f"frontier budget {f['budget']}: latency {value_text(f['a'])} -> {value_text(f['b'])}"
-        )
-    if "input" in d:
-        lines.append(f"input changed: {d['input']['a']} -> {d['input']['b']}")
-    for key, what in (("added", "diagnostic added"), ("removed", "diagnostic removed")):
-        lines += [f"{what}: {x}" for x in d.get("diagnostics", {}).get(key, [])]
-    return "\n".join(lines) + "\n"

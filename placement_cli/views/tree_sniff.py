@@ -30,6 +30,12 @@ class TreeArtifact(msgspec.Struct, frozen=True):
         sec = self.doc.get("tree")
         return sec if isinstance(sec, dict) else {}
 
+    @property
+    def input_ref(self) -> dict[str, Any]:
+        """The tree file it names (`tree.input_ref`: name, path, sha256), or {}."""
+        r = self.section.get("input_ref")
+        return r if isinstance(r, dict) else {}
+
 
 def sniff(path: str) -> tuple[TreeArtifact | None, contextlib.AbstractContextManager[None]]:
     """The tree artifact at `path`, or None; and a context in which the pipeline's
