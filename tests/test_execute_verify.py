@@ -33,10 +33,11 @@ def verified(tpch_db: Path, tpch_sql: dict[int, str], tmp_path_factory: Any) -> 
     work = tmp_path_factory.mktemp("verify")
     (work / "q3.sql").write_text(tpch_sql[3])
     (work / "profile.json").write_text(json.dumps(PROFILE))
+    (work / "out").mkdir()
     steps = (
         ["import", "sql", "q3.sql", "--probe", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "1", "--transfer", "profile.json", "-q", "-o", "t.json"],
         ["tree", "t.json", "--budget", "1", "-q", "-o", "placed.json"],
-        ["execute", "placed.json", "--db", str(tpch_db), "--verify", "2", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "r.json"],
+        ["execute", "placed.json", "--db", str(tpch_db), "--verify", "2", "--repeat", "5", "--placed-out", "out/final.json", "-q", "-o", "r.json"],
     )  # fmt: skip
     for args in steps:
         r = _cli(*args, cwd=work)
@@ -91,19 +92,23 @@ def test_the_decision_file_is_a_tree_artifact_the_other_commands_read(
     verified: Path, tpch_db: Path
 ) -> None:
     rep = json.loads((verified / "r.json").read_text())["execute"]
-    final = json.loads((verified / "final.json").read_text())
+    final = json.loads((verified / "out" / "final.json").read_text())
     placed = json.loads((verified / "placed.json").read_text())
     d = final["tree"]["decision"]
     assert d["rule"] == "verified" and d["evidence"]["adopted"] == rep["verify"]["adopted"]
     assert [w["label"] for w in d["ways"]] == [p["label"] for p in rep["placements"]]
-    # Everything but the decision is the artifact it was made from.
-    assert {k: x for k, x in final["tree"].items() if k != "decision"} == {
-        k: x for k, x in placed["tree"].items() if k != "decision"
+    # Everything but the decision is the artifact it was made from, its tree file's
+    # path seen from the new artifact's folder.
+    assert final["tree"]["input_ref"]["path"] == "../t.json"
+    assert placed["tree"]["input_ref"]["path"] == "t.json"
+    drop = ("decision", "input_ref")
+    assert {k: x for k, x in final["tree"].items() if k not in drop} == {
+        k: x for k, x in placed["tree"].items() if k not in drop
     }
-    assert _cli("validate", "final.json", cwd=verified).returncode == 0
-    shown = _cli("show", "final.json", cwd=verified)
+    assert _cli("validate", "out/final.json", cwd=verified).returncode == 0
+    shown = _cli("show", "out/final.json", cwd=verified)
     assert shown.returncode == 0 and "verified:" in shown.stdout
-    again = _cli("execute", "final.json", "--db", str(tpch_db), "--repeat", "1", "-q", "-o", "r2.json", cwd=verified)  # fmt: skip
+    again = _cli("execute", "out/final.json", "--db", str(tpch_db), "--repeat", "1", "-q", "-o", "r2.json", cwd=verified)  # fmt: skip
     assert again.returncode == 0, again.stderr
     summary = json.loads((verified / "r2.json").read_text())["execute"]["summary"]
     assert summary["chosen"] == rep["verify"]["adopted"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
 from placement_cli.app.engine_values import engine_options, need_sources
+from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import check_output, dumps, write_output
 from placement_cli.formats.artifact import render
@@ -168,7 +169,6 @@ def command(name: str, v: dict[str, Any]) -> int:
     need_all("execute")
     # Lazy: the engines' modules, the tree DP and numpy (~135 ms, measured), only
     # for `execute`, once `need` has checked the engines are installed.
-    from placement_cli.core.diagnostics import Diagnostic
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import threads
     from placement_cli.engines.machine import Meter
@@ -287,6 +287,16 @@ def command(name: str, v: dict[str, Any]) -> int:
         final = copy.deepcopy(tree_doc)
         if adopted is not None and verify is not None:
             final["tree"]["decision"] = decision(tree, labels, outcomes, verify, adopted)
+        # Lazy: the tree command's path rule (~1 ms, measured), only with --placed-out.
+        from placement_cli.app.tree_command import recorded_path
+
+        # Where the tree file is, seen from the new artifact's folder, as `tree` records
+        # it (relative, `/`-separated: the same bytes wherever the project is).
+        ref = final["tree"].setdefault("input_ref", {})
+        where = recorded_path(v["path"], v["placed_out"], ref)
+        ref.pop("path", None)
+        if where is not None:
+            ref["path"] = where
         write_output(dumps(final, "json"), v["placed_out"])
     if v["result"]:
         pick = next((o for o in outcomes if _is(o, chosen)), None)

@@ -32,6 +32,7 @@ from placement_cli.engines import registry
 from placement_cli.engines.base import deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
+from placement_cli.engines.measure import hand_off
 from placement_cli.engines.registry import PLANNER, REFERENCE
 from placement_cli.engines.stats import rows_of, same_rows, self_time
 
@@ -200,10 +201,6 @@ def time_handoffs(
     and read whole there, once untimed, then `repeat` times (ms, `measure.hand_off`: what the receiving
     side pays; the sender's result is in hand, as a fragment's is when it ends). A
     hand-off an engine refuses is left out: the transfer model then prices it."""
-    # Lazy: the executor's hand-off (loaded with the engines already: 0 ms, measured);
-    # `measure` is the command layer's, the probe only borrows its one timing.
-    from placement_cli.engines.measure import hand_off
-
     src = next((e for e in engines if e in here.runs and e in tables), None)
     if src is None:
         return

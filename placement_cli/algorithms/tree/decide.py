@@ -30,7 +30,7 @@ from placement_cli.core.io import num
 from placement_cli.ir.tree.model import INF, Tree, TreeInput
 
 
-def single_ways(problem: TreeInput, tree: Tree) -> list[dict[str, Any]]:
+def measured_ways(problem: TreeInput, tree: Tree) -> list[dict[str, Any]]:
     """Every measured single-engine way, in the tree's engine order, the query as
     written first: `{engine, sql: "as-written"|"plan", median, min, max, runs}` (ms)."""
     query = problem.file.query
@@ -88,7 +88,7 @@ def decide(
     """The decision section (module doc) for the DP's answer (`assignment`, its
     `predicted` latency under the latency `model` and its `cuts`), or None when the
     tree holds no measured way."""
-    ways = single_ways(problem, tree)
+    ways = measured_ways(problem, tree)
     if not ways:
         return None
     fastest = min(ways, key=lambda w: w["median"])  # the first of equals: input order
