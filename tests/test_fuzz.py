@@ -16,7 +16,7 @@ import pytest
 from tests.fuzz import keys
 from tests.fuzz.campaign import COMMANDS, Fuzzer, kinds_for
 from tests.fuzz.child import Config
-from tests.fuzz.judge import judge
+from tests.fuzz.judge import judge, report
 
 FAST_SEED = 1126
 PER_COMMAND = int(os.environ.get("PLACEMENT_FUZZ_FAST", "18"))
@@ -29,23 +29,12 @@ def fuzzer(tmp_path_factory) -> Fuzzer:
     )
 
 
-def _report(outcomes) -> str:
-    lines = []
-    for o in outcomes:
-        for cat, sig in o.findings:
-            lines.append(
-                f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
-                f"    input {o.input[:200]!r}\n    stderr {o.stderr[-300:]!r}"
-            )
-    return "\n".join(lines)
-
-
 @pytest.mark.parametrize("command", COMMANDS)
 def test_fuzz_fast_slice(fuzzer, command):
     outcomes = [fuzzer.run(command, i) for i in range(PER_COMMAND)]
     assert {o.kind for o in outcomes} == set(kinds_for(command))  # every kind was tried
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad)
 
 
 # Artifacts with a top-level key dropped, renamed, mistyped or duplicated, through every
@@ -65,7 +54,7 @@ def test_fuzz_artifact_keys(tmp_path_factory, command):
     outcomes = [fz.run(command, i) for i in range(8)]
     assert {o.kind for o in outcomes} == {"keys"}
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad)
 
 
 def test_the_key_checks_can_fail():

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import _engines_or_skip
 from tests.fuzz.child import Config
+from tests.fuzz.judge import report
 from tests.fuzz.sql import (
     JSON_KINDS,
     SQL_KINDS,
@@ -40,28 +42,6 @@ SQL_INPUTS = int(os.environ.get("PLACEMENT_FUZZ_SQL_FAST", "22"))
 JSON_INPUTS = int(os.environ.get("PLACEMENT_FUZZ_JSON_FAST", "20"))
 CFG = Config(hang_seconds=60.0, memory_mb=4096)
 PLANS = Path(__file__).resolve().parent / "data" / "engine_plans"
-
-
-def _engines_or_skip() -> None:
-    try:
-        import datafusion  # noqa: F401
-        import duckdb  # noqa: F401
-        import duckdb_extensions  # noqa: F401
-    except ImportError as exc:
-        if os.environ.get("PLACEMENT_TEST_ENGINES") == "required":
-            raise
-        pytest.skip(f"the engines extra is not installed ({exc.name})")
-
-
-def _report(outcomes) -> str:
-    lines = []
-    for o in outcomes:
-        for cat, sig in o.findings:
-            lines.append(
-                f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
-                f"    input {o.input[:300]!r}\n    stderr {o.stderr[-400:]!r}"
-            )
-    return "\n".join(lines)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +72,7 @@ def test_sql_fuzz_fast_slice(sql_pool, half):
         assert {o.kind for o in outcomes} == set(SQL_KINDS)
         assert any(o.code == 0 for o in outcomes) and any(o.code == 3 for o in outcomes)
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad, 300, 400)
 
 
 def test_json_fuzz_fast_slice(json_fuzzer):
@@ -101,7 +81,7 @@ def test_json_fuzz_fast_slice(json_fuzzer):
         assert {o.kind for o in outcomes} == set(JSON_KINDS)
     assert any(o.code == 0 for o in outcomes) and any(o.code == 3 for o in outcomes)
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad, 300, 400)
 
 
 # Reproducers the campaign found, reduced: each must end as the rules say.
@@ -115,7 +95,7 @@ def test_sql_a_long_sum_is_not_a_crash(sql_pool):
     text = ("SELECT " + " + ".join(["1"] * 10000)).encode()
     outcomes = sql_pool.starmap(run_sql_job, [(text, "duckdb")])
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad, 300, 400)
 
 
 @pytest.mark.slow
@@ -133,7 +113,7 @@ def test_sql_dates_python_cannot_hold(sql_pool, query):
     OverflowError, exit 1."""
     outcomes = sql_pool.starmap(run_sql_job, [(query.encode(), "duckdb")])
     bad = [o for o in outcomes if o.findings]
-    assert not bad, _report(bad)
+    assert not bad, report(bad, 300, 400)
 
 
 def test_import_budget_past_64_bits(json_fuzzer):
@@ -142,7 +122,7 @@ def test_import_budget_past_64_bits(json_fuzzer):
     data = (PLANS / "q3.duckdb.json").read_bytes()
     args = ["import", "duckdb-profile", "in.json", "--budget", str(2**64), "-o", "out/tree.json"]
     o = json_fuzzer.run_files("json", "fixed", 0, [("in.json", data)], args, False)
-    assert not o.findings, _report([o])
+    assert not o.findings, report([o], 300, 400)
 
 
 # The generators and the judge.

@@ -220,3 +220,16 @@ def _check_artifact(
         elif isinstance(total, (int, float)) and lb > total * (1 + 1e-9) + 1e-9:
             found.append(("false-answer", "solve lower_bound above cost.total"))
     return found
+
+
+def report(outcomes: list[Outcome], input_chars: int = 200, stderr_chars: int = 300) -> str:
+    """Each finding of `outcomes` with its command line, the start of its input and the
+    end of its stderr: a failing fuzz test's message."""
+    lines = []
+    for o in outcomes:
+        for cat, sig in o.findings:
+            lines.append(
+                f"[{cat}] {o.command} / {o.kind} #{o.index}: {sig}\n    placement {' '.join(o.args)}\n"
+                f"    input {o.input[:input_chars]!r}\n    stderr {o.stderr[-stderr_chars:]!r}"
+            )
+    return "\n".join(lines)
