@@ -175,7 +175,13 @@ def command(name: str, v: dict[str, Any]) -> int:
     from placement_cli.engines.measure import RunStopped, execute_many
     from placement_cli.engines.plans import NativeRunner, recorded_query, runner_for
     from placement_cli.engines.report import build, way_label
-    from placement_cli.engines.verify import MIN_ROUNDS, decision, judge
+    from placement_cli.engines.verify import (
+        EXTRA_ROUNDS,
+        MIN_ROUNDS,
+        contenders,
+        decision,
+        judge,
+    )
 
     opts = engine_options(v)
     for key in ("output", "result", "calibrate_out", "times_out", "tree_out", "placed_out"):
@@ -229,6 +235,8 @@ def command(name: str, v: dict[str, Any]) -> int:
             progress=progress,
             settings=opts.settings(),
             written=None if sql is None else NativeRunner(sql),
+            more=None if v["verify"] is None else (lambda outs: contenders(outs, singles)),
+            extra_rounds=EXTRA_ROUNDS,
         )
     except RunStopped as exc:  # the report says what finished, then the run's error
         ref, outcomes, stopped = exc.ref, exc.outcomes, exc.error
@@ -240,6 +248,8 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v["verify"] is not None and stopped is None:
         verify, adopted, extra = judge(labels, outcomes, singles)
         verify["rounds"] = repeat
+        # The rounds run after the first `repeat` among the ways still in question.
+        verify["extra_rounds"] = max((len(o.runs) for o in outcomes), default=repeat) - repeat
         verify["seconds"] = machine["seconds"]
         if adopted is not None:
             chosen = ways[adopted]

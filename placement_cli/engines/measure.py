@@ -230,6 +230,8 @@ def execute_many(
     settings: Settings | None = None,
     written: Runner | None = None,
     seed: int = 0,
+    more: Callable[[Sequence[Outcome]], Sequence[int]] | None = None,
+    extra_rounds: int = 0,
 ) -> tuple[Reference, list[Outcome]]:
     """The reference, then every way checked in turn (its warm-up), then timed in
     rounds: each round runs every way that passed once, one at a time (ways must not
@@ -238,7 +240,10 @@ def execute_many(
     an engine's memory) falls on every way alike and the `r`-th runs of two ways are a
     pair measured side by side. The last round also times each cut's hand-off.
     `make_runner` gets the main connections (to load the query's plan) and gives the
-    fragments' runner; `written` runs the query as written (the ways marked so). Runs on
+    fragments' runner; `written` runs the query as written (the ways marked so). After
+    the rounds, up to `extra_rounds` more rounds run the ways `more` names (indices into
+    the outcomes so far), while it names two or more; a way left out of a round is not
+    run again, so that every way's `r`-th run is still of round `r`. Runs on
     a thread with a deep stack, as do the pool's threads (`base.deep_stack`). A way
     given as an assignment is a placement of the plan."""
     todo = [w if isinstance(w, Way) else Way(tuple(w)) for w in ways]
@@ -270,6 +275,22 @@ def execute_many(
                 for o in order:
                     if o.status == "ok":
                         timed(pool, tree, node_ids, o, runner_of(o), last)
+            live: set[int] | None = None
+            for _ in range(extra_rounds):
+                if more is None:
+                    break
+                pick = [
+                    i
+                    for i in dict.fromkeys(more(outs))
+                    if (live is None or i in live) and outs[i].status == "ok"
+                ]
+                if len(pick) < 2:
+                    break
+                live = set(pick)
+                order = [outs[i] for i in pick]
+                rng.shuffle(order)
+                for o in order:
+                    timed(pool, tree, node_ids, o, runner_of(o), 0)
             if rounds <= 0:  # one checked run each, kept: the hand-offs on a run of their own
                 for o in outs:
                     if o.status == "ok" and len(o.frags) > 1:

@@ -2,8 +2,9 @@
 running every subtree of the query's plan on every engine (docs/probe.md).
 
 The plan is DataFusion's, numbered once (`engines/fragments.py`): one tree node per
-relation, `n0` the root. Every node's whole subtree is run alone on every engine: a
-warm-up, then `repeat` timed runs (wall clock, the result materialised as a canonical
+relation, `n0` the root. Every node's whole subtree is run alone on every engine, as
+is the query as written: each checked in a warm-up, then all timed in `repeat`
+interleaved rounds (`timed_rounds`: wall clock, the result materialised as a canonical
 Arrow table), their median kept with the spread (`subtree` in the tree file). A node's
 self-time on an engine is its subtree's median minus the slowest child subtree's median
 there (children run side by side under the critical-path model), clamped at 0 and
@@ -18,6 +19,7 @@ or the engine fails) gets no time at that node nor above it, with the reason in 
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -57,20 +59,23 @@ class NodeProbe:
     # (`--handoffs`): taken and read whole, as `execute` times a cut.
     handoffs: dict[str, list[float]] = field(default_factory=dict)
 
-    def measure(self, engine: str, run: Callable[[], Any], warmup: int, repeat: int) -> Any:
-        """`warmup` untimed calls of `run`, then `repeat` timed ones (ms, wall clock),
-        recorded for `engine`; None, with the reason in `failed`, when the engine fails
-        or returns another number of rows than the first engine that ran it. An error
-        of the tool's own (a server gone, a file) is not the engine's: it propagates."""
+    def measure(
+        self, engine: str, run: Callable[[], Any], warmup: int, later: list[Pending]
+    ) -> Any:
+        """Check `engine` on the node: `warmup` untimed calls of `run` (one at least:
+        the result is checked; with no warm-up asked, that call is the first timed
+        run), then the timed runs left are queued in `later` (`timed_rounds`). None,
+        with the reason in `failed`, when the engine fails or returns another number
+        of rows than the first engine that ran it. An error of the tool's own (a server
+        gone, a file) is not the engine's: it propagates."""
         try:
             table = None
-            for _ in range(warmup):
-                table = run()
             times = []
-            for _ in range(repeat):
+            for _ in range(max(warmup, 1)):
                 start = time.perf_counter_ns()
                 table = run()
-                times.append((time.perf_counter_ns() - start) / 1e6)
+                if warmup == 0:
+                    times.append((time.perf_counter_ns() - start) / 1e6)
         except PlacementError:
             raise
         except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
@@ -86,6 +91,7 @@ class NodeProbe:
             )
             return None
         self.runs[engine] = times
+        later.append(Pending(self, engine, run))
         return table
 
     def disagree(self, tables: dict[str, Any]) -> None:
@@ -107,6 +113,44 @@ class NodeProbe:
             if differs is not None:
                 del self.runs[engine]
                 self.failed[engine] = f"gives another answer than {ref}: {differs}"
+
+
+@dataclass
+class Pending:
+    """A checked subtree (or the query as written) on one engine, its timed runs still
+    to take: `run` gives its result, timed into `node.runs[engine]`."""
+
+    node: NodeProbe
+    engine: str
+    run: Callable[[], Any]
+
+
+def timed_rounds(pending: list[Pending], repeat: int, seed: int = 0) -> None:
+    """Each pending run timed until it has `repeat` runs, in rounds: each round runs
+    every one once, one at a time, in a fresh random order (`seed`, then one draw per
+    round), as `execute` times placements (`measure.execute_many`): what drifts over
+    the probe (the machine's load, caches, an engine's memory) falls on all alike, and
+    no subtree is timed only right after itself, with its inputs hot in the caches, as
+    it never is inside a query or a placement. An engine failing on a later run (it
+    ran before) loses its times at that node, with the reason in `failed`."""
+    rng = random.Random(seed)
+    todo = [p for p in pending if p.engine in p.node.runs]
+    for _ in range(repeat):
+        todo = [p for p in todo if p.engine in p.node.runs]
+        order = [p for p in todo if len(p.node.runs[p.engine]) < repeat]
+        rng.shuffle(order)
+        for p in order:
+            try:
+                start = time.perf_counter_ns()
+                p.run()
+                took = (time.perf_counter_ns() - start) / 1e6
+            except PlacementError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
+                del p.node.runs[p.engine]
+                p.node.failed[p.engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+                continue
+            p.node.runs[p.engine].append(took)
 
 
 @dataclass
@@ -154,10 +198,13 @@ def probe(
     repeat: int,
     warmup: int = WARMUP,
     handoffs: bool = False,
+    later: list[Pending] | None = None,
 ) -> Probe:
-    """Run every node's subtree on every engine: `warmup` untimed runs, `repeat` timed;
-    with `handoffs`, each node's result (but the root's) then handed to every engine
-    `repeat` times (`time_handoffs`)."""
+    """Run every node's subtree on every engine: `warmup` untimed runs (the result
+    checked; with `handoffs`, each node's result but the root's then handed to every
+    engine `repeat` times, `time_handoffs`), then `repeat` timed runs of each, in
+    interleaved rounds with the runs already queued in `later` (`timed_rounds`)."""
+    pending: list[Pending] = [] if later is None else later
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
     for engine in engines:
         # Opened first: an engine that cannot be reached is the run's error (exit 6),
@@ -178,7 +225,7 @@ def probe(
             except Exception as exc:  # noqa: BLE001 - the unparser's failure is a finding
                 here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
                 continue
-            table = here.measure(engine, partial(frag.run, {}), warmup, repeat)
+            table = here.measure(engine, partial(frag.run, {}), warmup, pending)
             if table is not None:
                 tables[engine] = table
         here.disagree(tables)
@@ -186,6 +233,7 @@ def probe(
             out.root_table = next(t for e, t in tables.items() if e in here.runs)
         elif handoffs:
             time_handoffs(conns, here, tables, engines, repeat)
+    timed_rounds(pending, repeat)
     _report_failures(out)
     return out
 
@@ -385,16 +433,17 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
 
 
 def as_written(
-    conns: Connections, sql: str, engines: tuple[str, ...], repeat: int, warmup: int
+    conns: Connections, sql: str, engines: tuple[str, ...], warmup: int, later: list[Pending]
 ) -> tuple[NodeProbe, dict[str, Any]]:
     """The query run as written on every engine (each its own planner: DuckDB's SQL as
-    the user wrote it, DataFusion's `ctx.sql`, ...), timed as a node is, and each
-    engine's result (the first one's, then each that gives the same number of rows)."""
+    the user wrote it, DataFusion's `ctx.sql`, ...), checked as a node is, its timed
+    runs queued in `later` with the nodes', and each engine's result (the first one's,
+    then each that gives the same number of rows)."""
     here = NodeProbe()
     tables: dict[str, Any] = {}
     for engine in engines:
         session = conns.session(engine)
-        table = here.measure(engine, partial(session.sql, sql), warmup, repeat)
+        table = here.measure(engine, partial(session.sql, sql), warmup, later)
         if table is not None:
             tables[engine] = table
     here.disagree(tables)
@@ -502,7 +551,11 @@ def probe_query(
     try:
         # Each engine on the query as written: the answer the plan must give, and the
         # single-engine ways a placement is judged against.
-        written, tables = as_written(conns, sql, engines, repeat, warmup)
+        # Every timed run of the probe, taken in interleaved rounds once all are checked
+        # (`timed_rounds`, in `probe`): the query as written on each engine and every
+        # subtree.
+        later: list[Pending] = []
+        written, tables = as_written(conns, sql, engines, warmup, later)
         native = partial(probe_native, sql, engines, repeat, warmup, source)
         try:
             plan = build_plan(conns, sql)
@@ -510,9 +563,10 @@ def probe_query(
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
             why = f"{PLANNER.name} cannot plan the query: {_first_line(exc)}"
+            timed_rounds(later, repeat)
             out = native(why, written, tables)
         else:
-            out = probe(conns, plan, engines, repeat, warmup, handoffs)
+            out = probe(conns, plan, engines, repeat, warmup, handoffs, later)
             differs = _answer_differs(out.root_table, tables)
             if not out.ran(plan.root):
                 # No engine ran the plan's root: the plan is of no use; the query as

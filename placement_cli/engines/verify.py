@@ -9,7 +9,16 @@ them in interleaved rounds, so the r-th runs of two ways were measured side by s
 The rule (`judge`): the fastest single-engine way is the one of least median. The best
 split (least median) is adopted only when it beat that way in every paired round, or
 in enough of them that a one-sided sign test gives p < 0.05, and its median is at
-least 5% below. Otherwise the fastest single-engine way is kept. The evidence (rounds,
+least 5% below. Otherwise the fastest single-engine way is kept.
+
+Five rounds separate ways far apart, not ways a few per cent apart on a run of 20 ms.
+So, after them, the ways still in question (`contenders`) run up to `EXTRA_ROUNDS`
+more interleaved rounds among themselves: the fastest single-engine way; every other
+single-engine way whose median is within `CLOSE` of its, or that it has not yet beaten
+in enough paired rounds for a one-sided sign test below `ALPHA` (a way whose runs fall
+in two groups, as DataFusion's do on some queries, has a median that moves); and the
+best split while it is faster than that way but not yet adopted by the rule. The set only shrinks (a way
+left out is not run again) and the rounds stop when one way is left. The evidence (rounds,
 paired wins, medians, p, gain, CPU) goes into the report and the decision into
 the tree artifact written by `--placed-out` (`tree.decision`, rule `verified`).
 """
@@ -29,6 +38,8 @@ from placement_cli.ir.tree.model import INF, Tree
 MIN_ROUNDS = 5
 MIN_GAIN = 0.05
 ALPHA = 0.05
+CLOSE = 0.10
+EXTRA_ROUNDS = 10
 
 
 def single_ways(tree: Tree, written: dict[str, float], native: bool) -> list[Way]:
@@ -82,6 +93,47 @@ def _ms(o: Outcome) -> list[float]:
     return [r.seconds * 1000.0 for r in o.runs]
 
 
+def _passes(ms: list[float], base: list[float]) -> tuple[int, int, float, float, bool]:
+    """A split's runs against the fastest single way's, paired by round: (wins, pairs,
+    gain, p, whether the rule adopts it)."""
+    pairs = min(len(ms), len(base))
+    wins = sum(1 for a, b in zip(ms, base, strict=False) if a < b)
+    gain = 1.0 - median(ms) / median(base)
+    p = sign_p(wins, pairs)
+    return wins, pairs, gain, p, (wins == pairs or p < ALPHA) and gain >= MIN_GAIN
+
+
+def _beaten(fast: list[float], other: list[float]) -> bool:
+    """Whether the fastest way's runs beat `other`'s in enough paired rounds that a
+    one-sided sign test gives p < ALPHA (every one of 5; 12 of 15)."""
+    pairs = min(len(fast), len(other))
+    wins = sum(1 for a, b in zip(fast, other, strict=False) if a < b)
+    return sign_p(wins, pairs) < ALPHA
+
+
+def contenders(outcomes: Sequence[Outcome], singles: int) -> list[int]:
+    """The ways worth another round (module doc), by index: none when one way is left."""
+    ok = [i for i, o in enumerate(outcomes) if o.status == "ok" and o.runs]
+    single = [i for i in ok if i < singles]
+    if not single:
+        return []
+    fast = min(single, key=lambda i: median(_ms(outcomes[i])))
+    base = _ms(outcomes[fast])
+    near = [
+        i
+        for i in single
+        if median(_ms(outcomes[i])) <= median(base) * (1.0 + CLOSE)
+        or not _beaten(base, _ms(outcomes[i]))
+    ]
+    split = [i for i in ok if i >= singles]
+    if split:
+        best = min(split, key=lambda i: median(_ms(outcomes[i])))
+        ms = _ms(outcomes[best])
+        if median(ms) < median(base) and not _passes(ms, base)[4]:
+            near.append(best)
+    return near if len(near) > 1 else []
+
+
 def judge(
     labels: Sequence[str], outcomes: Sequence[Outcome], singles: int
 ) -> tuple[dict[str, Any], int | None, list[Diagnostic]]:
@@ -106,19 +158,11 @@ def judge(
     base = _ms(outcomes[fast])
     evidence["fastest_single"] = labels[fast]
     evidence["fastest_single_ms"] = round(median(base), 3)
-    rows = []
-    for i in split:
-        ms = _ms(outcomes[i])
-        pairs = min(len(ms), len(base))
-        wins = sum(1 for a, b in zip(ms, base, strict=False) if a < b)
-        gain = 1.0 - median(ms) / median(base)
-        p = sign_p(wins, pairs)
-        rows.append((i, wins, pairs, gain, p))
-    best = min(rows, key=lambda r: median(_ms(outcomes[r[0]])), default=None)
+    best = min(split, key=lambda i: median(_ms(outcomes[i])), default=None)
     adopted = fast
     if best is not None:
-        i, wins, pairs, gain, p = best
-        passes = (wins == pairs or p < ALPHA) and gain >= MIN_GAIN
+        i = best
+        wins, pairs, gain, p, passes = _passes(_ms(outcomes[i]), base)
         evidence["best_split"] = labels[i]
         evidence["best_split_ms"] = round(median(_ms(outcomes[i])), 3)
         evidence["wins"] = wins

@@ -139,8 +139,8 @@ class Machine(_Strict):
 
 
 class Verify(_Strict):
-    """`execute --verify`: the candidates (single-engine ways, then splits), the rounds,
-    the fastest single-engine way and the best split (medians, ms), the best split's
+    """`execute --verify`: the candidates (single-engine ways, then splits), the rounds
+    (and the extra rounds run among the ways still in question after them), the fastest single-engine way and the best split (medians, ms), the best split's
     paired wins over `pairs` rounds, the one-sided sign test's `p`, its median `gain`,
     the thresholds, what was adopted and why, and the seconds the runs took."""
 
@@ -148,6 +148,7 @@ class Verify(_Strict):
     single_ways: int
     splits: int
     rounds: int
+    extra_rounds: int = 0
     min_gain: float
     alpha: float
     fastest_single: str | None = None
