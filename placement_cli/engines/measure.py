@@ -241,9 +241,8 @@ def execute_many(
     pair measured side by side. The last round also times each cut's hand-off.
     `make_runner` gets the main connections (to load the query's plan) and gives the
     fragments' runner; `written` runs the query as written (the ways marked so). After
-    the rounds, up to `extra_rounds` more rounds run the ways `more` names (indices into
-    the outcomes so far), while it names two or more; a way left out of a round is not
-    run again, so that every way's `r`-th run is still of round `r`. Runs on
+    the rounds, up to `extra_rounds` more rounds of every way run while `more` names
+    two ways or more still in question (indices into the outcomes so far). Runs on
     a thread with a deep stack, as do the pool's threads (`base.deep_stack`). A way
     given as an assignment is a placement of the plan."""
     todo = [w if isinstance(w, Way) else Way(tuple(w)) for w in ways]
@@ -275,22 +274,16 @@ def execute_many(
                 for o in order:
                     if o.status == "ok":
                         timed(pool, tree, node_ids, o, runner_of(o), last)
-            live: set[int] | None = None
             for _ in range(extra_rounds):
-                if more is None:
+                # Every way again, not only those in question: a way timed among fewer
+                # others runs in warmer caches, and would be judged on other terms.
+                if more is None or len(more(outs)) < 2:
                     break
-                pick = [
-                    i
-                    for i in dict.fromkeys(more(outs))
-                    if (live is None or i in live) and outs[i].status == "ok"
-                ]
-                if len(pick) < 2:
-                    break
-                live = set(pick)
-                order = [outs[i] for i in pick]
+                order = [o for o in outs if o.status == "ok"]
                 rng.shuffle(order)
                 for o in order:
-                    timed(pool, tree, node_ids, o, runner_of(o), 0)
+                    if o.status == "ok":
+                        timed(pool, tree, node_ids, o, runner_of(o), 0)
             if rounds <= 0:  # one checked run each, kept: the hand-offs on a run of their own
                 for o in outs:
                     if o.status == "ok" and len(o.frags) > 1:

@@ -12,13 +12,14 @@ in enough of them that a one-sided sign test gives p < 0.05, and its median is a
 least 5% below. Otherwise the fastest single-engine way is kept.
 
 Five rounds separate ways far apart, not ways a few per cent apart on a run of 20 ms.
-So, after them, the ways still in question (`contenders`) run up to `EXTRA_ROUNDS`
-more interleaved rounds among themselves: the fastest single-engine way; every other
-single-engine way whose median is within `CLOSE` of its, or that it has not yet beaten
-in enough paired rounds for a one-sided sign test below `ALPHA` (a way whose runs fall
-in two groups, as DataFusion's do on some queries, has a median that moves); and the
-best split while it is faster than that way but not yet adopted by the rule. The set only shrinks (a way
-left out is not run again) and the rounds stop when one way is left. The evidence (rounds,
+So, after them, up to `EXTRA_ROUNDS` more interleaved rounds of every candidate run
+while two ways or more are still in question (`contenders`): the fastest single-engine
+way; every other single-engine way whose median is within `CLOSE` of its, or that it
+has not yet beaten in enough paired rounds for a one-sided sign test below `ALPHA` (a
+way whose runs fall in two groups, as DataFusion's do on some queries, has a median
+that moves); and the best split while it is faster than that way but not yet adopted
+by the rule. Every candidate runs in every round, so that each is timed among the same
+others (a way timed among fewer runs in warmer caches). The evidence (rounds,
 paired wins, medians, p, gain, CPU) goes into the report and the decision into
 the tree artifact written by `--placed-out` (`tree.decision`, rule `verified`).
 """
