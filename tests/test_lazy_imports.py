@@ -144,3 +144,94 @@ def test_the_check_sees_what_it_should(tmp_path):
         "m.py:18: yaml.loader",
         "m.py:20: rich",
     ]
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _targets(
+    node: ast.Import | ast.ImportFrom, here: str, is_pkg: bool, known: set[str]
+) -> set[str]:
+    """The package's modules an import statement in module `here` loads by name (a
+    `from m import x` also names `m.x`, which is a module when `x` is one)."""
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = here.split(".") if is_pkg else here.split(".")[:-1]
+            base = base[: len(base) - (node.level - 1)]
+            mod = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            mod = node.module or ""
+        names = [mod, *(f"{mod}.{a.name}" for a in node.names)]
+    else:
+        names = [a.name for a in node.names]
+    return {n for n in names if n in known}
+
+
+def hidden_cycles(package: Path, root: Path) -> list[str]:
+    """`a -> b` for each function-level import in module a of module b that would close
+    a cycle at the top of a's module: b reaches a through module-level imports (not
+    counting a package's own parents, which Python has loaded before any submodule)."""
+    files = {_module_name(p, root): p for p in sorted(package.rglob("*.py"))}
+    known = set(files)
+    top: dict[str, set[str]] = {}
+    lazy: list[tuple[str, str, int]] = []
+    for name, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        is_pkg = path.name == "__init__.py"
+        top[name] = set()
+        module_level = list(tree.body)
+        while module_level:
+            stmt = module_level.pop()
+            if isinstance(stmt, ast.Import | ast.ImportFrom):
+                top[name] |= _targets(stmt, name, is_pkg, known)
+            elif isinstance(stmt, ast.If) and "TYPE_CHECKING" not in ast.unparse(stmt.test):
+                module_level += stmt.body + stmt.orelse
+            elif isinstance(stmt, ast.Try):
+                module_level += stmt.body + [s for h in stmt.handlers for s in h.body]
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Import | ast.ImportFrom):
+                        lazy += [
+                            (name, t, node.lineno) for t in _targets(node, name, is_pkg, known)
+                        ]
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            m = stack.pop()
+            if m == goal:
+                return True
+            if m not in seen:
+                seen.add(m)
+                stack += top.get(m, ())
+        return False
+
+    out = []
+    for a, b, line in lazy:
+        related = a == b or a.startswith(b + ".") or b.startswith(a + ".")
+        if not related and reaches(b, a):
+            out.append(f"{files[a].relative_to(root)}:{line}: {a} -> {b}")
+    return sorted(out)
+
+
+def test_no_function_level_import_hides_a_cycle():
+    # Each lazy import is there for what it keeps off start-up (the test above), never
+    # because moving it to the top would make two modules import each other.
+    found = hidden_cycles(PACKAGE, ROOT)
+    assert not found, "function-level imports that stand in for an import cycle:\n" + "\n".join(
+        found
+    )
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path):
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from p import b\n")
+    (pkg / "b.py").write_text("def f():\n    from p.a import x\n    from . import c\n")
+    (pkg / "c.py").write_text("import p.d\n")
+    (pkg / "d.py").write_text("")
+    assert hidden_cycles(pkg, tmp_path) == ["p/b.py:2: p.b -> p.a"]

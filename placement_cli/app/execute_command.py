@@ -248,7 +248,8 @@ def command(name: str, v: dict[str, Any]) -> int:
     if v["verify"] is not None and stopped is None:
         verify, adopted, extra = judge(labels, outcomes, singles)
         verify["rounds"] = repeat
-        # The rounds run after the first `repeat` among the ways still in question.
+        # The rounds of every way run after the first `repeat`, while ways were still
+        # in question (`verify.contenders`).
         verify["extra_rounds"] = max((len(o.runs) for o in outcomes), default=repeat) - repeat
         verify["seconds"] = machine["seconds"]
         if adopted is not None:

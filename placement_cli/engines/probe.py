@@ -134,7 +134,7 @@ def timed_rounds(pending: list[Pending], repeat: int, seed: int = 0) -> None:
     it never is inside a query or a placement. An engine failing on a later run (it
     ran before) loses its times at that node, with the reason in `failed`."""
     rng = random.Random(seed)
-    todo = [p for p in pending if p.engine in p.node.runs]
+    todo = list(pending)
     for _ in range(repeat):
         todo = [p for p in todo if p.engine in p.node.runs]
         order = [p for p in todo if len(p.node.runs[p.engine]) < repeat]

@@ -94,11 +94,15 @@ def _ms(o: Outcome) -> list[float]:
     return [r.seconds * 1000.0 for r in o.runs]
 
 
+def _paired(ms: list[float], base: list[float]) -> tuple[int, int]:
+    """(rounds `ms` was faster than `base` in, rounds both ran): runs paired by round."""
+    return sum(1 for a, b in zip(ms, base, strict=False) if a < b), min(len(ms), len(base))
+
+
 def _passes(ms: list[float], base: list[float]) -> tuple[int, int, float, float, bool]:
     """A split's runs against the fastest single way's, paired by round: (wins, pairs,
     gain, p, whether the rule adopts it)."""
-    pairs = min(len(ms), len(base))
-    wins = sum(1 for a, b in zip(ms, base, strict=False) if a < b)
+    wins, pairs = _paired(ms, base)
     gain = 1.0 - median(ms) / median(base)
     p = sign_p(wins, pairs)
     return wins, pairs, gain, p, (wins == pairs or p < ALPHA) and gain >= MIN_GAIN
@@ -107,9 +111,7 @@ def _passes(ms: list[float], base: list[float]) -> tuple[int, int, float, float,
 def _beaten(fast: list[float], other: list[float]) -> bool:
     """Whether the fastest way's runs beat `other`'s in enough paired rounds that a
     one-sided sign test gives p < ALPHA (every one of 5; 12 of 15)."""
-    pairs = min(len(fast), len(other))
-    wins = sum(1 for a, b in zip(fast, other, strict=False) if a < b)
-    return sign_p(wins, pairs) < ALPHA
+    return sign_p(*_paired(fast, other)) < ALPHA
 
 
 def contenders(outcomes: Sequence[Outcome], singles: int) -> list[int]:

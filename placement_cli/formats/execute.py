@@ -140,8 +140,9 @@ class Machine(_Strict):
 
 class Verify(_Strict):
     """`execute --verify`: the candidates (single-engine ways, then splits), the rounds
-    (and the extra rounds run among the ways still in question after them), the fastest single-engine way and the best split (medians, ms), the best split's
-    paired wins over `pairs` rounds, the one-sided sign test's `p`, its median `gain`,
+    and the extra rounds of every candidate run after them while ways were still in
+    question, the fastest single-engine way and the best split (medians, ms), the best
+    split's paired wins over `pairs` rounds, the one-sided sign test's `p`, its median `gain`,
     the thresholds, what was adopted and why, and the seconds the runs took."""
 
     candidates: int
