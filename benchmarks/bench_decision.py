@@ -8,7 +8,7 @@ on TPC-H, judged against a ground truth measured afterwards.
 
 Per query, each step a `placement` process as a user runs it (DuckDB and DataFusion):
 `import sql --probe --repeat 3 --transfer PROFILE` (a profile `calibrate measure` +
-`calibrate fit` made once per run), `tree --budget 1` (the model's decision:
+`calibrate fit` made once per run; with `--in-pipeline`, that flag too), `tree --budget 1` (the model's decision:
 `tree.decision`, latency `auto`), `execute --verify 3 --repeat 5 --placed-out` (the
 decision by measurement). Then the ground truth: `execute` on each decision's artifact
 with `--repeat 7` runs the chosen way and every single-engine way (the plan whole and
@@ -100,13 +100,15 @@ def _clear(t: dict[str, Any]) -> str:
     return f"yes ({t.get('best_split')}), captured {t.get('captured')}"
 
 
-def one(nr: int, sql: str, work: Path, db: Path, profile: Path) -> dict[str, Any]:
+def one(
+    nr: int, sql: str, work: Path, db: Path, profile: Path, in_pipeline: bool = False
+) -> dict[str, Any]:
     q = work / f"q{nr:02d}"
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr, "steps": {}}
     src = ["--db", str(db)]
-    ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
+    ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
     ok = ok and _step(out, "tree", ["tree", "tree.json", "--budget", "1", "-q", "-o", "placed.json"], q)  # fmt: skip
     ok = ok and _step(out, "verify", ["execute", "placed.json", *src, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
     if not ok:
@@ -138,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--data", type=Path, default=Path(tempfile.gettempdir()) / "placement-bench-data"
     )
+    ap.add_argument(
+        "--in-pipeline",
+        action="store_true",
+        help="probe with `--in-pipeline` (then `tree`'s `auto` is the measured model)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data(a.bench, a.sf, a.data)
@@ -148,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     _step(prof, "fit", ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"], work)
     rows = []
     for n in wanted:
-        rows.append(one(n, texts[n], work, db, work / "profile.json"))
+        rows.append(one(n, texts[n], work, db, work / "profile.json", a.in_pipeline))
         ratio = (rows[-1].get("truth_verified") or {}).get("ratio")
         print(f"Q{n}: verified / fastest single {ratio}", file=sys.stderr, flush=True)
     date = datetime.date.today().isoformat()
@@ -157,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "bench": a.bench,
         "sf": a.sf,
         "date": date,
+        "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
         "work": str(work),
         "calibration": prof,
         "queries": rows,

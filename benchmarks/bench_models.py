@@ -6,7 +6,8 @@ of TPC-H queries executed once, then each model's prediction of each set against
 
 Per query, as a user runs it (DuckDB and DataFusion): `import sql --probe --repeat 3
 --handoffs --transfer PROFILE` (a profile `calibrate measure` + `calibrate fit` made
-once per run; the probe's own hand-offs as explicit transfers), then `execute --all
+once per run; the probe's own hand-offs as explicit transfers; with `--in-pipeline`,
+each node's rest of the query timed too), then `execute --all
 --budget 1 --repeat 5` (every placement with at most one cut, interleaved rounds),
 twice: two independent processes, whose Spearman over the same placements is the
 query's noise ceiling (how well a perfect model could agree with one measured run).
@@ -58,7 +59,9 @@ def _predict(tree_file: Path, report: dict[str, Any]) -> dict[str, list[float]]:
     return out
 
 
-def one(nr: int, sql: str, work: Path, db: Path, profile: Path) -> dict[str, Any]:
+def one(
+    nr: int, sql: str, work: Path, db: Path, profile: Path, in_pipeline: bool = False
+) -> dict[str, Any]:
     from placement_cli.engines.stats import spearman
 
     q = work / f"q{nr:02d}"
@@ -66,7 +69,7 @@ def one(nr: int, sql: str, work: Path, db: Path, profile: Path) -> dict[str, Any
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr}
     for name, args in (
-        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", "--db", str(db), "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
+        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), "--db", str(db), "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
         ("execute", ["execute", "tree.json", "--db", str(db), "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
         ("again", ["execute", "tree.json", "--db", str(db), "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
     ):  # fmt: skip
@@ -131,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--data", type=Path, default=Path(tempfile.gettempdir()) / "placement-bench-data"
     )
+    ap.add_argument(
+        "--in-pipeline",
+        action="store_true",
+        help="probe with `--in-pipeline` (each node's rest of the query timed too)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data("tpch", a.sf, a.data)
@@ -141,12 +149,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{step[:2]}: exit {r.returncode}: {_last(r.stderr)}")
             return 1
     rows = [
-        one(int(n), texts[int(n)], work, db, work / "profile.json") for n in a.queries.split(",")
+        one(int(n), texts[int(n)], work, db, work / "profile.json", a.in_pipeline)
+        for n in a.queries.split(",")
     ]
     date = datetime.date.today().isoformat()
     path = a.output or RESULTS / f"models_tpch-sf{a.sf:g}_{date}.json"
     path.write_bytes(
-        orjson.dumps({"sf": a.sf, "date": date, "queries": rows}, option=orjson.OPT_INDENT_2)
+        orjson.dumps(
+            {
+                "sf": a.sf,
+                "date": date,
+                "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
+                "queries": rows,
+            },
+            option=orjson.OPT_INDENT_2,
+        )
         + b"\n"
     )
     models = ("critical-path", "work", "resource", "measured")

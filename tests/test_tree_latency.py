@@ -149,6 +149,27 @@ def test_auto_is_resource_only_for_a_tree_probed_on_this_machine() -> None:
     assert resolve("auto", None, None)[0] == "critical-path"
     assert resolve("auto", None, {"duckdb": 2, "datafusion": 2}) == ("resource", 2)
     assert resolve("work", 3, {"duckdb": 2}) == ("work", 3)
+    # Probed in-pipeline: every one-cut placement is priced by the probe's own runs.
+    assert resolve("auto", None, {"duckdb": 2}, in_pipeline=True) == ("measured", 2)
+    assert resolve("resource", None, {"duckdb": 2}, in_pipeline=True) == ("resource", 2)
+
+
+def test_auto_on_a_tree_with_rests_is_measured(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    spec = _pipeline_spec(rng)
+    while not any("above" in n for n in spec["nodes"]):
+        spec = _pipeline_spec(rng)
+    runner = CliRunner()
+    for name, doc in (("rest", spec), ("plain", _drop_rests(spec))):
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+        r = runner.invoke(app, ["tree", str(tmp_path / f"{name}.json"), "-q"])
+        assert r.exit_code == 0, r.output
+        got = json.loads(r.stdout)["tree"].get("latency_model")
+        assert (got or {}).get("model") == ("measured" if name == "rest" else None), got
+
+
+def _drop_rests(spec: dict[str, Any]) -> dict[str, Any]:
+    return {**spec, "nodes": [{k: v for k, v in n.items() if k != "above"} for n in spec["nodes"]]}
 
 
 def test_the_command_records_the_model_and_validate_checks_it(tmp_path: Path) -> None:
@@ -276,3 +297,126 @@ def test_measured_needs_the_probes_subtree_times(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text(json.dumps(spec))
     r = CliRunner().invoke(app, ["tree", str(tmp_path / "t.json"), "--latency", "measured"])
     assert r.exit_code == 3 and "nodes[0].subtree" in r.output
+
+
+def _pipeline_spec(rng: random.Random) -> dict[str, Any]:
+    """`_measured_spec` with the rest of the query above some nodes (`above`, as
+    `import sql --probe --in-pipeline` writes it): on every engine that ran the node,
+    or (a rest one engine could not run) on one of them only."""
+    spec = _measured_spec(rng)
+    root = spec["nodes"][0]["subtree"]
+    for node in spec["nodes"][1:]:
+        if rng.random() < 0.3:
+            continue
+        engines = [e for e in node["subtree"] if e in root]
+        if rng.random() < 0.2 and engines:
+            engines = engines[:-1]  # one engine without a rest: the node falls back
+        node["above"] = {
+            e: {"median": rng.randint(1, 120) / 8, "min": 0, "max": 200, "runs": 1} for e in engines
+        }
+    return spec
+
+
+def _with_rest(spec: dict[str, Any], v: str) -> bool:
+    by_id = {n["id"]: n for n in spec["nodes"]}
+    root = spec["nodes"][0]["subtree"]
+    rest = by_id[v].get("above", {})
+    return v != spec["nodes"][0]["id"] and all(e in rest and e in root for e in by_id[v]["subtree"])
+
+
+def brute_pipeline(spec: dict[str, Any], k: int) -> float:
+    """Least latency with at most k cuts over every assignment, a node's cost in the
+    pipeline being the whole query less its rest where it has one on every engine that
+    ran it (else its subtree), a cut child with a rest crossing at its subtree less
+    that cost, any other at the file's transfer (docs/tree.md, `measured`)."""
+    by_id = {n["id"]: n for n in spec["nodes"]}
+    ids = [n["id"] for n in spec["nodes"]]
+    root = spec["nodes"][0]["subtree"]
+    fixed = spec["transfer"]["default"]["fixed"]
+
+    def pipe(v: str, e: str) -> float | None:
+        sub = by_id[v]["subtree"]
+        if e not in sub:
+            return None
+        if _with_rest(spec, v):
+            return float(root[e]["median"] - by_id[v]["above"][e]["median"])
+        return float(sub[e]["median"])
+
+    def cost(at: dict[str, str]) -> tuple[float, int] | None:
+        total, cuts = 0.0, 0
+        for v in ids:
+            e = at[v]
+            kids = by_id[v]["children"]
+            mine = [pipe(v, e), *(pipe(c, e) for c in kids), *(pipe(c, at[c]) for c in kids)]
+            if any(x is None for x in mine):
+                return None
+            total += pipe(v, e) - sum(pipe(c, e) for c in kids)  # type: ignore[operator]
+            for c in kids:
+                f = at[c]
+                if f != e:
+                    cuts += 1
+                    if _with_rest(spec, c):
+                        total += by_id[c]["subtree"][f]["median"] - pipe(c, f)  # type: ignore[operator]
+                    else:
+                        total += fixed
+        return total, cuts
+
+    best = INF
+    for engines in itertools.product(("a", "b"), repeat=len(ids)):
+        got = cost(dict(zip(ids, engines, strict=True)))
+        if got is not None and got[1] <= k:
+            best = min(best, got[0])
+    return best
+
+
+def test_in_pipeline_one_cut_costs_its_two_fragments_as_measured() -> None:
+    """With a rest timed above a node (`--in-pipeline`), one cut there costs the rest
+    on the parent's engine plus the node's subtree on its own, both as the probe
+    measured them; the DP matches the exhaustive search at every budget; one engine
+    is still its measured whole."""
+    from placement_cli.algorithms.tree.latency import measured_tree
+
+    rng = random.Random(31)
+    cuts = wholes = 0
+    for _ in range(300):
+        spec = _pipeline_spec(rng)
+        problem = parse_tree(spec)
+        tree, _ = build_tree(problem)
+        mt = measured_tree(problem, tree)
+        budget = min(spec["budget"], tree.n - 1)
+        res = place_model(mt, budget, "work", 1)
+        for k in range(budget + 1):
+            assert res.frontier[k] == brute_pipeline(spec, k), (spec, k)
+        root = spec["nodes"][0]["subtree"]
+        for e, name in enumerate(("a", "b")):
+            if all(name in n["subtree"] for n in spec["nodes"]):
+                assert latency(mt, [e] * tree.n, "work", 1) == root[name]["median"]
+                wholes += 1
+        for v in range(tree.n):
+            node = spec["nodes"][tree.origin[v]]
+            if not _with_rest(spec, node["id"]):
+                continue
+            below = {v}
+            for u in children_first_ids(tree, v):
+                below.add(u)
+            for e, f in ((0, 1), (1, 0)):
+                up, down = ("a", "b")[e], ("a", "b")[f]
+                if up not in root or down not in node["subtree"]:
+                    continue
+                got = latency(mt, [f if u in below else e for u in range(tree.n)], "work", 1)
+                if got == INF:
+                    continue  # a node below v not run on f, or above not on e
+                assert got == node["above"][up]["median"] + node["subtree"][down]["median"]
+                cuts += 1
+    assert cuts > 100 and wholes > 300
+
+
+def children_first_ids(tree: Any, v: int) -> list[int]:
+    """Every node strictly below v."""
+    out: list[int] = []
+    stack = list(tree.children[v])
+    while stack:
+        u = stack.pop()
+        out.append(u)
+        stack.extend(tree.children[u])
+    return out

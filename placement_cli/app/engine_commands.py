@@ -107,6 +107,16 @@ def import_command() -> Command:
                 kind="bool",
                 default=False,
             ),
+            Opt(
+                "in_pipeline",
+                ("--in-pipeline",),
+                "With --probe: also time, for every node, the rest of the query on each engine "
+                "with the node's result handed in (`above` in the tree file): what its subtree "
+                "costs inside the pipeline, which `tree --latency measured` uses. About doubles "
+                "the probe's runs.",
+                kind="bool",
+                default=False,
+            ),
             *engine_options("db", "pg", "engines", "repeat", "warmup", "threads"),
             OUTPUT,
             FORMAT,

@@ -147,13 +147,16 @@ def _ways(
             w if w.written else Way(w.assignment, predicted_ms=cost(w.assignment)) for w in ways
         ]
 
+    # The placements the model prices are those it allows: `measured` on a tree probed
+    # in-pipeline prices a cut by the probe's own runs, where the file may have no
+    # transfer at all (`latency.measured_tree`); the other models allow what the file does.
     if v["verify"] is not None:
-        ways = candidates(tree, v["budget"], v["verify"], written, native, chosen, cost)
+        ways = candidates(dp_tree, v["budget"], v["verify"], written, native, chosen, cost)
         return priced(ways), len(single_ways(tree, written, native))
     ways = single_ways(tree, written, native)
     singles = len(ways)
     if v["all"]:
-        ways += [Way(a) for a in allowed(tree, v["budget"]) if n_cuts(tree, a) > 0]
+        ways += [Way(a) for a in allowed(dp_tree, v["budget"]) if n_cuts(tree, a) > 0]
     if chosen is not None and chosen not in ways:
         ways.insert(0, chosen)
         singles += 1 if n_cuts(tree, chosen.assignment) == 0 else 0

@@ -60,10 +60,12 @@ def command(name: str, v: dict[str, Any]) -> int:
         raise UsageError(f"--budget {budget}: at most {COUNT_MAX} (a tree file's largest count)")
     if fmt == "sql":
         return _probe(fmt, v)
-    if v.get("handoffs"):
-        raise UsageError(
-            "--handoffs times hand-offs while probing: it goes with `import sql --probe`"
-        )
+    for flag, what in (("handoffs", "hand-offs"), ("in_pipeline", "each node's rest of the query")):
+        if v.get(flag):
+            raise UsageError(
+                f"--{flag.replace('_', '-')} times {what} while probing: it goes with "
+                "`import sql --probe`"
+            )
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r:.60}; formats: {', '.join(FORMATS)}")
     files = [_split(a, fmt) for a in v["files"]]
@@ -128,7 +130,8 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
     profile = _read_profile(v)  # a profile that cannot be read stops it before the engines run
     # Lazy: the probe and the engine layer (~10 ms, measured), only for `import sql --probe`.
     from placement_cli.engines.connect import available
-    from placement_cli.engines.probe import probe_query, tree_document
+    from placement_cli.engines.probe import probe_query
+    from placement_cli.engines.probe_tree import tree_document
 
     engines = opts.engines or available(opts.sources())
     if not engines:
@@ -153,6 +156,7 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         opts.repeat,
         opts.warmup,
         handoffs=bool(v.get("handoffs")),
+        in_pipeline=bool(v.get("in_pipeline")),
     )
     doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))
     doc, applied = _with_profile(doc, profile)

@@ -163,6 +163,21 @@ ENGINE_CODES: tuple[Code, ...] = (
         "engine, says how many milliseconds were set to 0 and names the first.",
     ),
     Code(
+        "in-pipeline-not-timed",
+        ("warning",),
+        ("import",),
+        "some probed nodes have no in-pipeline time on some engine (`--in-pipeline`)",
+        "`import sql --probe --in-pipeline` times, for every node, the rest of the query "
+        "on each engine with the node's result handed in as a table (`above` in the tree "
+        "file). It holds every node's result until the timed rounds end, up to a bound "
+        "of bytes; a node past the bound, or whose rest an engine cannot run (the "
+        "unparser or the engine fails on the SQL with the result cut out), has no rest "
+        "on that engine. `tree --latency measured` then takes such a node's subtree as "
+        "materialised and prices a cut there by the tree file's transfers, as without "
+        "`--in-pipeline`. The message counts the nodes, names the first eight and gives "
+        "the first one's reason.",
+    ),
+    Code(
         "scan-metrics-from-parent",
         ("info",),
         ("import",),

@@ -15,12 +15,21 @@ rows are reported and get no time). An engine that cannot run a subtree (the unp
 or the engine fails) gets no time at that node nor above it, with the reason in an
 `engine-cannot-run` warning. The tree file keeps the SQL and the Substrait plan
 (`query`) and each node's relation (`plan_node`), so `execute` can run any placement.
+
+With `in_pipeline` (`--in-pipeline`) the probe also times, for every node but the root,
+the rest of the query on each engine with the node's result handed in as a table (the
+consumer fragment of a cut there: `prepare(plan, root, e, {node})`, the result another
+engine's, as a cut hands it over), among the same interleaved rounds. Whole query less that rest is what the node's subtree costs inside
+the engine's pipeline, where its result is never materialised (`above` in the tree
+file; `--latency measured` reads it, `algorithms/tree/latency.py`). Those results are
+held until the rounds end, at most `held_bytes` of them (Arrow bytes); a node past
+that, or whose rest an engine cannot run, goes without, named in an
+`in-pipeline-not-timed` warning. The tree file itself is written by `probe_tree`.
 """
 
 from __future__ import annotations
 
 import random
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,16 +38,19 @@ from typing import Any
 
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
-from placement_cli.core.io import num
 from placement_cli.engines import registry
 from placement_cli.engines.base import deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.measure import hand_off
 from placement_cli.engines.registry import PLANNER, REFERENCE
-from placement_cli.engines.stats import rows_of, same_rows, self_time
+from placement_cli.engines.stats import rows_of, same_rows
 
 WARMUP = 1
+# `--in-pipeline` holds node results until the timed rounds. Measured from the tree files
+# of all 22 TPC-H queries at SF 1 (rows x row width of every node but the root): at most
+# 1.4 GiB (Q18, Q1; Q21 1.2 GiB); this machine kind has 23 GB.
+HELD_BYTES = 4 << 30
 # Node results up to this many values are compared between engines (`NodeProbe.disagree`):
 # TPC-H SF 0.1's largest results (a scan of lineitem) hold ~10M, whose comparison in
 # Python would cost more than the probe.
@@ -170,6 +182,9 @@ class Probe:
     root_table: Any = None
     # Node -> why its result cannot cross a cut exactly (`inexact_cuts`).
     no_cut: dict[str, str] = field(default_factory=dict)
+    # Node -> the rest of the query on each engine, the node's result handed in
+    # (`in_pipeline`): its runs, keyed by engine, checked against the root's rows.
+    above: dict[str, NodeProbe] = field(default_factory=dict)
 
     def ran(self, nid: str) -> bool:
         """Whether some engine ran the node's subtree alone."""
@@ -199,13 +214,19 @@ def probe(
     warmup: int = WARMUP,
     handoffs: bool = False,
     later: list[Pending] | None = None,
+    in_pipeline: bool = False,
+    held_bytes: int = HELD_BYTES,
 ) -> Probe:
     """Run every node's subtree on every engine: `warmup` untimed runs (the result
     checked; with `handoffs`, each node's result but the root's then handed to every
-    engine `repeat` times, `time_handoffs`), then `repeat` timed runs of each, in
-    interleaved rounds with the runs already queued in `later` (`timed_rounds`)."""
+    engine `repeat` times, `time_handoffs`; with `in_pipeline`, the rest of the query
+    above each node checked on every engine, `queue_above`), then `repeat` timed runs
+    of each, in interleaved rounds with the runs already queued in `later`
+    (`timed_rounds`)."""
     pending: list[Pending] = [] if later is None else later
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
+    held: dict[str, dict[str, Any]] = {}
+    skipped: list[str] = []
     for engine in engines:
         # Opened first: an engine that cannot be reached is the run's error (exit 6),
         # never a finding that it cannot run the nodes.
@@ -231,11 +252,84 @@ def probe(
         here.disagree(tables)
         if nid == plan.root and here.runs:
             out.root_table = next(t for e, t in tables.items() if e in here.runs)
-        elif handoffs:
+            continue
+        if handoffs:
             time_handoffs(conns, here, tables, engines, repeat)
+        results = {e: tables[e] for e in engines if e in here.runs and e in tables}
+        if in_pipeline and results:
+            size = sum(t.nbytes for t in results.values())
+            if sum(t.nbytes for got in held.values() for t in got.values()) + size <= held_bytes:
+                held[nid] = results
+            else:
+                skipped.append(nid)
+    if in_pipeline:
+        queue_above(conns, out, held, warmup, pending)
     timed_rounds(pending, repeat)
+    # The timed runs hold the node results handed in: the rounds are over.
+    held.clear()
+    pending.clear()
     _report_failures(out)
+    if in_pipeline:
+        _report_above(out, skipped, held_bytes)
     return out
+
+
+def queue_above(
+    conns: Connections,
+    out: Probe,
+    held: dict[str, dict[str, Any]],
+    warmup: int,
+    pending: list[Pending],
+) -> None:
+    """For each node of `held` (node -> engine -> its result there), the rest of the
+    query on every engine e that ran the root, the node's result handed in as a table:
+    checked (the root's rows) and its timed runs queued in `pending`
+    (`NodeProbe.measure`), into `out.above`. The result handed to e is another
+    engine's (the first in order that ran the node; e's own when none did): what a cut
+    into e hands over. Engines return a result in batches of their own sizes, and the
+    receiving engine's scan of it differs with them."""
+    root = out.nodes[out.plan.root]
+    for nid, results in held.items():
+        rest = NodeProbe(rows=root.rows, row_width=root.row_width, rows_from=root.rows_from)
+        for engine in out.engines:
+            if engine not in root.runs:
+                continue
+            try:
+                frag = prepare(conns, out.plan, out.plan.root, engine, frozenset({nid}))
+            except PlacementError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the unparser's failure is a finding
+                rest.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+                continue
+            others = [t for e, t in results.items() if e != engine]
+            table = others[0] if others else results[engine]
+            rest.measure(engine, partial(frag.run, {nid: table}), warmup, pending)
+        out.above[nid] = rest
+
+
+def _report_above(p: Probe, skipped: list[str], held_bytes: int) -> None:
+    """One `in-pipeline-not-timed` warning naming the nodes some engine has no rest
+    for: past the bytes held, or a rest that engine could not run (the first reason)."""
+    failed = [nid for nid, rest in p.above.items() if rest.failed]
+    missing = [nid for nid in p.plan.nodes if nid in skipped or nid in failed]
+    if not missing:
+        return
+    first = missing[0]
+    why = (
+        f"the node results held reached {held_bytes} bytes"
+        if first in skipped
+        else "; ".join(f"{e}: {r}" for e, r in p.above[first].failed.items())
+    )
+    p.diagnostics.append(
+        Diagnostic(
+            "warning",
+            "in-pipeline-not-timed",
+            f"{len(missing)} node(s) have no in-pipeline time on some engine "
+            f"({', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}): "
+            f"`--latency measured` takes their subtrees as materialised; at {first}: {why}",
+            tuple(missing),
+        )
+    )
 
 
 def time_handoffs(
@@ -309,127 +403,6 @@ def merge(p: Probe) -> None:
             tuple(dead),
         )
     )
-
-
-def self_times(p: Probe) -> dict[str, dict[str, float | None]]:
-    """Node -> engine -> self-time (ms): `stats.self_time` of the subtrees' medians on
-    the same engine, clamped at 0 (one `clamped-self-time` warning per engine counting
-    the clamped nodes); None where the node or a child has no time there."""
-    med = {nid: {e: statistics.median(t) for e, t in n.runs.items()} for nid, n in p.nodes.items()}
-    out: dict[str, dict[str, float | None]] = {}
-    for engine in p.engines:
-        clamped: list[str] = []
-        lost = 0.0
-        for nid in p.plan.nodes:
-            if not p.ran(nid):
-                continue
-            value = self_time(med[nid].get(engine), [med[c].get(engine) for c in p.kids(nid)])
-            if value is not None and value < 0:
-                clamped.append(nid)
-                lost -= value
-                value = 0.0
-            out.setdefault(nid, {})[engine] = value
-        if clamped:
-            p.diagnostics.append(
-                Diagnostic(
-                    "warning",
-                    "clamped-self-time",
-                    f"{len(clamped)} node(s) ran faster on {engine} than their "
-                    f"slowest input alone, self-time set to 0 ({lost:.3f} ms in all, the "
-                    f"first at {clamped[0]}): a subtree whose result is smaller than its "
-                    "input's does not materialise that input (the engine pushes filters "
-                    "and projections into the scan), or timing noise",
-                    tuple(clamped),
-                )
-            )
-    return out
-
-
-def _measured(times: list[float]) -> dict[str, Any]:
-    """Runs' milliseconds as a tree file records them: median, min, max and their count."""
-    return {
-        "median": _round(statistics.median(times)),
-        "min": _round(min(times)),
-        "max": _round(max(times)),
-        "runs": len(times),
-    }
-
-
-def _round(x: float) -> float | int:
-    return num(round(x, 6))  # type: ignore[no-any-return]
-
-
-def measured_transfers(p: Probe, in_tree: set[str]) -> list[dict[str, Any]]:
-    """The hand-offs timed by the probe (`--handoffs`) as explicit transfers: for each
-    node of the tree but the root and each engine that ran it, to every other engine
-    its result reached, the median (ms). Receiver-side times: what the cut costs the
-    consuming engine, whichever engine sent it (the sender's result is in hand)."""
-    out = []
-    for nid in p.plan.nodes:
-        got = p.nodes[nid]
-        if nid not in in_tree or nid == p.plan.root or not got.handoffs or nid in p.no_cut:
-            continue
-        for src in p.engines:
-            if src not in got.runs:
-                continue
-            for dst, times in got.handoffs.items():
-                if dst != src:
-                    out.append(
-                        {
-                            "child": nid,
-                            "from": src,
-                            "to": dst,
-                            "cost": _round(statistics.median(times)),
-                        }
-                    )
-    return out
-
-
-def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, Any]:
-    """The tree file (docs/tree.md) of a probe: times in milliseconds."""
-    selfs = self_times(p)
-    nodes = []
-    for i, (nid, node) in enumerate(p.plan.nodes.items()):
-        if not p.ran(nid):
-            continue  # merged into its parent (`merge`)
-        got = p.nodes[nid]
-        out: dict[str, Any] = {"id": nid, "op": node.op}
-        if p.kids(nid):
-            out["children"] = p.kids(nid)
-        out["time"] = {
-            e: None if selfs[nid][e] is None else _round(selfs[nid][e] or 0.0) for e in p.engines
-        }
-        if got.rows is not None:
-            out["rows"] = got.rows
-            out["row_width"] = _round(got.row_width or 0.0)
-        out["plan_node"] = i
-        out["subtree"] = {e: _measured(t) for e, t in got.runs.items()}
-        if nid in p.no_cut and nid != p.plan.root:
-            out["no_cut"] = p.no_cut[nid]
-        nodes.append(out)
-    doc: dict[str, Any] = {"version": 1}
-    if name is not None:
-        doc["name"] = name
-    doc["engines"] = list(p.engines)
-    if budget is not None:
-        doc["budget"] = budget
-    doc["root"] = p.plan.root
-    doc["nodes"] = nodes
-    explicit = measured_transfers(p, {n["id"] for n in nodes})
-    if explicit:
-        doc["transfer"] = {"explicit": explicit}
-    doc["query"] = {
-        "sql": p.plan.sql,
-        "substrait": None if p.native else p.plan.substrait,
-        **({"native": True} if p.native else {}),
-        "replanned": [] if p.native else [e for e in p.engines if registry.engine(e).replans],
-        "repeat": p.repeat,
-        "warmup": p.warmup,
-        "threads": p.threads,
-    }
-    if p.as_written is not None and p.as_written.runs:
-        doc["query"]["as_written"] = {e: _measured(t) for e, t in p.as_written.runs.items()}
-    return doc
 
 
 def as_written(
@@ -541,10 +514,12 @@ def probe_query(
     repeat: int,
     warmup: int = WARMUP,
     handoffs: bool = False,
+    in_pipeline: bool = False,
+    held_bytes: int = HELD_BYTES,
 ) -> Probe:
     """Plan `sql` (of the file `source`) in the planner and probe every node of it on
-    `engines` (`probe`, with `handoffs`); invalid input (exit 3) when the planner cannot
-    plan it. Runs on a thread with a deep stack (`base.deep_stack`)."""
+    `engines` (`probe`, with `handoffs`, `in_pipeline` and `held_bytes`); invalid input (exit 3) when
+    the planner cannot plan it. Runs on a thread with a deep stack (`base.deep_stack`)."""
     for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
         eng.modules("import sql --probe")
     conns = Connections(sources, settings)
@@ -566,7 +541,9 @@ def probe_query(
             timed_rounds(later, repeat)
             out = native(why, written, tables)
         else:
-            out = probe(conns, plan, engines, repeat, warmup, handoffs, later)
+            out = probe(
+                conns, plan, engines, repeat, warmup, handoffs, later, in_pipeline, held_bytes
+            )
             differs = _answer_differs(out.root_table, tables)
             if not out.ran(plan.root):
                 # No engine ran the plan's root: the plan is of no use; the query as

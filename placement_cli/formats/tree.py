@@ -89,7 +89,9 @@ class TreeNode(_Strict):
     plan (its index in preorder, the root 0), `subtree[engine]` the times of running
     the node's whole subtree alone there, from which `time` was derived; `no_cut`, why
     the node's output cannot cross to another engine exactly (no placement cuts it from
-    its parent)."""
+    its parent); `above[engine]` (`--in-pipeline`), the times of running the rest of
+    the query there with the node's result handed in as a table: the root's subtree
+    less that is what the node's subtree costs inside the engine's pipeline."""
 
     id: Name
     op: str | None = None
@@ -100,6 +102,7 @@ class TreeNode(_Strict):
     plan_node: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
     subtree: dict[str, Measured] = {}
     no_cut: Annotated[str, Field(min_length=1)] | None = None
+    above: dict[str, Measured] = {}
 
 
 class Query(_Strict):

@@ -88,6 +88,7 @@ class TreeNode(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     plan_node: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
     subtree: dict[str, Measured] = {}
     no_cut: Name | None = None
+    above: dict[str, Measured] = {}
 
 
 class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):

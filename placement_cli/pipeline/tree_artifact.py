@@ -108,7 +108,12 @@ def tree_artifact(
             ).to_json()
         )
     query = problem.file.query
-    model, cores = resolve(options.latency, options.cores, query.threads if query else None)
+    model, cores = resolve(
+        options.latency,
+        options.cores,
+        query.threads if query else None,
+        any(n.above for n in problem.file.nodes),
+    )
     dp_tree, dp_model = model_tree(problem, tree, model)
     res = solve(dp_tree, budget, dp_model, cores, start + options.time_limit, limits)
     section: dict[str, Any] = {

@@ -18,7 +18,11 @@ on one machine share its cores: two siblings started together only time-slice. S
   into the scan below it). Everything on one engine then costs exactly that engine's
   measured whole; a cut at child c (on f, under a parent on e) trades c's subtree on e
   for c's subtree on f plus the hand-off. Fragments that run one after another, as on
-  shared cores they do.
+  shared cores they do. A tree probed `--in-pipeline` also holds, per node, the rest of
+  the query run with the node's result handed in: then a node's cost is what it adds
+  inside the pipeline (the whole less that rest), and a cut's transfer is the child's
+  materialisation on its engine, so every one-cut placement costs its two fragments
+  as measured (`measured_tree`).
 
 `work` is a sum over the tree, and `resource` is not a function of any one quantity per
 subtree, so the DP here keeps, per node v, engine e and number of cuts k below v, the
@@ -45,9 +49,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from placement_cli.algorithms.tree.rebuild import Placement, place
 from placement_cli.core.errors import InputError, Problem
-from placement_cli.ir.tree.model import INF, Tree, TreeLimits, children_first
+from placement_cli.ir.tree.model import INF, Explicit, Tree, TreeLimits, children_first
 
 MODELS = ("critical-path", "work", "resource", "measured")
 _PAIR_BYTES = 64
@@ -226,11 +232,22 @@ def _stopped(budget: int, why: str, done: int, n: int, held: int) -> Placement:
 
 
 def measured_tree(problem: Any, tree: Tree) -> Tree:
-    """The tree with each node's time on each engine its subtree's measured median less
-    its children's subtrees' medians there (`nodes[].subtree`, ms; INF where a median is
-    missing: that engine did not run it alone), for `measured` (module doc). An
-    InputError (exit 3) naming the first node without any measured subtree."""
+    """The tree `measured` runs on (module doc), from a probed tree's measurements (ms):
+    `S[v][e]`, node v's subtree's median on engine e (`nodes[].subtree`), and, where the
+    probe timed it (`--in-pipeline`), `R[v][e]`, the rest of the query on e with v's
+    result handed in (`nodes[].above`).
+
+    A node's cost inside the pipeline, `P[v][e]`, is the root's `S` less `R[v][e]`
+    when v has a rest on every engine that ran its subtree, else its subtree as
+    materialised, `S[v][e]`. Node v's time on e is `P[v][e]` less its children's `P`
+    there (INF where a median is missing: that engine did not run it); a child c with
+    a rest crosses from f to e at `S[c][f] - P[c][f]` (its result materialised on f;
+    the receiving side is in e's rest, which ran with the result handed in), replacing
+    the file's transfers for c. Everything on e then costs `S[root][e]`, and one cut at
+    c, c on f under the rest on e, `R[c][e] + S[c][f]`: both as measured. An InputError
+    (exit 3) naming the first node without any measured subtree."""
     nodes = problem.file.nodes
+    engines = tree.engines
     subtree = []
     for v in range(tree.n):
         got = nodes[tree.origin[v]].subtree
@@ -245,18 +262,60 @@ def measured_tree(problem: Any, tree: Tree) -> Tree:
                 ],
                 problem.source,
             )
-        subtree.append([got[e].median if e in got else INF for e in tree.engines])
+        subtree.append([got[e].median if e in got else INF for e in engines])
+    whole = subtree[tree.root]
+    pipe: list[list[float]] = []
+    inside: dict[int, tuple[list[float], list[float]]] = {}  # input node -> (S, P), with a rest
+    for v in range(tree.n):
+        rest = nodes[tree.origin[v]].above
+        ran = [i for i, t in enumerate(subtree[v]) if t != INF]
+        if v != tree.root and all(engines[i] in rest and whole[i] != INF for i in ran):
+            p = [whole[i] - rest[e].median if i in ran else INF for i, e in enumerate(engines)]
+            inside[tree.origin[v]] = (subtree[v], p)
+            pipe.append(p)
+        else:
+            pipe.append(subtree[v])
     times = []
     for v in range(tree.n):
         row = []
-        for e in range(len(tree.engines)):
-            below = [subtree[c][e] for c in tree.children[v]]
-            if subtree[v][e] == INF or INF in below:
+        for e in range(len(engines)):
+            below = [pipe[c][e] for c in tree.children[v]]
+            if pipe[v][e] == INF or INF in below:
                 row.append(INF)  # a subtree not measured there: no time to derive
             else:
-                row.append(subtree[v][e] - sum(below))
+                row.append(pipe[v][e] - sum(below))
         times.append(tuple(row))
-    return dataclasses.replace(tree, time=tuple(times))
+    if not inside:
+        return dataclasses.replace(tree, time=tuple(times))
+    return dataclasses.replace(tree, time=tuple(times), explicit=_surcharges(tree, inside))
+
+
+def _surcharges(tree: Tree, inside: dict[int, tuple[list[float], list[float]]]) -> Explicit:
+    """The tree's explicit transfers with every node of `inside` (input node -> its S
+    and P per engine) crossing from each engine f that ran it to every other at
+    `S - P` there (its result materialised), in place of whatever the file said for it
+    (`measured_tree`). Input order: the kept entries, then the new by node and engine."""
+    ex = tree.explicit
+    keep = ~np.isin(ex.child, np.fromiter(inside, dtype=np.int64, count=len(inside)))
+    child, src, dst, cost = (list(a[keep]) for a in (ex.child, ex.src, ex.dst, ex.cost))
+    n_e = len(tree.engines)
+    for o, (s, p) in inside.items():
+        for f in range(n_e):
+            if s[f] == INF:
+                continue
+            for e in range(n_e):
+                if e != f:
+                    child.append(o)
+                    src.append(f)
+                    dst.append(e)
+                    cost.append(s[f] - p[f])
+    return Explicit.of(
+        np.array(child, dtype=np.int64),
+        np.array(src, dtype=np.int64),
+        np.array(dst, dtype=np.int64),
+        np.array(cost, dtype=np.float64),
+        len(tree.rows),
+    )
 
 
 def model_tree(problem: Any, tree: Tree, model: str) -> tuple[Tree, str]:
@@ -283,15 +342,20 @@ def solve(
 
 
 def resolve(
-    model: str, cores: int | None, threads: dict[str, int | None] | None
+    model: str,
+    cores: int | None,
+    threads: dict[str, int | None] | None,
+    in_pipeline: bool = False,
 ) -> tuple[str, int]:
-    """The model `auto` stands for, and the cores: `resource` for a tree that records
-    the threads its engines were probed with (they ran on this machine's cores), else
-    `critical-path`; cores given, else the most threads an engine ran with, else the
-    cores this process may use."""
+    """The model `auto` stands for, and the cores: `measured` for a tree probed
+    in-pipeline (`in_pipeline`: some node records the rest of the query above it, so
+    every one-cut placement is priced by the probe's own runs), else `resource` for a
+    tree that records the threads its engines were probed with (they ran on this
+    machine's cores), else `critical-path`; cores given, else the most threads an
+    engine ran with, else the cores this process may use."""
     ran = [t for t in (threads or {}).values() if t]
     if model == "auto":
-        model = "resource" if ran else "critical-path"
+        model = "measured" if in_pipeline else "resource" if ran else "critical-path"
     if cores is None:
         cores = max(ran) if ran else _cores()
     return model, cores

@@ -58,8 +58,9 @@ class TreeOptions(msgspec.Struct, frozen=True):
             "separate machines: the seed's MAX), work (everything one after another), "
             "resource (max of the two with the work spread over --cores: engines sharing "
             "one machine), measured (work on a probed tree's subtree times as measured, "
-            "never clamped); auto: resource for a tree probed on this machine (it records "
-            "its engines' threads), else critical-path.",
+            "never clamped); auto: measured for a tree probed --in-pipeline, resource for "
+            "another tree probed on this machine (it records its engines' threads), else "
+            "critical-path.",
         ),
     ] = "auto"
     cores: Annotated[

@@ -1,0 +1,90 @@
+"""`import sql --probe --in-pipeline` on real engines: each node's rest of the query,
+timed with the node's result handed in, written as `above`; `tree --latency measured`
+then predicts every one-cut placement as its two fragments measured, and `execute`
+runs those placements with the answer checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from placement_cli.formats.tree import TreeFile
+
+
+def _cli(tmp_path: Path, *args: str) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "placement_cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, (args[0], r.stderr)
+
+
+def test_every_node_gets_its_rest_and_one_cut_is_predicted_as_measured(
+    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
+) -> None:
+    (tmp_path / "q.sql").write_text(tpch_sql[3])
+    _cli(tmp_path, "import", "sql", "q.sql", "--probe", "--in-pipeline", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "2", "-q", "-o", "t.json")  # fmt: skip
+    doc = json.loads((tmp_path / "t.json").read_text())
+    TreeFile.model_validate(doc)
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    assert "above" not in nodes[doc["root"]]
+    for nid, n in nodes.items():
+        if nid == doc["root"]:
+            continue
+        assert set(n["above"]) == set(nodes[doc["root"]]["subtree"]), nid
+        assert all(
+            m["runs"] == 2 and m["min"] <= m["median"] <= m["max"] for m in n["above"].values()
+        )
+    # Every one-cut placement, predicted by the measured model, run and checked.
+    _cli(tmp_path, "tree", "t.json", "--latency", "measured", "--budget", "1", "-q", "-o", "p.json")
+    _cli(tmp_path, "execute", "p.json", "--db", str(tpch_db), "--all", "--budget", "1", "--repeat", "1", "-q", "-o", "r.json")  # fmt: skip
+    placements = json.loads((tmp_path / "r.json").read_text())["execute"]["placements"]
+    checked = 0
+    for p in placements:
+        if p["sql"] != "plan" or len(p["cuts"]) != 1:
+            continue
+        (cut,) = p["cuts"]
+        child = nodes[cut["child"]]
+        want = (
+            child["above"][cut["to_engine"]]["median"]
+            + child["subtree"][cut["from_engine"]]["median"]
+        )
+        assert p["predicted_ms"] == pytest.approx(want, abs=1e-3), p["label"]
+        assert p["measured"] is not None and p["status"] == "ok", p["label"]
+        checked += 1
+    assert checked == 2 * (len(nodes) - 1), checked
+
+
+def test_the_bytes_held_bound_leaves_nodes_without_a_rest_and_says_so(
+    tpch_db: Path, tpch_sql: dict[int, str]
+) -> None:
+    from placement_cli.engines.connect import Settings, Sources
+    from placement_cli.engines.probe import probe_query
+
+    engines = ("duckdb", "datafusion")
+    sql = tpch_sql[12]
+    got = probe_query("q12.sql", sql, Sources(db=tpch_db), Settings(), engines, 1, 0, in_pipeline=True)  # fmt: skip
+    timed = {nid for nid, rest in got.above.items() if rest.runs}
+    ran = {nid for nid in got.plan.nodes if got.ran(nid) and nid != got.plan.root}
+    assert timed == ran and not [d for d in got.diagnostics if d.code == "in-pipeline-not-timed"]
+    # No bytes may be held: only a result of no bytes gets its rest timed.
+    none = probe_query("q12.sql", sql, Sources(db=tpch_db), Settings(), engines, 1, 0, in_pipeline=True, held_bytes=0)  # fmt: skip
+    left = {nid for nid, rest in none.above.items() if rest.runs}
+    assert all(none.nodes[nid].rows == 0 for nid in left) and len(left) < len(ran)
+    (warn,) = [d for d in none.diagnostics if d.code == "in-pipeline-not-timed"]
+    assert set(warn.blocks) == ran - left and "bytes" in warn.message
+
+
+def test_in_pipeline_without_a_probe_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_text("{}")
+    r = subprocess.run(
+        [sys.executable, "-m", "placement_cli", "import", "postgres-explain", "p.json", "--in-pipeline"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 2 and "--in-pipeline" in r.stderr and "--probe" in r.stderr
