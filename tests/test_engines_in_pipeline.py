@@ -88,3 +88,30 @@ def test_in_pipeline_without_a_probe_is_a_usage_error(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert r.returncode == 2 and "--in-pipeline" in r.stderr and "--probe" in r.stderr
+
+
+def test_each_engine_gets_another_engines_result_as_a_cut_hands_it_over(tpch_db: Path) -> None:
+    """The rest on e runs with the result of the first other engine that ran the node
+    (engines return results in batches of their own, and e's scan differs with them):
+    a result cut short on DataFusion alone shows on DuckDB's rest only."""
+    from placement_cli.engines.connect import Connections, Sources
+    from placement_cli.engines.fragments import build_plan, prepare
+    from placement_cli.engines.probe import probe, queue_above
+    from placement_cli.engines.probe_runs import Pending, timed_rounds
+
+    engines = ("duckdb", "datafusion")
+    conns = Connections(Sources(db=tpch_db))
+    try:
+        plan = build_plan(conns, "SELECT n_nationkey, n_name FROM nation WHERE n_regionkey < 3")
+        got = probe(conns, plan, engines, 1, 0)
+        leaf = next(n for n in plan.nodes if not plan.nodes[n].children)
+        full = prepare(conns, plan, leaf, "duckdb", frozenset()).run({})
+        held = {leaf: {"duckdb": full, "datafusion": full.slice(0, 5)}}
+        pending: list[Pending] = []
+        queue_above(conns, got, held, 0, pending)
+        timed_rounds(pending, 2)
+    finally:
+        conns.close()
+    rest = got.above[leaf]
+    assert "rows" in rest.failed["duckdb"] and set(rest.runs) == {"datafusion"}
+    assert len(rest.runs["datafusion"]) == 2

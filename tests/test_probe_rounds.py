@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from placement_cli.core.errors import PlacementError
-from placement_cli.engines.probe import NodeProbe, Pending, timed_rounds
+from placement_cli.engines.probe_runs import NodeProbe, Pending, timed_rounds
 
 
 class _Table:

@@ -24,14 +24,12 @@ the engine's pipeline, where its result is never materialised (`above` in the tr
 file; `--latency measured` reads it, `algorithms/tree/latency.py`). Those results are
 held until the rounds end, at most `held_bytes` of them (Arrow bytes); a node past
 that, or whose rest an engine cannot run, goes without, named in an
-`in-pipeline-not-timed` warning. The tree file itself is written by `probe_tree`.
+`in-pipeline-not-timed` warning. The checked runs and their rounds are `probe_runs`';
+the tree file is written by `probe_tree`.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -43,6 +41,7 @@ from placement_cli.engines.base import deep_stack
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.measure import hand_off
+from placement_cli.engines.probe_runs import NodeProbe, Pending, first_line, timed_rounds
 from placement_cli.engines.registry import PLANNER, REFERENCE
 from placement_cli.engines.stats import rows_of, same_rows
 
@@ -51,118 +50,6 @@ WARMUP = 1
 # of all 22 TPC-H queries at SF 1 (rows x row width of every node but the root): at most
 # 1.4 GiB (Q18, Q1; Q21 1.2 GiB); this machine kind has 23 GB.
 HELD_BYTES = 4 << 30
-# Node results up to this many values are compared between engines (`NodeProbe.disagree`):
-# TPC-H SF 0.1's largest results (a scan of lineitem) hold ~10M, whose comparison in
-# Python would cost more than the probe.
-COMPARED_CELLS = 200_000
-
-
-@dataclass
-class NodeProbe:
-    """What was measured for one node: per engine, the subtree's run times (ms) or the
-    reason it could not run; its output's rows and bytes per row."""
-
-    runs: dict[str, list[float]] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)
-    rows: int | None = None
-    row_width: float | None = None
-    rows_from: str | None = None
-    # Per receiving engine, the times (ms) its own result took to be handed there
-    # (`--handoffs`): taken and read whole, as `execute` times a cut.
-    handoffs: dict[str, list[float]] = field(default_factory=dict)
-
-    def measure(
-        self, engine: str, run: Callable[[], Any], warmup: int, later: list[Pending]
-    ) -> Any:
-        """Check `engine` on the node: `warmup` untimed calls of `run` (one at least:
-        the result is checked; with no warm-up asked, that call is the first timed
-        run), then the timed runs left are queued in `later` (`timed_rounds`). None,
-        with the reason in `failed`, when the engine fails or returns another number
-        of rows than the first engine that ran it. An error of the tool's own (a server
-        gone, a file) is not the engine's: it propagates."""
-        try:
-            table = None
-            times = []
-            for _ in range(max(warmup, 1)):
-                start = time.perf_counter_ns()
-                table = run()
-                if warmup == 0:
-                    times.append((time.perf_counter_ns() - start) / 1e6)
-        except PlacementError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
-            self.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
-            return None
-        assert table is not None
-        if self.rows is None:
-            self.rows, self.rows_from = table.num_rows, engine
-            self.row_width = table.nbytes / table.num_rows if table.num_rows else 0.0
-        elif table.num_rows != self.rows:
-            self.failed[engine] = (
-                f"returned {table.num_rows} rows where {self.rows_from} returned {self.rows}"
-            )
-            return None
-        self.runs[engine] = times
-        later.append(Pending(self, engine, run))
-        return table
-
-    def disagree(self, tables: dict[str, Any]) -> None:
-        """Engines whose result (`tables`) holds other values than the reference
-        engine's (`registry.REFERENCE`, else the first that ran) get no time here: a
-        cast that rounds on one and truncates on another, text formatted apart. Results
-        of more than `COMPARED_CELLS` values are compared by their row counts only."""
-        ref = REFERENCE.name if REFERENCE.name in tables else next(iter(tables), None)
-        if ref is None:
-            return
-        want = tables[ref]
-        if want.num_rows * max(want.num_columns, 1) > COMPARED_CELLS:
-            return
-        rows = rows_of(want)
-        for engine, table in tables.items():
-            if engine == ref or engine not in self.runs:
-                continue
-            differs = same_rows(rows_of(table), rows)
-            if differs is not None:
-                del self.runs[engine]
-                self.failed[engine] = f"gives another answer than {ref}: {differs}"
-
-
-@dataclass
-class Pending:
-    """A checked subtree (or the query as written) on one engine, its timed runs still
-    to take: `run` gives its result, timed into `node.runs[engine]`."""
-
-    node: NodeProbe
-    engine: str
-    run: Callable[[], Any]
-
-
-def timed_rounds(pending: list[Pending], repeat: int, seed: int = 0) -> None:
-    """Each pending run timed until it has `repeat` runs, in rounds: each round runs
-    every one once, one at a time, in a fresh random order (`seed`, then one draw per
-    round), as `execute` times placements (`measure.execute_many`): what drifts over
-    the probe (the machine's load, caches, an engine's memory) falls on all alike, and
-    no subtree is timed only right after itself, with its inputs hot in the caches, as
-    it never is inside a query or a placement. An engine failing on a later run (it
-    ran before) loses its times at that node, with the reason in `failed`."""
-    rng = random.Random(seed)
-    todo = list(pending)
-    for _ in range(repeat):
-        todo = [p for p in todo if p.engine in p.node.runs]
-        order = [p for p in todo if len(p.node.runs[p.engine]) < repeat]
-        rng.shuffle(order)
-        for p in order:
-            try:
-                start = time.perf_counter_ns()
-                p.run()
-                took = (time.perf_counter_ns() - start) / 1e6
-            except PlacementError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - an engine's failure is a finding
-                del p.node.runs[p.engine]
-                p.node.failed[p.engine] = f"{type(exc).__name__}: {_first_line(exc)}"
-                continue
-            p.node.runs[p.engine].append(took)
 
 
 @dataclass
@@ -244,7 +131,7 @@ def probe(
             except PlacementError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the unparser's failure is a finding
-                here.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+                here.failed[engine] = f"{type(exc).__name__}: {first_line(exc)}"
                 continue
             table = here.measure(engine, partial(frag.run, {}), warmup, pending)
             if table is not None:
@@ -299,7 +186,7 @@ def queue_above(
             except PlacementError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the unparser's failure is a finding
-                rest.failed[engine] = f"{type(exc).__name__}: {_first_line(exc)}"
+                rest.failed[engine] = f"{type(exc).__name__}: {first_line(exc)}"
                 continue
             others = [t for e, t in results.items() if e != engine]
             table = others[0] if others else results[engine]
@@ -356,11 +243,6 @@ def time_handoffs(
             raise
         except Exception:  # noqa: BLE001 - the model prices what could not be timed
             here.handoffs.pop(dst, None)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else ""
 
 
 def _report_failures(p: Probe) -> None:
@@ -537,7 +419,7 @@ def probe_query(
         except PlacementError:
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
-            why = f"{PLANNER.name} cannot plan the query: {_first_line(exc)}"
+            why = f"{PLANNER.name} cannot plan the query: {first_line(exc)}"
             timed_rounds(later, repeat)
             out = native(why, written, tables)
         else:
