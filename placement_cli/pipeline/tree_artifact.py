@@ -112,7 +112,8 @@ def tree_artifact(
         options.latency,
         options.cores,
         query.threads if query else None,
-        any(n.above for n in problem.file.nodes),
+        # A tree probed in-pipeline: `measured` can price it (every node has its subtree).
+        any(n.above for n in problem.file.nodes) and all(n.subtree for n in problem.file.nodes),
     )
     dp_tree, dp_model = model_tree(problem, tree, model)
     res = solve(dp_tree, budget, dp_model, cores, start + options.time_limit, limits)

@@ -348,8 +348,9 @@ def resolve(
     in_pipeline: bool = False,
 ) -> tuple[str, int]:
     """The model `auto` stands for, and the cores: `measured` for a tree probed
-    in-pipeline (`in_pipeline`: some node records the rest of the query above it, so
-    every one-cut placement is priced by the probe's own runs), else `resource` for a
+    in-pipeline (`in_pipeline`: some node records the rest of the query above it and
+    every node its subtree, so every one-cut placement is priced by the probe's own
+    runs), else `resource` for a
     tree that records the threads its engines were probed with (they ran on this
     machine's cores), else `critical-path`; cores given, else the most threads an
     engine ran with, else the cores this process may use."""
