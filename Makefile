@@ -10,7 +10,7 @@ BSTAMP := $(VENV)/.installed-bench
 ESTAMP := $(VENV)/.installed-engines
 EXAMPLE ?= examples/three_targets.yaml
 
-.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup bench-race bench-decisions clean fuzz tpch-demo
+.PHONY: run test test-fast lint format docs goldens schemas bench bench-compare bench-startup bench-race bench-decisions bench-models clean fuzz tpch-demo
 
 # Editable installs use setuptools' `compat` mode: a plain path entry, where the default
 # mode installs an import hook that every Python process runs at start-up (about 22 ms,
@@ -117,10 +117,18 @@ bench-race: $(BSTAMP)
 
 # The decision flow (probe, tree, execute --verify) on every TPC-H query, judged by an
 # independent interleaved run against the fastest single-engine way (README, "What the
-# choice promises"); on a quiet machine, about 30 minutes.
+# choice promises"); on a quiet machine, about 30 minutes. DECISION_ARGS=--in-pipeline
+# probes in-pipeline (then `tree`'s model is `measured`; docs/probe.md).
 bench-decisions: $(STAMP)
-	$(PY) -m benchmarks.bench_decision --sf 0.1
-	$(PY) -m benchmarks.bench_decision --sf 1
+	$(PY) -m benchmarks.bench_decision --sf 0.1 $(DECISION_ARGS)
+	$(PY) -m benchmarks.bench_decision --sf 1 $(DECISION_ARGS)
+
+# Which latency model ranks the placements as the engines do (docs/tree.md, "Latency
+# models"): every one-cut placement of TPC-H run twice against each model's prediction.
+# MODELS_ARGS=--in-pipeline probes in-pipeline; on a quiet machine, about 25 minutes.
+bench-models: $(STAMP)
+	$(PY) -m benchmarks.bench_models --sf 0.1 --queries $$(seq -s, 1 22) $(MODELS_ARGS)
+	$(PY) -m benchmarks.bench_models --sf 1 $(MODELS_ARGS)
 
 # The README's walkthrough from TPC-H Q3 to a placement, its commands read from the
 # README (examples/tpch/walkthrough.py), run in out/tpch/ on SF 0.1 made there; the

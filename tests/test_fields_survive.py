@@ -182,6 +182,7 @@ RICH_TREE: dict[str, Any] = {
             "rows": 1000,
             "row_width": 16,
             "no_cut": "it carries t.id (UUID), which crosses to another engine as another type",
+            "above": {"duck": {"median": 2, "min": 1.5, "max": 2.5, "runs": 3}},
         },
     ],
     "query": {

@@ -46,9 +46,10 @@ from placement_cli.engines.registry import PLANNER, REFERENCE
 from placement_cli.engines.stats import rows_of, same_rows
 
 WARMUP = 1
-# `--in-pipeline` holds node results until the timed rounds. Measured from the tree files
-# of all 22 TPC-H queries at SF 1 (rows x row width of every node but the root): at most
-# 1.4 GiB (Q18, Q1; Q21 1.2 GiB); this machine kind has 23 GB.
+# `--in-pipeline` holds node results, each engine's, until the timed rounds. Measured from
+# the tree files of all 22 TPC-H queries at SF 1 (rows x row width of every node but the
+# root, one engine's): at most 1.4 GiB (Q18, Q1; Q21 1.2 GiB), so about 2.8 GiB for two
+# engines; this machine kind has 23 GB.
 HELD_BYTES = 4 << 30
 
 
