@@ -6,30 +6,24 @@ runs those placements with the answer checked."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from placement_cli.formats.tree import TreeFile
 
 
-def _cli(tmp_path: Path, *args: str) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "placement_cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert r.returncode == 0, (args[0], r.stderr)
+def _ok(cli: Any, tmp_path: Path, *args: str) -> None:
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode == 0, (args[0], r.stderr.decode())
 
 
 def test_every_node_gets_its_rest_and_one_cut_is_predicted_as_measured(
-    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
+    cli: Any, tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
 ) -> None:
     (tmp_path / "q.sql").write_text(tpch_sql[3])
-    _cli(tmp_path, "import", "sql", "q.sql", "--probe", "--in-pipeline", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "2", "-q", "-o", "t.json")  # fmt: skip
+    _ok(cli, tmp_path, "import", "sql", "q.sql", "--probe", "--in-pipeline", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "2", "-q", "-o", "t.json")  # fmt: skip
     doc = json.loads((tmp_path / "t.json").read_text())
     TreeFile.model_validate(doc)
     nodes = {n["id"]: n for n in doc["nodes"]}
@@ -42,8 +36,20 @@ def test_every_node_gets_its_rest_and_one_cut_is_predicted_as_measured(
             m["runs"] == 2 and m["min"] <= m["median"] <= m["max"] for m in n["above"].values()
         )
     # Every one-cut placement, predicted by the measured model, run and checked.
-    _cli(tmp_path, "tree", "t.json", "--latency", "measured", "--budget", "1", "-q", "-o", "p.json")
-    _cli(tmp_path, "execute", "p.json", "--db", str(tpch_db), "--all", "--budget", "1", "--repeat", "1", "-q", "-o", "r.json")  # fmt: skip
+    _ok(
+        cli,
+        tmp_path,
+        "tree",
+        "t.json",
+        "--latency",
+        "measured",
+        "--budget",
+        "1",
+        "-q",
+        "-o",
+        "p.json",
+    )
+    _ok(cli, tmp_path, "execute", "p.json", "--db", str(tpch_db), "--all", "--budget", "1", "--repeat", "1", "-q", "-o", "r.json")  # fmt: skip
     placements = json.loads((tmp_path / "r.json").read_text())["execute"]["placements"]
     checked = 0
     for p in placements:
@@ -79,15 +85,6 @@ def test_the_bytes_held_bound_leaves_nodes_without_a_rest_and_says_so(
     assert all(none.nodes[nid].rows == 0 for nid in left) and len(left) < len(ran)
     (warn,) = [d for d in none.diagnostics if d.code == "in-pipeline-not-timed"]
     assert set(warn.blocks) == ran - left and "bytes" in warn.message
-
-
-def test_in_pipeline_without_a_probe_is_a_usage_error(tmp_path: Path) -> None:
-    (tmp_path / "p.json").write_text("{}")
-    r = subprocess.run(
-        [sys.executable, "-m", "placement_cli", "import", "postgres-explain", "p.json", "--in-pipeline"],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
-    assert r.returncode == 2 and "--in-pipeline" in r.stderr and "--probe" in r.stderr
 
 
 def test_each_engine_gets_another_engines_result_as_a_cut_hands_it_over(tpch_db: Path) -> None:

@@ -162,10 +162,11 @@ def test_probe_hand_offs_become_the_trees_explicit_transfers(
     )
 
 
-def test_handoffs_without_a_probe_is_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ("--handoffs", "--in-pipeline"))
+def test_probing_flags_without_a_probe_are_a_usage_error(tmp_path: Path, flag: str) -> None:
     (tmp_path / "p.json").write_text("{}")
     r = subprocess.run(
-        [sys.executable, "-m", "placement_cli", "import", "postgres-explain", "p.json", "--handoffs"],
+        [sys.executable, "-m", "placement_cli", "import", "postgres-explain", "p.json", flag],
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
-    assert r.returncode == 2 and "--handoffs" in r.stderr
+    assert r.returncode == 2 and flag in r.stderr and "--probe" in r.stderr

@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import random
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -278,20 +279,31 @@ def brute_measured(spec: dict[str, Any], k: int) -> float:
     return best
 
 
-def test_measured_matches_the_exhaustive_search_and_one_engine_is_its_measurement() -> None:
+def _measured_against(
+    make: Callable[[random.Random], dict[str, Any]],
+    brute: Callable[[dict[str, Any], int], float],
+    seed: int,
+) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """300 random trees of `make`, each one's `measured` DP frontier checked against
+    `brute` at every budget; yields (spec, tree, the measured tree) for more checks."""
     from placement_cli.algorithms.tree.latency import measured_tree
 
-    rng = random.Random(12)
-    checked = 0
+    rng = random.Random(seed)
     for _ in range(300):
-        spec = _measured_spec(rng)
+        spec = make(rng)
         problem = parse_tree(spec)
         tree, _ = build_tree(problem)
         mt = measured_tree(problem, tree)
         budget = min(spec["budget"], tree.n - 1)
         res = place_model(mt, budget, "work", 1)
         for k in range(budget + 1):
-            assert res.frontier[k] == brute_measured(spec, k), (spec, k)
+            assert res.frontier[k] == brute(spec, k), (spec, k)
+        yield spec, tree, mt
+
+
+def test_measured_matches_the_exhaustive_search_and_one_engine_is_its_measurement() -> None:
+    checked = 0
+    for spec, tree, mt in _measured_against(_measured_spec, brute_measured, 12):
         root = spec["nodes"][0]["subtree"]
         for e, name in enumerate(("a", "b")):
             whole = latency(mt, [e] * tree.n, "work", 1)
@@ -383,19 +395,8 @@ def test_in_pipeline_one_cut_costs_its_two_fragments_as_measured() -> None:
     on the parent's engine plus the node's subtree on its own, both as the probe
     measured them; the DP matches the exhaustive search at every budget; one engine
     is still its measured whole."""
-    from placement_cli.algorithms.tree.latency import measured_tree
-
-    rng = random.Random(31)
     cuts = wholes = 0
-    for _ in range(300):
-        spec = _pipeline_spec(rng)
-        problem = parse_tree(spec)
-        tree, _ = build_tree(problem)
-        mt = measured_tree(problem, tree)
-        budget = min(spec["budget"], tree.n - 1)
-        res = place_model(mt, budget, "work", 1)
-        for k in range(budget + 1):
-            assert res.frontier[k] == brute_pipeline(spec, k), (spec, k)
+    for spec, tree, mt in _measured_against(_pipeline_spec, brute_pipeline, 31):
         root = spec["nodes"][0]["subtree"]
         for e, name in enumerate(("a", "b")):
             if all(name in n["subtree"] for n in spec["nodes"]):
