@@ -430,3 +430,34 @@ def children_first_ids(tree: Any, v: int) -> list[int]:
         out.append(u)
         stack.extend(tree.children[u])
     return out
+
+
+def test_measured_refuses_times_whose_sums_overflow(tmp_path: Path) -> None:
+    """Subtrees and rests near the largest float derive self-times of both signs whose
+    sums overflow (inf - inf is nan, which the DP would read as "cannot run"): exit 3
+    naming them, never a wrong placement."""
+
+    def m(x: float) -> dict[str, Any]:
+        return {"median": x, "min": 0, "max": x, "runs": 1}
+
+    kid = {"time": {"a": 1, "b": 1}, "rows": 1, "subtree": {"a": m(1), "b": m(1)}}
+    spec = {
+        "version": 1,
+        "engines": ["a", "b"],
+        "budget": 1,
+        "nodes": [
+            {"id": "r", "children": ["x", "y"], **kid},
+            {"id": "x", **kid, "above": {"a": m(1e308), "b": m(1e308)}},
+            {"id": "y", **kid, "above": {"a": m(1e308), "b": m(1e308)}},
+        ],
+        "transfer": {"default": {"fixed": 1}},
+    }
+    (tmp_path / "t.json").write_text(json.dumps(spec))
+    r = CliRunner().invoke(app, ["tree", str(tmp_path / "t.json")])
+    assert r.exit_code == 3 and "too large for --latency measured" in r.output
+    # The same rests at everyday sizes place, under `measured` (auto, for this tree).
+    for n in spec["nodes"][1:]:
+        n["above"] = {"a": m(0.5), "b": m(0.5)}
+    (tmp_path / "t.json").write_text(json.dumps(spec))
+    r = CliRunner().invoke(app, ["tree", str(tmp_path / "t.json")])
+    assert r.exit_code == 0 and json.loads(r.stdout)["tree"]["latency_model"]["model"] == "measured"

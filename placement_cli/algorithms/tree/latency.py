@@ -53,6 +53,7 @@ import numpy as np
 
 from placement_cli.algorithms.tree.rebuild import Placement, place
 from placement_cli.core.errors import InputError, Problem
+from placement_cli.ir.tree.check import FLOAT_MAX
 from placement_cli.ir.tree.model import INF, Explicit, Tree, TreeLimits, children_first
 
 MODELS = ("critical-path", "work", "resource", "measured")
@@ -285,6 +286,22 @@ def measured_tree(problem: Any, tree: Tree) -> Tree:
             else:
                 row.append(pipe[v][e] - sum(below))
         times.append(tuple(row))
+    charges = [s[f] - p[f] for s, p in inside.values() for f in range(len(engines)) if s[f] != INF]
+    # Terms of both signs: every partial sum the DP forms is finite when the sum of their
+    # magnitudes is (else inf - inf would be nan, read as "cannot run").
+    size = sum(abs(t) for row in times for t in row if t != INF) + sum(map(abs, charges))
+    if not size <= FLOAT_MAX:
+        raise InputError(
+            [
+                Problem(
+                    f"{problem.prefix}nodes",
+                    "times too large for --latency measured: the self-times and hand-offs "
+                    "derived from `subtree` and `above` add up past the largest finite "
+                    "number (about 1.8e308); scale them down",
+                )
+            ],
+            problem.source,
+        )
     if not inside:
         return dataclasses.replace(tree, time=tuple(times))
     return dataclasses.replace(tree, time=tuple(times), explicit=_surcharges(tree, inside))
