@@ -19,13 +19,13 @@ or the engine fails) gets no time at that node nor above it, with the reason in 
 With `in_pipeline` (`--in-pipeline`) the probe also times, for every node but the root,
 the rest of the query on each engine with the node's result handed in as a table (the
 consumer fragment of a cut there: `prepare(plan, root, e, {node})`, the result another
-engine's, as a cut hands it over), among the same interleaved rounds. Whole query less that rest is what the node's subtree costs inside
-the engine's pipeline, where its result is never materialised (`above` in the tree
-file; `--latency measured` reads it, `algorithms/tree/latency.py`). Those results are
-held until the rounds end, at most `held_bytes` of them (Arrow bytes); a node past
-that, or whose rest an engine cannot run, goes without, named in an
-`in-pipeline-not-timed` warning. The checked runs and their rounds are `probe_runs`';
-the tree file is written by `probe_tree`.
+engine's, as a cut hands it over), among the same interleaved rounds. Whole query less
+that rest is what the node's subtree costs inside the engine's pipeline, where its
+result is never materialised (`above` in the tree file; `--latency measured` reads it,
+`algorithms/tree/latency.py`). Those results are held until the rounds end, at most
+`held_bytes` of them (Arrow bytes); a node past that, or whose rest an engine cannot
+run, goes without, named in an `in-pipeline-not-timed` warning. The checked runs and
+their rounds live in `probe_runs`, the tree file in `probe_tree`.
 """
 
 from __future__ import annotations
