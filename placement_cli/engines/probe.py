@@ -114,6 +114,7 @@ def probe(
     pending: list[Pending] = [] if later is None else later
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
     held: dict[str, dict[str, Any]] = {}
+    held_total = 0  # their Arrow bytes
     skipped: list[str] = []
     for engine in engines:
         # Opened first: an engine that cannot be reached is the run's error (exit 6),
@@ -143,13 +144,15 @@ def probe(
             continue
         if handoffs:
             time_handoffs(conns, here, tables, engines, repeat)
+        if not in_pipeline:
+            continue
         results = {e: tables[e] for e in engines if e in here.runs and e in tables}
-        if in_pipeline and results:
-            size = sum(t.nbytes for t in results.values())
-            if sum(t.nbytes for got in held.values() for t in got.values()) + size <= held_bytes:
-                held[nid] = results
-            else:
-                skipped.append(nid)
+        size = sum(t.nbytes for t in results.values())
+        if results and held_total + size <= held_bytes:
+            held[nid] = results
+            held_total += size
+        elif results:
+            skipped.append(nid)
     if in_pipeline:
         queue_above(conns, out, held, warmup, pending)
     timed_rounds(pending, repeat)

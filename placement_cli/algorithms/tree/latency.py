@@ -286,10 +286,17 @@ def measured_tree(problem: Any, tree: Tree) -> Tree:
             else:
                 row.append(pipe[v][e] - sum(below))
         times.append(tuple(row))
-    charges = [s[f] - p[f] for s, p in inside.values() for f in range(len(engines)) if s[f] != INF]
+    # Each node with a rest crosses from every engine f that ran it at S - P there.
+    charges = [
+        (o, f, s[f] - p[f])
+        for o, (s, p) in inside.items()
+        for f in range(len(engines))
+        if s[f] != INF
+    ]
     # Terms of both signs: every partial sum the DP forms is finite when the sum of their
     # magnitudes is (else inf - inf would be nan, read as "cannot run").
-    size = sum(abs(t) for row in times for t in row if t != INF) + sum(map(abs, charges))
+    size = sum(abs(t) for row in times for t in row if t != INF)
+    size += sum(abs(c) for _, _, c in charges)
     if not size <= FLOAT_MAX:
         raise InputError(
             [
@@ -304,28 +311,26 @@ def measured_tree(problem: Any, tree: Tree) -> Tree:
         )
     if not inside:
         return dataclasses.replace(tree, time=tuple(times))
-    return dataclasses.replace(tree, time=tuple(times), explicit=_surcharges(tree, inside))
+    return dataclasses.replace(
+        tree, time=tuple(times), explicit=_surcharges(tree, set(inside), charges)
+    )
 
 
-def _surcharges(tree: Tree, inside: dict[int, tuple[list[float], list[float]]]) -> Explicit:
-    """The tree's explicit transfers with every node of `inside` (input node -> its S
-    and P per engine) crossing from each engine f that ran it to every other at
-    `S - P` there (its result materialised), in place of whatever the file said for it
-    (`measured_tree`). Input order: the kept entries, then the new by node and engine."""
+def _surcharges(tree: Tree, nodes: set[int], charges: list[tuple[int, int, float]]) -> Explicit:
+    """The tree's explicit transfers with every input node of `nodes` crossing as
+    `charges` say, `(node, from engine, cost)` to every other engine, in place of
+    whatever the file said for it (`measured_tree`). Input order: the kept entries,
+    then the charges in order, each to the other engines in order."""
     ex = tree.explicit
-    keep = ~np.isin(ex.child, np.fromiter(inside, dtype=np.int64, count=len(inside)))
+    keep = ~np.isin(ex.child, np.fromiter(nodes, dtype=np.int64, count=len(nodes)))
     child, src, dst, cost = (list(a[keep]) for a in (ex.child, ex.src, ex.dst, ex.cost))
-    n_e = len(tree.engines)
-    for o, (s, p) in inside.items():
-        for f in range(n_e):
-            if s[f] == INF:
-                continue
-            for e in range(n_e):
-                if e != f:
-                    child.append(o)
-                    src.append(f)
-                    dst.append(e)
-                    cost.append(s[f] - p[f])
+    for o, f, c in charges:
+        for e in range(len(tree.engines)):
+            if e != f:
+                child.append(o)
+                src.append(f)
+                dst.append(e)
+                cost.append(c)
     return Explicit.of(
         np.array(child, dtype=np.int64),
         np.array(src, dtype=np.int64),
