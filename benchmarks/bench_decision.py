@@ -101,13 +101,19 @@ def _clear(t: dict[str, Any]) -> str:
 
 
 def one(
-    nr: int, sql: str, work: Path, db: Path, profile: Path, in_pipeline: bool = False
+    nr: int,
+    sql: str,
+    work: Path,
+    db: Path,
+    profile: Path,
+    in_pipeline: bool = False,
+    threads: int = 0,
 ) -> dict[str, Any]:
     q = work / f"q{nr:02d}"
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr, "steps": {}}
-    src = ["--db", str(db)]
+    src = ["--db", str(db), "--threads", str(threads)]
     ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
     ok = ok and _step(out, "tree", ["tree", "tree.json", "--budget", "1", "-q", "-o", "placed.json"], q)  # fmt: skip
     ok = ok and _step(out, "verify", ["execute", "placed.json", *src, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
@@ -145,17 +151,28 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="probe with `--in-pipeline` (then `tree`'s `auto` is the measured model)",
     )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="every step's --threads (threads of each engine; 0: the cores)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data(a.bench, a.sf, a.data)
     wanted = [int(x) for x in a.queries.split(",")] if a.queries else sorted(texts)
     work = Path(tempfile.mkdtemp(prefix="placement-decision-"))
     prof: dict[str, Any] = {"steps": {}}
-    _step(prof, "measure", ["calibrate", "measure", "--db", str(db), "-q", "-o", "h.csv"], work)
+    _step(
+        prof,
+        "measure",
+        ["calibrate", "measure", "--db", str(db), "--threads", str(a.threads), "-q", "-o", "h.csv"],
+        work,
+    )
     _step(prof, "fit", ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"], work)
     rows = []
     for n in wanted:
-        rows.append(one(n, texts[n], work, db, work / "profile.json", a.in_pipeline))
+        rows.append(one(n, texts[n], work, db, work / "profile.json", a.in_pipeline, a.threads))
         ratio = (rows[-1].get("truth_verified") or {}).get("ratio")
         print(f"Q{n}: verified / fastest single {ratio}", file=sys.stderr, flush=True)
     date = datetime.date.today().isoformat()
@@ -165,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "sf": a.sf,
         "date": date,
         "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
+        "threads": a.threads,
         "work": str(work),
         "calibration": prof,
         "queries": rows,

@@ -60,7 +60,13 @@ def _predict(tree_file: Path, report: dict[str, Any]) -> dict[str, list[float]]:
 
 
 def one(
-    nr: int, sql: str, work: Path, db: Path, profile: Path, in_pipeline: bool = False
+    nr: int,
+    sql: str,
+    work: Path,
+    db: Path,
+    profile: Path,
+    in_pipeline: bool = False,
+    threads: int = 0,
 ) -> dict[str, Any]:
     from placement_cli.engines.stats import spearman
 
@@ -68,10 +74,11 @@ def one(
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr}
+    src = ["--db", str(db), "--threads", str(threads)]
     for name, args in (
-        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), "--db", str(db), "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
-        ("execute", ["execute", "tree.json", "--db", str(db), "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
-        ("again", ["execute", "tree.json", "--db", str(db), "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
+        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
+        ("execute", ["execute", "tree.json", *src, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
+        ("again", ["execute", "tree.json", *src, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
     ):  # fmt: skip
         t0 = time.perf_counter()
         r = _cli(*args, cwd=q, timeout=3600)
@@ -139,17 +146,24 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="probe with `--in-pipeline` (each node's rest of the query timed too)",
     )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="every step's --threads (threads of each engine; 0: the cores)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data("tpch", a.sf, a.data)
     work = Path(tempfile.mkdtemp(prefix="placement-models-"))
-    for step in (["calibrate", "measure", "--db", str(db), "-q", "-o", "h.csv"], ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"]):  # fmt: skip
+    src = ["--db", str(db), "--threads", str(a.threads)]
+    for step in (["calibrate", "measure", *src, "-q", "-o", "h.csv"], ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"]):  # fmt: skip
         r = _cli(*step, cwd=work)
         if r.returncode:
             print(f"{step[:2]}: exit {r.returncode}: {_last(r.stderr)}")
             return 1
     rows = [
-        one(int(n), texts[int(n)], work, db, work / "profile.json", a.in_pipeline)
+        one(int(n), texts[int(n)], work, db, work / "profile.json", a.in_pipeline, a.threads)
         for n in a.queries.split(",")
     ]
     date = datetime.date.today().isoformat()
@@ -160,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                 "sf": a.sf,
                 "date": date,
                 "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
+                "threads": a.threads,
                 "queries": rows,
             },
             option=orjson.OPT_INDENT_2,

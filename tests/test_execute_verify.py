@@ -165,3 +165,23 @@ def test_verify_options_that_do_not_go_together_are_usage_errors(
     r = _cli("execute", "placed.json", "--db", str(tpch_db), *extra, cwd=verified)
     assert r.returncode == 2 and words in r.stderr
     assert not (verified / "f.json").exists()
+
+
+def test_a_run_with_other_threads_than_the_probe_says_so(verified: Path, tpch_db: Path) -> None:
+    probed = json.loads((verified / "t.json").read_text())["query"]["threads"]
+    assert set(probed) == {"duckdb", "datafusion"} and all(n >= 1 for n in probed.values())
+    same = max(probed.values())
+    other = same + 1
+    codes = {}
+    for n in (same, other):
+        r = _cli("execute", "placed.json", "--db", str(tpch_db), "--threads", str(n), "--repeat", "1", "-q", "-o", f"th{n}.json", cwd=verified)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        art = json.loads((verified / f"th{n}.json").read_text())
+        assert art["execute"]["threads"] == {"duckdb": n, "datafusion": n}
+        codes[n] = [d for d in art["diagnostics"] if d["code"] == "threads-differ"]
+    if set(probed.values()) == {same}:  # engines probed alike: run alike, no warning
+        assert codes[same] == []
+    (warned,) = codes[other]
+    assert warned["severity"] == "warning"
+    for e, k in probed.items():
+        assert f"{e} {k} (now {other})" in warned["message"]

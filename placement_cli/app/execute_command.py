@@ -244,6 +244,7 @@ def command(name: str, v: dict[str, Any]) -> int:
     except RunStopped as exc:  # the report says what finished, then the run's error
         ref, outcomes, stopped = exc.ref, exc.outcomes, exc.error
     machine = meter.state()
+    used = threads(tree.engines, opts.settings())
     labels = [way_label(tree, o) for o in outcomes]
     verify: dict[str, Any] | None = None
     adopted: int | None = None
@@ -270,11 +271,15 @@ def command(name: str, v: dict[str, Any]) -> int:
         all_=v["all"],
         repeat=repeat,
         warmup=warmup,
-        threads=threads(tree.engines, opts.settings()),
+        threads=used,
         machine=machine,
         verify=verify,
     )
     art["diagnostics"] += [d.to_json() for d in extra]
+    probed = problem.file.query.threads if problem.file.query else None
+    differ = threads_differ(probed or {}, used)
+    if differ is not None:
+        art["diagnostics"].append(differ.to_json())
     if machine["shared"]:
         art["diagnostics"].append(
             Diagnostic(
@@ -347,3 +352,22 @@ def command(name: str, v: dict[str, Any]) -> int:
 
 def _is(o: Any, way: Any) -> bool:
     return way is not None and o.assignment == way.assignment and o.written == way.written
+
+
+def threads_differ(probed: dict[str, int | None], used: dict[str, int | None]) -> Diagnostic | None:
+    """A `threads-differ` warning when an engine runs with other threads (`used`) than
+    the tree file says it was probed with (`probed`); engines either leaves to itself
+    (None) are not compared."""
+    odd = [
+        f"{e} {probed[e]} (now {n})"
+        for e, n in used.items()
+        if n is not None and probed.get(e) is not None and probed[e] != n
+    ]
+    if not odd:
+        return None
+    return Diagnostic(
+        "warning",
+        "threads-differ",
+        f"the tree's times were probed with other threads: {', '.join(odd)}; the "
+        "predictions are not this run's times (give the probe's --threads)",
+    )

@@ -76,6 +76,19 @@ ENGINE_CODES: tuple[Code, ...] = (
         "the noise alike, but compare absolute times only from a quiet machine.",
     ),
     Code(
+        "threads-differ",
+        ("warning",),
+        ("execute",),
+        "the engines run with other threads than the tree's times were measured with",
+        "The tree file records the threads each engine was probed with (`query.threads`, "
+        "`import sql --probe --threads`), and `execute` runs some engine with another "
+        "number (its own `--threads`, by default the cores): the predicted latencies are "
+        "times taken with the probe's threads, so they are not this run's. On a machine "
+        "of few cores the difference is large both ways (one thread per engine avoids "
+        "oversubscribing the cores when two engines work at once, two make one engine "
+        "faster alone). Give `execute` the probe's `--threads` to compare like with like.",
+    ),
+    Code(
         "split-rejected",
         ("info",),
         ("execute",),
