@@ -16,6 +16,10 @@ the query as written, each engine) in 7 interleaved rounds; the chosen way's med
 over the fastest single-engine way's median is the decision's regret (1.0: it is the
 fastest; below 1: it beat every single engine).
 
+`--threads N` gives every step `--threads N`; `--forks K` gives the verify and both
+ground-truth runs `--forks K` (each measured in K fresh processes, their runs pooled;
+the probe stays one process).
+
 Recorded per query: each decision, the verify evidence (wins, p, gain), the seconds
 each step took, the ground-truth medians and ratios, the machine's other load. JSON to
 `benchmarks/results/decision_tpch-sfX_DATE.json` (or `-o`) and a markdown table on
@@ -108,15 +112,18 @@ def one(
     profile: Path,
     in_pipeline: bool = False,
     threads: int = 0,
+    forks: int = 1,
 ) -> dict[str, Any]:
     q = work / f"q{nr:02d}"
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr, "steps": {}}
     src = ["--db", str(db), "--threads", str(threads)]
+    # The verify and the judge's runs alike, in `forks` processes each.
+    fk = ["--forks", str(forks)] if forks > 1 else []
     ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
     ok = ok and _step(out, "tree", ["tree", "tree.json", "--budget", "1", "-q", "-o", "placed.json"], q)  # fmt: skip
-    ok = ok and _step(out, "verify", ["execute", "placed.json", *src, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
+    ok = ok and _step(out, "verify", ["execute", "placed.json", *src, *fk, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
     if not ok:
         return out
     placed = _json(q / "placed.json")["tree"]
@@ -128,10 +135,10 @@ def one(
     out["model_decision"] = {k: placed["decision"][k] for k in ("chosen", "reason", "error")}
     v = _json(q / "verify.json")["execute"]["verify"]
     out["verified"] = v
-    ok = _step(out, "truth_model", ["execute", "placed.json", *src, "--repeat", "7", "-q", "-o", "truth_model.json"], q)  # fmt: skip
+    ok = _step(out, "truth_model", ["execute", "placed.json", *src, *fk, "--repeat", "7", "-q", "-o", "truth_model.json"], q)  # fmt: skip
     # Independent of the decision's own runs: the model's three best splits and every
     # single-engine way again, 7 interleaved rounds.
-    ok = _step(out, "truth_verified", ["execute", "final.json", *src, "--verify", "3", "--repeat", "7", "-q", "-o", "truth_verified.json"], q) and ok  # fmt: skip
+    ok = _step(out, "truth_verified", ["execute", "final.json", *src, *fk, "--verify", "3", "--repeat", "7", "-q", "-o", "truth_verified.json"], q) and ok  # fmt: skip
     if ok:
         out["truth_model"] = _truth(q / "truth_model.json")
         out["truth_verified"] = _truth(q / "truth_verified.json", v.get("adopted"))
@@ -157,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="every step's --threads (threads of each engine; 0: the cores)",
     )
+    ap.add_argument(
+        "--forks",
+        type=int,
+        default=1,
+        help="`execute --forks` for the verify and the ground truth (processes pooled)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data(a.bench, a.sf, a.data)
@@ -172,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     _step(prof, "fit", ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"], work)
     rows = []
     for n in wanted:
-        rows.append(one(n, texts[n], work, db, work / "profile.json", a.in_pipeline, a.threads))
+        rows.append(
+            one(n, texts[n], work, db, work / "profile.json", a.in_pipeline, a.threads, a.forks)
+        )
         ratio = (rows[-1].get("truth_verified") or {}).get("ratio")
         print(f"Q{n}: verified / fastest single {ratio}", file=sys.stderr, flush=True)
     date = datetime.date.today().isoformat()
@@ -183,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": date,
         "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
         "threads": a.threads,
+        "forks": a.forks,
         "work": str(work),
         "calibration": prof,
         "queries": rows,

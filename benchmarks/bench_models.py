@@ -11,6 +11,8 @@ each node's rest of the query timed too), then `execute --all
 --budget 1 --repeat 5` (every placement with at most one cut, interleaved rounds),
 twice: two independent processes, whose Spearman over the same placements is the
 query's noise ceiling (how well a perfect model could agree with one measured run).
+`--threads N` gives every step `--threads N`; `--forks K` gives the probe and both
+measured runs `--forks K` (each in K fresh processes, their runs pooled).
 Then, from the tree file alone, each latency model's prediction of every placement of
 the plan (`algorithms/tree/latency.py`: critical-path, work, resource on the machine's
 cores, measured) against the first run's medians: Spearman's rank correlation, the
@@ -67,6 +69,7 @@ def one(
     profile: Path,
     in_pipeline: bool = False,
     threads: int = 0,
+    forks: int = 1,
 ) -> dict[str, Any]:
     from placement_cli.engines.stats import spearman
 
@@ -75,10 +78,11 @@ def one(
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr}
     src = ["--db", str(db), "--threads", str(threads)]
+    fk = ["--forks", str(forks)] if forks > 1 else []  # the probe and the measured runs, pooled
     for name, args in (
-        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
-        ("execute", ["execute", "tree.json", *src, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
-        ("again", ["execute", "tree.json", *src, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
+        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
+        ("execute", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
+        ("again", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
     ):  # fmt: skip
         t0 = time.perf_counter()
         r = _cli(*args, cwd=q, timeout=3600)
@@ -152,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="every step's --threads (threads of each engine; 0: the cores)",
     )
+    ap.add_argument(
+        "--forks",
+        type=int,
+        default=1,
+        help="`--forks` for the probe and the measured runs (processes pooled)",
+    )
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data("tpch", a.sf, a.data)
@@ -163,7 +173,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{step[:2]}: exit {r.returncode}: {_last(r.stderr)}")
             return 1
     rows = [
-        one(int(n), texts[int(n)], work, db, work / "profile.json", a.in_pipeline, a.threads)
+        one(
+            int(n),
+            texts[int(n)],
+            work,
+            db,
+            work / "profile.json",
+            a.in_pipeline,
+            a.threads,
+            a.forks,
+        )
         for n in a.queries.split(",")
     ]
     date = datetime.date.today().isoformat()
@@ -175,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                 "date": date,
                 "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
                 "threads": a.threads,
+                "forks": a.forks,
                 "queries": rows,
             },
             option=orjson.OPT_INDENT_2,

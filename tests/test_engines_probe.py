@@ -162,6 +162,38 @@ def test_probe_hand_offs_become_the_trees_explicit_transfers(
     )
 
 
+def test_a_probe_in_two_processes_pools_their_runs_node_by_node(
+    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
+) -> None:
+    """`--forks 2`: the same tree as one process gives (nodes, engines, rows), each
+    measurement with both processes' runs (2 x --repeat), rests and the query as
+    written alike, and `query.forks` saying so."""
+    (tmp_path / "q.sql").write_text(tpch_sql[3])
+    docs = {}
+    for k in ("1", "2"):
+        r = subprocess.run(
+            [sys.executable, "-m", "placement_cli", "import", "sql", "q.sql", "--probe", "--in-pipeline", "--db", str(tpch_db), "--engines", "duckdb,datafusion", "--repeat", "2", "--forks", k, "-q", "-o", f"t{k}.json"],
+            capture_output=True, text=True, cwd=tmp_path,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        docs[k] = json.loads((tmp_path / f"t{k}.json").read_text())
+        TreeFile.model_validate(docs[k])
+    one, two = docs["1"], docs["2"]
+    assert "forks" not in one["query"] and two["query"]["forks"] == 2
+    assert [(n["id"], n.get("children"), n.get("rows")) for n in two["nodes"]] == [
+        (n["id"], n.get("children"), n.get("rows")) for n in one["nodes"]
+    ]
+    for a, b in zip(one["nodes"], two["nodes"], strict=True):
+        assert set(b["subtree"]) == set(a["subtree"])
+        assert all(m["runs"] == 4 for m in b["subtree"].values()), b["subtree"]
+        assert set(b.get("above", {})) == set(a.get("above", {}))
+        assert all(m["runs"] == 4 for m in b.get("above", {}).values())
+    assert {e: m["runs"] for e, m in two["query"]["as_written"].items()} == {
+        "duckdb": 4,
+        "datafusion": 4,
+    }
+
+
 @pytest.mark.parametrize("flag", ("--handoffs", "--in-pipeline"))
 def test_probing_flags_without_a_probe_are_a_usage_error(tmp_path: Path, flag: str) -> None:
     (tmp_path / "p.json").write_text("{}")

@@ -12,11 +12,26 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.test_engines_queries import PROFILE
 
 
+def _left_in(folder: Path) -> list[int]:
+    """Processes still working in `folder` (a measuring process of `--forks` would be)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd") == str(folder):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.parametrize("forks", [[], ["--forks", "2"]], ids=["one-process", "forks"])
 def test_ctrl_c_during_execute_exits_130_and_writes_nothing(
-    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path
+    tpch_db: Path, tpch_sql: dict[int, str], tmp_path: Path, forks: list[str]
 ) -> None:
     (tmp_path / "q.sql").write_text(tpch_sql[9])
     (tmp_path / "profile.json").write_text(json.dumps(PROFILE))
@@ -28,7 +43,7 @@ def test_ctrl_c_during_execute_exits_130_and_writes_nothing(
     before = set(os.listdir(tmp_path))
     # Every one-cut placement, 20 timed runs each: far longer than the 3 s given.
     p = subprocess.Popen(
-        [sys.executable, "-m", "placement_cli", "execute", "t.json", "--db", str(tpch_db), "--all", "--repeat", "20", "-q", "-o", "r.json", "--result", "rows.parquet", "--times-out", "times.csv"],
+        [sys.executable, "-m", "placement_cli", "execute", "t.json", "--db", str(tpch_db), "--all", "--repeat", "20", "-q", "-o", "r.json", "--result", "rows.parquet", "--times-out", "times.csv", *forks],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     time.sleep(3.0)
@@ -41,3 +56,5 @@ def test_ctrl_c_during_execute_exits_130_and_writes_nothing(
     assert "interrupted" in err and "Traceback" not in err
     assert set(os.listdir(tmp_path)) == before  # no report, no result, no temporary file
     assert waited < 30, f"took {waited:.1f} s to stop"
+    # With --forks the measuring process it had started is stopped too, not left running.
+    assert _left_in(tmp_path) == []

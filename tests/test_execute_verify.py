@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -47,10 +48,11 @@ def verified(tpch_db: Path, tpch_sql: dict[int, str], tmp_path_factory: Any) -> 
 
 def _adopts(split: list[float], single: list[float]) -> bool:
     """The documented rule, restated: every paired round won, or a one-sided sign test
-    (counted over every sequence of flips) below 0.05; and the median 5% lower."""
+    (the sequences of n fair flips with `wins` heads or more, counted by binomial
+    coefficients) below 0.05; and the median 5% lower."""
     n = min(len(split), len(single))
     wins = sum(1 for a, b in zip(split, single, strict=False) if a < b)
-    p = sum(1 for s in itertools.product((0, 1), repeat=n) if sum(s) >= wins) / 2**n
+    p = sum(math.comb(n, k) for k in range(wins, n + 1)) / 2**n
     gain = 1 - statistics.median(split) / statistics.median(single)
     return (wins == n or p < 0.05) and gain >= 0.05
 
@@ -185,3 +187,31 @@ def test_a_run_with_other_threads_than_the_probe_says_so(verified: Path, tpch_db
     assert warned["severity"] == "warning"
     for e, k in probed.items():
         assert f"{e} {k} (now {other})" in warned["message"]
+
+
+def test_forks_pool_the_runs_of_fresh_processes_and_the_rule_decides_on_them(
+    verified: Path, tpch_db: Path
+) -> None:
+    r = _cli("execute", "placed.json", "--db", str(tpch_db), "--verify", "2", "--repeat", "5", "--forks", "2", "--result", "rows.arrow", "-q", "-o", "forks.json", cwd=verified)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    sec = json.loads((verified / "forks.json").read_text())["execute"]
+    v = sec["verify"]
+    assert sec["forks"] == 2 and sec["repeat"] == 5 and v["rounds"] == 10
+    ran = [p for p in sec["placements"] if p["measured"]]
+    counts = {len(p["measured"]["runs"]) for p in ran}
+    # Every way the same runs: each process's rounds (and extra rounds) in turn, paired.
+    assert len(counts) == 1 and counts.pop() == v["rounds"] + v["extra_rounds"]
+    singles = [p for p in ran if p["single_engine"]]
+    fast = min(singles, key=lambda p: p["measured"]["median"])
+    assert v["fastest_single"] == fast["label"]
+    splits = [p for p in ran if not p["single_engine"]]
+    if splits:
+        best = min(splits, key=lambda p: p["measured"]["median"])
+        adopts = _adopts(best["measured"]["runs"], fast["measured"]["runs"])
+        assert v["adopted"] == (best["label"] if adopts else fast["label"])
+    assert (verified / "rows.arrow").stat().st_size > 0  # the last run's rows came back
+    one = _cli("execute", "placed.json", "--db", str(tpch_db), "--repeat", "1", "-q", "-o", "one.json", cwd=verified)  # fmt: skip
+    assert (
+        one.returncode == 0
+        and "forks" not in json.loads((verified / "one.json").read_text())["execute"]
+    )

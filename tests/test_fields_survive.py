@@ -193,6 +193,7 @@ RICH_TREE: dict[str, Any] = {
         "repeat": 3,
         "warmup": 1,
         "threads": {"duck": 2, "pg": None},
+        "forks": 3,
         "as_written": {"duck": {"median": 3, "min": 2.5, "max": 4, "runs": 3}},
     },
     "transfer": {

@@ -189,7 +189,8 @@ def test_the_readers_need_no_engine_installed(tmp_path: Path) -> None:
         "import sys\n"
         "for m in ('duckdb', 'datafusion', 'pyarrow', 'psycopg'): sys.modules[m] = None\n"
         f"sys.argv = ['placement', 'import', 'duckdb-profile', {str(DUCK)!r}]\n"
-        "import placement_cli.__main__\n"
+        "import runpy\n"
+        "runpy.run_module('placement_cli', run_name='__main__')\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -117,7 +117,7 @@ def import_command() -> Command:
                 kind="bool",
                 default=False,
             ),
-            *engine_options("db", "pg", "engines", "repeat", "warmup", "threads"),
+            *engine_options("db", "pg", "engines", "repeat", "warmup", "threads", "forks"),
             OUTPUT,
             FORMAT,
             QUIET,
@@ -141,7 +141,7 @@ def execute_command() -> Command:
             ),
         ),
         (
-            *engine_options("db", "pg", "repeat", "warmup", "threads"),
+            *engine_options("db", "pg", "repeat", "warmup", "threads", "forks"),
             Opt(
                 "all",
                 ("--all",),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from functools import partial
 from typing import Any
 
 from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
@@ -174,8 +175,14 @@ def command(name: str, v: dict[str, Any]) -> int:
     # for `execute`, once `need` has checked the engines are installed.
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import threads
+    from placement_cli.engines.forks import in_processes
     from placement_cli.engines.machine import Meter
-    from placement_cli.engines.measure import RunStopped, execute_many
+    from placement_cli.engines.measure import (
+        RunStopped,
+        execute_in_process,
+        execute_many,
+        pooled,
+    )
     from placement_cli.engines.plans import NativeRunner, recorded_query, runner_for
     from placement_cli.engines.report import build, way_label
     from placement_cli.engines.verify import (
@@ -224,23 +231,26 @@ def command(name: str, v: dict[str, Any]) -> int:
         if not v["quiet"] and stderr_is_terminal():
             sys.stderr.write(f"[{i + 1}/{len(ways)}] {way_label(tree, o)}: {o.status}\n")
 
+    run = {
+        "sources": opts.sources(),
+        "tree": tree,
+        "node_ids": ids,
+        "ways": ways,
+        "make_runner": make_runner,
+        "repeat": repeat,
+        "warmup": warmup,
+        "settings": opts.settings(),
+        "written": None if sql is None else NativeRunner(sql),
+        "more": None if v["verify"] is None else partial(contenders, singles=singles),
+        "extra_rounds": EXTRA_ROUNDS,
+    }
     meter = Meter.start()
     stopped = None
     try:
-        ref, outcomes = execute_many(
-            opts.sources(),
-            tree,
-            ids,
-            ways,
-            make_runner,
-            repeat,
-            warmup,
-            progress=progress,
-            settings=opts.settings(),
-            written=None if sql is None else NativeRunner(sql),
-            more=None if v["verify"] is None else (lambda outs: contenders(outs, singles)),
-            extra_rounds=EXTRA_ROUNDS,
-        )
+        if opts.forks > 1:  # each process from scratch: its reference, warm-ups, rounds
+            ref, outcomes = pooled(in_processes(opts.forks, execute_in_process, run))
+        else:
+            ref, outcomes = execute_many(**run, progress=progress)
     except RunStopped as exc:  # the report says what finished, then the run's error
         ref, outcomes, stopped = exc.ref, exc.outcomes, exc.error
     machine = meter.state()
@@ -251,10 +261,12 @@ def command(name: str, v: dict[str, Any]) -> int:
     extra: list[Any] = []
     if v["verify"] is not None and stopped is None:
         verify, adopted, extra = judge(labels, outcomes, singles)
-        verify["rounds"] = repeat
-        # The rounds of every way run after the first `repeat`, while ways were still
-        # in question (`verify.contenders`).
-        verify["extra_rounds"] = max((len(o.runs) for o in outcomes), default=repeat) - repeat
+        verify["rounds"] = repeat * opts.forks
+        # The rounds of every way run after the first `repeat` of each process, while
+        # ways were still in question (`verify.contenders`).
+        verify["extra_rounds"] = max(
+            max((len(o.runs) for o in outcomes), default=0) - verify["rounds"], 0
+        )
         verify["seconds"] = machine["seconds"]
         if adopted is not None:
             chosen = ways[adopted]
@@ -274,6 +286,7 @@ def command(name: str, v: dict[str, Any]) -> int:
         threads=used,
         machine=machine,
         verify=verify,
+        forks=opts.forks,
     )
     art["diagnostics"] += [d.to_json() for d in extra]
     probed = problem.file.query.threads if problem.file.query else None

@@ -4,7 +4,8 @@ use, and the CPU time the other processes took meanwhile.
 Engines timed on shared cores are slower and noisier, and a report must say so. The
 load average says it late and counts this process's own earlier work; instead the
 busy time of every CPU (`/proc/stat`, Linux) is read before and after, and this
-process's own CPU time (every thread: the in-process engines) is taken from it. What
+process's own CPU time (every thread: the in-process engines; and its measuring
+processes, `execute --forks`, once ended) is taken from it. What
 remains is the other processes' work, PostgreSQL's server among them when it runs here
 (it is not this process). A share of 0.25 cores or more over the run is flagged.
 """
@@ -35,8 +36,10 @@ def _busy_seconds() -> float | None:
 
 
 def _own_seconds() -> float:
+    # Children waited for count as this process's own: the measuring processes of
+    # `execute --forks` are its runs, not other work on the cores.
     t = os.times()
-    return t.user + t.system
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def cores() -> int:

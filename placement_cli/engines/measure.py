@@ -70,6 +70,9 @@ class RunStopped(Exception):
         super().__init__(str(error))
         self.error, self.ref, self.outcomes = error, ref, outcomes
 
+    def __reduce__(self) -> tuple[Any, ...]:  # a measuring process hands it back (`forks`)
+        return (RunStopped, (self.error, self.ref, self.outcomes))
+
 
 @dataclass(frozen=True)
 class Reference:
@@ -298,3 +301,36 @@ def execute_many(
                 outs.append(o)
             raise RunStopped(exc, ref, outs) from exc
     return ref, outs
+
+
+def execute_in_process(i: int, kwargs: dict[str, Any]) -> tuple[Reference, list[Outcome]]:
+    """`execute_many(**kwargs)` as the `i`-th of `execute --forks` measuring processes
+    (`engines/forks.py`), its rounds in an order of their own (seed `i`). The runs keep
+    only the last run's result table (`--result` writes it): the others would cross back
+    for nothing."""
+    ref, outs = execute_many(**kwargs, seed=i)
+    for o in outs:
+        o.runs[:-1] = [dataclasses.replace(r, tables=()) for r in o.runs[:-1]]
+    return ref, outs
+
+
+def pooled(results: Sequence[tuple[Reference, list[Outcome]]]) -> tuple[Reference, list[Outcome]]:
+    """The outcomes of the same ways measured in several processes as one: each way's
+    runs (and hand-offs) in process order, so that the r-th runs of two ways are still
+    a pair measured side by side (every way that ran has as many runs as the others in
+    each process); a way that failed in any process failed. The first process's
+    reference."""
+    ref, base = results[0]
+    for _, outs in results[1:]:
+        for o, other in zip(base, outs, strict=True):
+            if o.status != "ok":
+                continue
+            if other.status != "ok":
+                o.status, o.error, o.runs = other.status, other.error, []
+                continue
+            o.runs.extend(other.runs)
+            for cut, times in other.handoffs.items():
+                o.handoffs.setdefault(cut, []).extend(times)
+            for cut, why in other.handoff_errors.items():
+                o.handoff_errors.setdefault(cut, why)
+    return ref, base

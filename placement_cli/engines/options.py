@@ -1,6 +1,6 @@
 """The engine commands' options (`import sql --probe`, `calibrate measure`, `execute`):
-the one declaration of `--db`, `--pg`, `--engines`, `--repeat`, `--warmup` and
-`--threads`, with their flags on the fields (`core/option_field.py`), as `SolveOptions`
+the one declaration of `--db`, `--pg`, `--engines`, `--repeat`, `--warmup`,
+`--threads` and `--forks`, with their flags on the fields (`core/option_field.py`), as `SolveOptions`
 declares `solve`'s. Each command takes the fields it uses (`app/commands.py`); its
 handler gets this record, never the values by key; the engine layer gets `Sources` and
 `Settings` made from it.
@@ -88,6 +88,19 @@ class EngineOptions(msgspec.Struct, frozen=True):
             settable=True,
         ),
     ] = 0
+    forks: Annotated[
+        int,
+        Flag(
+            ("--forks",),
+            "Measure in K fresh processes, one after another, each with its own warm-up "
+            "and rounds, and pool their runs: a median that does not rest on one process "
+            "(the engines' memory and threads differ from one to the next). K times the "
+            "measuring's cost.",
+            minimum=1,
+            metavar="K",
+            settable=True,
+        ),
+    ] = 1
 
     def __post_init__(self) -> None:
         more = []

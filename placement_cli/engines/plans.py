@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from placement_cli.core.errors import UsageError
@@ -83,9 +83,7 @@ def node_ids(problem: Any, tree: Tree) -> list[str]:
     return out
 
 
-def runner_for(
-    problem: Any, tree: Tree, sql_file: str | None
-) -> tuple[list[str], Callable[[Connections], Runner]]:
+def runner_for(problem: Any, tree: Tree, sql_file: str | None) -> tuple[list[str], MakeRunner]:
     """The plan node id of each tree node, and a function of the connections that loads
     the query's plan, checks that the tree is that plan's (module doc) and gives the
     runner."""
@@ -95,19 +93,36 @@ def runner_for(
     if sql is None:
         raise ValueError(f"{problem.source}: the tree file records no query to run")
     ids = node_ids(problem, tree)
+    native = getattr(problem.file.query, "native", False) and sql_file is None
+    return ids, MakeRunner(tree, tuple(ids), sql, substrait, native, problem.source)
 
-    def make(conns: Connections) -> Runner:
-        if getattr(problem.file.query, "native", False) and sql_file is None:
-            if tree.n != 1:
+
+@dataclasses.dataclass(frozen=True)
+class MakeRunner:
+    """`runner_for`'s function of the connections: plain data, so that a measuring
+    process of its own (`execute --forks`) can be handed it."""
+
+    tree: Tree
+    ids: tuple[str, ...]
+    sql: str
+    substrait: dict[str, Any] | None
+    native: bool
+    source: str
+
+    def __call__(self, conns: Connections) -> Runner:
+        if self.native:
+            if self.tree.n != 1:
                 raise UsageError(
-                    f"{problem.source}: a native query is one node, the tree has {tree.n}"
+                    f"{self.source}: a native query is one node, the tree has {self.tree.n}"
                 )
-            return NativeRunner(sql)
-        plan = build_plan(conns, sql) if substrait is None else load_plan(conns, sql, substrait)
-        same_tree(tree, ids, plan.nodes, problem.source)
+            return NativeRunner(self.sql)
+        plan = (
+            build_plan(conns, self.sql)
+            if self.substrait is None
+            else load_plan(conns, self.sql, self.substrait)
+        )
+        same_tree(self.tree, self.ids, plan.nodes, self.source)
         return PlanRunner(plan)
-
-    return ids, make
 
 
 def same_tree(tree: Tree, ids: Sequence[str], nodes: Mapping[str, Any], source: str) -> None:

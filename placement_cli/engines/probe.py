@@ -70,6 +70,8 @@ class Probe:
     root_table: Any = None
     # Node -> why its result cannot cross a cut exactly (`inexact_cuts`).
     no_cut: dict[str, str] = field(default_factory=dict)
+    # The processes whose runs are pooled here (`import sql --probe --forks`).
+    forks: int = 1
     # Node -> the rest of the query on each engine, the node's result handed in
     # (`in_pipeline`): its runs, keyed by engine, checked against the root's rows.
     above: dict[str, NodeProbe] = field(default_factory=dict)
@@ -104,13 +106,14 @@ def probe(
     later: list[Pending] | None = None,
     in_pipeline: bool = False,
     held_bytes: int = HELD_BYTES,
+    seed: int = 0,
 ) -> Probe:
     """Run every node's subtree on every engine: `warmup` untimed runs (the result
     checked; with `handoffs`, each node's result but the root's then handed to every
     engine `repeat` times, `time_handoffs`; with `in_pipeline`, the rest of the query
     above each node checked on every engine, `queue_above`), then `repeat` timed runs
-    of each, in interleaved rounds with the runs already queued in `later`
-    (`timed_rounds`)."""
+    of each, in interleaved rounds (their order drawn from `seed`) with the runs already
+    queued in `later` (`timed_rounds`)."""
     pending: list[Pending] = [] if later is None else later
     out = Probe(plan, engines, repeat, {nid: NodeProbe() for nid in plan.nodes}, warmup=warmup)
     held: dict[str, dict[str, Any]] = {}
@@ -155,7 +158,7 @@ def probe(
             skipped.append(nid)
     if in_pipeline:
         queue_above(conns, out, held, warmup, pending)
-    timed_rounds(pending, repeat)
+    timed_rounds(pending, repeat, seed)
     # The timed runs hold the node results handed in: the rounds are over.
     held.clear()
     pending.clear()
@@ -402,9 +405,10 @@ def probe_query(
     handoffs: bool = False,
     in_pipeline: bool = False,
     held_bytes: int = HELD_BYTES,
+    seed: int = 0,
 ) -> Probe:
     """Plan `sql` (of the file `source`) in the planner and probe every node of it on
-    `engines` (`probe`, with `handoffs`, `in_pipeline` and `held_bytes`); invalid input (exit 3) when
+    `engines` (`probe`, with `handoffs`, `in_pipeline`, `held_bytes` and `seed`); invalid input (exit 3) when
     the planner cannot plan it. Runs on a thread with a deep stack (`base.deep_stack`)."""
     for eng in dict.fromkeys((PLANNER, *(registry.engine(e) for e in engines))):
         eng.modules("import sql --probe")
@@ -424,11 +428,20 @@ def probe_query(
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
             why = f"{PLANNER.name} cannot plan the query: {first_line(exc)}"
-            timed_rounds(later, repeat)
+            timed_rounds(later, repeat, seed)
             out = native(why, written, tables)
         else:
             out = probe(
-                conns, plan, engines, repeat, warmup, handoffs, later, in_pipeline, held_bytes
+                conns,
+                plan,
+                engines,
+                repeat,
+                warmup,
+                handoffs,
+                later,
+                in_pipeline,
+                held_bytes,
+                seed,
             )
             differs = _answer_differs(out.root_table, tables)
             if not out.ran(plan.root):

@@ -70,6 +70,21 @@ class NodeProbe:
         later.append(Pending(self, engine, run))
         return table
 
+    def pool(self, other: NodeProbe) -> None:
+        """Another process's measurement of the same node added to this one (`import sql
+        --probe --forks`): each engine's runs, and each receiving engine's hand-offs,
+        appended in process order; an engine that failed in either process has failed
+        (its times dropped, the first reason kept)."""
+        for engine, why in other.failed.items():
+            self.failed.setdefault(engine, why)
+        for engine, times in other.runs.items():
+            if engine in self.runs:
+                self.runs[engine].extend(times)
+        for engine in [e for e in self.runs if e in self.failed]:
+            del self.runs[engine]
+        for dst, times in other.handoffs.items():
+            self.handoffs.setdefault(dst, []).extend(times)
+
     def disagree(self, tables: dict[str, Any]) -> None:
         """Engines whose result (`tables`) holds other values than the reference
         engine's (`registry.REFERENCE`, else the first that ran) get no time here: a

@@ -148,11 +148,13 @@ def build(
     threads: dict[str, int | None] | None = None,
     machine: dict[str, Any] | None = None,
     verify: dict[str, Any] | None = None,
+    forks: int = 1,
 ) -> dict[str, Any]:
     """The whole artifact (its `status` is `mismatch` when any placement's rows differ
     from the reference); `threads`: each engine's (`connect.threads`); `machine`: the
     cores and load the runs shared (`machine_state`); `verify`: `execute --verify`'s
-    evidence and decision (`engines/verify.py`)."""
+    evidence and decision (`engines/verify.py`); `forks`: the measuring processes whose
+    runs were pooled (`engines/forks.py`), recorded when more than one."""
     reps = [
         placement_report(
             tree,
@@ -221,6 +223,7 @@ def build(
         "all": all_,
         "repeat": repeat,
         "warmup": warmup,
+        **({} if forks == 1 else {"forks": forks}),
         **({} if threads is None else {"threads": threads}),
         **({} if machine is None else {"machine": machine}),
         "order": "interleaved",

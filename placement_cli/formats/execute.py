@@ -177,6 +177,9 @@ class ExecuteSection(_Strict):
     all: bool = False
     repeat: int = Field(ge=1)
     warmup: int = Field(ge=0)
+    # The measuring processes (`execute --forks`), each with its own warm-up and `repeat`
+    # rounds, whose runs are pooled; absent: one.
+    forks: int | None = Field(default=None, ge=2)
     # The threads each engine ran with (None: the engine's own configuration decides).
     threads: dict[str, int | None] | None = None
     machine: Machine | None = None

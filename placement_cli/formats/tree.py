@@ -110,8 +110,9 @@ class Query(_Strict):
     (DataFusion's optimized plan as Substrait JSON; nodes name their relation by
     `plan_node`), the engines that ran fragments of it from SQL re-planned by
     themselves (DataFusion's unparser) rather than from the plan, and the probe's
-    settings: its repeats, its warm-up runs and the threads each engine ran with
-    (None where the engine's own configuration decides, as PostgreSQL's server)."""
+    settings: its repeats, its warm-up runs, the threads each engine ran with
+    (None where the engine's own configuration decides, as PostgreSQL's server) and
+    the processes whose runs it pooled."""
 
     sql: str
     substrait: dict[str, Any] | None = None
@@ -122,6 +123,8 @@ class Query(_Strict):
     repeat: Annotated[int, Field(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Field(ge=0, le=COUNT_MAX)] | None = None
     threads: dict[Name, Annotated[int, Field(ge=1, le=COUNT_MAX)] | None] | None = None
+    # The processes the probe ran in, their runs pooled (`--forks`); absent: one.
+    forks: Annotated[int, Field(ge=2, le=COUNT_MAX)] | None = None
     # Each engine on the query as written (its own planner), timed as a node's subtree:
     # the single-engine ways a placement is judged against.
     as_written: dict[Name, Measured] = {}

@@ -99,6 +99,7 @@ class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     repeat: Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None = None
     warmup: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
     threads: dict[Name, Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None] | None = None
+    forks: Annotated[int, Meta(ge=2, le=COUNT_MAX)] | None = None
     as_written: dict[Name, Measured] = {}
 
 
