@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.sweep_engines import _cli, _last, make_data
+from benchmarks.sweep_engines import _cli, _last, make_data, measuring_options
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -105,23 +105,17 @@ def _clear(t: dict[str, Any]) -> str:
 
 
 def one(
-    nr: int,
-    sql: str,
-    work: Path,
-    db: Path,
-    profile: Path,
-    in_pipeline: bool = False,
-    threads: int = 0,
-    forks: int = 1,
+    nr: int, sql: str, work: Path, db: Path, profile: Path, a: argparse.Namespace
 ) -> dict[str, Any]:
+    """One query's steps, with the run's `--in-pipeline`, `--threads` and `--forks` (`a`)."""
     q = work / f"q{nr:02d}"
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr, "steps": {}}
-    src = ["--db", str(db), "--threads", str(threads)]
+    src = ["--db", str(db), "--threads", str(a.threads)]
     # The verify and the judge's runs alike, in `forks` processes each.
-    fk = ["--forks", str(forks)] if forks > 1 else []
-    ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
+    fk = ["--forks", str(a.forks)] if a.forks > 1 else []
+    ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if a.in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
     ok = ok and _step(out, "tree", ["tree", "tree.json", "--budget", "1", "-q", "-o", "placed.json"], q)  # fmt: skip
     ok = ok and _step(out, "verify", ["execute", "placed.json", *src, *fk, "--verify", "3", "--repeat", "5", "--placed-out", "final.json", "-q", "-o", "verify.json"], q)  # fmt: skip
     if not ok:
@@ -158,18 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="probe with `--in-pipeline` (then `tree`'s `auto` is the measured model)",
     )
-    ap.add_argument(
-        "--threads",
-        type=int,
-        default=0,
-        help="every step's --threads (threads of each engine; 0: the cores)",
-    )
-    ap.add_argument(
-        "--forks",
-        type=int,
-        default=1,
-        help="`execute --forks` for the verify and the ground truth (processes pooled)",
-    )
+    measuring_options(ap, "the verify and the ground truth")
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data(a.bench, a.sf, a.data)
@@ -185,9 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     _step(prof, "fit", ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"], work)
     rows = []
     for n in wanted:
-        rows.append(
-            one(n, texts[n], work, db, work / "profile.json", a.in_pipeline, a.threads, a.forks)
-        )
+        rows.append(one(n, texts[n], work, db, work / "profile.json", a))
         ratio = (rows[-1].get("truth_verified") or {}).get("ratio")
         print(f"Q{n}: verified / fastest single {ratio}", file=sys.stderr, flush=True)
     date = datetime.date.today().isoformat()

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.sweep_engines import _cli, _last, make_data
+from benchmarks.sweep_engines import _cli, _last, make_data, measuring_options
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUERIES = (1, 3, 5, 6, 9, 10, 12, 14, 18)
@@ -62,25 +62,19 @@ def _predict(tree_file: Path, report: dict[str, Any]) -> dict[str, list[float]]:
 
 
 def one(
-    nr: int,
-    sql: str,
-    work: Path,
-    db: Path,
-    profile: Path,
-    in_pipeline: bool = False,
-    threads: int = 0,
-    forks: int = 1,
+    nr: int, sql: str, work: Path, db: Path, profile: Path, a: argparse.Namespace
 ) -> dict[str, Any]:
+    """One query's steps, with the run's `--in-pipeline`, `--threads` and `--forks` (`a`)."""
     from placement_cli.engines.stats import spearman
 
     q = work / f"q{nr:02d}"
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr}
-    src = ["--db", str(db), "--threads", str(threads)]
-    fk = ["--forks", str(forks)] if forks > 1 else []  # the probe and the measured runs, pooled
+    src = ["--db", str(db), "--threads", str(a.threads)]
+    fk = ["--forks", str(a.forks)] if a.forks > 1 else []  # the probe and the measured runs, pooled
     for name, args in (
-        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
+        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if a.in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
         ("execute", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
         ("again", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
     ):  # fmt: skip
@@ -150,40 +144,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="probe with `--in-pipeline` (each node's rest of the query timed too)",
     )
-    ap.add_argument(
-        "--threads",
-        type=int,
-        default=0,
-        help="every step's --threads (threads of each engine; 0: the cores)",
-    )
-    ap.add_argument(
-        "--forks",
-        type=int,
-        default=1,
-        help="`--forks` for the probe and the measured runs (processes pooled)",
-    )
+    measuring_options(ap, "the probe and the measured runs")
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
     db, texts = make_data("tpch", a.sf, a.data)
     work = Path(tempfile.mkdtemp(prefix="placement-models-"))
     src = ["--db", str(db), "--threads", str(a.threads)]
     for step in (["calibrate", "measure", *src, "-q", "-o", "h.csv"], ["calibrate", "fit", "h.csv", "-q", "-o", "profile.json"]):  # fmt: skip
-        r = _cli(*step, cwd=work)
-        if r.returncode:
-            print(f"{step[:2]}: exit {r.returncode}: {_last(r.stderr)}")
+        res = _cli(*step, cwd=work)
+        if res.returncode:
+            print(f"{step[:2]}: exit {res.returncode}: {_last(res.stderr)}")
             return 1
     rows = [
-        one(
-            int(n),
-            texts[int(n)],
-            work,
-            db,
-            work / "profile.json",
-            a.in_pipeline,
-            a.threads,
-            a.forks,
-        )
-        for n in a.queries.split(",")
+        one(int(n), texts[int(n)], work, db, work / "profile.json", a) for n in a.queries.split(",")
     ]
     date = datetime.date.today().isoformat()
     path = a.output or RESULTS / f"models_tpch-sf{a.sf:g}_{date}.json"

@@ -56,6 +56,23 @@ def _last(err: bytes) -> str:
     return lines[-1][:300] if lines else ""
 
 
+def measuring_options(ap: argparse.ArgumentParser, forks: str) -> None:
+    """The benchmarks' `--threads` (every step's) and `--forks` (`forks` says which
+    steps get it)."""
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="every step's --threads (threads of each engine; 0: the cores)",
+    )
+    ap.add_argument(
+        "--forks",
+        type=int,
+        default=1,
+        help=f"`--forks` for {forks} (each measured in K processes, their runs pooled)",
+    )
+
+
 def make_data(bench: str, sf: float, folder: Path) -> tuple[Path, dict[int, str]]:
     """The benchmark's tables in a DuckDB file (made once) and its query texts."""
     import duckdb
