@@ -118,14 +118,17 @@ bench-race: $(BSTAMP)
 # The decision flow (probe, tree, execute --verify) on every TPC-H query, judged by an
 # independent interleaved run against the fastest single-engine way (README, "What the
 # choice promises"); on a quiet machine, about 30 minutes. DECISION_ARGS=--in-pipeline
-# probes in-pipeline (then `tree`'s model is `measured`; docs/probe.md).
+# probes in-pipeline (then `tree`'s model is `measured`; docs/probe.md); "--threads 1"
+# gives every engine one thread, "--forks 3" verifies and judges in three processes each
+# (docs/execute.md; about three times the verify's cost).
 bench-decisions: $(STAMP)
 	$(PY) -m benchmarks.bench_decision --sf 0.1 $(DECISION_ARGS)
 	$(PY) -m benchmarks.bench_decision --sf 1 $(DECISION_ARGS)
 
 # Which latency model ranks the placements as the engines do (docs/tree.md, "Latency
 # models"): every one-cut placement of TPC-H run twice against each model's prediction.
-# MODELS_ARGS=--in-pipeline probes in-pipeline; on a quiet machine, about 25 minutes.
+# MODELS_ARGS=--in-pipeline probes in-pipeline; "--threads 1 --forks 3" as for
+# bench-decisions (the probe in three processes too); on a quiet machine, about 25 minutes.
 bench-models: $(STAMP)
 	$(PY) -m benchmarks.bench_models --sf 0.1 --queries $$(seq -s, 1 22) $(MODELS_ARGS)
 	$(PY) -m benchmarks.bench_models --sf 1 $(MODELS_ARGS)

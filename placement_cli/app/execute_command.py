@@ -231,7 +231,11 @@ def command(name: str, v: dict[str, Any]) -> int:
         if not v["quiet"] and stderr_is_terminal():
             sys.stderr.write(f"[{i + 1}/{len(ways)}] {way_label(tree, o)}: {o.status}\n")
 
-    run = {
+    def started(i: int, k: int) -> None:
+        if not v["quiet"] and stderr_is_terminal():
+            sys.stderr.write(f"measuring process {i + 1} of {k}\n")
+
+    run: dict[str, Any] = {
         "sources": opts.sources(),
         "tree": tree,
         "node_ids": ids,
@@ -248,7 +252,9 @@ def command(name: str, v: dict[str, Any]) -> int:
     stopped = None
     try:
         if opts.forks > 1:  # each process from scratch: its reference, warm-ups, rounds
-            ref, outcomes = pooled(in_processes(opts.forks, execute_in_process, run))
+            ref, outcomes = pooled(
+                in_processes(opts.forks, execute_in_process, run, starting=started)
+            )
         else:
             ref, outcomes = execute_many(**run, progress=progress)
     except RunStopped as exc:  # the report says what finished, then the run's error

@@ -147,7 +147,7 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         # among them), so nothing but one query may reach them.
         raise InputError([Problem("", wrong)], source_name(path))
     sql = statements(sql)[0].strip()
-    run = {
+    run: dict[str, Any] = {
         "source": source_name(path),
         "sql": sql,
         "sources": opts.sources(),
@@ -163,7 +163,10 @@ def _probe(fmt: str, v: dict[str, Any]) -> int:
         from placement_cli.engines.forks import in_processes
         from placement_cli.engines.probe_pool import pooled, probe_in_process
 
-        p = pooled(in_processes(opts.forks, probe_in_process, run))
+        def started(i: int, k: int) -> None:
+            say(f"probing in process {i + 1} of {k}", v["quiet"])
+
+        p = pooled(in_processes(opts.forks, probe_in_process, run, starting=started))
     else:
         p = probe_query(**run)
     doc = tree_document(p, v.get("name") or Path(path).stem, v.get("budget"))

@@ -25,13 +25,21 @@ from typing import Any
 from placement_cli.core.errors import IOFailure
 
 
-def in_processes(k: int, fn: Callable[..., Any], *args: Any) -> list[Any]:
+def in_processes(
+    k: int,
+    fn: Callable[..., Any],
+    *args: Any,
+    starting: Callable[[int, int], None] | None = None,
+) -> list[Any]:
     """`fn(i, *args)` for i in 0..k-1, each in a fresh process, one after another (module
-    doc): their results in order. An exception raised in a child is raised here; a child
-    that dies without a result (killed, out of memory) is an `IOFailure`."""
+    doc): their results in order; `starting(i, k)` is called as each starts (progress).
+    An exception raised in a child is raised here; a child that dies without a result
+    (killed, out of memory) is an `IOFailure`."""
     ctx = multiprocessing.get_context("spawn")
     out: list[Any] = []
     for i in range(k):
+        if starting is not None:
+            starting(i, k)
         recv, send = ctx.Pipe(duplex=False)
         child = ctx.Process(target=_child, args=(send, fn, i, args), daemon=True)
         # Ctrl-C held back while the child starts: one arriving then would leave it
