@@ -175,7 +175,6 @@ def command(name: str, v: dict[str, Any]) -> int:
     # for `execute`, once `need` has checked the engines are installed.
     from placement_cli.engines import feedback
     from placement_cli.engines.connect import threads
-    from placement_cli.engines.forks import in_processes
     from placement_cli.engines.machine import Meter
     from placement_cli.engines.measure import (
         RunStopped,
@@ -252,6 +251,10 @@ def command(name: str, v: dict[str, Any]) -> int:
     stopped = None
     try:
         if opts.forks > 1:  # each process from scratch: its reference, warm-ups, rounds
+            # Lazy: the measuring processes (~4 ms, measured: multiprocessing), only
+            # for `--forks`.
+            from placement_cli.engines.forks import in_processes
+
             ref, outcomes = pooled(
                 in_processes(opts.forks, execute_in_process, run, starting=started)
             )
