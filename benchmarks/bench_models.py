@@ -5,9 +5,9 @@ of TPC-H queries executed once, then each model's prediction of each set against
     .venv/bin/python -m benchmarks.bench_models --sf 1 --queries 3,5,10
 
 Per query, as a user runs it (DuckDB and DataFusion): `import sql --probe --repeat 3
---handoffs --transfer PROFILE` (a profile `calibrate measure` + `calibrate fit` made
-once per run; the probe's own hand-offs as explicit transfers; with `--in-pipeline`,
-each node's rest of the query timed too), then `execute --all
+--handoffs --transfer PROFILE` (`--probe-repeat N`: N rounds; a profile `calibrate
+measure` + `calibrate fit` made once per run; the probe's own hand-offs as explicit
+transfers; with `--in-pipeline`, each node's rest of the query timed too), then `execute --all
 --budget 1 --repeat 5` (every placement with at most one cut, interleaved rounds),
 twice: two independent processes, whose Spearman over the same placements is the
 query's noise ceiling (how well a perfect model could agree with one measured run).
@@ -74,7 +74,7 @@ def one(
     src = ["--db", str(db), "--threads", str(a.threads)]
     fk = ["--forks", str(a.forks)] if a.forks > 1 else []  # the probe and the measured runs, pooled
     for name, args in (
-        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if a.in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"]),
+        ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if a.in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", str(a.probe_repeat), "--transfer", str(profile), "-q", "-o", "tree.json"]),
         ("execute", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all.json"]),
         ("again", ["execute", "tree.json", *src, *fk, "--all", "--budget", "1", "--repeat", "5", "-q", "-o", "all2.json"]),
     ):  # fmt: skip
@@ -144,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="probe with `--in-pipeline` (each node's rest of the query timed too)",
     )
+    ap.add_argument(
+        "--probe-repeat",
+        type=int,
+        default=3,
+        help="the probe's timed rounds (`--repeat`; the measured runs take 5)",
+    )
     measuring_options(ap, "the probe and the measured runs")
     ap.add_argument("-o", "--output", type=Path)
     a = ap.parse_args(argv)
@@ -168,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                 "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
                 "threads": a.threads,
                 "forks": a.forks,
+                "probe_repeat": a.probe_repeat,
                 "queries": rows,
             },
             option=orjson.OPT_INDENT_2,
