@@ -153,8 +153,8 @@ def run_placement(
                 running.add(pool.executor.submit(one, i))
                 continue
             # Alone (nothing else running or ready): on this thread. A hop to a pool
-            # thread and back costs ~0.4 ms a fragment, measured on TPC-H SF 0.1 with
-            # DataFusion (3-5% of a 10 ms query), and overlaps nothing.
+            # thread and back overlaps nothing and cost DataFusion 0.25-0.8 ms a run,
+            # measured on TPC-H SF 0.1 (3-9% of those queries; docs/execute.md).
             try:
                 finish(*one(i))
             except FragmentError as exc:
