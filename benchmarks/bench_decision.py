@@ -112,7 +112,7 @@ def one(
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr, "steps": {}}
-    src = ["--db", str(db), "--threads", str(a.threads)]
+    src = ["--db", str(db), "--threads", str(a.threads), "--caches", a.caches]
     # The verify and the judge's runs alike, in `forks` processes each.
     fk = ["--forks", str(a.forks)] if a.forks > 1 else []
     ok = _step(out, "import", ["import", "sql", "q.sql", "--probe", *(["--in-pipeline"] if a.in_pipeline else []), *src, "--engines", "duckdb,datafusion", "--repeat", "3", "--transfer", str(profile), "-q", "-o", "tree.json"], q)  # fmt: skip
@@ -180,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
         "threads": a.threads,
         "forks": a.forks,
+        "caches": a.caches,
         "work": str(work),
         "calibration": prof,
         "queries": rows,

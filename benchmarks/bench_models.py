@@ -71,7 +71,7 @@ def one(
     q.mkdir(parents=True, exist_ok=True)
     (q / "q.sql").write_text(sql)
     out: dict[str, Any] = {"query": nr}
-    src = ["--db", str(db), "--threads", str(a.threads)]
+    src = ["--db", str(db), "--threads", str(a.threads), "--caches", a.caches]
     fk = ["--forks", str(a.forks)] if a.forks > 1 else []  # the probe and the measured runs, pooled
     for name, args in (
         ("import", ["import", "sql", "q.sql", "--probe", "--handoffs", *(["--in-pipeline"] if a.in_pipeline else []), *src, *fk, "--engines", "duckdb,datafusion", "--repeat", str(a.probe_repeat), "--transfer", str(profile), "-q", "-o", "tree.json"]),
@@ -174,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                 "probe": "interleaved rounds" + (", in-pipeline" if a.in_pipeline else ""),
                 "threads": a.threads,
                 "forks": a.forks,
+                "caches": a.caches,
                 "probe_repeat": a.probe_repeat,
                 "queries": rows,
             },

@@ -57,8 +57,8 @@ def _last(err: bytes) -> str:
 
 
 def measuring_options(ap: argparse.ArgumentParser, forks: str) -> None:
-    """The benchmarks' `--threads` (every step's) and `--forks` (`forks` says which
-    steps get it)."""
+    """The benchmarks' `--threads` (every step's), `--forks` (`forks` says which
+    steps get it) and `--caches` (the probe's and `execute`'s)."""
     ap.add_argument(
         "--threads",
         type=int,
@@ -70,6 +70,12 @@ def measuring_options(ap: argparse.ArgumentParser, forks: str) -> None:
         type=int,
         default=1,
         help=f"`--forks` for {forks} (each measured in K processes, their runs pooled)",
+    )
+    ap.add_argument(
+        "--caches",
+        choices=("cold", "warm"),
+        default="cold",
+        help="`--caches` for the probe and `execute` (the CPU caches each timed run starts with)",
     )
 
 

@@ -202,3 +202,14 @@ def test_probing_flags_without_a_probe_are_a_usage_error(tmp_path: Path, flag: s
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert r.returncode == 2 and flag in r.stderr and "--probe" in r.stderr
+
+
+@pytest.mark.parametrize("mode", (None, "warm", "cold"))
+def test_the_probe_records_the_caches_its_timed_runs_started_with(
+    cli: Any, tmp_path: Path, tpch_db: Path, tpch_sql: dict[int, str], mode: str | None
+) -> None:
+    given = () if mode is None else ("--caches", mode)
+    res, doc, _ = probe(cli, tmp_path, tpch_sql[6], "--engines", "duckdb", "--db", str(tpch_db), "--repeat", "1", *given)  # fmt: skip
+    assert res.returncode == 0, res.stderr.decode()
+    TreeFile.model_validate(doc)
+    assert doc["query"]["caches"] == (mode or "cold")

@@ -189,6 +189,33 @@ def test_a_run_with_other_threads_than_the_probe_says_so(verified: Path, tpch_db
         assert f"{e} {k} (now {other})" in warned["message"]
 
 
+def test_a_run_with_other_caches_than_the_probe_says_so(verified: Path, tpch_db: Path) -> None:
+    """The probe records the CPU caches its timed runs started with (cold by default);
+    `execute` records its own, and warns when they are not the probe's; a tree probed
+    before the field existed (none recorded) was timed warm."""
+    tree = json.loads((verified / "t.json").read_text())
+    assert tree["query"]["caches"] == "cold"
+    old = dict(tree, query={k: v for k, v in tree["query"].items() if k != "caches"})
+    (verified / "t-old.json").write_text(json.dumps(old))
+    for path, mode, warned in (
+        ("t.json", "cold", False),
+        ("t.json", "warm", True),
+        ("t-old.json", "warm", False),
+        ("t-old.json", "cold", True),
+    ):
+        r = _cli("execute", path, "--db", str(tpch_db), "--caches", mode, "--repeat", "1", "-q", "-o", "c.json", cwd=verified)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        art = json.loads((verified / "c.json").read_text())
+        assert art["execute"]["caches"] == mode
+        codes = [d for d in art["diagnostics"] if d["code"] == "caches-differ"]
+        assert bool(codes) is warned, (path, mode, codes)
+        if warned:
+            probed = "warm" if mode == "cold" else "cold"
+            assert f"probed with {probed} CPU caches" in codes[0]["message"]
+    bad = _cli("execute", "t.json", "--db", str(tpch_db), "--caches", "hot", cwd=verified)
+    assert bad.returncode == 2 and "--caches" in bad.stderr
+
+
 def test_forks_pool_the_runs_of_fresh_processes_and_the_rule_decides_on_them(
     verified: Path, tpch_db: Path
 ) -> None:

@@ -117,7 +117,9 @@ def import_command() -> Command:
                 kind="bool",
                 default=False,
             ),
-            *engine_options("db", "pg", "engines", "repeat", "warmup", "threads", "forks"),
+            *engine_options(
+                "db", "pg", "engines", "repeat", "warmup", "threads", "forks", "caches"
+            ),
             OUTPUT,
             FORMAT,
             QUIET,
@@ -141,7 +143,7 @@ def execute_command() -> Command:
             ),
         ),
         (
-            *engine_options("db", "pg", "repeat", "warmup", "threads", "forks"),
+            *engine_options("db", "pg", "repeat", "warmup", "threads", "forks", "caches"),
             Opt(
                 "all",
                 ("--all",),

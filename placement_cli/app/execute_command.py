@@ -296,12 +296,16 @@ def command(name: str, v: dict[str, Any]) -> int:
         machine=machine,
         verify=verify,
         forks=opts.forks,
+        caches=opts.caches,
     )
     art["diagnostics"] += [d.to_json() for d in extra]
     probed = problem.file.query.threads if problem.file.query else None
     differ = threads_differ(probed or {}, used)
     if differ is not None:
         art["diagnostics"].append(differ.to_json())
+    cold = caches_differ(problem.file.query, opts.caches)
+    if cold is not None:
+        art["diagnostics"].append(cold.to_json())
     if machine["shared"]:
         art["diagnostics"].append(
             Diagnostic(
@@ -392,4 +396,23 @@ def threads_differ(probed: dict[str, int | None], used: dict[str, int | None]) -
         "threads-differ",
         f"the tree's times were probed with other threads: {', '.join(odd)}; the "
         "predictions are not this run's times (give the probe's --threads)",
+    )
+
+
+def caches_differ(query: Any, used: str) -> Diagnostic | None:
+    """A `caches-differ` warning when the runs start with other CPU caches (`used`) than
+    the probe's timed runs did, as the tree file's `query` records them (a probed tree
+    that records none was probed before the probe flushed them: warm). A tree whose
+    times no probe measured (no `query.repeat`) is not compared."""
+    if query is None or query.repeat is None:
+        return None
+    probed = query.caches or "warm"
+    if probed == used:
+        return None
+    return Diagnostic(
+        "warning",
+        "caches-differ",
+        f"the tree's times were probed with {probed} CPU caches, this run starts each "
+        f"timed run {used}; the predictions are not this run's times (give the probe's "
+        f"--caches)",
     )

@@ -89,6 +89,18 @@ ENGINE_CODES: tuple[Code, ...] = (
         "faster alone). Give `execute` the probe's `--threads` to compare like with like.",
     ),
     Code(
+        "caches-differ",
+        ("warning",),
+        ("execute",),
+        "the runs start with other CPU caches than the tree's times were measured with",
+        "The tree file records the CPU caches each of the probe's timed runs started with "
+        "(`query.caches`, `import sql --probe --caches`; absent in a tree probed before it "
+        "was recorded: warm), and `execute` times its runs with the other (`--caches`, by "
+        "default cold): a run that starts cold pays to bring its data and code back into "
+        "the caches, so the predicted latencies are not this run's. Give `execute` the "
+        "probe's `--caches` to compare like with like.",
+    ),
+    Code(
         "split-rejected",
         ("info",),
         ("execute",),

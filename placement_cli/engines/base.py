@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, ParamSpec, TypeVar
 
+from placement_cli.engines.caches import Caches
 from placement_cli.engines.require import need
 
 if TYPE_CHECKING:  # annotations only: pathlib is not on the command line's path
@@ -63,11 +64,13 @@ class Sources:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How engines run: `threads` each in-process engine may use (DuckDB's threads,
-    DataFusion's target partitions, Polars' pool), by default the cores this process
-    may run on. Recorded in every artifact that holds a time."""
+    """How engines run and are timed: `threads` each in-process engine may use (DuckDB's
+    threads, DataFusion's target partitions, Polars' pool), by default the cores this
+    process may run on; `caches`, the CPU caches each timed run starts with
+    (`engines/caches.py`). Recorded in every artifact that holds a time."""
 
     threads: int = 0  # 0: `cores()`
+    caches: Caches = "cold"
 
     @property
     def effective_threads(self) -> int:

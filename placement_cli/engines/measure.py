@@ -34,6 +34,7 @@ from typing import Any
 from placement_cli.core.errors import PlacementError, UsageError
 from placement_cli.engines import handoff
 from placement_cli.engines.base import deep_stack
+from placement_cli.engines.caches import before
 from placement_cli.engines.connect import Connections, Settings, Sources, available, canonical
 from placement_cli.engines.placements import Fragment, Predicted, fragments, predicted
 from placement_cli.engines.require import need
@@ -175,8 +176,10 @@ def timed(
     runner: Runner,
     handoffs: int,
 ) -> None:
-    """One timed run of a checked way, kept in `out.runs`; with `handoffs` > 0 each cut's
+    """One timed run of a checked way, kept in `out.runs`, started with the CPU caches
+    the pool's settings say (`engines/caches.py`); with `handoffs` > 0 each cut's
     hand-off is then timed that many times on this run's tables (module doc)."""
+    before(pool.main.settings.caches)()
     try:
         run = run_placement(pool, out.frags, node_ids, tree.engines, runner)
     except FragmentError as exc:  # it ran before: an engine failing now fails the way

@@ -1,6 +1,6 @@
 """The engine commands' options (`import sql --probe`, `calibrate measure`, `execute`):
 the one declaration of `--db`, `--pg`, `--engines`, `--repeat`, `--warmup`,
-`--threads` and `--forks`, with their flags on the fields (`core/option_field.py`), as `SolveOptions`
+`--threads`, `--forks` and `--caches`, with their flags on the fields (`core/option_field.py`), as `SolveOptions`
 declares `solve`'s. Each command takes the fields it uses (`app/commands.py`); its
 handler gets this record, never the values by key; the engine layer gets `Sources` and
 `Settings` made from it.
@@ -23,6 +23,7 @@ import msgspec
 
 from placement_cli.core.option_field import Flag, check
 from placement_cli.engines.base import Settings, Sources
+from placement_cli.engines.caches import Caches
 from placement_cli.engines.registry import ENGINES, NAMES
 
 _SOURCES = "; ".join(f"{e.name}: {'--db' if e.source == 'db' else '--pg'}" for e in ENGINES)
@@ -102,6 +103,17 @@ class EngineOptions(msgspec.Struct, frozen=True):
         ),
     ] = 1
 
+    caches: Annotated[
+        Caches,
+        Flag(
+            ("--caches",),
+            "The CPU caches each timed run starts with: cold (a read of twice the largest "
+            "cache evicts what the last run left, so a run's time does not depend on what "
+            "ran before it) or warm (as the last run left them).",
+            settable=True,
+        ),
+    ] = "cold"
+
     def __post_init__(self) -> None:
         more = []
         if self.engines is not None:
@@ -118,7 +130,7 @@ class EngineOptions(msgspec.Struct, frozen=True):
         return Sources(db=Path(self.db) if self.db else None, pg=self.pg)
 
     def settings(self) -> Settings:
-        return Settings(threads=self.threads)
+        return Settings(threads=self.threads, caches=self.caches)
 
 
 def parse_engines(text: str | None) -> tuple[str, ...] | None:

@@ -38,6 +38,7 @@ from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.engines import registry
 from placement_cli.engines.base import deep_stack
+from placement_cli.engines.caches import Caches, before
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.measure import hand_off
@@ -63,6 +64,8 @@ class Probe:
     nodes: dict[str, NodeProbe]
     warmup: int = WARMUP
     threads: dict[str, int | None] = field(default_factory=dict)
+    # The CPU caches each timed run started with (`engines/caches.py`).
+    caches: Caches = "cold"
     # The query as one node run as written by each engine (`probe_native`), not a plan.
     native: bool = False
     # Each engine on the query as written (`as_written`), and the plan root's result.
@@ -158,7 +161,7 @@ def probe(
             skipped.append(nid)
     if in_pipeline:
         queue_above(conns, out, held, warmup, pending)
-    timed_rounds(pending, repeat, seed)
+    timed_rounds(pending, repeat, seed, before(conns.settings.caches))
     # The timed runs hold the node results handed in: the rounds are over.
     held.clear()
     pending.clear()
@@ -428,7 +431,7 @@ def probe_query(
             raise
         except Exception as exc:  # noqa: BLE001 - the planner's refusal is a finding
             why = f"{PLANNER.name} cannot plan the query: {first_line(exc)}"
-            timed_rounds(later, repeat, seed)
+            timed_rounds(later, repeat, seed, before(settings.caches))
             out = native(why, written, tables)
         else:
             out = probe(
@@ -461,6 +464,7 @@ def probe_query(
                 out.as_written = written
                 out.no_cut = inexact_cuts(plan, conns, engines)
         out.threads = threads(engines, settings)
+        out.caches = settings.caches
         return out
     finally:
         conns.close()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from placement_cli.core.errors import PlacementError
+from placement_cli.engines.caches import flush
 from placement_cli.engines.registry import REFERENCE
 from placement_cli.engines.stats import rows_of, same_rows
 
@@ -116,14 +117,17 @@ class Pending:
     run: Callable[[], Any]
 
 
-def timed_rounds(pending: list[Pending], repeat: int, seed: int = 0) -> None:
+def timed_rounds(
+    pending: list[Pending], repeat: int, seed: int = 0, before: Callable[[], None] = flush
+) -> None:
     """Each pending run timed until it has `repeat` runs, in rounds: each round runs
     every one once, one at a time, in a fresh random order (`seed`, then one draw per
     round), as `execute` times placements (`measure.execute_many`): what drifts over
-    the probe (the machine's load, caches, an engine's memory) falls on all alike, and
-    no subtree is timed only right after itself, with its inputs hot in the caches, as
-    it never is inside a query or a placement. An engine failing on a later run (it
-    ran before) loses its times at that node, with the reason in `failed`."""
+    the probe (the machine's load, an engine's memory) falls on all alike, and no
+    subtree is timed only right after itself, with its inputs hot in the caches, as it
+    never is inside a query or a placement. Each timed run is preceded by `before`
+    (`caches.before`: by default the caches flushed). An engine failing on a later run (it ran
+    before) loses its times at that node, with the reason in `failed`."""
     rng = random.Random(seed)
     todo = list(pending)
     for _ in range(repeat):
@@ -132,6 +136,7 @@ def timed_rounds(pending: list[Pending], repeat: int, seed: int = 0) -> None:
         rng.shuffle(order)
         for p in order:
             try:
+                before()
                 start = time.perf_counter_ns()
                 p.run()
                 took = (time.perf_counter_ns() - start) / 1e6

@@ -133,6 +133,7 @@ def tree_document(p: Probe, name: str | None, budget: int | None) -> dict[str, A
         "repeat": p.repeat,
         "warmup": p.warmup,
         "threads": p.threads,
+        "caches": p.caches,
         **({"forks": p.forks} if p.forks > 1 else {}),
     }
     if p.as_written is not None and p.as_written.runs:

@@ -149,12 +149,14 @@ def build(
     machine: dict[str, Any] | None = None,
     verify: dict[str, Any] | None = None,
     forks: int = 1,
+    caches: str | None = None,
 ) -> dict[str, Any]:
     """The whole artifact (its `status` is `mismatch` when any placement's rows differ
     from the reference); `threads`: each engine's (`connect.threads`); `machine`: the
     cores and load the runs shared (`machine_state`); `verify`: `execute --verify`'s
     evidence and decision (`engines/verify.py`); `forks`: the measuring processes whose
-    runs were pooled (`engines/forks.py`), recorded when more than one."""
+    runs were pooled (`engines/forks.py`), recorded when more than one; `caches`: the
+    CPU caches each timed run started with (`engines/caches.py`)."""
     reps = [
         placement_report(
             tree,
@@ -225,6 +227,7 @@ def build(
         "warmup": warmup,
         **({} if forks == 1 else {"forks": forks}),
         **({} if threads is None else {"threads": threads}),
+        **({} if caches is None else {"caches": caches}),
         **({} if machine is None else {"machine": machine}),
         "order": "interleaved",
         "reference": {"engine": ref.engine, "rows": ref.rows, "ms": _r(ref.seconds * 1000)},

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement_cli.formats.tree_structs import Caches
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -182,6 +184,8 @@ class ExecuteSection(_Strict):
     forks: int | None = Field(default=None, ge=2)
     # The threads each engine ran with (None: the engine's own configuration decides).
     threads: dict[str, int | None] | None = None
+    # The CPU caches each timed run started with (`--caches`); absent: not recorded.
+    caches: Caches | None = None
     machine: Machine | None = None
     # How the timed runs were ordered: every way once per round, a fresh order each.
     order: Literal["interleaved"] | None = None

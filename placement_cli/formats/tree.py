@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from placement_cli.core.limits import COUNT_MAX
+from placement_cli.formats.tree_structs import Caches
 
 Cost = Annotated[float, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
@@ -111,8 +112,8 @@ class Query(_Strict):
     `plan_node`), the engines that ran fragments of it from SQL re-planned by
     themselves (DataFusion's unparser) rather than from the plan, and the probe's
     settings: its repeats, its warm-up runs, the threads each engine ran with
-    (None where the engine's own configuration decides, as PostgreSQL's server) and
-    the processes whose runs it pooled."""
+    (None where the engine's own configuration decides, as PostgreSQL's server), the
+    processes whose runs it pooled and the CPU caches each timed run started with."""
 
     sql: str
     substrait: dict[str, Any] | None = None
@@ -125,6 +126,9 @@ class Query(_Strict):
     threads: dict[Name, Annotated[int, Field(ge=1, le=COUNT_MAX)] | None] | None = None
     # The processes the probe ran in, their runs pooled (`--forks`); absent: one.
     forks: Annotated[int, Field(ge=2, le=COUNT_MAX)] | None = None
+    # The CPU caches each timed run started with (`--caches`); absent: not recorded
+    # (a tree probed before it was, its runs as they fell: warm).
+    caches: Caches | None = None
     # Each engine on the query as written (its own planner), timed as a node's subtree:
     # the single-engine ways a placement is judged against.
     as_written: dict[Name, Measured] = {}

@@ -32,6 +32,10 @@ from msgspec import Meta, Struct
 from placement_cli.core.limits import COUNT_MAX
 from placement_cli.formats.structs import shallow
 
+# The CPU caches each timed run started with (`engines/caches.py`): the one definition
+# of the values, read by the tree file's and `execute`'s models and the engines.
+Caches = Literal["cold", "warm"]
+
 # A cost: a finite float >= 0 (the models: `ge=0`, no inf or NaN; an integer is read as
 # the equal float, as the models read it).
 Cost = Annotated[float, Meta(ge=0, le=sys.float_info.max)]
@@ -100,6 +104,7 @@ class Query(_Strict, frozen=True, forbid_unknown_fields=True, kw_only=True):
     warmup: Annotated[int, Meta(ge=0, le=COUNT_MAX)] | None = None
     threads: dict[Name, Annotated[int, Meta(ge=1, le=COUNT_MAX)] | None] | None = None
     forks: Annotated[int, Meta(ge=2, le=COUNT_MAX)] | None = None
+    caches: Caches | None = None
     as_written: dict[Name, Measured] = {}
 
 
