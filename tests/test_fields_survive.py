@@ -194,6 +194,7 @@ RICH_TREE: dict[str, Any] = {
         "warmup": 1,
         "threads": {"duck": 2, "pg": None},
         "forks": 3,
+        "caches": "cold",
         "as_written": {"duck": {"median": 3, "min": 2.5, "max": 4, "runs": 3}},
     },
     "transfer": {

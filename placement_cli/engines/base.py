@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, ParamSpec, TypeVar
 
-from placement_cli.engines.caches import Caches
+from placement_cli.core.cache_modes import Caches
 from placement_cli.engines.require import need
 
 if TYPE_CHECKING:  # annotations only: pathlib is not on the command line's path

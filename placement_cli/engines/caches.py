@@ -5,20 +5,22 @@ the CPU's caches. Interleaved rounds (`probe_runs.timed_rounds`,
 `measure.execute_many`) spread that over every way of one measurement alike, but the
 ways differ between measurements: the probe runs every subtree and the rest of the
 query above each node, `execute` runs whole placements. So the same query on the same
-engine was timed apart in the two, by up to 14% and the same way each time (TPC-H SF
-0.1, one thread per engine, 2026-11-29; four probe and `execute` pairs of Q4: DataFusion
-9-15% higher in the probe, DuckDB 8-12% lower), and the latency model carried the
-difference into its single-engine predictions.
+engine was timed apart in the two, the same way each time (TPC-H SF 0.1, one thread
+per engine, 2026-11-29; four probe and `execute` pairs of Q4: DataFusion 9-15% higher
+in the probe, DuckDB 8-12% lower), and the latency model carried the difference into
+its single-engine predictions.
 
 With `cold`, each timed run is preceded by a read of a buffer twice the size of the
 largest cache this CPU reports (`/sys/devices/system/cpu/cpu0/cache`; 32 MiB when it
 reports none): whatever the last run left is evicted, and every run starts from the
-same state, a query arriving among other work. The same pairs of Q4 then agreed within
-1-8%, and one placement's runs within one `execute` spread over 6.10-6.51 ms where
-they had spread over 4.1-6.5 ms (Q22 on DuckDB). The read costs about 1.8 ms here for
-64 MiB, outside the timed span. `warm` times runs as they fall, after whatever ran
-before. Which one a measurement used is recorded with it (`query.caches` in the tree
-file, `caches` in `execute`'s report).
+same state, a query arriving among other work. Three such pairs of Q4 then differed
+by +1 to +7% (DataFusion) and -9 to +8% (DuckDB), no longer one way; over the 22
+queries, what the benchmarks measured is in the README ("Measuring so that a decision
+holds"). The read costs about 1.8 ms here for 64 MiB, outside the timed span. `warm`
+times runs as they fall, after whatever ran before. Which one a measurement used is
+recorded with it (`query.caches` in the tree file, `caches` in `execute`'s report).
+Not preceded by it: the checking run, which `--warmup 0` also times, and a cut's
+hand-off (in a placement it follows the run that made its input, in warm caches).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from placement_cli.formats.tree_structs import Caches
+from placement_cli.core.cache_modes import Caches
 
 _CPU_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
 _DEFAULT_LARGEST = 32 << 20

@@ -21,9 +21,9 @@ from typing import Annotated
 
 import msgspec
 
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.option_field import Flag, check
 from placement_cli.engines.base import Settings, Sources
-from placement_cli.engines.caches import Caches
 from placement_cli.engines.registry import ENGINES, NAMES
 
 _SOURCES = "; ".join(f"{e.name}: {'--db' if e.source == 'db' else '--pg'}" for e in ENGINES)

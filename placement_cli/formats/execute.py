@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from placement_cli.formats.tree_structs import Caches
+from placement_cli.core.cache_modes import Caches
 
 
 class _Strict(BaseModel):

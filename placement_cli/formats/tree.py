@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.limits import COUNT_MAX
-from placement_cli.formats.tree_structs import Caches
 
 Cost = Annotated[float, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]

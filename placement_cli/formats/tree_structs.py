@@ -29,12 +29,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.limits import COUNT_MAX
 from placement_cli.formats.structs import shallow
-
-# The CPU caches each timed run started with (`engines/caches.py`): the one definition
-# of the values, read by the tree file's and `execute`'s models and the engines.
-Caches = Literal["cold", "warm"]
 
 # A cost: a finite float >= 0 (the models: `ge=0`, no inf or NaN; an integer is read as
 # the equal float, as the models read it).
