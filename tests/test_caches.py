@@ -34,6 +34,11 @@ def test_a_folder_without_a_readable_size_gives_32_mib(
     assert caches.largest_cache(tmp_path / "absent") == 32 << 20
 
 
+def test_a_size_past_256_mib_is_read_as_256_mib(tmp_path: Path) -> None:
+    folder = _sysfs(tmp_path, {"index0": "48K", "index3": "999999999G"})
+    assert caches.largest_cache(folder) == 256 << 20
+
+
 def test_the_buffer_is_twice_the_largest_cache_and_written() -> None:
     buf = caches._buffer()
     assert len(buf) == 2 * caches.largest_cache()

@@ -33,6 +33,8 @@ from placement_cli.core.cache_modes import Caches
 
 _CPU_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
 _DEFAULT_LARGEST = 32 << 20
+# A bound on the buffer (twice this): a size read from sysfs is not trusted to be sane.
+_LARGEST_MAX = 256 << 20
 
 
 def _size(text: str) -> int | None:
@@ -48,7 +50,8 @@ def _size(text: str) -> int | None:
 
 
 def largest_cache(folder: Path = _CPU_CACHES) -> int:
-    """The largest cache (bytes) `folder` describes (`index*/size`), else 32 MiB."""
+    """The largest cache (bytes) `folder` describes (`index*/size`), else 32 MiB; at
+    most 256 MiB."""
     sizes = []
     try:
         for index in sorted(folder.glob("index*")):
@@ -57,7 +60,7 @@ def largest_cache(folder: Path = _CPU_CACHES) -> int:
                 sizes.append(got)
     except OSError:
         pass
-    return max(sizes, default=_DEFAULT_LARGEST)
+    return min(max(sizes, default=_DEFAULT_LARGEST), _LARGEST_MAX)
 
 
 @functools.cache
