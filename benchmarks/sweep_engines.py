@@ -32,9 +32,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import orjson
+
+from placement_cli.core.cache_modes import Caches
 
 
 def _cli(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[bytes]:
@@ -73,7 +75,7 @@ def measuring_options(ap: argparse.ArgumentParser, forks: str) -> None:
     )
     ap.add_argument(
         "--caches",
-        choices=("cold", "warm"),
+        choices=get_args(Caches),
         default="cold",
         help="`--caches` for the probe and `execute` (the CPU caches each timed run starts with)",
     )

@@ -15,7 +15,8 @@ spelt as on the command line without the dashes:
     jobs = 4
     strict = true                    # --strict: every warning is an error (exit 3)
     db = "data/tpch.duckdb"          # the engine commands' --db (a path, as targets)
-    threads = 1                      # and --pg, --engines, --repeat, --warmup
+    threads = 1                      # and --pg, --engines, --repeat, --warmup,
+    caches = "warm"                  # --forks, --caches
 
 A key applies to every command that has that option and is ignored by the others. An
 option given on the command line wins; `--no-config` ignores the files. Each input has

@@ -11,6 +11,7 @@ from typing import Any
 
 from placement_cli.app.console import stderr_is_terminal, warn_diagnostics
 from placement_cli.app.engine_values import engine_options, need_sources
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import UsageError
 from placement_cli.core.io import check_output, dumps, write_output
@@ -399,7 +400,7 @@ def threads_differ(probed: dict[str, int | None], used: dict[str, int | None]) -
     )
 
 
-def caches_differ(query: Any, used: str) -> Diagnostic | None:
+def caches_differ(query: Any, used: Caches) -> Diagnostic | None:
     """A `caches-differ` warning when the runs start with other CPU caches (`used`) than
     the probe's timed runs did, as the tree file's `query` records them (a probed tree
     that records none was probed before the probe flushed them: warm). A tree whose

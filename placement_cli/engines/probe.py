@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.errors import InputError, PlacementError, Problem
 from placement_cli.engines import registry
 from placement_cli.engines.base import deep_stack
-from placement_cli.engines.caches import Caches, before
+from placement_cli.engines.caches import before
 from placement_cli.engines.connect import Connections, Settings, Sources, threads
 from placement_cli.engines.fragments import Plan, PlanNode, build_plan, new_token, prepare
 from placement_cli.engines.measure import hand_off

@@ -126,8 +126,8 @@ def timed_rounds(
     the probe (the machine's load, an engine's memory) falls on all alike, and no
     subtree is timed only right after itself, with its inputs hot in the caches, as it
     never is inside a query or a placement. Each timed run is preceded by `before`
-    (`caches.before`: by default the caches flushed). An engine failing on a later run (it ran
-    before) loses its times at that node, with the reason in `failed`."""
+    (`caches.before`: by default the caches flushed). An engine failing on a later run
+    (it ran before) loses its times at that node, with the reason in `failed`."""
     rng = random.Random(seed)
     todo = list(pending)
     for _ in range(repeat):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from statistics import median
 from typing import Any
 
+from placement_cli.core.cache_modes import Caches
 from placement_cli.core.diagnostics import Diagnostic
 from placement_cli.core.io import num
 from placement_cli.engines.measure import Outcome, Reference, Way
@@ -149,7 +150,7 @@ def build(
     machine: dict[str, Any] | None = None,
     verify: dict[str, Any] | None = None,
     forks: int = 1,
-    caches: str | None = None,
+    caches: Caches | None = None,
 ) -> dict[str, Any]:
     """The whole artifact (its `status` is `mismatch` when any placement's rows differ
     from the reference); `threads`: each engine's (`connect.threads`); `machine`: the
