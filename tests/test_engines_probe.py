@@ -213,3 +213,25 @@ def test_the_probe_records_the_caches_its_timed_runs_started_with(
     assert res.returncode == 0, res.stderr.decode()
     TreeFile.model_validate(doc)
     assert doc["query"]["caches"] == (mode or "cold")
+
+
+def test_the_same_query_probed_in_two_directories_records_the_same_plan_bytes(
+    cli: Any, tmp_path: Path, tpch_db: Path, tpch_sql: dict[int, str]
+) -> None:
+    """DataFusion's producer lists a plan's function declarations in a hash map's order,
+    another one in every process; the tree file keeps them in anchor order, so the same
+    project probed twice records the same plan (only the times differ)."""
+    docs = []
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        res, doc, _ = probe(cli, tmp_path / d, tpch_sql[14], "--engines", "duckdb", "--db", str(tpch_db), "--repeat", "1")  # fmt: skip
+        assert res.returncode == 0, res.stderr.decode()
+        docs.append(doc)
+    one, two = (json.dumps(d["query"]["substrait"]).encode() for d in docs)
+    assert one == two
+    anchors = [
+        next(iter(e.values())).get("functionAnchor", 0)
+        for e in docs[0]["query"]["substrait"]["extensions"]
+    ]
+    assert len(anchors) > 3 and anchors == sorted(anchors)
+    assert [n["id"] for n in docs[0]["nodes"]] == [n["id"] for n in docs[1]["nodes"]]

@@ -150,7 +150,35 @@ def build_plan(conns: Connections, sql: str) -> Plan:
         # Substrait has no flag for it, and the plan read back would return rows.
         raise ValueError("a NOT IN (a null-aware anti join), which a Substrait plan cannot carry")
     plan_json = json.loads(substrait.Producer.to_substrait_plan(logical, ctx).to_json())
-    return load_plan(conns, sql, plan_json)
+    return load_plan(conns, sql, _in_anchor_order(plan_json))
+
+
+def _in_anchor_order(plan_json: dict[str, Any]) -> dict[str, Any]:
+    """The plan with its extension declarations in the order of their anchors.
+
+    DataFusion's producer lists them from a hash map, in another order on every run, so
+    the same query gave other bytes from one process to the next. Relations refer to
+    the declarations by anchor, never by position: the order carries no meaning.
+
+    >>> p = {"extensions": [{"extensionFunction": {"functionAnchor": 2, "name": "and"}},
+    ...                     {"extensionFunction": {"name": "gte"}}]}
+    >>> [e["extensionFunction"]["name"] for e in _in_anchor_order(p)["extensions"]]
+    ['gte', 'and']
+    """
+
+    def anchor(decl: dict[str, Any]) -> tuple[str, int]:
+        # One key per declaration (`extensionFunction`, `extensionType`, ...); an anchor
+        # of 0 is left out of the JSON.
+        (kind, body), *_ = decl.items()
+        return kind, next((v for k, v in body.items() if k.endswith("Anchor")), 0)
+
+    out = dict(plan_json)
+    for key in ("extensionUris", "extensionUrns"):
+        if key in out:
+            out[key] = sorted(out[key], key=lambda d: d.get(key[:-1] + "Anchor", 0))
+    if "extensions" in out:
+        out["extensions"] = sorted(out["extensions"], key=anchor)
+    return out
 
 
 def load_plan(conns: Connections, sql: str, plan_json: dict[str, Any]) -> Plan:
